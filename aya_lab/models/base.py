@@ -1,0 +1,205 @@
+"""The contract every aya_lab chat model keeps, real or fake.
+
+A :class:`LocalChatModel` is a LangChain ``BaseChatModel`` (so prompts compose with ``|`` and
+``invoke``/``batch`` work) whose one real entry point is :meth:`LocalChatModel.generate_texts`: a list of
+conversations in, one :class:`GenerationResult` per conversation out, in order. It
+
+1. renders each conversation to the exact prompt text the model sees (:meth:`render`),
+2. looks every prompt up in the generation cache (key: fingerprint + prompt + settings + repeat index),
+3. sends only the misses to :meth:`_generate_uncached` as **one batch** (subclasses split it into padded
+   ``generate`` calls of at most ``batch_size``), and writes them to the cache as each batch completes,
+4. reports every generation to the active :func:`record_generations` recorders (used for room traces
+   and for counting calls/tokens in evaluations).
+
+Subclasses implement ``render``, ``_generate_uncached`` and ``fingerprint``; they know nothing of
+prompts files, agents or rooms.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import contextvars
+import time
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from langchain_core.language_models import BaseChatModel
+from langchain_core.messages import AIMessage, BaseMessage
+from langchain_core.outputs import ChatGeneration, ChatResult
+from pydantic import ConfigDict, Field
+
+from aya_lab.models.cache import GenerationCache, get_default_cache
+from aya_lab.models.settings import GenerationSettings
+
+__all__ = [
+    "GenerationResult",
+    "GenerationRecord",
+    "LocalChatModel",
+    "record_generations",
+    "Conversation",
+]
+
+Conversation = Sequence[BaseMessage]
+
+
+@dataclass(frozen=True)
+class GenerationResult:
+    """One model output with its accounting."""
+
+    text: str
+    prompt_tokens: int
+    completion_tokens: int
+    cached: bool = False
+    latency_s: float = 0.0
+    truncated: bool = False
+
+
+@dataclass
+class GenerationRecord:
+    """What a recorder sees of one generation: the exact prompt, the output and its cost."""
+
+    model: str
+    fingerprint: str
+    prompt: str
+    result: GenerationResult
+    started_at: float = field(default_factory=time.time)
+
+
+_RECORDERS: contextvars.ContextVar[tuple[list[GenerationRecord], ...]] = contextvars.ContextVar(
+    "aya_lab_recorders", default=()
+)
+
+
+@contextlib.contextmanager
+def record_generations() -> Iterator[list[GenerationRecord]]:
+    """Collect a :class:`GenerationRecord` for every generation made inside the ``with`` block.
+
+    Recorders nest: an outer recorder also sees what an inner one sees.
+    """
+    records: list[GenerationRecord] = []
+    token = _RECORDERS.set((*_RECORDERS.get(), records))
+    try:
+        yield records
+    finally:
+        _RECORDERS.reset(token)
+
+
+def _publish(record: GenerationRecord) -> None:
+    for records in _RECORDERS.get():
+        records.append(record)
+
+
+class LocalChatModel(BaseChatModel):
+    """Base class: a chat model with batched, cached generation and a stable fingerprint."""
+
+    model_config = ConfigDict(arbitrary_types_allowed=True)
+
+    spec: str = "local"
+    settings: GenerationSettings = Field(default_factory=GenerationSettings)
+    batch_size: int = 8
+    cache: GenerationCache | None = Field(default=None, exclude=True)
+
+    # -- what subclasses provide ---------------------------------------------------------------
+    @property
+    def fingerprint(self) -> str:  # pragma: no cover - abstract
+        """Stable id of weights + generation settings (used by the cache and result signatures)."""
+        raise NotImplementedError
+
+    def render(self, conversation: Conversation) -> str:  # pragma: no cover - abstract
+        """The exact prompt text the model will see for ``conversation``."""
+        raise NotImplementedError
+
+    def _generate_uncached(self, prompts: list[str]) -> list[GenerationResult]:  # pragma: no cover
+        """Generate for rendered ``prompts`` (already cache misses); batches internally."""
+        raise NotImplementedError
+
+    def count_tokens(self, text: str) -> int:
+        """Number of tokens of ``text`` for this model (fakes: whitespace words)."""
+        return len(text.split())
+
+    # -- the one entry point ---------------------------------------------------------------------
+    def generate_texts(
+        self, conversations: Sequence[Conversation], *, repeat: int = 0
+    ) -> list[GenerationResult]:
+        """Generate one answer per conversation, in order, through the cache, batching the misses.
+
+        ``repeat`` selects an independent sample of the same prompt (part of the cache key).
+        Raises ``ValueError`` on an empty list and :class:`~aya_lab.models.cache.CacheMissError` in
+        replay mode when a prompt is not cached.
+        """
+        if len(conversations) == 0:
+            raise ValueError("generate_texts got an empty list of conversations; pass at least one")
+        prompts = [self.render(conv) for conv in conversations]
+        cache = self._active_cache()
+        settings_key = self.settings.cache_key()
+        results: list[GenerationResult | None] = [None] * len(prompts)
+        misses: dict[str, list[int]] = {}
+        for i, prompt in enumerate(prompts):
+            hit = cache.get(self.fingerprint, prompt, settings_key, repeat) if cache else None
+            if hit is not None:
+                results[i] = hit
+            else:
+                misses.setdefault(prompt, []).append(i)
+        if misses and cache is not None:
+            cache.check_can_generate(self.spec, next(iter(misses)))
+        unique = list(misses)
+        for start in range(0, len(unique), max(1, self.batch_size)):
+            chunk = unique[start : start + self.batch_size]
+            generated = self._generate_uncached(chunk)
+            for prompt, result in zip(chunk, generated, strict=True):
+                if cache is not None:
+                    cache.put(self.fingerprint, prompt, settings_key, repeat, result)
+                for i in misses[prompt]:
+                    results[i] = result
+        out: list[GenerationResult] = []
+        for prompt, result in zip(prompts, results, strict=True):
+            assert result is not None
+            _publish(GenerationRecord(self.spec, self.fingerprint, prompt, result))
+            out.append(result)
+        return out
+
+    def _active_cache(self) -> GenerationCache | None:
+        return self.cache if self.cache is not None else get_default_cache()
+
+    # -- LangChain interface ---------------------------------------------------------------------
+    @property
+    def _llm_type(self) -> str:
+        return "aya_lab_local"
+
+    @property
+    def _identifying_params(self) -> dict[str, Any]:
+        return {"spec": self.spec, "fingerprint": self.fingerprint}
+
+    def _generate(
+        self,
+        messages: list[BaseMessage],
+        stop: list[str] | None = None,
+        run_manager: Any = None,
+        **kwargs: Any,
+    ) -> ChatResult:
+        (result,) = self.generate_texts([messages])
+        return ChatResult(generations=[ChatGeneration(message=_to_ai_message(result))])
+
+    def batch(self, inputs: list[Any], config: Any = None, *, return_exceptions: bool = False, **kwargs: Any):
+        """Batched ``invoke``: all inputs go to :meth:`generate_texts` together (one padded batch)."""
+        if not inputs:
+            return []
+        conversations = [self._convert_input(inp).to_messages() for inp in inputs]
+        return [_to_ai_message(r) for r in self.generate_texts(conversations)]
+
+    def bind_tools(self, tools: Any, **kwargs: Any) -> "LocalChatModel":
+        """Local models have no native tool calling: tools are described in prompts instead."""
+        return self
+
+
+def _to_ai_message(result: GenerationResult) -> AIMessage:
+    return AIMessage(
+        content=result.text,
+        usage_metadata={
+            "input_tokens": result.prompt_tokens,
+            "output_tokens": result.completion_tokens,
+            "total_tokens": result.prompt_tokens + result.completion_tokens,
+        },
+        response_metadata={"cached": result.cached, "latency_s": result.latency_s},
+    )

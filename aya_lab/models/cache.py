@@ -1,0 +1,234 @@
+"""SQLite generation cache, keyed by model fingerprint + rendered prompt + settings + repeat index.
+
+Modes (``AYA_LAB_CACHE_MODE``):
+
+- ``readwrite`` (default): hits are returned, misses are generated and stored;
+- ``replay``: a miss is an error naming the prompt (nbval uses this: notebooks re-execute exactly, and
+  a changed prompt shows up as a miss instead of silent drift);
+- ``off``: no cache at all.
+
+The file location is ``AYA_LAB_GENERATION_CACHE`` or ``<cache dir>/generations.sqlite``. The table is
+written in WAL mode with a busy timeout, so two processes may write at once; rows are insert-or-ignore
+(the first writer wins, as both computed the same deterministic key). A file that is not a valid cache
+is reported with its path, never silently replaced.
+
+:class:`GenerationCache` also implements LangChain's ``BaseCache`` (``lookup``/``update``) so it can be
+installed as LangChain's global cache for any other chat model.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import sqlite3
+import threading
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, Literal
+
+from langchain_core.caches import BaseCache
+from langchain_core.outputs import Generation
+
+from aya_lab.paths import cache_dir
+
+if TYPE_CHECKING:
+    from aya_lab.models.base import GenerationResult
+
+__all__ = [
+    "CacheMode",
+    "CacheMissError",
+    "CacheCorruptError",
+    "GenerationCache",
+    "get_default_cache",
+    "set_default_cache",
+    "cache_mode",
+]
+
+CacheMode = Literal["off", "readwrite", "replay"]
+_MODES = ("off", "readwrite", "replay")
+
+
+class CacheMissError(RuntimeError):
+    """Replay mode found no cached generation for a prompt."""
+
+
+class CacheCorruptError(RuntimeError):
+    """The cache file exists but is not a readable generation cache."""
+
+
+def cache_mode() -> CacheMode:
+    """The mode named by ``AYA_LAB_CACHE_MODE`` (default ``readwrite``)."""
+    mode = os.environ.get("AYA_LAB_CACHE_MODE", "readwrite").strip().lower() or "readwrite"
+    if mode not in _MODES:
+        raise ValueError(f"AYA_LAB_CACHE_MODE={mode!r} is not one of {', '.join(_MODES)}; set one of them")
+    return mode  # type: ignore[return-value]
+
+
+_SCHEMA = """
+CREATE TABLE IF NOT EXISTS generations (
+    key TEXT PRIMARY KEY,
+    fingerprint TEXT NOT NULL,
+    prompt TEXT NOT NULL,
+    settings TEXT NOT NULL,
+    repeat INTEGER NOT NULL,
+    text TEXT NOT NULL,
+    prompt_tokens INTEGER NOT NULL,
+    completion_tokens INTEGER NOT NULL,
+    latency_s REAL NOT NULL,
+    truncated INTEGER NOT NULL DEFAULT 0,
+    created_at TEXT NOT NULL DEFAULT (datetime('now'))
+);
+CREATE TABLE IF NOT EXISTS meta (name TEXT PRIMARY KEY, value TEXT NOT NULL);
+INSERT OR IGNORE INTO meta VALUES ('aya_lab_cache_version', '1');
+"""
+
+
+def _key(fingerprint: str, prompt: str, settings: str, repeat: int) -> str:
+    payload = json.dumps([fingerprint, prompt, settings, repeat], ensure_ascii=False)
+    return hashlib.sha256(payload.encode("utf-8")).hexdigest()
+
+
+class GenerationCache(BaseCache):
+    """A generation cache in one SQLite file (see module docstring for modes and concurrency)."""
+
+    def __init__(self, path: str | os.PathLike[str], mode: CacheMode | None = None) -> None:
+        self.path = Path(path)
+        self.mode: CacheMode = mode or cache_mode()
+        self._lock = threading.Lock()
+        self._conn: sqlite3.Connection | None = None
+        if self.mode != "off":
+            self._conn = self._connect()
+
+    def _connect(self) -> sqlite3.Connection:
+        if self.mode == "replay" and not self.path.exists():
+            raise CacheMissError(
+                f"replay mode but the generation cache {self.path} does not exist; "
+                "run once with AYA_LAB_CACHE_MODE=readwrite to record it"
+            )
+        self.path.parent.mkdir(parents=True, exist_ok=True)
+        try:
+            conn = sqlite3.connect(self.path, timeout=30.0, check_same_thread=False, isolation_level=None)
+            conn.execute("PRAGMA busy_timeout = 30000")
+            if self.mode != "replay":
+                conn.execute("PRAGMA journal_mode = WAL")
+                conn.executescript(_SCHEMA)
+            version = conn.execute(
+                "SELECT value FROM meta WHERE name = 'aya_lab_cache_version'"
+            ).fetchone()
+            cols = {row[1] for row in conn.execute("PRAGMA table_info(generations)")}
+        except sqlite3.DatabaseError as exc:
+            raise CacheCorruptError(
+                f"generation cache {self.path} is not a valid cache ({exc}); "
+                "move it aside or delete it to start a new one"
+            ) from None
+        if version is None or "fingerprint" not in cols:
+            raise CacheCorruptError(
+                f"generation cache {self.path} has no aya_lab cache table; "
+                "move it aside or point AYA_LAB_GENERATION_CACHE elsewhere"
+            )
+        return conn
+
+    # -- aya_lab interface -------------------------------------------------------------------------
+    def get(self, fingerprint: str, prompt: str, settings: str, repeat: int) -> GenerationResult | None:
+        """The cached result, or ``None`` on a miss (or when the cache is off)."""
+        from aya_lab.models.base import GenerationResult
+
+        if self._conn is None:
+            return None
+        with self._lock:
+            row = self._conn.execute(
+                "SELECT text, prompt_tokens, completion_tokens, latency_s, truncated "
+                "FROM generations WHERE key = ?",
+                (_key(fingerprint, prompt, settings, repeat),),
+            ).fetchone()
+        if row is None:
+            return None
+        return GenerationResult(row[0], row[1], row[2], cached=True, latency_s=row[3], truncated=bool(row[4]))
+
+    def check_can_generate(self, model: str, prompt: str) -> None:
+        """Raise :class:`CacheMissError` in replay mode (a miss must not reach the model)."""
+        if self.mode == "replay":
+            shown = prompt if len(prompt) <= 300 else prompt[:150] + " ... " + prompt[-150:]
+            raise CacheMissError(
+                f"replay mode: no cached generation of {model} for prompt {shown!r}; "
+                f"re-record with AYA_LAB_CACHE_MODE=readwrite (cache: {self.path})"
+            )
+
+    def put(self, fingerprint: str, prompt: str, settings: str, repeat: int, result: GenerationResult) -> None:
+        """Store a result (insert-or-ignore: concurrent writers of one key agree)."""
+        if self._conn is None or self.mode == "replay":
+            return
+        with self._lock:
+            self._conn.execute(
+                "INSERT OR IGNORE INTO generations (key, fingerprint, prompt, settings, repeat, text, "
+                "prompt_tokens, completion_tokens, latency_s, truncated) VALUES (?,?,?,?,?,?,?,?,?,?)",
+                (
+                    _key(fingerprint, prompt, settings, repeat),
+                    fingerprint,
+                    prompt,
+                    settings,
+                    repeat,
+                    result.text,
+                    result.prompt_tokens,
+                    result.completion_tokens,
+                    result.latency_s,
+                    int(result.truncated),
+                ),
+            )
+
+    def __len__(self) -> int:
+        if self._conn is None:
+            return 0
+        with self._lock:
+            return self._conn.execute("SELECT COUNT(*) FROM generations").fetchone()[0]
+
+    def close(self) -> None:
+        if self._conn is not None:
+            self._conn.close()
+            self._conn = None
+
+    # -- LangChain BaseCache interface ---------------------------------------------------------------
+    def lookup(self, prompt: str, llm_string: str) -> list[Generation] | None:
+        hit = self.get(llm_string, prompt, "", 0)
+        return None if hit is None else [Generation(text=hit.text)]
+
+    def update(self, prompt: str, llm_string: str, return_val: Any) -> None:
+        from aya_lab.models.base import GenerationResult
+
+        text = "".join(getattr(g, "text", "") for g in return_val)
+        self.put(llm_string, prompt, "", 0, GenerationResult(text, 0, 0))
+
+    def clear(self, **kwargs: Any) -> None:
+        if self._conn is not None and self.mode != "replay":
+            with self._lock:
+                self._conn.execute("DELETE FROM generations")
+
+
+_DEFAULT: dict[str, GenerationCache | None] = {}
+
+
+def default_cache_path() -> Path:
+    env = os.environ.get("AYA_LAB_GENERATION_CACHE")
+    return Path(env).expanduser() if env else cache_dir() / "generations.sqlite"
+
+
+def get_default_cache() -> GenerationCache | None:
+    """The process-wide cache for the current ``AYA_LAB_CACHE_MODE`` and path (``None`` when off)."""
+    mode = cache_mode()
+    if mode == "off":
+        return None
+    path = default_cache_path()
+    key = f"{mode}:{path}"
+    if key not in _DEFAULT:
+        _DEFAULT[key] = GenerationCache(path, mode)
+    return _DEFAULT[key]
+
+
+def set_default_cache(path: str | os.PathLike[str] | None, mode: CacheMode | None = None) -> None:
+    """Point the process-wide cache at ``path`` (and optionally set the mode) for this process."""
+    if path is None:
+        os.environ.pop("AYA_LAB_GENERATION_CACHE", None)
+    else:
+        os.environ["AYA_LAB_GENERATION_CACHE"] = str(Path(path).resolve())
+    if mode is not None:
+        os.environ["AYA_LAB_CACHE_MODE"] = mode

@@ -1,0 +1,27 @@
+"""Where aya_lab keeps files it makes itself (converted models, caches) and where it reads data."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+__all__ = ["cache_dir", "data_dir", "project_root"]
+
+
+def cache_dir() -> Path:
+    """``AYA_LAB_CACHE_DIR`` or ``~/.cache/aya_lab`` (created on first use)."""
+    env = os.environ.get("AYA_LAB_CACHE_DIR")
+    path = Path(env).expanduser() if env else Path.home() / ".cache" / "aya_lab"
+    path.mkdir(parents=True, exist_ok=True)
+    return path
+
+
+def data_dir() -> Path | None:
+    """The external data directory named by ``AYA_LAB_DATA_DIR`` (``None`` when unset)."""
+    env = os.environ.get("AYA_LAB_DATA_DIR")
+    return Path(env).expanduser() if env else None
+
+
+def project_root() -> Path:
+    """The repository root (the folder above the ``aya_lab`` package)."""
+    return Path(__file__).resolve().parent.parent

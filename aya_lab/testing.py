@@ -1,0 +1,113 @@
+"""Test doubles. **Tests only**: never used by a demo, a benchmark or a notebook result.
+
+- :class:`FakeChatModel` — a scripted :class:`~aya_lab.models.base.LocalChatModel` (spec ``fake:...``).
+  It answers by prompt substring (``rules``: first matching substring wins) or, failing that, with the
+  next of ``responses`` in order (cycling if ``cycle``), else ``default``. It records every rendered
+  prompt in ``prompts`` and goes through the same cache/batching/recording path as real models.
+- :func:`tiny_llama` / :func:`tiny_marian` — tiny *random* real Hugging Face models built on the fly
+  (see :mod:`aya_lab.models.tiny`) so tests exercise the real transformers code paths.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import itertools
+from collections.abc import Sequence
+from typing import Any
+
+from langchain_core.messages import BaseMessage
+from pydantic import Field, PrivateAttr
+
+from aya_lab.models.base import Conversation, GenerationResult, LocalChatModel
+
+__all__ = ["FakeChatModel", "FakeModelError", "tiny_llama", "tiny_marian"]
+
+
+class FakeModelError(RuntimeError):
+    """Raised by a FakeChatModel told to fail (to test that failures change nothing)."""
+
+
+class FakeChatModel(LocalChatModel):
+    """Scripted chat model; see the module docstring for the answering rules."""
+
+    spec: str = "fake:scripted"
+    responses: list[str] = Field(default_factory=list)
+    rules: list[tuple[str, str]] = Field(default_factory=list)
+    default: str | None = None
+    cycle: bool = False
+    fail_on: str | None = None  # raise FakeModelError when a prompt contains this substring
+    prompts: list[str] = Field(default_factory=list)
+    batches: list[int] = Field(default_factory=list)  # size of each _generate_uncached call
+    _counter: Any = PrivateAttr(default=None)
+
+    def model_post_init(self, __context: Any) -> None:
+        self._counter = itertools.count()
+
+    @classmethod
+    def from_spec(cls, spec: str, **kwargs: Any) -> "FakeChatModel":
+        """``fake:a|b|c`` answers a, b, c in order; ``fake:echo`` repeats the last message."""
+        body = spec.split(":", 1)[1] if ":" in spec else ""
+        if body == "echo":
+            return FakeEchoChatModel(spec=spec, **kwargs)
+        return cls(spec=spec, responses=[r for r in body.split("|") if r], cycle=True, **kwargs)
+
+    @property
+    def fingerprint(self) -> str:
+        script = repr((self.responses, self.rules, self.default, self.cycle))
+        digest = hashlib.sha256((script + self.settings.cache_key()).encode()).hexdigest()
+        return "fake-" + digest[:16]
+
+    def render(self, conversation: Conversation) -> str:
+        return "\n".join(f"<{m.type}> {m.content}" for m in conversation)
+
+    def answer(self, prompt: str) -> str:
+        for needle, reply in self.rules:
+            if needle in prompt:
+                return reply
+        if self.responses:
+            i = next(self._counter)
+            if self.cycle:
+                return self.responses[i % len(self.responses)]
+            if i < len(self.responses):
+                return self.responses[i]
+        if self.default is not None:
+            return self.default
+        raise FakeModelError(f"FakeChatModel has no scripted answer left for prompt {prompt[-200:]!r}")
+
+    def _generate_uncached(self, prompts: list[str]) -> list[GenerationResult]:
+        self.batches.append(len(prompts))
+        out = []
+        for prompt in prompts:
+            if self.fail_on is not None and self.fail_on in prompt:
+                raise FakeModelError(f"scripted failure on a prompt containing {self.fail_on!r}")
+            self.prompts.append(prompt)
+            text = self.answer(prompt)
+            out.append(GenerationResult(text, self.count_tokens(prompt), self.count_tokens(text)))
+        return out
+
+
+class FakeEchoChatModel(FakeChatModel):
+    """Answers with the content of the last message (an 'echo' system, for metric tests)."""
+
+    def answer(self, prompt: str) -> str:
+        last = prompt.rsplit("\n<", 1)[-1]
+        return last.split("> ", 1)[1] if "> " in last else last
+
+
+def tiny_llama(path: Any = None) -> Any:
+    """Build (well under a second) a tiny random Llama with SmolLM2's tokenizer; return its directory."""
+    from aya_lab.models.tiny import build_tiny_llama
+
+    return build_tiny_llama(path)
+
+
+def tiny_marian(path: Any = None) -> Any:
+    """Build a tiny random Marian NMT model with a toy tokenizer; return its directory."""
+    from aya_lab.models.tiny import build_tiny_marian
+
+    return build_tiny_marian(path)
+
+
+def messages_text(conversation: Sequence[BaseMessage]) -> str:
+    """Join a conversation's contents (handy in assertions)."""
+    return "\n".join(str(m.content) for m in conversation)
