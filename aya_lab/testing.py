@@ -111,3 +111,6 @@ def tiny_marian(path: Any = None) -> Any:
 def messages_text(conversation: Sequence[BaseMessage]) -> str:
     """Join a conversation's contents (handy in assertions)."""
     return "\n".join(str(m.content) for m in conversation)
+
+
+# --- evaluation fakes (owned by aya_lab.eval; append below this line) -------------------------------
