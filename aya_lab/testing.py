@@ -114,3 +114,83 @@ def messages_text(conversation: Sequence[BaseMessage]) -> str:
 
 
 # --- evaluation fakes (owned by aya_lab.eval; append below this line) -------------------------------
+
+
+class ReferenceSystem:
+    """A translation system that answers with the reference (tests: a 'perfect' system).
+
+    Built from ``(sources, references, src, tgt)`` tuples or from ParallelSets; looks each input up by
+    (src, tgt, text). ``noise`` > 0 drops that share of words from each answer, deterministically
+    (a 'noisy' system); ``calls`` counts ``translate`` calls; ``fail_after`` raises FakeModelError
+    on that call (to test resuming a killed run).
+    """
+
+    def __init__(self, sets: Sequence[Any], *, name: str = "reference", noise: float = 0.0,
+                 fail_after: int | None = None) -> None:
+        self.name = name
+        self.noise = noise
+        self.fail_after = fail_after
+        self.calls = 0
+        self.seen_context: list[list[str]] = []
+        self._table: dict[tuple[str, str, str], str] = {}
+        for item in sets:
+            if hasattr(item, "sources"):
+                sources, refs, src, tgt = item.sources, item.references, item.src, item.tgt
+                english = getattr(item, "english", None)
+                if english is not None and "eng" not in (src, tgt):
+                    for a, b, e in zip(sources, refs, english):
+                        self._table[(src, "eng", a)] = e
+                        self._table[("eng", tgt, e)] = b
+            else:
+                sources, refs, src, tgt = item
+            for a, b in zip(sources, refs):
+                self._table[(src, tgt, a)] = b
+
+    def _corrupt(self, text: str) -> str:
+        if self.noise <= 0:
+            return text
+        words = text.split()
+        keep = [w for w in words
+                if int(hashlib.sha256(w.encode()).hexdigest()[:8], 16) / 0xFFFFFFFF >= self.noise]
+        return " ".join(keep or words[:1])
+
+    def translate(self, texts, src, tgt, *, context=None):
+        self.calls += 1
+        if self.fail_after is not None and self.calls > self.fail_after:
+            raise FakeModelError(f"{self.name}: scripted failure on call {self.calls}")
+        if context is not None:
+            self.seen_context.extend(context)
+        return [self._corrupt(self._table.get((src, tgt, t), t)) for t in texts]
+
+    def signature(self) -> dict[str, str]:
+        return {"model_fingerprint": f"fake-{self.name}-{self.noise}", "prompt_hash": "-", "graph_spec_hash": "-"}
+
+
+class EchoSystem:
+    """A translation system that returns its input unchanged (an 'echo' system)."""
+
+    def __init__(self, name: str = "echo") -> None:
+        self.name = name
+
+    def translate(self, texts, src, tgt, *, context=None):
+        return list(texts)
+
+    def signature(self) -> dict[str, str]:
+        return {"model_fingerprint": "fake-echo", "prompt_hash": "-", "graph_spec_hash": "-"}
+
+
+class ChatModelTranslator:
+    """A translation system over a (fake) chat model: one generation per segment, via generate_texts."""
+
+    def __init__(self, model: LocalChatModel, name: str = "chat") -> None:
+        self.model = model
+        self.name = name
+
+    def translate(self, texts, src, tgt, *, context=None):
+        from langchain_core.messages import HumanMessage
+
+        results = self.model.generate_texts([[HumanMessage(content=t)] for t in texts])
+        return [r.text for r in results]
+
+    def signature(self) -> dict[str, str]:
+        return {"model_fingerprint": self.model.fingerprint, "prompt_hash": "-", "graph_spec_hash": "-"}

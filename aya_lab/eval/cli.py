@@ -1,0 +1,184 @@
+"""Command-line commands for data and translation evaluation, registered into ``aya-lab``.
+
+``register(subparsers)`` adds ``data list|fetch|languages`` and ``eval translate|compare`` to the
+top-level parser's subparsers. Each command sets ``func(args) -> int`` (exit status) as its default;
+bad input prints one ``error: ...`` line on stderr and returns 2. The ``data`` and ``eval`` groups are
+shared: :func:`command_group` returns a group's subparsers (creating it once), so other modules can
+add ``eval summarize`` / ``eval route`` next to ``eval translate``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from collections.abc import Callable
+
+__all__ = ["register", "command_group", "main"]
+
+_EXPECTED_ERRORS: tuple[type[BaseException], ...] = (ValueError, FileNotFoundError, RuntimeError, KeyError)
+
+
+def command_group(subparsers: argparse._SubParsersAction, name: str, help: str) -> argparse._SubParsersAction:
+    """The subparsers of top-level group ``name`` (``data``, ``eval``), created on first use."""
+    parser = subparsers.choices.get(name)
+    if parser is None:
+        parser = subparsers.add_parser(name, help=help, description=help)
+    group = getattr(parser, "_aya_group", None)
+    if group is None:
+        group = parser.add_subparsers(dest=f"{name}_command", metavar="COMMAND")
+        group.required = True
+        parser._aya_group = group
+    return group
+
+
+def _guard(fn: Callable[[argparse.Namespace], int]) -> Callable[[argparse.Namespace], int]:
+    def run(args: argparse.Namespace) -> int:
+        try:
+            return fn(args)
+        except _EXPECTED_ERRORS as exc:
+            message = exc.args[0] if isinstance(exc, KeyError) and exc.args else str(exc)
+            print(f"error: {message}", file=sys.stderr)
+            return 2
+
+    run.__name__ = fn.__name__
+    return run
+
+
+# -- data ------------------------------------------------------------------------------------------
+
+def _data_list(args: argparse.Namespace) -> int:
+    from aya_lab.eval.datasets import list_datasets
+
+    for info in list_datasets():
+        state = "present" if info.present else "absent "
+        langs = " ".join(info.languages) if info.present else (
+            f"run `aya-lab data fetch {info.name}`" if info.fetchable else "ships with the repository"
+        )
+        print(f"{info.name:<10} {state} {info.location}")
+        print(f"{'':<10} splits: {', '.join(info.splits)}; license: {info.license}; languages: {langs}")
+    return 0
+
+
+def _data_fetch(args: argparse.Namespace) -> int:
+    from aya_lab.eval.fetch import fetch_dataset
+
+    langs = [x for x in args.languages.split(",") if x.strip()] if args.languages else None
+    path = fetch_dataset(args.name, args.dest, base_url=args.base_url, languages=langs, verify=not args.no_verify)
+    print(f"fetched {args.name} into {path}")
+    return 0
+
+
+def _data_languages(args: argparse.Namespace) -> int:
+    from aya_lab.languages import LANGUAGES
+
+    print(f"{'code':<5} {'name':<12} {'iso1':<5} {'nllb':<9} {'langid':<7} {'bleu tok':<8} aliases")
+    for lang in LANGUAGES:
+        print(f"{lang.code:<5} {lang.name:<12} {lang.iso1 or '-':<5} {lang.nllb:<9} "
+              f"{'yes' if lang.lingua else 'n/a':<7} {lang.sacrebleu_tokenizer:<8} {', '.join(lang.aliases)}")
+    return 0
+
+
+# -- eval ------------------------------------------------------------------------------------------
+
+def _eval_translate(args: argparse.Namespace) -> int:
+    from pathlib import Path
+
+    from aya_lab.eval.report import Results
+    from aya_lab.eval.translation import evaluate_translation
+
+    if not args.system:
+        raise ValueError("no systems given; pass --system SPEC at least once")
+    checkpoint = None
+    if args.out:
+        out = Path(args.out)
+        if out.suffix.lower() != ".csv":
+            raise ValueError(f"--out must name a .csv file, not {out.name}")
+        checkpoint = out.with_name(out.stem + ".partial.jsonl")
+    results: Results = evaluate_translation(
+        args.system, args.dataset, args.pairs, n=args.n, split=args.split, baseline=args.baseline,
+        n_bootstrap=args.n_bootstrap, n_ar=args.n_ar, chunk_size=args.chunk_size,
+        progress=not args.no_progress, checkpoint=checkpoint,
+    )
+    with _pandas_display():
+        print(results.table().data.to_string())
+    if args.out:
+        results.save(args.out)
+        if checkpoint is not None and checkpoint.exists():
+            checkpoint.unlink()
+        print(f"wrote {args.out}")
+    return 0
+
+
+def _eval_compare(args: argparse.Namespace) -> int:
+    from aya_lab.eval.report import Results, compare
+
+    a, b = Results.load(args.a), Results.load(args.b)
+    table = compare(a, b, system_a=args.system_a, system_b=args.system_b, n_bootstrap=args.n_bootstrap, n_ar=args.n_ar)
+    with _pandas_display():
+        print(table.to_string(index=False, float_format=lambda x: f"{x:.4g}"))
+    return 0
+
+
+class _pandas_display:
+    def __enter__(self):
+        import pandas as pd
+
+        self._ctx = pd.option_context("display.width", 200, "display.max_columns", 50, "display.max_rows", 500)
+        self._ctx.__enter__()
+
+    def __exit__(self, *exc):
+        return self._ctx.__exit__(*exc)
+
+
+def register(subparsers: argparse._SubParsersAction) -> None:
+    """Add ``data list|fetch|languages`` and ``eval translate|compare`` to ``subparsers``."""
+    data = command_group(subparsers, "data", "test sets: list, fetch, language codes")
+    p = data.add_parser("list", help="which test sets are present, with their languages")
+    p.set_defaults(func=_guard(_data_list))
+    p = data.add_parser("fetch", help="download a test set from its public source")
+    p.add_argument("name", help="ntrex128, floresv1 or mafand")
+    p.add_argument("--dest", default=None, help="target folder (default: $AYA_LAB_DATA_DIR/NAME)")
+    p.add_argument("--base-url", default=None, help="mirror of raw.githubusercontent.com")
+    p.add_argument("--languages", default=None, help="comma-separated subset, e.g. swh,yor")
+    p.add_argument("--no-verify", action="store_true", help="keep files whose checksums differ")
+    p.set_defaults(func=_guard(_data_fetch))
+    p = data.add_parser("languages", help="the language table (codes, names, coverage)")
+    p.set_defaults(func=_guard(_data_languages))
+
+    ev = command_group(subparsers, "eval", "evaluate translation, summaries, routing")
+    p = ev.add_parser("translate", help="score translation systems on a test set")
+    p.add_argument("--system", action="append", default=[], metavar="SPEC",
+                   help="system spec (repeatable), optionally NAME=SPEC; e.g. copy, pivot:SPEC")
+    p.add_argument("--dataset", required=True, help="ntrex128, floresv1, mafand, workplace or files:SRC,REF")
+    p.add_argument("--pairs", required=True, help="comma-separated pairs, e.g. eng-swh,eng-yor")
+    p.add_argument("--split", default=None)
+    p.add_argument("--n", type=int, default=None, help="first N segments of each pair")
+    p.add_argument("--baseline", default=None, help="system name to test against (default: the first)")
+    p.add_argument("--out", default=None, help="results CSV (also writes .outputs.csv and .json)")
+    p.add_argument("--n-bootstrap", type=int, default=1000)
+    p.add_argument("--n-ar", type=int, default=10000)
+    p.add_argument("--chunk-size", type=int, default=64)
+    p.add_argument("--no-progress", action="store_true")
+    p.set_defaults(func=_guard(_eval_translate))
+    p = ev.add_parser("compare", help="paired tests between two saved translation results")
+    p.add_argument("a", help="results CSV (its baseline or --system-a is the reference point)")
+    p.add_argument("b", help="results CSV (its systems, or --system-b, are tested)")
+    p.add_argument("--system-a", default=None)
+    p.add_argument("--system-b", default=None)
+    p.add_argument("--n-bootstrap", type=int, default=1000)
+    p.add_argument("--n-ar", type=int, default=10000)
+    p.set_defaults(func=_guard(_eval_compare))
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Run these commands without the top-level CLI (``python -m aya_lab.eval.cli data list``)."""
+    parser = argparse.ArgumentParser(prog="aya-lab")
+    sub = parser.add_subparsers(dest="command", metavar="COMMAND")
+    sub.required = True
+    register(sub)
+    args = parser.parse_args(argv)
+    return args.func(args)
+
+
+if __name__ == "__main__":  # pragma: no cover
+    raise SystemExit(main())
