@@ -74,7 +74,7 @@ class FakeChatModel(LocalChatModel):
             return self.default
         raise FakeModelError(f"FakeChatModel has no scripted answer left for prompt {prompt[-200:]!r}")
 
-    def _generate_uncached(self, prompts: list[str]) -> list[GenerationResult]:
+    def _generate_uncached(self, prompts: list[str], repeat: int = 0) -> list[GenerationResult]:
         self.batches.append(len(prompts))
         out = []
         for prompt in prompts:
@@ -94,18 +94,18 @@ class FakeEchoChatModel(FakeChatModel):
         return last.split("> ", 1)[1] if "> " in last else last
 
 
-def tiny_llama(path: Any = None) -> Any:
+def tiny_llama(path: Any = None, **kwargs: Any) -> Any:
     """Build (well under a second) a tiny random Llama with SmolLM2's tokenizer; return its directory."""
     from aya_lab.models.tiny import build_tiny_llama
 
-    return build_tiny_llama(path)
+    return build_tiny_llama(path, **kwargs)
 
 
-def tiny_marian(path: Any = None) -> Any:
+def tiny_marian(path: Any = None, **kwargs: Any) -> Any:
     """Build a tiny random Marian NMT model with a toy tokenizer; return its directory."""
     from aya_lab.models.tiny import build_tiny_marian
 
-    return build_tiny_marian(path)
+    return build_tiny_marian(path, **kwargs)
 
 
 def messages_text(conversation: Sequence[BaseMessage]) -> str:

@@ -22,7 +22,7 @@ import contextvars
 import time
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Protocol
 
 from langchain_core.language_models import BaseChatModel
 from langchain_core.messages import AIMessage, BaseMessage
@@ -38,6 +38,7 @@ __all__ = [
     "LocalChatModel",
     "record_generations",
     "Conversation",
+    "cached_generate",
 ]
 
 Conversation = Sequence[BaseMessage]
@@ -110,8 +111,8 @@ class LocalChatModel(BaseChatModel):
         """The exact prompt text the model will see for ``conversation``."""
         raise NotImplementedError
 
-    def _generate_uncached(self, prompts: list[str]) -> list[GenerationResult]:  # pragma: no cover
-        """Generate for rendered ``prompts`` (already cache misses); batches internally."""
+    def _generate_uncached(self, prompts: list[str], repeat: int = 0) -> list[GenerationResult]:  # pragma: no cover
+        """Generate for rendered ``prompts`` (cache misses, at most ``batch_size``) in one batch."""
         raise NotImplementedError
 
     def count_tokens(self, text: str) -> int:
@@ -131,33 +132,7 @@ class LocalChatModel(BaseChatModel):
         if len(conversations) == 0:
             raise ValueError("generate_texts got an empty list of conversations; pass at least one")
         prompts = [self.render(conv) for conv in conversations]
-        cache = self._active_cache()
-        settings_key = self.settings.cache_key()
-        results: list[GenerationResult | None] = [None] * len(prompts)
-        misses: dict[str, list[int]] = {}
-        for i, prompt in enumerate(prompts):
-            hit = cache.get(self.fingerprint, prompt, settings_key, repeat) if cache else None
-            if hit is not None:
-                results[i] = hit
-            else:
-                misses.setdefault(prompt, []).append(i)
-        if misses and cache is not None:
-            cache.check_can_generate(self.spec, next(iter(misses)))
-        unique = list(misses)
-        for start in range(0, len(unique), max(1, self.batch_size)):
-            chunk = unique[start : start + self.batch_size]
-            generated = self._generate_uncached(chunk)
-            for prompt, result in zip(chunk, generated, strict=True):
-                if cache is not None:
-                    cache.put(self.fingerprint, prompt, settings_key, repeat, result)
-                for i in misses[prompt]:
-                    results[i] = result
-        out: list[GenerationResult] = []
-        for prompt, result in zip(prompts, results, strict=True):
-            assert result is not None
-            _publish(GenerationRecord(self.spec, self.fingerprint, prompt, result))
-            out.append(result)
-        return out
+        return cached_generate(self, prompts, repeat=repeat)
 
     def _active_cache(self) -> GenerationCache | None:
         return self.cache if self.cache is not None else get_default_cache()
@@ -191,6 +166,60 @@ class LocalChatModel(BaseChatModel):
     def bind_tools(self, tools: Any, **kwargs: Any) -> "LocalChatModel":
         """Local models have no native tool calling: tools are described in prompts instead."""
         return self
+
+
+class CachedGenerator(Protocol):
+    """What :func:`cached_generate` needs of a model (chat models and seq2seq translators alike)."""
+
+    spec: str
+    settings: GenerationSettings
+    batch_size: int
+
+    @property
+    def fingerprint(self) -> str: ...
+
+    def _active_cache(self) -> GenerationCache | None: ...
+
+    def _generate_uncached(self, prompts: list[str], repeat: int = 0) -> list[GenerationResult]: ...
+
+
+def cached_generate(model: CachedGenerator, prompts: Sequence[str], *, repeat: int = 0) -> list[GenerationResult]:
+    """Answer rendered ``prompts`` through the cache; misses go to the model in length-sorted batches.
+
+    Identical prompts are generated once. Each batch is written to the cache as soon as it completes,
+    so an interrupted run resumes where it stopped. Every result is published to the recorders.
+    """
+    if len(prompts) == 0:
+        raise ValueError(f"{model.spec}: got an empty list of inputs; pass at least one")
+    cache = model._active_cache()
+    fingerprint = model.fingerprint
+    settings_key = model.settings.cache_key()
+    results: list[GenerationResult | None] = [None] * len(prompts)
+    misses: dict[str, list[int]] = {}
+    for i, prompt in enumerate(prompts):
+        hit = cache.get(fingerprint, prompt, settings_key, repeat) if cache else None
+        if hit is not None:
+            results[i] = hit
+        else:
+            misses.setdefault(prompt, []).append(i)
+    if misses and cache is not None:
+        cache.check_can_generate(model.spec, next(iter(misses)))
+    unique = sorted(misses, key=len)  # similar lengths share a batch: less padding
+    size = max(1, model.batch_size)
+    for start in range(0, len(unique), size):
+        chunk = unique[start : start + size]
+        generated = model._generate_uncached(chunk, repeat)
+        for prompt, result in zip(chunk, generated, strict=True):
+            if cache is not None:
+                cache.put(fingerprint, prompt, settings_key, repeat, result)
+            for i in misses[prompt]:
+                results[i] = result
+    out: list[GenerationResult] = []
+    for prompt, result in zip(prompts, results, strict=True):
+        assert result is not None
+        _publish(GenerationRecord(model.spec, fingerprint, prompt, result))
+        out.append(result)
+    return out
 
 
 def _to_ai_message(result: GenerationResult) -> AIMessage:

@@ -109,6 +109,12 @@ class GenerationCache(BaseCache):
         try:
             conn = sqlite3.connect(self.path, timeout=30.0, check_same_thread=False, isolation_level=None)
             conn.execute("PRAGMA busy_timeout = 30000")
+            tables = {r[0] for r in conn.execute("SELECT name FROM sqlite_master WHERE type = 'table'")}
+            if (tables and not {"generations", "meta"} <= tables) or (not tables and self.mode == "replay"):
+                raise CacheCorruptError(
+                    f"generation cache {self.path} has no aya_lab cache table; "
+                    "move it aside or point AYA_LAB_GENERATION_CACHE elsewhere"
+                )
             if self.mode != "replay":
                 conn.execute("PRAGMA journal_mode = WAL")
                 conn.executescript(_SCHEMA)

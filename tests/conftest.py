@@ -1,0 +1,31 @@
+"""Shared fixtures: every test gets its own generation cache file (readwrite mode).
+
+Converted models stay in the user's aya_lab cache dir (``AYA_LAB_CACHE_DIR`` or ``~/.cache/aya_lab``),
+so the embedded model is converted once per machine, not once per test run.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+
+@pytest.fixture(autouse=True)
+def _isolated_generation_cache(tmp_path, monkeypatch):
+    monkeypatch.setenv("AYA_LAB_GENERATION_CACHE", str(tmp_path / "generations.sqlite"))
+    monkeypatch.setenv("AYA_LAB_CACHE_MODE", "readwrite")
+    monkeypatch.delenv("AYA_LAB_MODEL", raising=False)
+    yield
+
+
+@pytest.fixture(scope="session")
+def tiny_llama_dir(tmp_path_factory):
+    from aya_lab.testing import tiny_llama
+
+    return tiny_llama(tmp_path_factory.mktemp("tiny-llama"))
+
+
+@pytest.fixture(scope="session")
+def tiny_marian_dir(tmp_path_factory):
+    from aya_lab.testing import tiny_marian
+
+    return tiny_marian(tmp_path_factory.mktemp("tiny-marian"))

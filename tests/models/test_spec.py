@@ -1,0 +1,68 @@
+"""Spec strings: each kind parses; each bad spec gets a one-line error naming it and the fix."""
+
+import pytest
+
+from aya_lab.models import ModelNotFoundError, ModelSpecError, load_chat_model, load_model, parse_spec
+from aya_lab.testing import FakeChatModel
+
+
+@pytest.mark.parametrize(
+    "spec,kind,target",
+    [
+        ("smollm2", "smollm2", ""),
+        ("hf:HuggingFaceTB/SmolLM2-360M-Instruct", "hf", "HuggingFaceTB/SmolLM2-360M-Instruct"),
+        ("seq2seq:/models/nllb", "seq2seq", "/models/nllb"),
+        ("fake:a|b", "fake", "a|b"),
+    ],
+)
+def test_parse_each_kind(spec, kind, target):
+    parsed = parse_spec(spec)
+    assert (parsed.kind, parsed.target) == (kind, target)
+
+
+@pytest.mark.parametrize("spec", ["gpt4", "openai:gpt-4o", "smollm2:x", "", "HF:foo/bar"])
+def test_unknown_prefix_names_value_and_forms(spec):
+    with pytest.raises(ModelSpecError) as err:
+        parse_spec(spec)
+    msg = str(err.value)
+    assert repr(spec) in msg and "hf:<path-or-hub-id>" in msg and "\n" not in msg
+
+
+def test_empty_target():
+    with pytest.raises(ModelSpecError, match=r"names no model after 'hf:'"):
+        parse_spec("hf:  ")
+
+
+def test_missing_local_path(tmp_path):
+    missing = tmp_path / "nope"
+    with pytest.raises(ModelNotFoundError) as err:
+        load_model(f"hf:{missing}")
+    assert str(missing) in str(err.value) and "\n" not in str(err.value)
+
+
+def test_hub_id_not_cached_offline(monkeypatch, tmp_path):
+    monkeypatch.setenv("HF_HUB_OFFLINE", "1")
+    monkeypatch.setenv("HF_HUB_CACHE", str(tmp_path / "hub"))
+    with pytest.raises(ModelNotFoundError) as err:
+        load_model("hf:some-org/not-downloaded-model")
+    msg = str(err.value)
+    assert "'some-org/not-downloaded-model'" in msg and "HF_HUB_OFFLINE" in msg and "huggingface-cli download" in msg
+
+
+def test_fake_spec_answers_in_order():
+    model = load_model("fake:one|two")
+    assert isinstance(model, FakeChatModel)
+    assert [model.invoke("x").content, model.invoke("y").content, model.invoke("z").content] == ["one", "two", "one"]
+
+
+def test_agents_refuse_seq2seq_spec():
+    with pytest.raises(ModelSpecError, match="seq2seq translation model"):
+        load_chat_model("seq2seq:/x")
+
+
+def test_default_spec_from_env(monkeypatch):
+    from aya_lab.models import default_model_spec
+
+    monkeypatch.setenv("AYA_LAB_MODEL", "fake:hi")
+    assert default_model_spec() == "fake:hi"
+    assert load_model().invoke("q").content == "hi"
