@@ -1,0 +1,132 @@
+"""Retrieval evaluation of the knowledge base: recall@k, MRR and the "I don't know" rate.
+
+``evaluate_retrieval(kb, questions, ks=(1, 3, 5))`` asks ``kb.retrieve`` every question and scores the
+ranking at the level of documents: the retrieved chunks are reduced to their distinct sources, in rank
+order (a document's rank is that of its best chunk), because an answer cites documents, not chunks.
+
+* in-scope questions (``gold_docs`` non-empty): ``recall@k`` = share of the gold documents among the
+  first ``k`` distinct sources; ``mrr`` = 1 / rank of the first gold document (0 when none is
+  retrieved); ``answered`` = 1 when the best score reaches the relevance threshold (so the answerer
+  would not say "I don't know");
+* out-of-scope questions: ``idk`` = 1 when the best score falls under the threshold ("I don't know");
+* both: ``top_score``, the cosine score of the best chunk.
+
+The result is one tidy DataFrame: a row per question and metric (``level="question"``) and a row per
+metric and scope (``level="aggregate"``: the mean over questions with a percentile bootstrap 95% CI,
+1000 resamples of the questions, seeded). Every row carries the knowledge base's signature.
+
+Simplified: the whole ranking is retrieved by default (``depth=len(kb)``), which is exact and cheap for a
+handbook; pass ``depth`` for a large store.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping, Sequence
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+__all__ = ["COLUMNS", "evaluate_retrieval", "bootstrap_ci", "retrieval_summary"]
+
+COLUMNS = [
+    "level", "id", "question", "in_scope", "metric", "value", "ci_low", "ci_high", "n",
+    "retrieved", "min_score", "kb_signature",
+]
+
+
+def _field(q: Any, name: str, i: int, default: Any = ...) -> Any:
+    value = q.get(name, default) if isinstance(q, Mapping) else getattr(q, name, default)
+    if value is ...:
+        raise ValueError(f"question {i} has no {name!r}: each question needs question, gold_docs, in_scope")
+    return value
+
+
+def bootstrap_ci(values: Sequence[float], n_bootstrap: int = 1000, seed: int = 0) -> tuple[float, float]:
+    """Percentile bootstrap 95% CI of the mean (resampling the values with replacement, seeded)."""
+    arr = np.asarray(values, dtype=float)
+    if arr.size == 0:
+        return float("nan"), float("nan")
+    rng = np.random.default_rng(seed)
+    means = arr[rng.integers(0, arr.size, size=(n_bootstrap, arr.size))].mean(axis=1)
+    low, high = np.percentile(means, [2.5, 97.5])
+    return float(low), float(high)
+
+
+def _ranked_sources(hits: Iterable[Any]) -> list[str]:
+    seen: list[str] = []
+    for hit in hits:
+        if hit.source not in seen:
+            seen.append(hit.source)
+    return seen
+
+
+def evaluate_retrieval(
+    kb: Any,
+    questions: Iterable[Any],
+    ks: Sequence[int] = (1, 3, 5),
+    *,
+    min_score: float | None = None,
+    depth: int | None = None,
+    n_bootstrap: int = 1000,
+    seed: int = 0,
+) -> pd.DataFrame:
+    """Score ``kb.retrieve`` on ``questions`` (dicts or objects with ``question``, ``gold_docs``,
+    ``in_scope`` and optionally ``id``); see the module docstring for the metrics and columns.
+
+    ``min_score`` defaults to ``kb.min_score`` (the threshold ``KnowledgeBase.relevant`` uses).
+    """
+    ks = tuple(int(k) for k in ks)
+    if not ks or min(ks) < 1:
+        raise ValueError(f"ks must be positive ranks such as (1, 3, 5); got {ks}")
+    threshold = float(kb.min_score if min_score is None else min_score)
+    depth = int(depth if depth is not None else max(len(kb), 1))
+    signature = getattr(kb, "signature", "")
+    rows: list[dict[str, Any]] = []
+    for i, q in enumerate(questions):
+        text = _field(q, "question", i)
+        gold = list(_field(q, "gold_docs", i, []) or [])
+        in_scope = bool(_field(q, "in_scope", i, bool(gold)))
+        if in_scope and not gold:
+            raise ValueError(f"question {i} ({text!r}) is in scope but names no gold_docs")
+        qid = _field(q, "id", i, None) or f"q{i:03d}"
+        hits = kb.retrieve(text, k=depth)
+        ranked = _ranked_sources(hits)
+        top = float(hits[0].score) if hits else float("-inf")
+        base = {"level": "question", "id": qid, "question": text, "in_scope": in_scope,
+                "n": 1, "retrieved": ",".join(ranked)}
+        metrics: dict[str, float] = {"top_score": top}
+        if in_scope:
+            gold_set = set(gold)
+            for k in ks:
+                metrics[f"recall@{k}"] = len(gold_set & set(ranked[:k])) / len(gold_set)
+            first = next((r for r, s in enumerate(ranked, start=1) if s in gold_set), None)
+            metrics["mrr"] = 1.0 / first if first else 0.0
+            metrics["answered"] = float(top >= threshold)
+        else:
+            metrics["idk"] = float(top < threshold)
+        rows += [{**base, "metric": m, "value": v} for m, v in metrics.items()]
+    if not rows:
+        raise ValueError("no questions to evaluate")
+
+    per_question = pd.DataFrame(rows)
+    aggregates = []
+    for (metric, in_scope), group in per_question.groupby(["metric", "in_scope"], sort=False):
+        values = group["value"].to_numpy(dtype=float)
+        low, high = bootstrap_ci(values, n_bootstrap=n_bootstrap, seed=seed)
+        aggregates.append({"level": "aggregate", "id": None, "question": None, "in_scope": in_scope,
+                           "metric": metric, "value": float(values.mean()), "ci_low": low,
+                           "ci_high": high, "n": int(values.size), "retrieved": None})
+    df = pd.concat([per_question, pd.DataFrame(aggregates)], ignore_index=True)
+    df["min_score"] = threshold
+    df["kb_signature"] = signature
+    df.attrs.update({"min_score": threshold, "kb_signature": signature, "ks": ks, "depth": depth,
+                     "n_bootstrap": n_bootstrap, "seed": seed})
+    return df.reindex(columns=COLUMNS)
+
+
+def retrieval_summary(df: pd.DataFrame) -> pd.DataFrame:
+    """The aggregate rows as a small table: one row per (scope, metric) with value and 95% CI."""
+    agg = df[df["level"] == "aggregate"].copy()
+    agg["scope"] = np.where(agg["in_scope"].astype(bool), "in-scope", "out-of-scope")
+    return agg.set_index(["scope", "metric"])[["value", "ci_low", "ci_high", "n"]].sort_index()
