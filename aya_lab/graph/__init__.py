@@ -1,0 +1,63 @@
+"""Graph as data: LangGraph ``StateGraph``s built from validated YAML/JSON specs (seed: kenkenpa).
+
+::
+
+    from aya_lab.graph import default_registry, load_spec, build_graph, spec_hash
+
+    reg = default_registry()                      # built-in types and generic reducers
+    reg.add_node_factory("echo.v1", make_echo)    # factory(*, factory_parameter, flow_parameter)
+    spec = load_spec("graph.yaml", registry=reg)  # SpecError lists every located problem
+    app = build_graph(spec, reg).compile()
+    spec_hash(spec)                               # identity of the resolved spec
+
+Modules: :mod:`~aya_lab.graph.spec` (pydantic models, structural check), :mod:`~.conditions`
+(the condition language), :mod:`~.registry`, :mod:`~.overlay` (variant specs), :mod:`~.builder`,
+:mod:`~.errors`, :mod:`~.cli` (``aya-lab graph ...``).
+"""
+
+from __future__ import annotations
+
+from aya_lab.graph.builder import build_graph, check_spec, draw, load_spec, read_spec_data, spec_hash, to_spec
+from aya_lab.graph.errors import ConditionError, Problem, RegistryError, SpecError
+from aya_lab.graph.registry import (
+    Registry,
+    default_registry,
+    load_registry_ref,
+    register_registry_provider,
+    registry_with_providers,
+)
+from aya_lab.graph.spec import (
+    ConditionalEdgeSpec,
+    ConditionalEntryPointSpec,
+    EdgeSpec,
+    GraphSpec,
+    NodeSpec,
+    StateFieldSpec,
+    json_schema,
+)
+
+__all__ = [
+    "Registry",
+    "default_registry",
+    "register_registry_provider",
+    "registry_with_providers",
+    "load_registry_ref",
+    "load_spec",
+    "read_spec_data",
+    "check_spec",
+    "build_graph",
+    "spec_hash",
+    "to_spec",
+    "draw",
+    "json_schema",
+    "GraphSpec",
+    "NodeSpec",
+    "EdgeSpec",
+    "ConditionalEdgeSpec",
+    "ConditionalEntryPointSpec",
+    "StateFieldSpec",
+    "SpecError",
+    "Problem",
+    "RegistryError",
+    "ConditionError",
+]

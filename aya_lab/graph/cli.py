@@ -1,0 +1,134 @@
+"""``aya-lab graph ...``: schema, validate, draw, hash and resolve graph specs.
+
+The top-level ``aya_lab.cli`` calls :func:`register` with its sub-parsers; each command stores its
+handler as ``args.func`` (``func(args) -> exit code``). Standalone: ``python -m aya_lab.graph.cli``.
+
+Specs whose factories are registered elsewhere (the Aya room graph) need that registry: pass
+``--registry aya_lab.room:graph_registry`` (repeatable; ``module:attr`` where attr is a Registry or a
+zero-argument callable returning one, or just ``module`` when importing it calls
+:func:`~aya_lab.graph.registry.register_registry_provider`). ``draw --placeholders`` draws without
+them (unknown factories become no-op nodes); ``validate`` always reports unknown names.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from typing import Any
+
+import yaml
+
+from aya_lab.graph.builder import draw, load_spec, spec_hash
+from aya_lab.graph.errors import RegistryError, SpecError
+from aya_lab.graph.registry import Registry, registry_with_providers
+from aya_lab.graph.spec import json_schema
+
+__all__ = ["register", "main"]
+
+
+def _registry(args: argparse.Namespace) -> Registry:
+    return registry_with_providers(refs=tuple(args.registry or ()))
+
+
+def _fail(exc: BaseException) -> int:
+    print(str(exc), file=sys.stderr)
+    return 2 if isinstance(exc, SpecError) else 1
+
+
+def _cmd_schema(args: argparse.Namespace) -> int:
+    print(json.dumps(json_schema(), indent=2))
+    return 0
+
+
+def _cmd_validate(args: argparse.Namespace) -> int:
+    try:
+        spec = load_spec(args.spec, _registry(args))
+    except (SpecError, RegistryError, OSError, ImportError) as exc:
+        return _fail(exc)
+    nodes = len(spec.node_names())
+    print(f"ok: {spec.name} ({nodes} nodes, {len(spec.flows)} flows), hash {spec_hash(spec)}")
+    return 0
+
+
+def _cmd_draw(args: argparse.Namespace) -> int:
+    try:
+        reg = _registry(args)
+        spec = load_spec(args.spec, reg, check_registry=not args.placeholders)
+        print(draw(spec, reg, format=args.format, placeholders=args.placeholders, xray=args.xray))
+    except SpecError as exc:
+        unknown = any("unknown factory" in p.message for p in exc.problems)
+        hint = "\n(hint: --registry MODULE:ATTR, or --placeholders to draw without the factories)" if unknown else ""
+        print(str(exc) + hint, file=sys.stderr)
+        return 2
+    except (RegistryError, OSError, ImportError) as exc:
+        return _fail(exc)
+    return 0
+
+
+def _cmd_hash(args: argparse.Namespace) -> int:
+    try:
+        spec = load_spec(args.spec, check_registry=False)
+    except (SpecError, OSError) as exc:
+        return _fail(exc)
+    print(spec_hash(spec))
+    return 0
+
+
+def _cmd_resolve(args: argparse.Namespace) -> int:
+    try:
+        data: Any = load_spec(args.spec, check_registry=False).to_dict()
+    except (SpecError, OSError) as exc:
+        return _fail(exc)
+    if args.format == "json":
+        print(json.dumps(data, indent=2, ensure_ascii=False))
+    else:
+        print(yaml.safe_dump(data, sort_keys=False, allow_unicode=True), end="")
+    return 0
+
+
+def register(subparsers: Any) -> argparse.ArgumentParser:
+    """Add ``graph`` (with ``schema``, ``validate``, ``draw``, ``hash``, ``resolve``) to ``subparsers``."""
+    graph = subparsers.add_parser("graph", help="graph specs: schema, validate, draw, hash, resolve", description=__doc__.split("\n\n")[0])
+    sub = graph.add_subparsers(dest="graph_command", metavar="COMMAND")
+    sub.required = True
+
+    def with_registry(p: argparse.ArgumentParser) -> None:
+        p.add_argument("--registry", action="append", metavar="MODULE[:ATTR]", help="extra registry (repeatable)")
+
+    p = sub.add_parser("schema", help="print the JSON Schema of spec files (for editors)")
+    p.set_defaults(func=_cmd_schema)
+
+    p = sub.add_parser("validate", help="check a spec (or overlay): every located problem, or 'ok' and its hash")
+    p.add_argument("spec")
+    with_registry(p)
+    p.set_defaults(func=_cmd_validate)
+
+    p = sub.add_parser("draw", help="print the graph as mermaid text or ASCII")
+    p.add_argument("spec")
+    p.add_argument("--format", choices=["mermaid", "ascii"], default="mermaid")
+    p.add_argument("--placeholders", action="store_true", help="draw unknown factories as no-op nodes")
+    p.add_argument("--xray", action="store_true", help="expand subgraphs")
+    with_registry(p)
+    p.set_defaults(func=_cmd_draw)
+
+    p = sub.add_parser("hash", help="content hash of the resolved spec")
+    p.add_argument("spec")
+    p.set_defaults(func=_cmd_hash)
+
+    p = sub.add_parser("resolve", help="print the resolved spec (overlays applied)")
+    p.add_argument("spec")
+    p.add_argument("--format", choices=["yaml", "json"], default="yaml")
+    p.set_defaults(func=_cmd_resolve)
+    return graph
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="aya-lab")
+    register(parser.add_subparsers(dest="command", required=True))
+    args = parser.parse_args(argv)
+    return int(args.func(args))
+
+
+if __name__ == "__main__":  # pragma: no cover
+    sys.exit(main())

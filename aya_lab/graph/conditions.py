@@ -1,0 +1,417 @@
+"""Conditions: a tiny expression language for conditional edges, checked and compiled, never ``eval``ed.
+
+A conditional edge (or entry point) has a list of conditions::
+
+    conditions:
+      - expression: {eq: [{type: state_value, name: route}, summarize]}
+        result: summarize
+      - expression: {and: [{gt: [{type: function, name: n_messages.v1}, 3]},
+                           {not: {eq: [{type: config_value, name: mode}, quick]}}]}
+        result: [a, b]                       # several nodes: fan-out
+      - default: END
+
+- comparisons: ``eq``/``equals``/``==``, ``neq``/``not_equals``/``!=``, ``gt``/``greater_than``/``>``,
+  ``gte``/``greater_than_or_equals``/``>=``, ``lt``/``less_than``/``<``,
+  ``lte``/``less_than_or_equals``/``<=``, each with exactly two operands;
+- logic: ``and``/``or`` (a list), ``not`` (one expression), nested to any depth;
+- operands: ``{type: state_value, name}``, ``{type: config_value, name}`` (from
+  ``config["configurable"]``), ``{type: function, name, args}`` (a registered evaluation function called
+  as ``fn(state, config, **args)``), or a literal scalar.
+
+**Every** true condition's ``result`` is followed; the ``default`` only when none is true. A result or
+default is a node name (``END`` allowed), a list of them, or an operand whose value is a node name,
+a list of names, or ``Send`` objects (map-reduce). Simplification versus a general language: no
+arithmetic, no attribute access, no ``in``; write an evaluation function for anything richer.
+"""
+
+from __future__ import annotations
+
+import operator
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass, field
+from typing import Any
+
+from langchain_core.runnables import RunnableConfig
+from langgraph.graph import END, START
+from langgraph.types import Send
+
+from aya_lab.graph.errors import ConditionError, PathPart, Problems, did_you_mean, format_path
+
+__all__ = [
+    "COMPARISONS",
+    "OPERATOR_ALIASES",
+    "OPERAND_TYPES",
+    "CheckContext",
+    "check_conditions",
+    "literal_targets",
+    "dynamic_targets",
+    "compile_conditions",
+    "CONDITION_DEFS",
+    "CONDITION_REF",
+]
+
+COMPARISONS: dict[str, Callable[[Any, Any], Any]] = {
+    "eq": operator.eq,
+    "neq": operator.ne,
+    "gt": operator.gt,
+    "gte": operator.ge,
+    "lt": operator.lt,
+    "lte": operator.le,
+}
+OPERATOR_ALIASES: dict[str, str] = {
+    **{k: k for k in COMPARISONS},
+    "equals": "eq", "==": "eq",
+    "not_equals": "neq", "!=": "neq",
+    "greater_than": "gt", ">": "gt",
+    "greater_than_or_equals": "gte", ">=": "gte",
+    "less_than": "lt", "<": "lt",
+    "less_than_or_equals": "lte", "<=": "lte",
+}  # fmt: skip
+LOGICAL = ("and", "or", "not")
+OPERAND_TYPES = ("state_value", "config_value", "function")
+_SCALARS = (str, int, float, bool, type(None))
+SPECIAL_NAMES = {"END": END, "START": START, END: END, START: START}
+
+
+@dataclass
+class CheckContext:
+    """What a condition may refer to: the graph's nodes and state fields, the registry's functions."""
+
+    nodes: set[str]
+    state_fields: set[str] | None = None
+    functions: set[str] | None = None  # None: do not check function names (drawing with placeholders)
+    path_map: list[str] | dict[str, str] | None = None
+    notes: list[str] = field(default_factory=list)
+
+
+# -- checking ------------------------------------------------------------------------------------------
+def check_conditions(conditions: Any, path: list[PathPart], ctx: CheckContext, problems: Problems) -> None:
+    """Check a ``conditions`` list: each item's grammar, names, targets, and exactly one default."""
+    if not isinstance(conditions, list):
+        return  # the structural check reported it
+    defaults = []
+    for i, cond in enumerate(conditions):
+        p = [*path, i]
+        if not isinstance(cond, dict):
+            continue  # reported structurally
+        keys = set(cond)
+        if "default" in keys:
+            defaults.append(i)
+            for extra in sorted(keys - {"default"}):
+                problems.add([*p, extra], "unknown key: a default case has only 'default' (put it in its own list item)")
+            check_target(cond["default"], [*p, "default"], ctx, problems)
+            continue
+        for extra in sorted(keys - {"expression", "result"}):
+            problems.add([*p, extra], f"unknown key{did_you_mean(extra, ['expression', 'result', 'default'])}")
+        for required in ("expression", "result"):
+            if required not in keys:
+                problems.add([*p, required], "missing required key (a condition is {expression, result}; or {default})")
+        if "expression" in keys:
+            check_expression(cond["expression"], [*p, "expression"], ctx, problems)
+        if "result" in keys:
+            check_target(cond["result"], [*p, "result"], ctx, problems)
+    if not defaults:
+        problems.add(path, "no default: add a last condition like {default: END} (the target when no condition holds)")
+    for i in defaults[1:]:
+        problems.add([*path, i, "default"], f"a second default (the first is {format_path([*path, defaults[0]])}); keep one")
+
+
+def check_expression(expr: Any, path: list[PathPart], ctx: CheckContext, problems: Problems) -> None:
+    if not isinstance(expr, dict) or len(expr) != 1:
+        got = f"{len(expr)} keys" if isinstance(expr, dict) else type(expr).__name__
+        hint = " (combine several with 'and' or 'or')" if isinstance(expr, dict) and len(expr) > 1 else ""
+        problems.add(path, f"an expression is a mapping with exactly one operator, e.g. {{eq: [a, b]}}; got {got}{hint}")
+        return
+    ((op, args),) = expr.items()
+    p = [*path, op]
+    if op in ("and", "or"):
+        if not isinstance(args, list) or not args:
+            problems.add(p, f"'{op}' takes a non-empty list of expressions")
+            return
+        for i, sub in enumerate(args):
+            check_expression(sub, [*p, i], ctx, problems)
+    elif op == "not":
+        check_expression(args, p, ctx, problems)
+    elif op in OPERATOR_ALIASES:
+        if not isinstance(args, list) or len(args) != 2:
+            problems.add(p, f"'{op}' takes a list of exactly two operands, e.g. {op}: [{{type: state_value, name: x}}, 1]")
+            return
+        for i, operand in enumerate(args):
+            check_operand(operand, [*p, i], ctx, problems)
+    else:
+        ops = [*LOGICAL, *OPERATOR_ALIASES]
+        hint = did_you_mean(op, ops) or f" (one of: {', '.join(LOGICAL)}, {', '.join(COMPARISONS)})"
+        problems.add(p, f"unknown operator {op!r}{hint}")
+
+
+def check_operand(value: Any, path: list[PathPart], ctx: CheckContext, problems: Problems) -> None:
+    if isinstance(value, dict):
+        check_value_ref(value, path, ctx, problems)
+    elif isinstance(value, list):
+        for i, item in enumerate(value):
+            if not isinstance(item, _SCALARS):
+                problems.add([*path, i], "a literal list may hold only scalars (strings, numbers, booleans, null)")
+    elif not isinstance(value, _SCALARS):
+        problems.add(path, f"an operand is a scalar or {{type: state_value|config_value|function, name: ...}}; got {type(value).__name__}")
+
+
+def check_value_ref(ref: dict[str, Any], path: list[PathPart], ctx: CheckContext, problems: Problems) -> None:
+    """``{type, name[, args]}``: the type is known, the name exists where it can be checked."""
+    allowed = ["type", "name", "args"]
+    for key in ref:
+        if key not in allowed:
+            problems.add([*path, str(key)], f"unknown key{did_you_mean(key, allowed) or ' (valid keys: type, name, args)'}")
+    kind, name = ref.get("type"), ref.get("name")
+    if "type" not in ref:
+        problems.add([*path, "type"], f"missing required key (one of: {', '.join(OPERAND_TYPES)})")
+    elif kind not in OPERAND_TYPES:
+        hint = did_you_mean(kind, OPERAND_TYPES) or f" (one of: {', '.join(OPERAND_TYPES)})"
+        problems.add([*path, "type"], f"unknown operand type {kind!r}{hint}")
+    if "name" not in ref:
+        problems.add([*path, "name"], "missing required key")
+    elif not isinstance(name, str) or not name:
+        problems.add([*path, "name"], f"expected a non-empty string, got {name!r}")
+    elif kind == "function" and ctx.functions is not None and name not in ctx.functions:
+        problems.add(path, f"unknown function {name!r}{did_you_mean(name, ctx.functions) or ' (register it with add_evaluation_function)'}")
+    elif kind == "state_value" and ctx.state_fields is not None and name not in ctx.state_fields:
+        hint = did_you_mean(name, ctx.state_fields) or f" (state fields: {', '.join(sorted(ctx.state_fields)) or 'none'})"
+        problems.add([*path, "name"], f"unknown state field {name!r}{hint}")
+    if "args" in ref:
+        if kind != "function":
+            problems.add([*path, "args"], "only a function operand takes 'args'")
+        elif not isinstance(ref["args"], dict) or not all(isinstance(k, str) for k in ref["args"]):
+            problems.add([*path, "args"], "expected a mapping of keyword arguments")
+
+
+def _valid_literal_targets(ctx: CheckContext) -> set[str]:
+    if isinstance(ctx.path_map, dict):
+        return set(ctx.path_map)
+    if isinstance(ctx.path_map, list):
+        return {t for t in ctx.path_map if isinstance(t, str)}
+    return ctx.nodes | {"END", END}
+
+
+def check_target(value: Any, path: list[PathPart], ctx: CheckContext, problems: Problems) -> None:
+    """A result/default: a node name, a list of names, or a value reference."""
+    if isinstance(value, dict):
+        check_value_ref(value, path, ctx, problems)
+        return
+    names = value if isinstance(value, list) else [value]
+    if isinstance(value, list) and not value:
+        problems.add(path, "an empty list of targets; name at least one node (or END)")
+    valid = _valid_literal_targets(ctx)
+    for i, name in enumerate(names):
+        p = [*path, i] if isinstance(value, list) else path
+        if not isinstance(name, str):
+            problems.add(p, f"a target is a node name, a list of names, or {{type: ..., name: ...}}; got {name!r}")
+        elif name in ("START", START):
+            problems.add(p, "START cannot be a target")
+        elif name not in valid:
+            if ctx.path_map is not None:
+                problems.add(p, f"{name!r} is not in this edge's path_map{did_you_mean(name, valid)}")
+            else:
+                problems.add(p, f"unknown node {name!r}{did_you_mean(name, valid) or ' (add a node with that name, or use END)'}")
+
+
+def _targets(conditions: Iterable[Any]) -> Iterable[Any]:
+    for cond in conditions:
+        if isinstance(cond, dict):
+            for key in ("result", "default"):
+                if key in cond:
+                    yield cond[key]
+
+
+def dynamic_targets(conditions: Any) -> bool:
+    """True when some result/default is computed at run time (a value reference)."""
+    return isinstance(conditions, list) and any(isinstance(t, dict) for t in _targets(conditions))
+
+
+def literal_targets(conditions: Any) -> list[str]:
+    """The literal target names of ``conditions``, in order, without duplicates."""
+    out: list[str] = []
+    if not isinstance(conditions, list):
+        return out
+    for t in _targets(conditions):
+        for name in t if isinstance(t, list) else [t]:
+            if isinstance(name, str) and name not in out:
+                out.append(name)
+    return out
+
+
+# -- compiling -----------------------------------------------------------------------------------------
+Fn = Callable[[Any, Any], Any]
+
+
+def _state_get(state: Any, name: str) -> Any:
+    if isinstance(state, dict):
+        return state.get(name)
+    return getattr(state, name, None)
+
+
+def _compile_operand(value: Any, functions: dict[str, Callable[..., Any]]) -> Fn:
+    if isinstance(value, dict):
+        kind, name = value["type"], value["name"]
+        if kind == "state_value":
+            return lambda s, c: _state_get(s, name)
+        if kind == "config_value":
+            return lambda s, c: ((c or {}).get("configurable") or {}).get(name)
+        fn, args = functions[name], dict(value.get("args") or {})
+        return lambda s, c: fn(s, c, **args)
+    return lambda s, c: value
+
+
+def _compile_expression(expr: dict[str, Any], functions: dict[str, Callable[..., Any]], where: str) -> Fn:
+    ((op, args),) = expr.items()
+    if op in ("and", "or"):
+        subs = [_compile_expression(e, functions, f"{where}.{op}[{i}]") for i, e in enumerate(args)]
+        if op == "and":
+            return lambda s, c: all(f(s, c) for f in subs)
+        return lambda s, c: any(f(s, c) for f in subs)
+    if op == "not":
+        sub = _compile_expression(args, functions, f"{where}.not")
+        return lambda s, c: not sub(s, c)
+    compare = COMPARISONS[OPERATOR_ALIASES[op]]
+    left, right = (_compile_operand(a, functions) for a in args)
+
+    def evaluate(s: Any, c: Any) -> bool:
+        a, b = left(s, c), right(s, c)
+        try:
+            return bool(compare(a, b))
+        except TypeError as exc:
+            raise ConditionError(f"{where}: cannot evaluate {op!r} on {a!r} and {b!r} ({exc})") from exc
+
+    return evaluate
+
+
+def _normalize_targets(value: Any, convert: bool, where: str) -> list[Any]:
+    items = list(value) if isinstance(value, (list, tuple)) else [value]
+    out: list[Any] = []
+    for item in items:
+        if isinstance(item, Send):
+            out.append(item)
+        elif isinstance(item, str):
+            out.append(SPECIAL_NAMES.get(item, item) if convert else item)
+        else:
+            raise ConditionError(f"{where}: a target must be a node name or a Send, got {item!r}")
+    return out
+
+
+def _compile_target(value: Any, functions: dict[str, Callable[..., Any]], convert: bool, where: str) -> Fn:
+    if isinstance(value, dict):
+        get = _compile_operand(value, functions)
+        return lambda s, c: _normalize_targets(get(s, c), convert, where)
+    fixed = _normalize_targets(value, convert, where)
+    return lambda s, c: list(fixed)
+
+
+def compile_conditions(
+    conditions: list[dict[str, Any]],
+    functions: dict[str, Callable[..., Any]],
+    *,
+    path_map_is_dict: bool = False,
+    where: str = "conditions",
+    name: str = "route",
+) -> Callable[[Any, Any], list[Any]]:
+    """A router ``(state, config) -> [targets]`` for validated ``conditions``."""
+    convert = not path_map_is_dict
+    cases: list[tuple[Fn, Fn]] = []
+    default: Fn | None = None
+    for i, cond in enumerate(conditions):
+        if "default" in cond:
+            default = _compile_target(cond["default"], functions, convert, f"{where}[{i}].default")
+        else:
+            cases.append(
+                (
+                    _compile_expression(cond["expression"], functions, f"{where}[{i}].expression"),
+                    _compile_target(cond["result"], functions, convert, f"{where}[{i}].result"),
+                )
+            )
+
+    def route(state: Any, config: Any) -> list[Any]:
+        out: list[Any] = []
+        for test, target in cases:
+            if test(state, config):
+                out.extend(target(state, config))
+        if not out:
+            if default is None:
+                raise ConditionError(f"{where}: no condition held and there is no default")
+            out = default(state, config)
+        seen: set[str] = set()
+        unique = []
+        for t in out:
+            if isinstance(t, str):
+                if t in seen:
+                    continue
+                seen.add(t)
+            unique.append(t)
+        return unique
+
+    route.__name__ = route.__qualname__ = name
+    # LangGraph passes the config to a callable whose 'config' parameter is typed RunnableConfig.
+    route.__annotations__ = {"state": Any, "config": RunnableConfig, "return": list}
+    return route
+
+
+# -- JSON Schema for the condition grammar (merged into the spec schema) --------------------------------
+CONDITION_REF = {"$ref": "#/$defs/Condition"}
+_SCALAR_TYPES = ["string", "number", "integer", "boolean", "null"]
+CONDITION_DEFS: dict[str, Any] = {
+    "Condition": {
+        "description": "{expression, result} (followed when true; every true one is followed) or {default}.",
+        "oneOf": [
+            {
+                "type": "object",
+                "properties": {"expression": {"$ref": "#/$defs/Expression"}, "result": {"$ref": "#/$defs/Target"}},
+                "required": ["expression", "result"],
+                "additionalProperties": False,
+            },
+            {
+                "type": "object",
+                "properties": {"default": {"$ref": "#/$defs/Target"}},
+                "required": ["default"],
+                "additionalProperties": False,
+            },
+        ],
+    },
+    "Expression": {
+        "description": "Exactly one operator: a comparison of two operands, or and/or/not.",
+        "type": "object",
+        "minProperties": 1,
+        "maxProperties": 1,
+        "properties": {
+            "and": {"type": "array", "minItems": 1, "items": {"$ref": "#/$defs/Expression"}},
+            "or": {"type": "array", "minItems": 1, "items": {"$ref": "#/$defs/Expression"}},
+            "not": {"$ref": "#/$defs/Expression"},
+            **{
+                op: {"type": "array", "minItems": 2, "maxItems": 2, "items": {"$ref": "#/$defs/Operand"}}
+                for op in OPERATOR_ALIASES
+            },
+        },
+        "additionalProperties": False,
+    },
+    "Operand": {
+        "anyOf": [
+            {"$ref": "#/$defs/ValueRef"},
+            {"type": _SCALAR_TYPES},
+            {"type": "array", "items": {"type": _SCALAR_TYPES}},
+        ]
+    },
+    "ValueRef": {
+        "type": "object",
+        "properties": {
+            "type": {"enum": list(OPERAND_TYPES)},
+            "name": {"type": "string", "minLength": 1},
+            "args": {"type": "object", "description": "keyword arguments (functions only)"},
+        },
+        "required": ["type", "name"],
+        "additionalProperties": False,
+    },
+    "Target": {
+        "description": "A node name (or END), a list of names (fan-out), or a value returning names or Sends.",
+        "anyOf": [
+            {"type": "string"},
+            {"type": "array", "minItems": 1, "items": {"type": "string"}},
+            {"$ref": "#/$defs/ValueRef"},
+        ],
+    },
+}

@@ -1,0 +1,99 @@
+"""Located spec errors.
+
+Every problem found in a graph spec is a :class:`Problem`: a path into the spec
+(``flows[3].flow_parameter.conditions[1].expression.eq[0]``) and a message that says what to do.
+Validation collects *all* problems and raises one :class:`SpecError` listing them, so a researcher
+fixes a spec in one pass instead of one error per run.
+"""
+
+from __future__ import annotations
+
+import difflib
+import re
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+
+__all__ = ["Problem", "SpecError", "RegistryError", "ConditionError", "format_path", "did_you_mean"]
+
+PathPart = str | int
+_IDENT = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
+
+
+def format_path(parts: Sequence[PathPart]) -> str:
+    """``("flows", 3, "flow_parameter", "==")`` -> ``flows[3].flow_parameter["=="]``."""
+    out = ""
+    for part in parts:
+        if isinstance(part, int):
+            out += f"[{part}]"
+        elif _IDENT.match(part):
+            out += f".{part}" if out else part
+        else:
+            out += f"[{part!r}]".replace("'", '"')
+    return out or "<spec>"
+
+
+def did_you_mean(name: object, candidates: Iterable[str]) -> str:
+    """`` (did you mean 'x'?)`` for the closest candidate, or ``''`` when none is close."""
+    if not isinstance(name, str):
+        return ""
+    pool = sorted({c for c in candidates if isinstance(c, str)})
+    best = difflib.get_close_matches(name, pool, n=1, cutoff=0.6)
+    if not best:
+        lowered = {c.lower(): c for c in pool}
+        if name.lower() in lowered:
+            best = [lowered[name.lower()]]
+    return f" (did you mean {best[0]!r}?)" if best else ""
+
+
+@dataclass(frozen=True)
+class Problem:
+    """One located problem: ``path`` into the spec and a message saying what is wrong and the fix."""
+
+    path: str
+    message: str
+
+    def __str__(self) -> str:
+        return f"{self.path}: {self.message}"
+
+
+class SpecError(ValueError):
+    """A graph spec (or overlay) is invalid. ``str()``: a summary line, then one problem per line."""
+
+    def __init__(self, problems: Sequence[Problem], source: str | None = None) -> None:
+        self.problems: list[Problem] = list(problems)
+        self.source = source
+        super().__init__(self._render())
+
+    def _render(self) -> str:
+        n = len(self.problems)
+        where = f" in {self.source}" if self.source else ""
+        head = f"graph spec{where} has {n} problem{'s' if n != 1 else ''}:"
+        return "\n".join([head, *(f"  {p}" for p in self.problems)])
+
+    def __str__(self) -> str:
+        return self._render()
+
+
+class RegistryError(ValueError):
+    """A registration is invalid (a name clash, or a callable with the wrong signature)."""
+
+
+class ConditionError(ValueError):
+    """A condition could not be evaluated at run time (e.g. comparing ``None`` with a number)."""
+
+
+class Problems:
+    """A collector: ``add(path_parts, message)``; ``raise_if_any(source)``."""
+
+    def __init__(self) -> None:
+        self.items: list[Problem] = []
+
+    def add(self, path: Sequence[PathPart], message: str) -> None:
+        self.items.append(Problem(format_path(path), message))
+
+    def __bool__(self) -> bool:
+        return bool(self.items)
+
+    def raise_if_any(self, source: str | None = None) -> None:
+        if self.items:
+            raise SpecError(self.items, source)

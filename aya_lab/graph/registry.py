@@ -1,0 +1,313 @@
+"""Registries: the names a graph spec may use, mapped to Python objects.
+
+A spec never contains code; it names things. Four tables hold what the names mean:
+
+- ``types``: state field types (``"list"``, ``"str"``, ...), pre-registered with Python's builtins;
+- ``reducers``: ``(left, right) -> merged`` functions for ``Annotated`` state fields;
+- ``node_factories``: ``factory(*, factory_parameter, flow_parameter) -> node`` (a function, or a
+  class whose instances are callable);
+- ``evaluation_functions``: ``fn(state, config, **args) -> value`` used by conditions.
+
+Names follow thinc's registry style, with a version: ``"aya_summarizer.two_call.v1"``. A new behaviour
+gets a new version (``.v2``) instead of silently changing what an existing spec means. Plain names
+(kenkenpa's ``"agent_node_factory"``) work too.
+
+Registering a different object under a taken name raises :class:`RegistryError` unless
+``replace=True``; re-registering the same object is a no-op (so module reloads are harmless).
+
+Other packages (the room) plug their registry into the ``aya-lab graph`` CLI with
+:func:`register_registry_provider`, a ``--registry module:attr`` option, or an
+``aya_lab.graph_registries`` entry point.
+"""
+
+from __future__ import annotations
+
+import importlib
+import inspect
+import operator
+from collections.abc import Callable, Mapping
+from typing import Any, TypeVar
+
+from aya_lab.graph.errors import RegistryError, did_you_mean
+
+__all__ = [
+    "Registry",
+    "default_registry",
+    "register_registry_provider",
+    "registry_with_providers",
+    "load_registry_ref",
+    "append_list",
+    "merge_dict",
+    "const_update",
+    "length",
+]
+
+T = TypeVar("T")
+TABLES = ("types", "reducers", "node_factories", "evaluation_functions")
+_SINGULAR = {
+    "types": "type",
+    "reducers": "reducer",
+    "node_factories": "node factory",
+    "evaluation_functions": "evaluation function",
+}
+
+
+def _check_binds(kind: str, name: str, obj: Any, *args: Any, partial: bool = False, **kwargs: Any) -> None:
+    """Raise RegistryError when ``obj`` cannot be called as ``obj(*args, **kwargs)`` (``partial``:
+    other required keyword arguments are allowed; a spec supplies them as ``args``)."""
+    if not callable(obj):
+        raise RegistryError(f"{_SINGULAR[kind]} {name!r} must be callable, got {type(obj).__name__}")
+    try:
+        sig = inspect.signature(obj)
+    except (TypeError, ValueError):  # builtins without a signature: trust them
+        return
+    try:
+        (sig.bind_partial if partial else sig.bind)(*args, **kwargs)
+    except TypeError as exc:
+        raise RegistryError(f"{_SINGULAR[kind]} {name!r} has signature {sig}: {exc}") from None
+
+
+class Registry:
+    """Four name -> object tables; see the module docstring.
+
+    ``Registry(types=..., reducers=..., node_factories=..., evaluation_functions=...)`` starts from
+    the built-in types (never the built-in reducers; use :func:`default_registry` for those).
+    """
+
+    def __init__(
+        self,
+        types: Mapping[str, Any] | None = None,
+        reducers: Mapping[str, Callable[[Any, Any], Any]] | None = None,
+        node_factories: Mapping[str, Callable[..., Any]] | None = None,
+        evaluation_functions: Mapping[str, Callable[..., Any]] | None = None,
+    ) -> None:
+        self.types: dict[str, Any] = dict(BUILTIN_TYPES)
+        self.reducers: dict[str, Callable[[Any, Any], Any]] = {}
+        self.node_factories: dict[str, Callable[..., Any]] = {}
+        self.evaluation_functions: dict[str, Callable[..., Any]] = {}
+        for name, obj in (types or {}).items():
+            self.add_type(name, obj, replace=True)
+        for name, obj in (reducers or {}).items():
+            self.add_reducer(name, obj)
+        for name, obj in (node_factories or {}).items():
+            self.add_node_factory(name, obj)
+        for name, obj in (evaluation_functions or {}).items():
+            self.add_evaluation_function(name, obj)
+
+    # -- registration ------------------------------------------------------------------------------
+    def _add(self, table: str, name: str, obj: Any, replace: bool) -> Any:
+        if not isinstance(name, str) or not name:
+            raise RegistryError(f"a {_SINGULAR[table]} name must be a non-empty string, got {name!r}")
+        current = getattr(self, table)
+        if name in current and current[name] is not obj and not replace:
+            raise RegistryError(
+                f"{_SINGULAR[table]} {name!r} is already registered to {current[name]!r}; "
+                "register the new one under a new version (e.g. '.v2') or pass replace=True"
+            )
+        current[name] = obj
+        return obj
+
+    def _maybe_decorator(self, adder: Callable[..., Any], name: str, obj: Any, replace: bool) -> Any:
+        if obj is None:  # used as a decorator: @reg.add_node_factory("x.v1")
+            return lambda fn: adder(name, fn, replace=replace)
+        return adder(name, obj, replace=replace)
+
+    def add_type(self, name: str, type_: Any = None, *, replace: bool = False) -> Any:
+        """Register a state field type (any annotation: a class, ``typing.Any``, a TypedDict...)."""
+        if type_ is None:
+            return lambda t: self._add("types", name, t, replace)
+        return self._add("types", name, type_, replace)
+
+    def add_reducer(self, name: str, fn: Callable[[Any, Any], Any] | None = None, *, replace: bool = False) -> Any:
+        """Register a reducer ``(left, right) -> merged``."""
+
+        def add(n: str, f: Any, replace: bool) -> Any:
+            _check_binds("reducers", n, f, None, None)
+            return self._add("reducers", n, f, replace)
+
+        return self._maybe_decorator(add, name, fn, replace)
+
+    def add_node_factory(self, name: str, factory: Callable[..., Any] | None = None, *, replace: bool = False) -> Any:
+        """Register ``factory(*, factory_parameter, flow_parameter) -> node`` (function or class)."""
+
+        def add(n: str, f: Any, replace: bool) -> Any:
+            _check_binds("node_factories", n, f, factory_parameter={}, flow_parameter={})
+            return self._add("node_factories", n, f, replace)
+
+        return self._maybe_decorator(add, name, factory, replace)
+
+    def add_evaluation_function(self, name: str, fn: Callable[..., Any] | None = None, *, replace: bool = False) -> Any:
+        """Register ``fn(state, config, **args) -> value`` for conditions and results."""
+
+        def add(n: str, f: Any, replace: bool) -> Any:
+            _check_binds("evaluation_functions", n, f, {}, {}, partial=True)
+            return self._add("evaluation_functions", n, f, replace)
+
+        return self._maybe_decorator(add, name, fn, replace)
+
+    # -- lookup ------------------------------------------------------------------------------------
+    def names(self, table: str) -> list[str]:
+        """Sorted registered names of one table (``"types"``, ``"reducers"``, ...)."""
+        return sorted(getattr(self, table))
+
+    def has(self, table: str, name: object) -> bool:
+        return isinstance(name, str) and name in getattr(self, table)
+
+    def get(self, table: str, name: str) -> Any:
+        """The object registered as ``name``; KeyError with a suggestion otherwise."""
+        current = getattr(self, table)
+        if name not in current:
+            raise KeyError(f"unknown {_SINGULAR[table]} {name!r}{did_you_mean(name, current)}")
+        return current[name]
+
+    # -- combination -------------------------------------------------------------------------------
+    def copy(self) -> "Registry":
+        """An independent registry with the same entries."""
+        new = Registry.__new__(Registry)
+        for table in TABLES:
+            setattr(new, table, dict(getattr(self, table)))
+        return new
+
+    def update(self, other: "Registry") -> "Registry":
+        """Add every entry of ``other`` to this registry (``other`` wins on a clash); returns self."""
+        for table in TABLES:
+            getattr(self, table).update(getattr(other, table))
+        return self
+
+    def merge(self, *others: "Registry") -> "Registry":
+        """A new registry: this one updated by each of ``others`` in turn (later ones win)."""
+        new = self.copy()
+        for other in others:
+            new.update(other)
+        return new
+
+    def describe(self) -> dict[str, list[str]]:
+        """``{table: [names]}``, e.g. for ``aya-lab graph validate`` diagnostics."""
+        return {table: self.names(table) for table in TABLES}
+
+    def __repr__(self) -> str:
+        sizes = ", ".join(f"{t}={len(getattr(self, t))}" for t in TABLES)
+        return f"Registry({sizes})"
+
+
+BUILTIN_TYPES: dict[str, Any] = {
+    "int": int,
+    "float": float,
+    "complex": complex,
+    "str": str,
+    "list": list,
+    "tuple": tuple,
+    "dict": dict,
+    "set": set,
+    "frozenset": frozenset,
+    "bool": bool,
+    "any": Any,
+}
+
+
+def append_list(left: Any, right: Any) -> list[Any]:
+    """Append a list update to the current list; ignore a non-list update (a pass-through node)."""
+    current = list(left) if isinstance(left, (list, tuple)) else []
+    if isinstance(right, (list, tuple)):
+        return current + list(right)
+    return current
+
+
+def merge_dict(left: Any, right: Any) -> dict[Any, Any]:
+    """Shallow-merge a dict update into the current dict; ignore a non-dict update."""
+    current = dict(left) if isinstance(left, Mapping) else {}
+    if isinstance(right, Mapping):
+        current.update(right)
+    return current
+
+
+def _builtin_reducers() -> dict[str, Callable[[Any, Any], Any]]:
+    from langgraph.graph.message import add_messages
+
+    return {
+        "operator.add": operator.add,
+        "append_list.v1": append_list,
+        "merge_dict.v1": merge_dict,
+        "add_messages": add_messages,
+    }
+
+
+def const_update(*, factory_parameter: dict[str, Any], flow_parameter: dict[str, Any]) -> Callable[[Any], Any]:
+    """Node factory ``"const_update.v1"``: a node that returns ``factory_parameter["update"]``
+    (default ``{}``) every time; handy for sketches, tests and pass-through steps."""
+    update = dict(factory_parameter.get("update") or {})
+
+    def node(state: Any) -> dict[str, Any]:
+        return dict(update)
+
+    node.__name__ = str(flow_parameter.get("name", "const_update"))
+    return node
+
+
+def length(state: Any, config: Any, *, field: str) -> int:
+    """Evaluation function ``"len.v1"``: ``len(state[field])`` (0 when missing or None)."""
+    value = state.get(field) if isinstance(state, Mapping) else getattr(state, field, None)
+    return 0 if value is None else len(value)
+
+
+def default_registry() -> Registry:
+    """A fresh registry with the built-in types, generic reducers (``"operator.add"``,
+    ``"append_list.v1"``, ``"merge_dict.v1"``, ``"add_messages"``), the node factory
+    ``"const_update.v1"`` and the evaluation function ``"len.v1"``; extend it freely."""
+    return Registry(
+        reducers=_builtin_reducers(),
+        node_factories={"const_update.v1": const_update},
+        evaluation_functions={"len.v1": length},
+    )
+
+
+# -- providers: how other packages make their names visible to the CLI ----------------------------
+_PROVIDERS: list[Callable[[], Registry]] = []
+ENTRY_POINT_GROUP = "aya_lab.graph_registries"
+
+
+def register_registry_provider(provider: Callable[[], Registry]) -> Callable[[], Registry]:
+    """Make ``provider()`` (a zero-argument callable returning a Registry) part of
+    :func:`registry_with_providers`, which the CLI uses. Usable as a decorator; idempotent."""
+    if provider not in _PROVIDERS:
+        _PROVIDERS.append(provider)
+    return provider
+
+
+def load_registry_ref(ref: str) -> Registry:
+    """``"package.module:attr"`` -> the Registry it names (``attr`` may be a Registry or a
+    zero-argument callable returning one; without ``:attr`` importing the module is enough,
+    for modules that call :func:`register_registry_provider` at import)."""
+    module_name, _, attr = ref.partition(":")
+    module = importlib.import_module(module_name)
+    if not attr:
+        return Registry()
+    obj = getattr(module, attr)
+    reg = obj() if callable(obj) and not isinstance(obj, Registry) else obj
+    if not isinstance(reg, Registry):
+        raise RegistryError(f"{ref!r} gave {type(reg).__name__}, not a Registry")
+    return reg
+
+
+def _entry_point_registries() -> list[Registry]:
+    from importlib.metadata import entry_points
+
+    out = []
+    for ep in entry_points(group=ENTRY_POINT_GROUP):
+        obj = ep.load()
+        out.append(obj() if callable(obj) and not isinstance(obj, Registry) else obj)
+    return out
+
+
+def registry_with_providers(base: Registry | None = None, refs: list[str] | tuple[str, ...] = ()) -> Registry:
+    """``base`` (default: :func:`default_registry`) merged with every registered provider, every
+    ``aya_lab.graph_registries`` entry point and every ``module:attr`` in ``refs``."""
+    extra = [load_registry_ref(r) for r in refs]  # import first: modules may register providers
+    reg = (base or default_registry()).copy()
+    for provider in list(_PROVIDERS):
+        reg.update(provider())
+    for other in _entry_point_registries():
+        reg.update(other)
+    for other in extra:
+        reg.update(other)
+    return reg

@@ -1,0 +1,373 @@
+"""The graph spec as pydantic models (``extra="forbid"``), and a structural checker with located errors.
+
+The format follows kenkenpa: a ``stategraph`` has a ``flow_parameter`` (``name``, ``state``) and
+``flows``; each flow has a ``kind`` (kenkenpa's ``graph_type`` is accepted as an alias) and a
+``flow_parameter``; nodes add ``factory_parameter``. Conditions are kept as plain data here; their
+grammar is checked by :mod:`aya_lab.graph.conditions`.
+
+Why a hand-written structural checker beside pydantic: pydantic's union errors are noisy and carry
+discriminator tags in their locations. :func:`check_structure` walks the raw data guided by the
+models' own fields (so the two cannot drift apart), reports every unknown key with the closest valid
+one, every missing key and every wrong type, with a clean path. Only data that passed it is handed to
+pydantic.
+"""
+
+from __future__ import annotations
+
+import types as pytypes
+import typing
+from typing import Annotated, Any, Literal, Union
+
+from pydantic import BaseModel, ConfigDict, Field, PrivateAttr, WithJsonSchema
+
+from aya_lab.graph.conditions import CONDITION_DEFS, CONDITION_REF
+from aya_lab.graph.errors import PathPart, Problems, did_you_mean
+
+__all__ = [
+    "GraphSpec",
+    "NodeSpec",
+    "EdgeSpec",
+    "ConditionalEdgeSpec",
+    "ConditionalEntryPointSpec",
+    "StateFieldSpec",
+    "FLOW_KINDS",
+    "check_structure",
+    "normalize_aliases",
+]
+
+_CONDITION_MARK = {"$comment": "aya_lab:condition"}  # replaced by CONDITION_REF in json_schema()
+Condition = Annotated[dict[str, Any], WithJsonSchema(_CONDITION_MARK)]
+Key = Union[str, list[str]]
+
+
+class _Model(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+
+class StateFieldSpec(_Model):
+    """One state field: ``Annotated[types[type], reducers[reducer]]`` (no reducer: last value wins)."""
+
+    field_name: str
+    type: str
+    reducer: str | None = None
+    description: str | None = None
+
+
+class StateGraphParameter(_Model):
+    name: str
+    state: list[StateFieldSpec] = []
+    description: str | None = None
+
+
+class NodeParameter(_Model):
+    name: str
+    factory: str
+
+
+class NodeSpec(_Model):
+    """A node built by ``factory(factory_parameter=..., flow_parameter=...)``."""
+
+    kind: Literal["node"]
+    flow_parameter: NodeParameter
+    factory_parameter: dict[str, Any] = {}
+
+
+class EdgeParameter(_Model):
+    start_key: Key
+    end_key: Key
+
+
+class EdgeSpec(_Model):
+    """``start_key -> end_key``; one side may be a list (a list of starts is a join: all must run)."""
+
+    kind: Literal["edge"]
+    flow_parameter: EdgeParameter
+
+
+class ConditionalEdgeParameter(_Model):
+    start_key: str
+    conditions: list[Condition]
+    path_map: list[str] | dict[str, str] | None = None
+
+
+class ConditionalEdgeSpec(_Model):
+    """After ``start_key``, go to the result of every true condition (or the default)."""
+
+    kind: Literal["configurable_conditional_edge"]
+    flow_parameter: ConditionalEdgeParameter
+
+
+class ConditionalEntryPointParameter(_Model):
+    conditions: list[Condition]
+    path_map: list[str] | dict[str, str] | None = None
+
+
+class ConditionalEntryPointSpec(_Model):
+    """Like a conditional edge, from ``START``."""
+
+    kind: Literal["configurable_conditional_entry_point"]
+    flow_parameter: ConditionalEntryPointParameter
+
+
+Flow = Annotated[
+    Union["GraphSpec", NodeSpec, EdgeSpec, ConditionalEdgeSpec, ConditionalEntryPointSpec],
+    Field(discriminator="kind"),
+]
+
+
+class GraphSpec(_Model):
+    """A ``stategraph``: the top-level spec, or (nested in ``flows``) a subgraph node."""
+
+    kind: Literal["stategraph"]
+    flow_parameter: StateGraphParameter
+    flows: list[Flow] = []
+    _source: str | None = PrivateAttr(default=None)
+    _lineage: tuple[str, ...] = PrivateAttr(default=())
+
+    @property
+    def name(self) -> str:
+        return self.flow_parameter.name
+
+    @property
+    def source(self) -> str | None:
+        """The file the spec was loaded from (the overlay's file for a variant), if any."""
+        return self._source
+
+    @property
+    def lineage(self) -> tuple[str, ...]:
+        """Files this spec was resolved from, base first (one entry per overlay level)."""
+        return self._lineage
+
+    def to_dict(self) -> dict[str, Any]:
+        """The resolved spec as plain JSON-able data (defaults left out): ``load_spec`` round-trips it."""
+        return self.model_dump(mode="json", exclude_defaults=True)
+
+    @property
+    def hash(self) -> str:
+        from aya_lab.graph.builder import spec_hash
+
+        return spec_hash(self)
+
+    def nodes(self) -> list[NodeSpec | GraphSpec]:
+        """Node and subgraph flows, in order."""
+        return [f for f in self.flows if isinstance(f, (NodeSpec, GraphSpec))]
+
+    def node(self, name: str) -> NodeSpec | GraphSpec:
+        for f in self.nodes():
+            if f.flow_parameter.name == name:
+                return f
+        raise KeyError(f"no node {name!r} in graph {self.name!r}{did_you_mean(name, self.node_names())}")
+
+    def node_names(self) -> list[str]:
+        return [f.flow_parameter.name for f in self.nodes()]
+
+
+GraphSpec.model_rebuild()
+
+FLOW_KINDS: dict[str, type[_Model]] = {
+    "stategraph": GraphSpec,
+    "node": NodeSpec,
+    "edge": EdgeSpec,
+    "configurable_conditional_edge": ConditionalEdgeSpec,
+    "configurable_conditional_entry_point": ConditionalEntryPointSpec,
+}
+
+
+def json_schema() -> dict[str, Any]:
+    """JSON Schema (draft 2020-12) for a spec file: a ``stategraph`` spec or an overlay."""
+    from aya_lab.graph.overlay import OverlaySpec
+
+    graph = GraphSpec.model_json_schema(ref_template="#/$defs/{model}")
+    overlay = OverlaySpec.model_json_schema(ref_template="#/$defs/{model}")
+    defs: dict[str, Any] = {**graph.pop("$defs", {}), **overlay.pop("$defs", {}), **CONDITION_DEFS}
+    defs["GraphSpec"] = graph
+    defs["OverlaySpec"] = overlay
+
+    def fix(node: Any) -> Any:
+        if node == _CONDITION_MARK:
+            return dict(CONDITION_REF)
+        if isinstance(node, dict):
+            return {k: fix(v) for k, v in node.items()}
+        if isinstance(node, list):
+            return [fix(v) for v in node]
+        return node
+
+    defs = fix(defs)
+    return {
+        "$schema": "https://json-schema.org/draft/2020-12/schema",
+        "$id": "https://aya-lab/graph-spec.schema.json",
+        "title": "aya_lab graph spec",
+        "description": "A LangGraph StateGraph as data (kenkenpa format), or an overlay on a base spec.",
+        "anyOf": [{"$ref": "#/$defs/GraphSpec"}, {"$ref": "#/$defs/OverlaySpec"}],
+        "$defs": defs,
+    }
+
+
+# -- structural checking ------------------------------------------------------------------------------
+def normalize_aliases(data: Any) -> Any:
+    """Accept kenkenpa's ``graph_type`` as ``kind`` (recursively in ``flows``); returns new data."""
+    if not isinstance(data, dict):
+        return data
+    out = dict(data)
+    if "graph_type" in out and "kind" not in out:
+        out["kind"] = out.pop("graph_type")
+    if isinstance(out.get("flows"), list):
+        out["flows"] = [normalize_aliases(f) for f in out["flows"]]
+    return out
+
+
+def _describe(annotation: Any) -> str:
+    origin = typing.get_origin(annotation)
+    if origin is Annotated:
+        return _describe(typing.get_args(annotation)[0])
+    if origin in (Union, pytypes.UnionType):
+        return " or ".join(_describe(a) for a in typing.get_args(annotation))
+    if origin is list:
+        item = typing.get_args(annotation)[0]
+        plural = {str: "strings"}.get(item, "mappings" if item is not Any else "values")
+        return f"a list of {plural}"
+    if origin is dict:
+        return "a mapping"
+    if origin is Literal:
+        return " or ".join(repr(a) for a in typing.get_args(annotation))
+    if isinstance(annotation, type) and issubclass(annotation, BaseModel):
+        return "a mapping"
+    if annotation is type(None):
+        return "null"
+    return {str: "a string", int: "an integer", bool: "true/false"}.get(annotation, str(annotation))
+
+
+def _is_flow_union(annotation: Any) -> bool:
+    if typing.get_origin(annotation) is not Annotated:
+        return False
+    return any(getattr(m, "discriminator", None) == "kind" for m in typing.get_args(annotation)[1:])
+
+
+def check_value(value: Any, annotation: Any, path: list[PathPart], problems: Problems) -> None:
+    """Check ``value`` against a (simple) annotation; add located problems."""
+    if annotation is Any:
+        return
+    if isinstance(annotation, typing.ForwardRef) or isinstance(annotation, str):
+        annotation = GraphSpec
+    if _is_flow_union(annotation):
+        check_flow(value, path, problems)
+        return
+    origin = typing.get_origin(annotation)
+    if origin is Annotated:
+        check_value(value, typing.get_args(annotation)[0], path, problems)
+        return
+    if isinstance(annotation, type) and issubclass(annotation, BaseModel):
+        check_model(value, annotation, path, problems)
+        return
+    if origin in (Union, pytypes.UnionType):
+        members = typing.get_args(annotation)
+        trials = []
+        for member in members:
+            sub = Problems()
+            check_value(value, member, path, sub)
+            if not sub:
+                return
+            trials.append((member, sub))
+        # Report the member whose container type matched (a mapping for a model, a list for a list).
+        for member, sub in trials:
+            m_origin = typing.get_origin(member) or member
+            if (m_origin is list and isinstance(value, list)) or (
+                isinstance(value, dict) and (m_origin is dict or (isinstance(member, type) and issubclass(member, BaseModel)))
+            ):
+                problems.items.extend(sub.items)
+                return
+        problems.add(path, f"expected {_describe(annotation)}, got {_type_name(value)}")
+        return
+    if origin is list:
+        if not isinstance(value, list):
+            problems.add(path, f"expected {_describe(annotation)}, got {_type_name(value)}")
+            return
+        (item,) = typing.get_args(annotation)
+        for i, v in enumerate(value):
+            check_value(v, item, [*path, i], problems)
+        return
+    if origin is dict:
+        if not isinstance(value, dict):
+            problems.add(path, f"expected a mapping, got {_type_name(value)}")
+            return
+        key_t, val_t = typing.get_args(annotation)
+        for k, v in value.items():
+            if not isinstance(k, str):
+                problems.add([*path, str(k)], f"keys must be strings, got {_type_name(k)}")
+            else:
+                check_value(v, val_t, [*path, k], problems)
+        return
+    if origin is Literal:
+        allowed = typing.get_args(annotation)
+        if value not in allowed:
+            problems.add(path, f"expected {_describe(annotation)}, got {value!r}{did_you_mean(value, allowed)}")
+        return
+    if annotation is type(None):
+        if value is not None:
+            problems.add(path, f"expected null, got {_type_name(value)}")
+        return
+    if annotation in (str, int, bool, float):
+        ok = isinstance(value, annotation) and not (annotation is int and isinstance(value, bool))
+        if not ok:
+            problems.add(path, f"expected {_describe(annotation)}, got {_type_name(value)}")
+        return
+    raise TypeError(f"check_value: unsupported annotation {annotation!r}")  # pragma: no cover
+
+
+def _type_name(value: Any) -> str:
+    if value is None:
+        return "null"
+    if isinstance(value, dict):
+        return "a mapping"
+    if isinstance(value, list):
+        return "a list"
+    if isinstance(value, bool):
+        return f"{value!r}"
+    return f"{type(value).__name__} {value!r}"[:80]
+
+
+def check_model(data: Any, model: type[BaseModel], path: list[PathPart], problems: Problems) -> None:
+    """Unknown keys (with the closest valid key), missing keys and field types of ``model``."""
+    if not isinstance(data, dict):
+        problems.add(path, f"expected a mapping with keys {sorted(model.model_fields)}, got {_type_name(data)}")
+        return
+    fields = model.model_fields
+    for key in data:
+        if key not in fields:
+            hint = did_you_mean(key, fields) or f" (valid keys: {', '.join(fields)})"
+            problems.add([*path, str(key)], f"unknown key{hint}")
+    for name, info in fields.items():
+        if name in data:
+            check_value(data[name], info.annotation if not info.metadata else Annotated[info.annotation, *info.metadata], [*path, name], problems)
+        elif info.is_required() and not _has_misspelling(name, data, fields):
+            problems.add([*path, name], "missing required key")
+
+
+def _has_misspelling(name: str, data: dict[str, Any], fields: Any) -> bool:
+    """True when an unknown key in ``data`` is a likely misspelling of ``name`` (reported once)."""
+    unknown = [k for k in data if isinstance(k, str) and k not in fields]
+    return any(did_you_mean(k, fields) == f" (did you mean {name!r}?)" for k in unknown)
+
+
+def check_flow(data: Any, path: list[PathPart], problems: Problems) -> None:
+    """Dispatch on ``kind`` and check the flow against its model."""
+    if not isinstance(data, dict):
+        problems.add(path, f"expected a mapping with a 'kind' key, got {_type_name(data)}")
+        return
+    kind = data.get("kind")
+    if kind is None:
+        problems.add([*path, "kind"], f"missing required key (one of: {', '.join(FLOW_KINDS)})")
+        return
+    if kind not in FLOW_KINDS:
+        hint = did_you_mean(kind, FLOW_KINDS) or f" (one of: {', '.join(FLOW_KINDS)})"
+        problems.add([*path, "kind"], f"unknown kind {kind!r}{hint}")
+        return
+    check_model(data, FLOW_KINDS[kind], path, problems)
+
+
+def check_structure(data: Any, problems: Problems) -> None:
+    """Check a (non-overlay) spec's shape; the top level must be a ``stategraph``."""
+    if isinstance(data, dict) and data.get("kind") not in (None, "stategraph") and data.get("kind") in FLOW_KINDS:
+        problems.add(["kind"], f"the top level must be kind 'stategraph', got {data.get('kind')!r}")
+        return
+    check_flow(data, [], problems)
