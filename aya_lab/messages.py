@@ -1,0 +1,68 @@
+"""Chat messages: what a user (or Aya) said, in which language, and its translations."""
+
+from __future__ import annotations
+
+import uuid
+from datetime import datetime, timezone
+
+from pydantic import BaseModel, ConfigDict, Field
+
+__all__ = ["ChatMessage", "Delivery", "AYA"]
+
+AYA = "aya"
+
+
+def _now() -> str:
+    return datetime.now(timezone.utc).isoformat(timespec="seconds")
+
+
+class ChatMessage(BaseModel):
+    """One message of the room. ``lang`` is ISO 639-3; ``translations`` maps language -> text.
+
+    ``repr`` is ``sender | content`` so a list of messages reads like a chat.
+    """
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    id: str = Field(default_factory=lambda: uuid.uuid4().hex[:12])
+    sender: str
+    content: str
+    lang: str
+    reply_to: str | None = None
+    created_at: str = Field(default_factory=_now)
+    translations: dict[str, str] = Field(default_factory=dict)
+
+    def __repr__(self) -> str:
+        return f"{self.sender} | {self.content}"
+
+    __str__ = __repr__
+
+    def text_in(self, lang: str) -> str:
+        """The text in ``lang``: the original when it is in that language, else its translation."""
+        if lang == self.lang:
+            return self.content
+        return self.translations.get(lang, self.content)
+
+    @property
+    def english(self) -> str:
+        return self.text_in("eng")
+
+
+class Delivery(BaseModel):
+    """One message as it reached one user: what they read, in their language."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    message_id: str
+    user: str
+    sender: str
+    text: str
+    lang: str
+    translated: bool
+    from_aya: bool = False
+
+    def __repr__(self) -> str:
+        mark = "🤖 " if self.from_aya else ""
+        return f"{mark}{self.sender} | {self.text}"
+
+    __str__ = __repr__
