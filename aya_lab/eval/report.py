@@ -34,6 +34,7 @@ OUTPUT_COLUMNS = ["system", "dataset_id", "pair", "src", "tgt", "hop", "idx", "s
 SCORE_METRICS = ("BLEU", "chrF", "chrF++")
 SHARE_METRICS = ("target_lang_share", "echo_share")
 HOPS = ("e2e", "src-pivot", "pivot-tgt")
+_NUMERIC = ("score", "ci_low", "ci_high", "p_bootstrap", "p_ar", "n")
 
 
 class ResultsFormatError(ValueError):
@@ -178,9 +179,9 @@ class Results:
                 f"{meta.get('format')!r} v{meta.get('format_version')}, this version reads v{FORMAT_VERSION}); "
                 "re-run the evaluation to compare it"
             )
-        df = pd.read_csv(path, keep_default_na=False, na_values=[""])
-        for col in ("note",):
-            df[col] = df[col].fillna("")
+        text_cols = [c for c in COLUMNS if c not in _NUMERIC and c not in ("significant", "reliable")]
+        df = pd.read_csv(path, keep_default_na=False, na_values={c: [""] for c in _NUMERIC},
+                         dtype={c: str for c in text_cols})
         df["significant"] = df["significant"].astype(str).str.lower().eq("true")
         df["reliable"] = df["reliable"].astype(str).str.lower().eq("true")
         outputs_file = _outputs_path(path)

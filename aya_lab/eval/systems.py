@@ -85,9 +85,9 @@ class CopySystem:
 class PivotSystem:
     """Translate ``src`` -> ``pivot`` with ``first``, then ``pivot`` -> ``tgt`` with ``second``.
 
-    When ``src`` or ``tgt`` is the pivot language there is a single hop (by ``first`` out of the
-    pivot... into it, or ``second`` out of it). The second hop's context is the first hop's
-    translation of the context segments, so that documents stay documents.
+    When ``tgt`` is the pivot there is one hop by ``first``; when ``src`` is, one hop by ``second``.
+    The second hop's context is the first hop's translation of the context segments, so documents
+    stay documents (the evaluator does the same per hop, and reports each hop's scores).
     """
 
     def __init__(self, first: TranslationSystem, second: TranslationSystem | None = None, *,

@@ -1,0 +1,72 @@
+"""Results: save/load with a format version, deterministic table HTML, plot, compare."""
+
+from __future__ import annotations
+
+import json
+
+import matplotlib
+import pytest
+
+matplotlib.use("Agg")
+
+from aya_lab.eval.datasets import load_parallel  # noqa: E402
+from aya_lab.eval.report import Results, ResultsFormatError, compare  # noqa: E402
+from aya_lab.eval.translation import evaluate_translation  # noqa: E402
+from aya_lab.testing import EchoSystem, ReferenceSystem  # noqa: E402
+
+FAST = dict(n_bootstrap=100, n_ar=100, progress=False)
+
+
+@pytest.fixture
+def results(mini_data):
+    sets = [load_parallel("ntrex128", "eng", t) for t in ("swh", "fra")]
+    return evaluate_translation([EchoSystem(), ReferenceSystem(sets, name="noisy", noise=0.3)],
+                                "ntrex128", ["eng-swh", "eng-fra"], **FAST)
+
+
+def test_save_load_round_trip(results, tmp_path):
+    path = results.save(tmp_path / "r.csv")
+    assert (tmp_path / "r.outputs.csv").exists() and (tmp_path / "r.json").exists()
+    back = Results.load(path)
+    assert back.systems == results.systems and back.baseline == "echo"
+    assert back.df["significant"].tolist() == results.df["significant"].tolist()
+    assert back.df["score"].round(6).tolist() == pytest.approx(results.df["score"].round(6).tolist(), nan_ok=True)
+    assert back.outputs["hypothesis"].tolist() == results.outputs["hypothesis"].tolist()
+
+
+def test_result_from_another_version_is_one_line(results, tmp_path):
+    path = results.save(tmp_path / "r.csv")
+    meta = json.loads((tmp_path / "r.json").read_text())
+    meta["format_version"] = 0
+    (tmp_path / "r.json").write_text(json.dumps(meta))
+    with pytest.raises(ResultsFormatError, match="another version of aya_lab") as err:
+        Results.load(path)
+    assert "\n" not in str(err.value)
+    with pytest.raises(ValueError, match=r"\.csv"):
+        results.save(tmp_path / "r.parquet")
+
+
+def test_table_is_deterministic_and_marks_significance(results):
+    html = results.table().to_html()
+    assert html == results.table().to_html()
+    assert "T_aya-results" in html
+    data = results.table().data
+    assert data.loc["noisy", ("eng-swh", "chrF")].endswith("*")
+    assert data.loc["echo", ("eng-swh", "target_lang_share")] == "0%"
+
+
+def test_plot_bars_and_heatmap(results):
+    ax = results.plot("chrF")
+    assert len(ax.patches) == 4 and ax.get_title().startswith("chrF (e2e)")
+    ax = results.plot("BLEU", heatmap=True)
+    assert len(ax.images) == 1
+
+
+def test_compare_two_saved_files(results, tmp_path, mini_data):
+    a = Results.load(results.save(tmp_path / "a.csv"))
+    sets = [load_parallel("ntrex128", "eng", t) for t in ("swh", "fra")]
+    b = evaluate_translation([ReferenceSystem(sets, name="oracle")], "ntrex128", ["eng-swh", "eng-fra"], **FAST)
+    table = compare(a, Results.load(b.save(tmp_path / "b.csv")), n_bootstrap=100, n_ar=100)
+    assert set(table["pair"]) == {"eng-swh", "eng-fra"} and table["significant"].all()
+    same = compare(a, a, system_a="echo", system_b="echo", n_bootstrap=100, n_ar=100)
+    assert (same["p_ar"] == 1.0).all() and not same["significant"].any()
