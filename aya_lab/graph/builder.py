@@ -76,6 +76,8 @@ def _resolve(source: Source, base_dir: Path | None, seen: tuple[str, ...]) -> tu
         data: Any = source.to_dict()
     elif isinstance(source, Mapping):
         data = dict(source)
+    elif not isinstance(source, (str, PathLike)):
+        data = source  # not a mapping: the structural check reports it
     else:
         path = Path(source)
         label = str(path)

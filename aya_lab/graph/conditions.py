@@ -210,7 +210,8 @@ def check_target(value: Any, path: list[PathPart], ctx: CheckContext, problems: 
             if ctx.path_map is not None:
                 problems.add(p, f"{name!r} is not in this edge's path_map{did_you_mean(name, valid)}")
             else:
-                problems.add(p, f"unknown node {name!r}{did_you_mean(name, valid) or ' (add a node with that name, or use END)'}")
+                hint = did_you_mean(name, valid) or f" (nodes: {', '.join(sorted(ctx.nodes)) or 'none'}; or END)"
+                problems.add(p, f"unknown node {name!r}{hint}")
 
 
 def _targets(conditions: Iterable[Any]) -> Iterable[Any]:

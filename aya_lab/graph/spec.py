@@ -138,6 +138,12 @@ class GraphSpec(_Model):
         """Files this spec was resolved from, base first (one entry per overlay level)."""
         return self._lineage
 
+    def __eq__(self, other: object) -> bool:
+        """Specs are equal when their content is (where they were loaded from does not matter)."""
+        return isinstance(other, GraphSpec) and self.to_dict() == other.to_dict()
+
+    __hash__ = None  # type: ignore[assignment]  # mutable, like any pydantic model
+
     def to_dict(self) -> dict[str, Any]:
         """The resolved spec as plain JSON-able data (defaults left out): ``load_spec`` round-trips it."""
         return self.model_dump(mode="json", exclude_defaults=True)

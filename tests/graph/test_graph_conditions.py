@@ -1,0 +1,90 @@
+"""The condition language: operators and aliases, logic, operands, fan-out, Send, run-time errors."""
+
+from __future__ import annotations
+
+import pytest
+from langgraph.graph import END
+from langgraph.types import Send
+
+from aya_lab.graph import ConditionError
+from aya_lab.graph.conditions import OPERATOR_ALIASES, compile_conditions, literal_targets
+
+FUNCS = {
+    "double": lambda state, config, *, field: 2 * state[field],
+    "sends": lambda state, config: [Send("work", {"item": i}) for i in state["items"]],
+    "pick": lambda state, config: state["pick"],
+}
+
+
+def route(conditions, state, config=None, **kw):
+    return compile_conditions(conditions, FUNCS, **kw)(state, config or {})
+
+
+@pytest.mark.parametrize(
+    ("op", "left", "right", "expected"),
+    [
+        ("eq", 1, 1, True), ("equals", 1, 2, False), ("==", "a", "a", True),
+        ("neq", 1, 2, True), ("not_equals", 1, 1, False), ("!=", "a", "b", True),
+        ("gt", 2, 1, True), ("greater_than", 1, 1, False), (">", 3, 2, True),
+        ("gte", 1, 1, True), ("greater_than_or_equals", 0, 1, False), (">=", 2, 2, True),
+        ("lt", 1, 2, True), ("less_than", 2, 2, False), ("<", 1, 3, True),
+        ("lte", 2, 2, True), ("less_than_or_equals", 3, 2, False), ("<=", 1, 1, True),
+    ],
+)  # fmt: skip
+def test_every_operator_and_alias(op, left, right, expected):
+    conds = [{"expression": {op: [left, right]}, "result": "yes"}, {"default": "no"}]
+    assert route(conds, {}) == (["yes"] if expected else ["no"])
+
+
+def test_alias_table_is_complete():
+    assert len(OPERATOR_ALIASES) == 18 and set(OPERATOR_ALIASES.values()) == {"eq", "neq", "gt", "gte", "lt", "lte"}
+
+
+def test_nested_logic_and_operands():
+    expr = {
+        "and": [
+            {"or": [{"eq": [{"type": "state_value", "name": "x"}, 99]}, {"gt": [{"type": "function", "name": "double", "args": {"field": "x"}}, 5]}]},
+            {"not": {"eq": [{"type": "config_value", "name": "mode"}, "off"]}},
+            {"and": [{"or": [{"and": [{"eq": ["10", "10"]}]}, {"eq": ["10", "10"]}]}, {"eq": ["10", "10"]}]},
+        ]
+    }
+    conds = [{"expression": expr, "result": "a"}, {"default": "END"}]
+    assert route(conds, {"x": 3}, {"configurable": {"mode": "on"}}) == ["a"]
+    assert route(conds, {"x": 2}, {"configurable": {"mode": "on"}}) == [END]
+    assert route(conds, {"x": 3}, {"configurable": {"mode": "off"}}) == [END]
+
+
+def test_every_true_condition_is_followed_in_order_without_duplicates():
+    conds = [
+        {"expression": {"eq": [True, True]}, "result": "b"},
+        {"expression": {"eq": [True, False]}, "result": "x"},
+        {"expression": {"eq": [1, 1]}, "result": ["a", "b"]},
+        {"default": "END"},
+    ]
+    assert route(conds, {}) == ["b", "a"]
+
+
+def test_results_from_state_config_and_functions():
+    assert route([{"default": {"type": "state_value", "name": "next"}}], {"next": "END"}) == [END]
+    assert route([{"default": {"type": "config_value", "name": "n"}}], {}, {"configurable": {"n": ["a", "b"]}}) == ["a", "b"]
+    sends = route([{"default": {"type": "function", "name": "sends"}}], {"items": [1, 2]})
+    assert sends == [Send("work", {"item": 1}), Send("work", {"item": 2})]
+
+
+def test_path_map_dict_keys_are_not_converted():
+    conds = [{"expression": {"eq": [1, 1]}, "result": "END"}, {"default": "x"}]
+    assert route(conds, {}, path_map_is_dict=True) == ["END"]
+    assert route(conds, {}) == [END]
+
+
+def test_runtime_errors_are_condition_errors_with_location():
+    conds = [{"expression": {"gt": [{"type": "state_value", "name": "n"}, 3]}, "result": "a"}, {"default": "END"}]
+    with pytest.raises(ConditionError, match=r"conditions\[0\]\.expression: cannot evaluate 'gt' on None and 3"):
+        route(conds, {})
+    with pytest.raises(ConditionError, match="a target must be a node name or a Send"):
+        route([{"default": {"type": "function", "name": "pick"}}], {"pick": 3})
+
+
+def test_literal_targets():
+    conds = [{"expression": {}, "result": ["a", "b"]}, {"expression": {}, "result": "a"}, {"default": "END"}]
+    assert literal_targets(conds) == ["a", "b", "END"]
