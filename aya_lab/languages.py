@@ -122,8 +122,9 @@ def get_language(value: str | Language) -> Language:
     for candidate in (key, key.replace("-", "_")):
         if candidate in _INDEX:
             return _INDEX[candidate]
-    close = difflib.get_close_matches(key, list(_INDEX), n=3, cutoff=0.6)
-    hint = f" (did you mean {', '.join(repr(_INDEX[c].name) for c in dict.fromkeys(close))}?)" if close else ""
+    close = difflib.get_close_matches(key, list(_INDEX), n=6, cutoff=0.6)
+    names = list(dict.fromkeys(_INDEX[c].name for c in close))[:3]
+    hint = f" (did you mean {', '.join(repr(n) for n in names)}?)" if names else ""
     raise UnknownLanguageError(
         f"unsupported language {value!r}{hint}; use an ISO code or name from `aya-lab data languages`"
     )

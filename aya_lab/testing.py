@@ -20,7 +20,7 @@ from pydantic import Field, PrivateAttr
 
 from aya_lab.models.base import Conversation, GenerationResult, LocalChatModel
 
-__all__ = ["FakeChatModel", "FakeModelError", "tiny_llama", "tiny_marian"]
+__all__ = ["FakeChatModel", "FakeModelError", "FakeRoomModel", "tiny_llama", "tiny_marian"]
 
 
 class FakeModelError(RuntimeError):
@@ -92,6 +92,24 @@ class FakeEchoChatModel(FakeChatModel):
     def answer(self, prompt: str) -> str:
         last = prompt.rsplit("\n<", 1)[-1]
         return last.split("> ", 1)[1] if "> " in last else last
+
+
+class FakeRoomModel(FakeChatModel):
+    """A fake that *translates* by tagging: a user-agent prompt asking for language X about message M
+    answers ``[X] M``; Aya's request translation answers ``[English] R``. Other prompts follow the
+    FakeChatModel rules (substring ``rules``, then ``responses`` in order, then ``default``)."""
+
+    spec: str = "fake:room"
+
+    def answer(self, prompt: str) -> str:
+        import re
+
+        m = re.search(r'into (\w[\w ()]*?)\. If it is already', prompt)
+        if m and "Message: " in prompt:
+            return f"[{m.group(1)}] " + prompt.rsplit("Message: ", 1)[1].strip()
+        if "Translate the user's request into English" in prompt:
+            return "[English] " + prompt.rsplit("\n<human> ", 1)[-1].strip()
+        return super().answer(prompt)
 
 
 def tiny_llama(path: Any = None, **kwargs: Any) -> Any:
