@@ -160,6 +160,8 @@ def _check_graph(g: dict[str, Any], path: list[PathPart], reg: Registry | None, 
         if isinstance(name, str):
             if name in fields:
                 problems.add([*p, "field_name"], f"duplicate state field {name!r}")
+            elif not name.strip() or name.startswith("__"):
+                problems.add([*p, "field_name"], f"invalid state field name {name!r}: use a non-empty name not starting with '__' (LangGraph reserves those)")
             fields.add(name)
         for key, table, how in (("type", "types", "add_type"), ("reducer", "reducers", "add_reducer")):
             value = f.get(key)

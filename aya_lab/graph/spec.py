@@ -186,8 +186,9 @@ def json_schema() -> dict[str, Any]:
     graph = GraphSpec.model_json_schema(ref_template="#/$defs/{model}")
     overlay = OverlaySpec.model_json_schema(ref_template="#/$defs/{model}")
     defs: dict[str, Any] = {**graph.pop("$defs", {}), **overlay.pop("$defs", {}), **CONDITION_DEFS}
-    defs["GraphSpec"] = graph
-    defs["OverlaySpec"] = overlay
+    for name, schema in (("GraphSpec", graph), ("OverlaySpec", overlay)):
+        if "$ref" not in schema:  # a recursive model's schema is only a $ref into $defs
+            defs[name] = schema
 
     def fix(node: Any) -> Any:
         if node == _CONDITION_MARK:
@@ -364,7 +365,7 @@ def check_flow(data: Any, path: list[PathPart], problems: Problems) -> None:
     if kind is None:
         problems.add([*path, "kind"], f"missing required key (one of: {', '.join(FLOW_KINDS)})")
         return
-    if kind not in FLOW_KINDS:
+    if not isinstance(kind, str) or kind not in FLOW_KINDS:
         hint = did_you_mean(kind, FLOW_KINDS) or f" (one of: {', '.join(FLOW_KINDS)})"
         problems.add([*path, "kind"], f"unknown kind {kind!r}{hint}")
         return
@@ -373,7 +374,8 @@ def check_flow(data: Any, path: list[PathPart], problems: Problems) -> None:
 
 def check_structure(data: Any, problems: Problems) -> None:
     """Check a (non-overlay) spec's shape; the top level must be a ``stategraph``."""
-    if isinstance(data, dict) and data.get("kind") not in (None, "stategraph") and data.get("kind") in FLOW_KINDS:
+    kind = data.get("kind") if isinstance(data, dict) else None
+    if isinstance(kind, str) and kind != "stategraph" and kind in FLOW_KINDS:
         problems.add(["kind"], f"the top level must be kind 'stategraph', got {data.get('kind')!r}")
         return
     check_flow(data, [], problems)

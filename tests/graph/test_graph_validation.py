@@ -105,6 +105,7 @@ def test_error_message_shape(registry):
         (lambda d: d["flows"][0]["flow_parameter"].update(name="a:b"), "flows[0].flow_parameter.name: invalid node name 'a:b': use a non-empty name without ':' or '|'"),
         (lambda d: d["flows"][3]["flow_parameter"].update(end_key="START"), "flows[3].flow_parameter.end_key: START cannot be an edge's end"),
         (lambda d: d.update(flows=d["flows"][:3] + d["flows"][4:]), "flows: graph 'Aya' has no entry: add an edge from START (or a configurable_conditional_entry_point)"),
+        (lambda d: d["flow_parameter"]["state"][1].update(field_name="__start__"), "flow_parameter.state[1].field_name: invalid state field name '__start__': use a non-empty name not starting with '__' (LangGraph reserves those)"),
         (lambda d: d["flow_parameter"].update(nmae="x"), "flow_parameter.nmae: unknown key (did you mean 'name'?)"),
         (lambda d: d["flows"][2].pop("flow_parameter"), "flows[2].flow_parameter: missing required key"),
         (lambda d: d["flows"][2]["flow_parameter"].update(name=3), "flows[2].flow_parameter.name: expected a string, got int 3"),
