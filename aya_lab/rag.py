@@ -11,7 +11,8 @@ nothing changed.
 
 * ``retrieve(query, k)`` gives the ``k`` best chunks, best first, as :class:`Retrieved` (``text``,
   ``source`` = file name such as ``travel_policy.md``, ``section`` = the nearest Markdown header,
-  ``score`` = cosine similarity in [-1, 1], higher is better).
+  ``score`` = cosine similarity in [-1, 1], higher is better). ``vectorstore`` is the LangChain ``FAISS``
+  vector store it searches (same order and scores through ``similarity_search_with_score``).
 * ``relevant(query, k, min_score)`` keeps those at or above a threshold; an empty list means "I don't
   know". The default :data:`DEFAULT_MIN_SCORE` was chosen on ``data/kb`` + ``data/rag/questions.jsonl``
   with the packaged all-MiniLM-L6-v2 (see the note beside it).
@@ -25,11 +26,16 @@ nothing changed.
 
 Simplified, and why
 -------------------
-* Vectors are float32 blobs in plain SQLite, searched by exact cosine similarity in numpy (brute
-  force). LangChain's ``SQLiteVec`` needs the ``sqlite-vec`` loadable extension, and the Python on these
+* Persistence and search are two parts. The SQLite file is the store: texts, metadata and unit-length
+  float32 vectors as blobs. Search runs in LangChain's ``FAISS`` vector store, built in memory from
+  those stored vectors, so reopening embeds nothing. LangChain's ``SQLiteVec`` would do both in one file, but it needs the ``sqlite-vec`` loadable extension, and the Python on these
   machines is built without ``sqlite3.Connection.enable_load_extension`` (it raises ``AttributeError``),
-  so ``SQLiteVec`` cannot even connect here. A handbook is a few hundred chunks: a matrix product takes
-  microseconds, and exact search needs no index to go stale. Nothing is pickled.
+  so ``SQLiteVec`` cannot even connect here. FAISS's own ``save_local``/``load_local`` pickle the
+  docstore, so they are not used: nothing is pickled, and the SQLite file stays the one source of truth.
+* The index is exact (``faiss.IndexFlatIP``: inner product over L2-normalised vectors = cosine), not
+  approximate: a handbook is a few hundred chunks, a flat scan takes microseconds, and it needs no
+  training. The index is rebuilt from SQLite (a few milliseconds, no embedding) when the store changed
+  under it; ``add_fact`` adds its one vector to the live index.
 * One rebuild re-embeds every chunk (and every fact); there is no per-file incremental update.
 * Another process's writes (a fact remembered elsewhere) are seen on the next query, through SQLite's
   ``PRAGMA data_version``; two processes re-indexing at once both do the work, and the second commit wins.
@@ -45,15 +51,19 @@ import json
 import os
 import sqlite3
 import threading
+import warnings
 from dataclasses import dataclass
 from datetime import datetime, timezone
 from pathlib import Path
-from typing import Any, Iterator, Sequence
+from typing import TYPE_CHECKING, Any, Iterator, NamedTuple, Sequence
 
 import numpy as np
 from langchain_core.documents import Document
 from langchain_core.embeddings import Embeddings
 from langchain_core.retrievers import BaseRetriever
+
+if TYPE_CHECKING:
+    from langchain_community.vectorstores import FAISS
 
 __all__ = [
     "DEFAULT_CHUNK_OVERLAP",
@@ -323,6 +333,30 @@ def _blob(vector: np.ndarray) -> bytes:
     return np.asarray(vector, dtype="<f4").tobytes()
 
 
+class _Row(NamedTuple):
+    """One retrievable item as stored: a document chunk (``kind="doc"``) or a remembered fact."""
+
+    kind: str
+    id: int
+    text: str
+    source: str
+    section: str
+    author: str | None
+    embedding: bytes  # little-endian float32, unit length
+
+    @property
+    def key(self) -> str:  # the vector store's document id, "doc:12" or "fact:3"
+        return f"{self.kind}:{self.id}"
+
+    @property
+    def metadata(self) -> dict[str, Any]:
+        return {"source": self.source, "section": self.section, "kind": self.kind, "author": self.author}
+
+    @property
+    def vector(self) -> np.ndarray:
+        return np.frombuffer(self.embedding, dtype="<f4")
+
+
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS kb_meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
 CREATE TABLE IF NOT EXISTS kb_chunks (
@@ -348,6 +382,102 @@ def _connect(db_path: Path | str) -> sqlite3.Connection:
     return conn
 
 
+def _load_rows(conn: sqlite3.Connection) -> list[_Row]:
+    """Every stored chunk and fact with its vector: chunks first, each kind in id order."""
+    rows = conn.execute(
+        "SELECT 'doc', id, text, source, section, NULL, embedding FROM kb_chunks "
+        "UNION ALL SELECT 'fact', id, text, source, ?, author, embedding FROM kb_facts ORDER BY 1, 2",
+        (FACT_SECTION,),
+    ).fetchall()
+    return [_Row(*row) for row in rows]
+
+
+def _insert_fact(
+    conn: sqlite3.Connection, text: str, source: str, author: str | None, vector: np.ndarray
+) -> _Row | None:
+    """Store a fact in one transaction; ``None`` when another connection stored the same fact first."""
+    conn.execute("BEGIN IMMEDIATE")
+    try:
+        if conn.execute("SELECT 1 FROM kb_facts WHERE text = ? AND source = ?", (text, source)).fetchone():
+            conn.execute("COMMIT")
+            return None
+        blob = _blob(vector)
+        cur = conn.execute(
+            "INSERT INTO kb_facts (text, source, author, created_at, embedding) VALUES (?, ?, ?, ?, ?)",
+            (text, source, author, datetime.now(timezone.utc).isoformat(timespec="seconds"), blob),
+        )
+        conn.execute("COMMIT")
+    except BaseException:
+        conn.execute("ROLLBACK")
+        raise
+    return _Row("fact", int(cur.lastrowid), text, source, FACT_SECTION, author, blob)
+
+
+# --------------------------------------------------------------------------- the vector index
+
+
+def _faiss_classes() -> tuple[Any, Any, Any]:
+    """LangChain's FAISS, its docstore and DistanceStrategy, imported on first use.
+
+    Importing ``langchain_community`` warns that the package is being sunset; that one warning is
+    silenced here (the FAISS integration still works, and it is the one LangChain vector store that
+    runs on this Python, see the module docstring).
+    """
+    with warnings.catch_warnings():
+        warnings.filterwarnings(
+            "ignore", message="`langchain-community` is being sunset", category=DeprecationWarning
+        )
+        from langchain_community.docstore.in_memory import InMemoryDocstore
+        from langchain_community.vectorstores import FAISS
+        from langchain_community.vectorstores.utils import DistanceStrategy
+    return FAISS, InMemoryDocstore, DistanceStrategy
+
+
+def _new_vectorstore(embeddings: Embeddings, dim: int) -> FAISS:
+    """An empty exact cosine store: ``faiss.IndexFlatIP`` over L2-normalised vectors.
+
+    ``normalize_L2=True`` makes FAISS normalise what it adds and every query it embeds itself, so
+    ``similarity_search_with_score(query)`` scores cosine similarity too (the stored vectors are
+    unit already). LangChain warns that normalising "is not applicable" to inner product; for cosine
+    it is exactly what is needed, so that warning is silenced.
+    """
+    import faiss
+
+    FAISS, InMemoryDocstore, DistanceStrategy = _faiss_classes()
+    with warnings.catch_warnings():
+        warnings.filterwarnings("ignore", message="Normalizing L2 is not applicable")
+        return FAISS(
+            embedding_function=embeddings,
+            index=faiss.IndexFlatIP(dim),
+            docstore=InMemoryDocstore(),
+            index_to_docstore_id={},
+            normalize_L2=True,
+            distance_strategy=DistanceStrategy.MAX_INNER_PRODUCT,
+        )
+
+
+def _add_rows(store: FAISS, rows: Sequence[_Row]) -> None:
+    """Add stored vectors to ``store`` as they are (nothing is embedded)."""
+    if rows:
+        store.add_embeddings(
+            [(row.text, row.vector) for row in rows],
+            metadatas=[row.metadata for row in rows],
+            ids=[row.key for row in rows],
+        )
+
+
+def _retrieved(doc: Document, score: float) -> Retrieved:
+    meta = doc.metadata
+    return Retrieved(
+        text=doc.page_content,
+        source=meta["source"],
+        section=meta["section"],
+        score=min(max(float(score), -1.0), 1.0),  # float32 rounding can give 1.0000002
+        kind=meta["kind"],
+        author=meta["author"],
+    )
+
+
 # ---------------------------------------------------------------------------------- the store
 
 
@@ -371,8 +501,8 @@ class KnowledgeBase:
         self.fingerprint = fingerprint
         self.min_score = min_score
         self._lock = threading.RLock()
-        self._items: list[tuple[str, int, str, str, str, str | None]] | None = None
-        self._matrix = np.zeros((0, 0), dtype=np.float32)
+        self._store: FAISS | None = None  # the search index, built from the stored vectors on demand
+        self._order: dict[str, int] = {}  # store id -> position (documents, then facts), breaks score ties
         self._data_version = -1
 
     @property
@@ -479,7 +609,7 @@ class KnowledgeBase:
             except BaseException:
                 conn.execute("ROLLBACK")
                 raise
-            self._items = None
+            self._store = None
 
     def _embed_documents(self, texts: list[str]) -> np.ndarray:
         if not texts:
@@ -507,22 +637,37 @@ class KnowledgeBase:
             f"split:{m.get('splitter')}/{m.get('chunk_size')}/{m.get('chunk_overlap')}"
         )
 
-    def _fresh(self) -> None:
-        """(Re)load the vectors when this or another connection changed the store."""
+    def _fresh(self) -> FAISS:
+        """The search index, (re)built from the stored vectors when this or another connection changed
+        the store (SQLite's ``PRAGMA data_version``). Call with the lock held."""
         version = self._db.execute("PRAGMA data_version").fetchone()[0]
-        if self._items is not None and version == self._data_version:
-            return
-        rows = self._db.execute(
-            "SELECT 'doc', id, text, source, section, NULL, embedding FROM kb_chunks "
-            "UNION ALL SELECT 'fact', id, text, source, ?, author, embedding FROM kb_facts ORDER BY 1, 2",
-            (FACT_SECTION,),
-        ).fetchall()
-        self._items = [row[:6] for row in rows]
-        if rows:
-            self._matrix = np.stack([np.frombuffer(row[6], dtype="<f4") for row in rows])
-        else:
-            self._matrix = np.zeros((0, int(self.meta().get("dim", 0))), dtype=np.float32)
+        if self._store is not None and version == self._data_version:
+            return self._store
+        rows = _load_rows(self._db)
+        dim = len(rows[0].vector) if rows else int(self.meta().get("dim") or 1)
+        store = _new_vectorstore(self.embeddings, dim)
+        self._store, self._order = store, {}
+        self._index(store, rows)
         self._data_version = version
+        return store
+
+    def _index(self, store: FAISS, rows: Sequence[_Row]) -> None:
+        """Add stored rows to the search index, remembering their position (to order ties)."""
+        _add_rows(store, rows)
+        self._order.update((row.key, len(self._order) + i) for i, row in enumerate(rows))
+
+    @property
+    def vectorstore(self) -> FAISS:
+        """LangChain's ``FAISS`` vector store that :meth:`retrieve` searches (documents and facts).
+
+        Scores from its ``similarity_search_with_score`` are cosine similarities, as in :meth:`retrieve`;
+        metadata: ``source``, ``section``, ``kind``, ``author``; ids ``doc:<n>`` / ``fact:<n>``. Treat it as
+        read-only: write through :meth:`add_fact` (vectors added to it directly are not persisted). When
+        another process changes the store the index is rebuilt as a new object, so read this property
+        again rather than keeping the instance.
+        """
+        with self._lock:
+            return self._fresh()
 
     def retrieve(self, query: str, k: int = 4) -> list[Retrieved]:
         """The ``k`` chunks/facts most similar to ``query``, best first (cosine score in [-1, 1])."""
@@ -531,29 +676,20 @@ class KnowledgeBase:
         if k < 1:
             raise ValueError(f"k must be >= 1; got {k}")
         q = _unit([self.embeddings.embed_query(query)])[0]
-        with self._lock:
-            self._fresh()
-            items, matrix = self._items or [], self._matrix
-        if not items:
-            return []
-        if matrix.shape[1] != q.shape[0]:
-            raise KnowledgeBaseError(
-                f"{self.path} holds {matrix.shape[1]}-d vectors but the embedder gives {q.shape[0]}-d: "
-                "reopen with the embeddings it was built with, or with refresh=True to rebuild"
-            )
-        scores = np.clip(matrix @ q, -1.0, 1.0)
-        order = np.argsort(-scores, kind="stable")[:k]
-        return [
-            Retrieved(
-                text=items[i][2],
-                source=items[i][3],
-                section=items[i][4],
-                score=float(scores[i]),
-                kind=items[i][0],
-                author=items[i][5],
-            )
-            for i in order
-        ]
+        with self._lock:  # FAISS is not safe to search while add_fact adds to it
+            store = self._fresh()
+            if store.index.ntotal == 0:
+                return []
+            if store.index.d != q.shape[0]:
+                raise KnowledgeBaseError(
+                    f"{self.path} holds {store.index.d}-d vectors but the embedder gives {q.shape[0]}-d: "
+                    "reopen with the embeddings it was built with, or with refresh=True to rebuild"
+                )
+            hits = store.similarity_search_with_score_by_vector(q, k=min(k, store.index.ntotal))
+            order = self._order
+            # equal scores keep the store's order (documents, then facts), whatever FAISS's heap did
+            hits.sort(key=lambda hit: (-float(hit[1]), order[hit[0].id]))
+        return [_retrieved(doc, score) for doc, score in hits]
 
     def relevant(self, query: str, k: int = 4, min_score: float | None = None) -> list[Retrieved]:
         """``retrieve`` keeping only results scoring ``>= min_score`` (default: ``self.min_score``).
@@ -609,27 +745,12 @@ class KnowledgeBase:
                     f"{self.path} holds {dim}-d vectors but the embedder gives {vector.shape[0]}-d: "
                     "reopen with the embeddings it was built with"
                 )
-            self._db.execute("BEGIN IMMEDIATE")
-            try:
-                row = self._db.execute(find, (text, source)).fetchone()
-                if row is None:
-                    cur = self._db.execute(
-                        "INSERT INTO kb_facts (text, source, author, created_at, embedding) VALUES (?, ?, ?, ?, ?)",
-                        (
-                            text,
-                            source,
-                            author,
-                            datetime.now(timezone.utc).isoformat(timespec="seconds"),
-                            _blob(vector),
-                        ),
-                    )
-                    row = (cur.lastrowid,)
-                self._db.execute("COMMIT")
-            except BaseException:
-                self._db.execute("ROLLBACK")
-                raise
-            self._items = None
-            return int(row[0])
+            stored = _insert_fact(self._db, text, source, author, vector)
+            if stored is None:  # another connection stored it meanwhile (its commit triggers a rebuild)
+                return int(self._db.execute(find, (text, source)).fetchone()[0])
+            if self._store is not None:  # searchable at once: its one vector joins the live index
+                self._index(self._store, [stored])
+            return stored.id
 
     # -- lifetime
 
@@ -639,6 +760,7 @@ class KnowledgeBase:
             if self._conn is not None:
                 self._conn.close()
                 self._conn = None  # type: ignore[assignment]
+            self._store, self._order = None, {}
 
     def __enter__(self) -> KnowledgeBase:
         return self

@@ -9,11 +9,13 @@ from __future__ import annotations
 import hashlib
 import os
 import re
+import subprocess
 import sys
 from pathlib import Path
 
 import pytest
 from langchain_core.embeddings import DeterministicFakeEmbedding, Embeddings
+from langchain_core.vectorstores import VectorStore
 
 from aya_lab import rag
 from aya_lab.rag import (
@@ -207,6 +209,9 @@ def test_similar_text_ranks_higher_and_threshold_says_i_dont_know(docs, db):
         assert kb.relevant("zebra quantum volcano", k=4) == []  # nothing relevant: "I don't know"
         assert kb.relevant("annual leave days", k=4, min_score=1.01) == []
         assert len(kb.relevant("zebra quantum volcano", k=3, min_score=-1.0)) == 3
+        ties = kb.retrieve("zebra quantum volcano", k=len(kb))  # a zero vector: every score is 0
+        assert {r.score for r in ties} == {0.0}
+        assert [r.text for r in ties] == [row.text for row in rag._load_rows(kb._db)]  # store order
         kb.min_score = 1.01
         assert kb.relevant("annual leave days") == []
         docs_ = kb.as_retriever(k=2, min_score=0.0).invoke("sick leave manager")
@@ -227,7 +232,8 @@ def test_reopen_reads_the_file_and_embeds_nothing(docs, db, fake):
     again = Counting(fake)
     with KnowledgeBase.open(db, docs, again) as kb2:
         assert again.calls == 0  # nothing changed: nothing embedded
-        assert len(kb2) == n
+        assert len(kb2) == n and kb2.vectorstore.index.ntotal == n  # the index comes from the stored vectors
+        assert again.calls == 0
         after = [(r.text, r.source, r.section, round(r.score, 6)) for r in kb2.retrieve("per diem", k=5)]
     assert after == before
     assert again.doc_calls == 0 and again.query_calls == 1
@@ -306,8 +312,59 @@ def test_empty_fact_is_a_one_line_value_error(docs, db, fake, text):
 def test_facts_from_another_connection_are_seen(docs, db, fake):
     with KnowledgeBase.open(db, docs, fake) as reader, KnowledgeBase.open(db, docs, fake) as writer:
         assert reader.retrieve("x", k=1)  # loads the vectors
+        before = reader.vectorstore
         writer.add_fact("The VPN is called KivuNet.")
         assert reader.retrieve("The VPN is called KivuNet.", k=1)[0].kind == "fact"
+        assert reader.vectorstore is not before  # rebuilt from the file, with the other process's fact
+        assert reader.vectorstore.index.ntotal == len(reader) == len(writer)
+
+
+# -------------------------------------------------------------------------------- vector store
+
+
+def test_vectorstore_is_langchain_faiss_agreeing_with_retrieve(docs, db, fake):
+    emb = Counting(fake)  # DeterministicFakeEmbedding's vectors are not unit: FAISS must normalise
+    with KnowledgeBase.open(db, docs, emb) as kb:
+        store = kb.vectorstore
+        assert isinstance(store, VectorStore) and type(store).__name__ == "FAISS"
+        assert type(store.index).__name__ == "IndexFlatIP" and store.index.ntotal == len(kb)
+        assert kb.vectorstore is store  # kept while nothing changes
+        query = "How much is the meal allowance on a travel day?"
+        hits = kb.retrieve(query, k=len(kb))
+        pairs = store.similarity_search_with_score(query, k=len(kb))
+        found = [(d.page_content, d.metadata["source"], d.metadata["section"], d.metadata["kind"]) for d, _ in pairs]
+        assert found == [(h.text, h.source, h.section, h.kind) for h in hits]
+        assert [float(score) for _, score in pairs] == pytest.approx([h.score for h in hits], abs=1e-6)
+        assert [d.page_content for d in store.as_retriever(search_kwargs={"k": 2}).invoke(query)] == [
+            h.text for h in hits[:2]
+        ]
+
+        embedded, doc_calls = emb.texts, emb.doc_calls
+        fact = "The Hamburg office kitchen closes at 18:00."
+        fid = kb.add_fact(fact, author="lena")
+        assert emb.texts == embedded + 1 and emb.doc_calls == doc_calls + 1  # the fact alone was embedded
+        assert kb.vectorstore is store and store.index.ntotal == len(kb)  # added to the live index
+        doc, score = store.similarity_search_with_score(fact, k=1)[0]
+        assert (doc.page_content, doc.id, doc.metadata["kind"], doc.metadata["author"]) == (
+            fact, f"fact:{fid}", "fact", "lena")
+        assert float(score) == pytest.approx(1.0, abs=1e-5)
+        top = kb.retrieve(fact, k=1)[0]
+        assert (top.text, top.kind, top.author) == (fact, "fact", "lena")
+        assert emb.doc_calls == doc_calls + 1  # searching embedded queries only
+    with pytest.raises(KnowledgeBaseError, match="is closed"):
+        kb.vectorstore
+
+
+def test_faiss_import_does_not_warn_about_langchain_community():
+    code = (
+        "from langchain_core.embeddings import DeterministicFakeEmbedding as E; import aya_lab.rag as r; "
+        "print(type(r._new_vectorstore(E(size=4), 4)).__name__)"
+    )
+    out = subprocess.run(
+        [sys.executable, "-W", "error::DeprecationWarning", "-W", "error::UserWarning", "-c", code],
+        capture_output=True, text=True, timeout=60,
+    )
+    assert out.returncode == 0 and out.stdout.strip() == "FAISS", out.stderr[-2000:]
 
 
 # -------------------------------------------------------------------------------------- errors
