@@ -1,0 +1,58 @@
+"""The scripted demo: four colleagues in four languages (one low-resource) and two requests to Aya.
+
+Runs on the embedded default model unless told otherwise; prints every run report and each user's
+feed. Generations go through the generation cache, so a second run replays instantly.
+"""
+
+from __future__ import annotations
+
+import time
+from pathlib import Path
+from typing import TextIO
+
+from aya_lab.room import ChatRoom
+
+USERS = {"amara": "swh", "lena": "deu", "kofi": "eng", "sophie": "fra"}
+
+SCRIPT: list[tuple[str, str]] = [
+    ("amara", "Habari timu, mkutano wa bajeti umehamishwa hadi Ijumaa."),
+    ("lena", "Danke, Amara. Ich schicke den überarbeiteten Bericht bis Donnerstag."),
+    ("kofi", "Great, I will book the meeting room and invite finance."),
+    ("sophie", "Parfait. Je prépare les chiffres du trimestre pour vendredi."),
+    ("kofi", "@aya summarize the last 4 messages"),
+    ("lena", "@aya What is our travel policy for flights?"),
+]
+
+
+def run_demo(room_path: str | Path = "runs/demo.sqlite", model: str = "smollm2", out: TextIO | None = None,
+             fresh: bool = True, max_new_tokens: int = 96) -> ChatRoom:
+    """Play :data:`SCRIPT` in a room at ``room_path`` (recreated when ``fresh``) and print what happened."""
+    import sys
+
+    from aya_lab.models import load_chat_model
+
+    out = out or sys.stdout
+    room_path = Path(room_path)
+    if fresh:
+        for p in (room_path, room_path.with_suffix(".kb.sqlite")):
+            for suffix in ("", "-wal", "-shm"):
+                Path(str(p) + suffix).unlink(missing_ok=True)
+    t0 = time.perf_counter()
+    chat_model = load_chat_model(model, settings={"max_new_tokens": max_new_tokens})
+    print(f"model {chat_model.spec} ({chat_model.fingerprint}) on {getattr(chat_model, 'device', 'cpu')}, "
+          f"loaded in {time.perf_counter() - t0:.1f} s", file=out)
+    room = ChatRoom.open(room_path, model=chat_model, users=USERS)
+    print(f"room {room_path}: users {', '.join(f'{u} ({lang})' for u, lang in room.users.items())}; "
+          f"graph {room.spec.flow_parameter.name} {room.spec_hash}\n", file=out)
+    total = time.perf_counter()
+    for sender, text in SCRIPT:
+        print(f">>> {sender}: {text}", file=out)
+        report = room.send(sender, text)
+        print(report, "\n", file=out)
+    print(f"{len(SCRIPT)} messages in {time.perf_counter() - total:.1f} s\n", file=out)
+    for user, lang in room.users.items():
+        print(f"--- feed of {user} ({lang}) ---", file=out)
+        for d in room.feed(user):
+            print(f"  {d!r}", file=out)
+        print(file=out)
+    return room
