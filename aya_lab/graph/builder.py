@@ -213,7 +213,8 @@ def _check_graph(g: dict[str, Any], path: list[PathPart], reg: Registry | None, 
                 return False
             return True
         if name not in node_set:
-            hint = did_you_mean(name, node_set) or f" (nodes: {', '.join(sorted(node_set)) or 'none'})"
+            special = "START" if as_start else "END"
+            hint = did_you_mean(name, node_set | {special}) or f" (nodes: {', '.join(sorted(node_set)) or 'none'}; or {special})"
             problems.add(p, f"unknown node {name!r}{hint}")
             return False
         return True
