@@ -124,6 +124,8 @@ def load_spec(
         spec = GraphSpec.model_validate(data)
     except ValidationError as exc:  # a safety net: check_structure should have caught it
         raise SpecError([Problem(format_path(list(e["loc"])), e["msg"]) for e in exc.errors()], label) from None
+    if isinstance(source, GraphSpec):  # re-checking a loaded spec keeps where it came from
+        label, lineage = source.source, source.lineage
     spec._source = label
     spec._lineage = lineage
     return spec

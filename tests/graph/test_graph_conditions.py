@@ -88,3 +88,31 @@ def test_runtime_errors_are_condition_errors_with_location():
 def test_literal_targets():
     conds = [{"expression": {}, "result": ["a", "b"]}, {"expression": {}, "result": "a"}, {"default": "END"}]
     assert literal_targets(conds) == ["a", "b", "END"]
+
+
+def test_path_map_dict_in_a_built_graph(registry):
+    from graph_helpers import run
+
+    from aya_lab.graph import build_graph, load_spec
+
+    spec = {
+        "kind": "stategraph",
+        "flow_parameter": {"name": "G", "state": [{"field_name": "ok", "type": "bool"}, {"field_name": "visited", "type": "list", "reducer": "operator.add"}]},
+        "flows": [
+            {"kind": "node", "flow_parameter": {"name": "check", "factory": "test.record.v1"}},
+            {"kind": "node", "flow_parameter": {"name": "fix", "factory": "test.record.v1"}},
+            {"kind": "edge", "flow_parameter": {"start_key": "START", "end_key": "check"}},
+            {"kind": "configurable_conditional_edge", "flow_parameter": {
+                "start_key": "check", "path_map": {"broken": "fix", "fine": "END"},
+                "conditions": [{"expression": {"eq": [{"type": "state_value", "name": "ok"}, False]}, "result": "broken"}, {"default": "fine"}]}},
+            {"kind": "edge", "flow_parameter": {"start_key": "fix", "end_key": "END"}},
+        ],
+    }  # fmt: skip
+    app = build_graph(load_spec(spec, registry=registry), registry).compile()
+    assert run(app, {"ok": False, "visited": []})[0] == ["check", "fix"]
+    assert run(app, {"ok": True, "visited": []})[0] == ["check"]
+    spec["flows"][3]["flow_parameter"]["conditions"][1]["default"] = "fix"
+    from aya_lab.graph import SpecError
+
+    with pytest.raises(SpecError, match=r"conditions\[1\]\.default: 'fix' is not in this edge's path_map"):
+        load_spec(spec, registry=registry)

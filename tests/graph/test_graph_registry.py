@@ -129,3 +129,19 @@ def test_providers_and_refs(monkeypatch):
     with pytest.raises(RegistryError, match="not a Registry"):
         module.BAD = 3
         load_registry_ref("fake_room_registry:BAD")
+
+
+def test_factories_receive_keyword_parameters():
+    seen = {}
+
+    def factory(*, factory_parameter, flow_parameter):
+        seen.update(factory_parameter=factory_parameter, flow_parameter=flow_parameter)
+        return lambda state: {}
+
+    reg = default_registry()
+    reg.add_node_factory("spy.v1", factory)
+    spec = {"kind": "stategraph", "flow_parameter": {"name": "G", "state": [{"field_name": "x", "type": "int"}]},
+            "flows": [{"kind": "node", "flow_parameter": {"name": "n", "factory": "spy.v1"}, "factory_parameter": {"k": [1, 2]}},
+                      {"kind": "edge", "flow_parameter": {"start_key": "START", "end_key": "n"}}]}  # fmt: skip
+    build_graph(spec, reg)
+    assert seen == {"factory_parameter": {"k": [1, 2]}, "flow_parameter": {"name": "n", "factory": "spy.v1"}}
