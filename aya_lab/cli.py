@@ -131,7 +131,7 @@ def build_parser() -> argparse.ArgumentParser:
     p = sub.add_parser("demo", help="play a scripted multilingual conversation with Aya and print the feeds")
     p.add_argument("--room", default="runs/demo.sqlite", help="room file (recreated)")
     p.add_argument("--model", default=default_model_spec(), help="model spec (default: AYA_LAB_MODEL or smollm2)")
-    p.add_argument("--max-new-tokens", type=int, default=96)
+    p.add_argument("--max-new-tokens", type=int, default=64)
     p.set_defaults(func=_cmd_demo)
     p = sub.add_parser("chat", help="interactive room REPL (/as NAME, /feed NAME, /graph, /quit)")
     p.add_argument("room", help="room file (created if missing)")

@@ -25,7 +25,7 @@ SCRIPT: list[tuple[str, str]] = [
 
 
 def run_demo(room_path: str | Path = "runs/demo.sqlite", model: str = "smollm2", out: TextIO | None = None,
-             fresh: bool = True, max_new_tokens: int = 96) -> ChatRoom:
+             fresh: bool = True, max_new_tokens: int = 64) -> ChatRoom:
     """Play :data:`SCRIPT` in a room at ``room_path`` (recreated when ``fresh``) and print what happened."""
     import sys
 

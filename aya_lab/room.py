@@ -208,6 +208,12 @@ class ChatRoom:
     def draw(self, fmt: str = "mermaid") -> str:
         return draw(self.spec, self._registry, format=fmt)
 
+    def panel(self) -> Any:
+        """An ipywidgets panel: every user's feed side by side, a speaker selector and an input box."""
+        from aya_lab.panel import RoomPanel
+
+        return RoomPanel(self)
+
     @property
     def spec_hash(self) -> str:
         return spec_hash(self.spec)

@@ -1,0 +1,74 @@
+"""The JupyterLab room panel: every user's feed side by side, a speaker selector and an input box.
+
+``room.panel()`` returns a :class:`RoomPanel`; display it in a notebook. Sending runs the room graph
+and re-renders every feed; Aya's replies are marked. The logic is plain Python (``send(text)``,
+``feeds_html()``) so it is tested headless; the widgets only call it.
+"""
+
+from __future__ import annotations
+
+import html
+from typing import Any
+
+import ipywidgets as widgets
+
+from aya_lab.languages import language_name
+
+__all__ = ["RoomPanel"]
+
+_STYLE = ("<style>.aya-feed{font-family:sans-serif;font-size:13px;min-width:220px;max-width:320px}"
+          ".aya-feed .aya{background:#f2f0ff;border-left:3px solid #7a5cff;padding:2px 4px}"
+          ".aya-feed .own{color:#555}.aya-feed p{margin:3px 0}</style>")
+
+
+class RoomPanel:
+    """Widgets over a :class:`~aya_lab.room.ChatRoom` (see module docstring)."""
+
+    def __init__(self, room: Any) -> None:
+        self.room = room
+        users = list(room.users)
+        self.speaker = widgets.Dropdown(options=users, value=users[0] if users else None, description="as")
+        self.text = widgets.Text(placeholder="message (use @aya to ask Aya)", layout=widgets.Layout(width="420px"))
+        self.button = widgets.Button(description="Send", button_style="primary")
+        self.status = widgets.HTML()
+        self.columns = widgets.HBox()
+        self.button.on_click(lambda _: self.on_send())
+        self.text.on_submit(lambda _: self.on_send())
+        self.widget = widgets.VBox([self.columns, widgets.HBox([self.speaker, self.text, self.button]), self.status])
+        self.refresh()
+
+    def feeds_html(self) -> dict[str, str]:
+        """User -> the HTML of their feed column."""
+        out = {}
+        for user, feed in self.room.feeds().items():
+            lang = self.room.users[user]
+            rows = []
+            for d in feed:
+                cls = "aya" if d.from_aya else ("own" if d.sender == user else "")
+                rows.append(f'<p class="{cls}"><b>{html.escape(d.sender)}</b>: {html.escape(d.text)}</p>')
+            out[user] = (f'<div class="aya-feed"><h4>{html.escape(user)} ({language_name(lang)})</h4>'
+                         + "".join(rows) + "</div>")
+        return out
+
+    def refresh(self) -> None:
+        self.columns.children = [widgets.HTML(_STYLE + h) for h in self.feeds_html().values()]
+
+    def send(self, text: str, speaker: str | None = None) -> Any:
+        """Send ``text`` as ``speaker`` (default: the selected one); refresh; return the run report."""
+        report = self.room.send(speaker or self.speaker.value, text)
+        self.refresh()
+        self.status.value = html.escape(f"run {report.run_id}: {len(report.nodes)} nodes, {report.model_calls} model calls")
+        return report
+
+    def on_send(self) -> None:
+        """The Send button / Enter handler: errors are shown in the panel, the room stays as it was."""
+        try:
+            self.send(self.text.value)
+            self.text.value = ""
+        except ValueError as exc:
+            self.status.value = f'<span style="color:#b00">error: {html.escape(str(exc))}</span>'
+
+    def _ipython_display_(self) -> None:
+        from IPython.display import display
+
+        display(self.widget)
