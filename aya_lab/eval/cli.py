@@ -1,10 +1,10 @@
-"""Command-line commands for data and translation evaluation, registered into ``aya-lab``.
+"""Command-line commands for data and evaluation, registered into ``aya-lab``.
 
-``register(subparsers)`` adds ``data list|fetch|languages`` and ``eval translate|compare`` to the
-top-level parser's subparsers. Each command sets ``func(args) -> int`` (exit status) as its default;
-bad input prints one ``error: ...`` line on stderr and returns 2. The ``data`` and ``eval`` groups are
-shared: :func:`command_group` returns a group's subparsers (creating it once), so other modules can
-add ``eval summarize`` / ``eval route`` next to ``eval translate``.
+``register(subparsers)`` adds ``data list|fetch|languages`` and ``eval translate|compare|summarize|route``
+to the top-level parser's subparsers. Each command sets ``func(args) -> int`` (exit status) as its
+default; bad input prints one ``error: ...`` line on stderr and returns 2. The ``data`` and ``eval``
+groups are shared: :func:`command_group` returns a group's subparsers (creating it once), so other
+modules can add commands next to these.
 """
 
 from __future__ import annotations
@@ -119,6 +119,96 @@ def _eval_compare(args: argparse.Namespace) -> int:
     return 0
 
 
+def _split_list(value: str | None) -> list[str]:
+    return [x.strip() for x in (value or "").split(",") if x.strip()]
+
+
+def _check_out(out: str | None) -> None:
+    if out and not out.lower().endswith(".csv"):
+        raise ValueError(f"--out must name a .csv file, not {out}")
+
+
+def _cli_model(args: argparse.Namespace):
+    from aya_lab.models import load_chat_model
+
+    settings = {"max_new_tokens": args.max_new_tokens} if args.max_new_tokens else None
+    return load_chat_model(args.model, settings=settings)
+
+
+def _eval_summarize(args: argparse.Namespace) -> int:
+    from aya_lab.eval.summarization import VARIANTS, evaluate_summarizers
+
+    variants = _split_list(args.variants)
+    if not variants:
+        raise ValueError(f"--variants is empty; use e.g. {','.join(VARIANTS)}")
+    unknown = [v for v in variants if v not in VARIANTS]
+    if unknown:
+        raise ValueError(f"unknown summarizer variant {unknown[0]!r}; use one of {', '.join(VARIANTS)}")
+    if args.n is not None and args.n <= 0:
+        raise ValueError(f"--n must be positive; got {args.n}")
+    _check_out(args.out)
+    transcripts = None
+    if args.data:
+        from aya_lab.eval.corpora import load_transcripts
+
+        transcripts = load_transcripts(args.data)
+    results = evaluate_summarizers(variants, model=_cli_model(args), transcripts=transcripts, n=args.n,
+                                   translate_requests=not args.no_translate, n_bootstrap=args.n_bootstrap,
+                                   seed=args.seed)
+    with _pandas_display():
+        print(results.table().to_string())
+    if args.out:
+        results.save(args.out)
+        print(f"wrote {args.out}")
+    return 0
+
+
+def _eval_route(args: argparse.Namespace) -> int:
+    from aya_lab.eval.routing import evaluate_routing, sweep_routing
+
+    if args.variants is not None and args.prompt is not None:
+        raise ValueError("pass --prompt or --variants, not both")
+    variants = _split_list(args.variants) if args.variants is not None else None
+    if variants is not None and not variants:
+        raise ValueError("--variants is empty; use e.g. baseline,fewshot")
+    if args.n is not None and args.n <= 0:
+        raise ValueError(f"--n must be positive; got {args.n}")
+    _check_out(args.out)
+    from aya_lab.prompts import load_prompt
+
+    refs = variants or [args.prompt or "baseline"]
+    for ref in refs:  # unknown variants fail before the model loads
+        load_prompt(ref if "/" in ref or ref.endswith((".yaml", ".yml")) else f"supervisor/{ref}")
+    examples = None
+    if args.data:
+        from aya_lab.eval.corpora import load_routing_examples
+
+        examples = load_routing_examples(args.data)
+    translate = {"model": True, "gold": "gold", "none": False}[args.translate]
+    model = _cli_model(args)
+    if variants is not None and len(variants) > 1:
+        result = sweep_routing(variants, model=model, examples=examples, n=args.n, translate=translate,
+                               n_bootstrap=args.n_bootstrap, seed=args.seed)
+        confusions = result.confusion
+    else:
+        result = evaluate_routing(model, examples, prompt=refs[0], n=args.n, translate=translate,
+                                  n_bootstrap=args.n_bootstrap, seed=args.seed)
+        confusions = {result.meta["prompt"]: result.confusion}
+    with _pandas_display():
+        print(result.table().to_string())
+        for name, conf in confusions.items():
+            print(f"\nconfusion ({name}; rows gold, columns predicted):")
+            print(conf.to_string())
+        paired = getattr(result, "paired", None)
+        if paired is not None and len(paired):
+            print()
+            print(paired.to_string(index=False, float_format=lambda x: f"{x:.4g}"))
+    if args.out:
+        result.save(args.out)
+        print(f"wrote {args.out}")
+    return 0
+
+
 class _pandas_display:
     def __enter__(self):
         import pandas as pd
@@ -130,8 +220,21 @@ class _pandas_display:
         return self._ctx.__exit__(*exc)
 
 
+_SYSTEM_SPECS = """system specs:
+  copy                          the source unchanged (the echo floor)
+  MODEL[@VARIANT][+ctxK]        a user_translate prompt variant on a chat model, with the last K
+                                (0..10) preceding segments of the document as context;
+                                MODEL = smollm2 | hf:PATH-OR-HUB-ID | fake:SCRIPT;
+                                VARIANT = a file under prompts/user_translate/ (default baseline)
+  seq2seq:PATH-OR-HUB-ID        an NMT model (NLLB, M2M100, Marian); no context
+  pivot:SPEC                    through English with SPEC on both hops
+  NAME=SPEC                     any of the above, named NAME in the results
+examples: --system smollm2 --system strict=smollm2@strict --system smollm2@baseline+ctx3
+"""
+
+
 def register(subparsers: argparse._SubParsersAction) -> None:
-    """Add ``data list|fetch|languages`` and ``eval translate|compare`` to ``subparsers``."""
+    """Add ``data list|fetch|languages`` and ``eval translate|compare|summarize|route`` to ``subparsers``."""
     data = command_group(subparsers, "data", "test sets: list, fetch, language codes")
     p = data.add_parser("list", help="which test sets are present, with their languages")
     p.set_defaults(func=_guard(_data_list))
@@ -146,9 +249,11 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     p.set_defaults(func=_guard(_data_languages))
 
     ev = command_group(subparsers, "eval", "evaluate translation, summaries, routing")
-    p = ev.add_parser("translate", help="score translation systems on a test set")
+    p = ev.add_parser("translate", help="score translation systems on a test set", epilog=_SYSTEM_SPECS,
+                      formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("--system", action="append", default=[], metavar="SPEC",
-                   help="system spec (repeatable), optionally NAME=SPEC; e.g. copy, pivot:SPEC")
+                   help="system spec (repeatable), optionally NAME=SPEC; e.g. copy, smollm2@strict+ctx3, "
+                        "seq2seq:PATH, pivot:SPEC (grammar below)")
     p.add_argument("--dataset", required=True, help="ntrex128, floresv1, mafand, workplace or files:SRC,REF")
     p.add_argument("--pairs", required=True, help="comma-separated pairs, e.g. eng-swh,eng-yor")
     p.add_argument("--split", default=None)
@@ -168,6 +273,39 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     p.add_argument("--n-bootstrap", type=int, default=1000)
     p.add_argument("--n-ar", type=int, default=10000)
     p.set_defaults(func=_guard(_eval_compare))
+
+    p = ev.add_parser("summarize", help="score summarizer variants on the transcripts",
+                      description="Run summarizer variants (two_call, one_call) on data/transcripts and score "
+                                  "count exact match, last-N correctness, action-item P/R/F1, summary chrF, "
+                                  "calls, tokens and latency, with paired bootstrap tests against the first.")
+    p.add_argument("--model", default=None, help="chat model spec (default: $AYA_LAB_MODEL or smollm2)")
+    p.add_argument("--variants", default="two_call,one_call", help="comma-separated; the first is the baseline")
+    p.add_argument("--n", type=int, default=None, help="first N transcripts")
+    p.add_argument("--data", default=None, help="a transcripts JSONL file (default: data/transcripts)")
+    p.add_argument("--out", default=None, help="results CSV (also .transcripts.csv, .paired.csv, .json)")
+    p.add_argument("--no-translate", action="store_true", help="give the summarizers the request as written")
+    p.add_argument("--max-new-tokens", type=int, default=None)
+    p.add_argument("--n-bootstrap", type=int, default=1000)
+    p.add_argument("--seed", type=int, default=0)
+    p.set_defaults(func=_guard(_eval_summarize))
+
+    p = ev.add_parser("route", help="score the supervisor's routing (one prompt, or a sweep of variants)",
+                      description="Route the labelled requests of data/routing (translated to English first, "
+                                  "as the room does) and report accuracy with bootstrap CIs per language, the "
+                                  "keyword-fallback rate and a confusion matrix; with several --variants, "
+                                  "paired bootstrap and exact McNemar tests against the first.")
+    p.add_argument("--model", default=None, help="chat model spec (default: $AYA_LAB_MODEL or smollm2)")
+    p.add_argument("--prompt", default=None, help="one supervisor variant, e.g. fewshot (default: baseline)")
+    p.add_argument("--variants", default=None, help="comma-separated supervisor variants; the first is the baseline")
+    p.add_argument("--n", type=int, default=None, help="first N requests")
+    p.add_argument("--data", default=None, help="a routing requests JSONL file (default: data/routing)")
+    p.add_argument("--translate", choices=("model", "gold", "none"), default="model",
+                   help="non-English requests: translate with the model (default), use the gold English, or none")
+    p.add_argument("--out", default=None, help="results CSV (also .examples.csv, .confusion.csv, .json)")
+    p.add_argument("--max-new-tokens", type=int, default=None)
+    p.add_argument("--n-bootstrap", type=int, default=1000)
+    p.add_argument("--seed", type=int, default=0)
+    p.set_defaults(func=_guard(_eval_route))
 
 
 def main(argv: list[str] | None = None) -> int:

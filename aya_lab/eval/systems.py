@@ -12,8 +12,11 @@ gets the rest. Built-in kinds, all model-free:
 - ``copy`` / ``copy:`` — returns the source unchanged (the echo floor every system should beat);
 - ``pivot:SPEC`` — :class:`PivotSystem` through English with the system ``SPEC`` on both hops.
 
-Model-backed kinds (``hf:``, ``seq2seq:``, ``smollm2``, prompt variants) are registered by the
-modules that implement them.
+Model-backed kinds (``smollm2``, ``hf:``, ``fake:``, ``seq2seq:``, with ``@VARIANT`` and ``+ctxK``
+suffixes) are registered by :mod:`aya_lab.eval.model_systems`, which :func:`resolve_system` and
+:func:`system_kinds` import on first use. A kind written without a colon may carry a suffix right after
+its name (``smollm2@strict+ctx3``): the kind is the part before the first ``@`` or ``+``, and the
+factory gets the suffix as its rest.
 """
 
 from __future__ import annotations
@@ -159,8 +162,14 @@ def register_system_kind(prefix: str, factory: SystemFactory, *, replace: bool =
     _KINDS[key] = factory
 
 
+def _load_plugins() -> None:
+    """Import the modules that register model-backed kinds (once; lazy, to keep imports cheap)."""
+    import aya_lab.eval.model_systems  # noqa: F401  (registers smollm2, hf, fake, seq2seq)
+
+
 def system_kinds() -> list[str]:
     """Registered spec prefixes."""
+    _load_plugins()
     return sorted(_KINDS)
 
 
@@ -173,7 +182,12 @@ def resolve_system(spec: str | TranslationSystem) -> TranslationSystem:
     head = text.split(":", 1)[0]
     if "=" in head:
         name, text = (part.strip() for part in text.split("=", 1))
-    prefix, _, rest = text.partition(":")
+    prefix, sep, rest = text.partition(":")
+    _load_plugins()
+    if prefix.strip().lower() not in _KINDS:
+        cut = min((i for i in (prefix.find("@"), prefix.find("+")) if i >= 0), default=-1)
+        if cut > 0:  # smollm2@strict+ctx3: the suffix goes to the factory
+            prefix, rest = prefix[:cut], prefix[cut:] + (sep + rest if sep else "")
     factory = _KINDS.get(prefix.strip().lower())
     if factory is None:
         raise SystemSpecError(

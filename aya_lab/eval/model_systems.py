@@ -1,0 +1,186 @@
+"""Model-backed translation systems: a prompt variant on a chat model, and a seq2seq NMT model.
+
+- :class:`PromptSystem` translates through :meth:`~aya_lab.agents.user.UserAgent.translate_texts`, as the
+  room's user agents do: one ``generate_texts`` batch per chunk the evaluator hands over. With a context
+  window ``K > 0`` the last ``K`` preceding source segments of the document go into the prompt as
+  ``ChatMessage(sender="colleague", content=segment, lang=src)`` (the evaluator passes up to 10).
+- :class:`Seq2SeqSystem` calls :meth:`~aya_lab.models.seq2seq.Seq2SeqTranslator.translate`; it has no
+  prompt and ignores the document context.
+
+Spec grammar (``aya-lab eval translate --system SPEC``, :func:`~aya_lab.eval.systems.resolve_system`)::
+
+    SPEC      := [NAME "="] MODEL ["@" VARIANT] ["+ctx" K]      a PromptSystem
+               | [NAME "="] "seq2seq:" PATH-OR-HUB-ID            a Seq2SeqSystem
+    MODEL     := "smollm2" | "hf:" PATH-OR-HUB-ID | "fake:" SCRIPT    (a chat-model spec)
+    VARIANT   := a file stem under prompts/user_translate/ (default: baseline)
+    K         := 0..10, the context window (default 0)
+
+Examples: ``smollm2``, ``smollm2@strict``, ``smollm2@baseline+ctx3``, ``smollm2+ctx3``,
+``hf:HuggingFaceTB/SmolLM2-360M-Instruct@strict+ctx3``, ``pivot:smollm2@strict``,
+``nllb=seq2seq:facebook/nllb-200-distilled-600M``. The suffixes are taken from the end of the spec
+(``@`` followed by a name without ``/``), so paths may contain ``@`` elsewhere.
+
+Signatures: ``model_fingerprint`` (weights + generation settings), ``prompt_hash`` (the prompt file's
+content hash; ``-`` for seq2seq) and ``graph_spec_hash`` ``-``; a PromptSystem adds
+``context_window``, so that two systems differing only in K never share checkpointed outputs.
+Simplification: spec-built systems use the model's default generation settings; to change them
+(e.g. ``max_new_tokens``), build the system from a loaded model: ``PromptSystem(load_model(spec,
+settings=...))``.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from typing import Any
+
+from aya_lab.eval.systems import SystemSpecError, register_system_kind
+from aya_lab.prompts import PromptFile, load_prompt
+
+__all__ = ["PromptSystem", "Seq2SeqSystem", "parse_prompt_spec", "MAX_CONTEXT_WINDOW", "TRANSLATE_TASK"]
+
+TRANSLATE_TASK = "user_translate"
+MAX_CONTEXT_WINDOW = 10  # the evaluator never passes more preceding segments than this
+_SUFFIX = re.compile(r"^(?P<model>.*?)(?:@(?P<variant>[^@/+\s]*))?(?:\+ctx(?P<k>[^@/+\s]*))?$", re.S)
+
+
+def parse_prompt_spec(spec: str) -> tuple[str, str, int]:
+    """``"smollm2@strict+ctx3"`` -> ``("smollm2", "strict", 3)``; raises :class:`SystemSpecError`."""
+    text = (spec or "").strip()
+    m = _SUFFIX.match(text)
+    model, variant, k = (m.group("model"), m.group("variant"), m.group("k")) if m else (text, None, None)
+    if not model:
+        raise SystemSpecError(f"system spec {spec!r} names no model; e.g. smollm2@strict+ctx3 or hf:PATH@baseline")
+    if variant is not None and not variant:
+        raise SystemSpecError(f"system spec {spec!r} has an empty prompt variant after '@'; e.g. {model}@strict")
+    if k is not None and not k.isdigit():
+        raise SystemSpecError(f"system spec {spec!r}: '+ctx' needs a number of segments, e.g. {model}+ctx3")
+    window = int(k) if k is not None else 0
+    if window > MAX_CONTEXT_WINDOW:
+        raise SystemSpecError(f"system spec {spec!r}: context window {window} is over {MAX_CONTEXT_WINDOW}")
+    return model, variant or "baseline", window
+
+
+def _translate_prompt(prompt: str | PromptFile) -> PromptFile:
+    if isinstance(prompt, PromptFile):
+        return prompt
+    ref = prompt if ("/" in prompt or prompt.endswith((".yaml", ".yml"))) else f"{TRANSLATE_TASK}/{prompt}"
+    return load_prompt(ref)
+
+
+class PromptSystem:
+    """A ``user_translate`` prompt variant on a chat model, with a document-context window.
+
+    ``model``: a loaded chat model or a chat-model spec (``smollm2``, ``hf:...``, ``fake:...``).
+    ``prompt``: ``"strict"``, ``"user_translate/strict"``, a YAML path or a :class:`PromptFile`.
+    ``context_window``: how many preceding source segments to show (0..10).
+    """
+
+    def __init__(self, model: Any, prompt: str | PromptFile = "user_translate/baseline", context_window: int = 0,
+                 name: str | None = None) -> None:
+        from aya_lab.agents.user import UserAgent
+
+        if not 0 <= int(context_window) <= MAX_CONTEXT_WINDOW:
+            raise ValueError(f"context_window must be 0..{MAX_CONTEXT_WINDOW}; got {context_window}")
+        if isinstance(model, str):
+            from aya_lab.models import load_chat_model
+
+            model = load_chat_model(model)
+        if not hasattr(model, "generate_texts"):
+            raise ValueError(f"PromptSystem needs a chat model (smollm2, hf:..., fake:...); got {type(model).__name__}")
+        self.model = model
+        self.prompt = _translate_prompt(prompt)
+        self.context_window = int(context_window)
+        self.agent = UserAgent(model, self.prompt, context_window=self.context_window)
+        if name is None:
+            name = f"{getattr(model, 'spec', 'model')}@{self.prompt.variant or 'prompt'}"
+            name += f"+ctx{self.context_window}" if self.context_window else ""
+        self.name = name
+
+    def __repr__(self) -> str:
+        return f"PromptSystem({self.name!r})"
+
+    def contexts(self, texts: Sequence[str], src: str, context: Sequence[Sequence[str]] | None) -> list[list[Any]]:
+        """Per text, the last K preceding segments as ``ChatMessage``s (empty when K = 0 or no context)."""
+        from aya_lab.messages import ChatMessage
+
+        if self.context_window <= 0 or context is None:
+            return [[] for _ in texts]
+        if len(context) != len(texts):
+            raise ValueError(f"{len(context)} context lists for {len(texts)} texts; pass one per text")
+        return [
+            [ChatMessage(id=f"ctx{j}", sender="colleague", content=seg, lang=src, created_at="-")
+             for j, seg in enumerate(list(ctx)[-self.context_window:])]
+            for ctx in context
+        ]
+
+    def translate(self, texts, src, tgt, *, context=None):
+        texts = list(texts)
+        if not texts:
+            return []
+        return self.agent.translate_texts(texts, src, tgt, contexts=self.contexts(texts, src, context))
+
+    def signature(self) -> dict[str, str]:
+        return {"model_fingerprint": self.model.fingerprint, "prompt_hash": self.prompt.content_hash,
+                "graph_spec_hash": "-", "context_window": str(self.context_window)}
+
+
+class Seq2SeqSystem:
+    """A seq2seq NMT model (``seq2seq:PATH``); no prompt, no document context."""
+
+    def __init__(self, model: Any, name: str | None = None) -> None:
+        if isinstance(model, str):
+            from aya_lab.models import load_model
+
+            spec = model if model.startswith("seq2seq:") else f"seq2seq:{model}"
+            model = load_model(spec)
+        if not hasattr(model, "translate"):
+            raise ValueError(f"Seq2SeqSystem needs a seq2seq model (seq2seq:PATH); got {type(model).__name__}")
+        self.model = model
+        self.name = name or getattr(model, "spec", "seq2seq")
+
+    def __repr__(self) -> str:
+        return f"Seq2SeqSystem({self.name!r})"
+
+    def translate(self, texts, src, tgt, *, context=None):
+        texts = list(texts)
+        if not texts:
+            return []
+        return [r.text for r in self.model.translate(texts, src, tgt)]
+
+    def signature(self) -> dict[str, str]:
+        return {"model_fingerprint": self.model.fingerprint, "prompt_hash": "-", "graph_spec_hash": "-"}
+
+
+# -- spec factories ----------------------------------------------------------------------------------
+
+def _prompt_factory(kind: str):
+    def build(rest: str) -> PromptSystem:
+        if kind == "smollm2":
+            if rest and rest[0] not in "@+":
+                raise SystemSpecError(f"unexpected {rest!r} after 'smollm2'; write smollm2@VARIANT+ctxK")
+            model_part, variant, k = parse_prompt_spec("smollm2" + rest)
+        else:
+            model_part, variant, k = parse_prompt_spec(f"{kind}:{rest}")
+            if not model_part.partition(":")[2].strip():
+                raise SystemSpecError(f"system spec {kind + ':' + rest!r} names no model after '{kind}:'; "
+                                      f"e.g. {kind}:PATH@strict")
+        try:
+            prompt = _translate_prompt(variant)
+        except ValueError as exc:
+            raise SystemSpecError(str(exc)) from None
+        name = model_part + f"@{variant}" + (f"+ctx{k}" if k else "")
+        return PromptSystem(model_part, prompt, context_window=k, name=name)
+
+    return build
+
+
+def _seq2seq_factory(rest: str) -> Seq2SeqSystem:
+    if not rest.strip():
+        raise SystemSpecError("seq2seq: needs a model path or hub id, e.g. seq2seq:facebook/nllb-200-distilled-600M")
+    return Seq2SeqSystem(f"seq2seq:{rest.strip()}")
+
+
+for _kind in ("smollm2", "hf", "fake"):
+    register_system_kind(_kind, _prompt_factory(_kind), replace=True)
+register_system_kind("seq2seq", _seq2seq_factory, replace=True)

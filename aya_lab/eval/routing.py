@@ -1,0 +1,335 @@
+"""Routing evaluation: does Aya's supervisor pick the right tool for a request?
+
+:func:`evaluate_routing` routes the labelled requests of ``data/routing`` the way the room does: a
+request not in English is first brought into English with the ``aya_translate`` prompt of
+:class:`~aya_lab.agents.translator.AyaTranslator` (``translate=True``; ``"gold"`` uses the data set's
+English instead, isolating the router from translation errors; ``False`` routes the text as written),
+then an :class:`~aya_lab.routing.LLMRouter` prompt is answered and parsed with
+:func:`~aya_lab.routing.parse_tool_choice`, falling back to the router's keyword router when the answer
+names no tool. Unlike ``LLMRouter.route`` (one call per request), all translations go to the model as
+one ``generate_texts`` batch, and all router prompts as another; the decisions are the same.
+
+Reported (:class:`RoutingResults`): accuracy with a percentile bootstrap 95% CI, overall and per
+request language; the fallback rate (share of answers that named no tool); LLM calls and tokens; a
+confusion matrix (gold rows x predicted columns); one row per example.
+
+:func:`sweep_routing` runs several ``supervisor`` prompt variants on the same (once-translated)
+requests and tests each against the first on the same examples with two paired tests: a paired
+bootstrap of the accuracy difference (resamples shared by all variants, seeded) and McNemar's exact
+test (a two-sided binomial test on the discordant pairs, b = baseline right / variant wrong and
+c = the reverse). ``significant`` requires both at p < 0.05, as the translation tables do.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Literal
+
+import numpy as np
+import pandas as pd
+
+from aya_lab.eval.summarization import ALPHA, _ci, bootstrap_indices, paired_bootstrap
+
+__all__ = ["RoutingResults", "RoutingSweep", "evaluate_routing", "sweep_routing", "mcnemar_exact",
+           "translate_requests", "ROUTING_COLUMNS"]
+
+ROUTING_COLUMNS = ["prompt", "lang", "metric", "mean", "ci_low", "ci_high", "n", "model_fingerprint",
+                   "prompt_hash", "dataset_id"]
+PAIRED_COLUMNS = ["baseline", "variant", "lang", "metric", "mean_baseline", "mean_variant", "diff", "ci_low",
+                  "ci_high", "p_bootstrap", "b", "c", "p_mcnemar", "significant", "n"]
+Translate = bool | Literal["gold"]
+
+
+def mcnemar_exact(b: int, c: int) -> float:
+    """Two-sided exact McNemar p-value: ``min(1, 2 * P(X <= min(b, c)))`` for ``X ~ Bin(b + c, 1/2)``."""
+    n = b + c
+    if n == 0:
+        return 1.0
+    tail = sum(math.comb(n, k) for k in range(min(b, c) + 1)) / 2**n
+    return min(1.0, 2 * tail)
+
+
+@dataclass
+class RoutingResults:
+    """``df`` (prompt x language x metric), ``examples`` (one row per request), ``confusion``."""
+
+    df: pd.DataFrame
+    examples: pd.DataFrame
+    confusion: pd.DataFrame
+    meta: dict[str, Any] = field(default_factory=dict)
+
+    @property
+    def accuracy(self) -> float:
+        row = self.df[(self.df["metric"] == "accuracy") & (self.df["lang"] == "all")]
+        return float(row["mean"].iloc[0])
+
+    def __repr__(self) -> str:
+        return f"RoutingResults({self.meta.get('prompt')}: accuracy {self.accuracy:.3f} on {len(self.examples)})"
+
+    def table(self) -> pd.DataFrame:
+        """Languages as rows; accuracy ``mean [low, high]``, fallback rate and n as columns."""
+        return _table(self.df)
+
+    def save(self, path: str | Path) -> Path:
+        """Write ``path`` (CSV of ``df``), ``<stem>.examples.csv``, ``<stem>.confusion.csv``, ``<stem>.json``."""
+        path = _csv_path(path)
+        self.df.to_csv(path, index=False)
+        self.examples.to_csv(path.with_name(path.stem + ".examples.csv"), index=False)
+        self.confusion.to_csv(path.with_name(path.stem + ".confusion.csv"))
+        _write_meta(path, self.meta)
+        return path
+
+
+@dataclass
+class RoutingSweep:
+    """Several prompt variants on the same requests: ``df``, ``examples``, ``paired``, ``confusion``."""
+
+    df: pd.DataFrame
+    examples: pd.DataFrame
+    paired: pd.DataFrame
+    confusion: dict[str, pd.DataFrame]
+    meta: dict[str, Any] = field(default_factory=dict)
+
+    @property
+    def variants(self) -> list[str]:
+        return list(self.confusion)
+
+    def __repr__(self) -> str:
+        return f"RoutingSweep(variants: {', '.join(self.variants)}; {self.meta.get('n')} requests)"
+
+    def table(self) -> pd.DataFrame:
+        """Prompt x language rows with accuracy and fallback rate, then the paired tests (lang = all)."""
+        return _table(self.df)
+
+    def save(self, path: str | Path) -> Path:
+        """Write ``path`` (CSV of ``df``), ``<stem>.examples.csv``, ``<stem>.paired.csv``,
+        ``<stem>.confusion.csv`` (all variants, a ``prompt`` column) and ``<stem>.json``."""
+        path = _csv_path(path)
+        self.df.to_csv(path, index=False)
+        self.examples.to_csv(path.with_name(path.stem + ".examples.csv"), index=False)
+        self.paired.to_csv(path.with_name(path.stem + ".paired.csv"), index=False)
+        conf = pd.concat([c.reset_index().assign(prompt=v) for v, c in self.confusion.items()], ignore_index=True)
+        conf.to_csv(path.with_name(path.stem + ".confusion.csv"), index=False)
+        _write_meta(path, self.meta)
+        return path
+
+
+def _csv_path(path: str | Path) -> Path:
+    path = Path(path)
+    if path.suffix.lower() != ".csv":
+        raise ValueError(f"results path must name a .csv file, not {path.name}")
+    path.parent.mkdir(parents=True, exist_ok=True)
+    return path
+
+
+def _write_meta(path: Path, meta: dict) -> None:
+    path.with_suffix(".json").write_text(json.dumps(meta, indent=2, sort_keys=True, default=str) + "\n",
+                                         encoding="utf-8")
+
+
+def _table(df: pd.DataFrame) -> pd.DataFrame:
+    acc = df[df["metric"] == "accuracy"]
+    fb = df[df["metric"] == "fallback_rate"].set_index(["prompt", "lang"])["mean"]
+    rows = []
+    for r in acc.itertuples(index=False):
+        rows.append({"prompt": r.prompt, "lang": r.lang, "accuracy": f"{r.mean:.3f} [{r.ci_low:.3f}, {r.ci_high:.3f}]",
+                     "fallback_rate": f"{fb.get((r.prompt, r.lang), float('nan')):.3f}", "n": int(r.n)})
+    return pd.DataFrame(rows).set_index(["prompt", "lang"]) if rows else pd.DataFrame()
+
+
+# -- running -----------------------------------------------------------------------------------------
+
+def _chat_model(model: Any) -> Any:
+    if model is None or isinstance(model, str):
+        from aya_lab.models import load_chat_model
+
+        return load_chat_model(model)
+    return model
+
+
+def _examples(examples: Sequence[Any] | None, n: int | None) -> list[Any]:
+    from aya_lab.eval.corpora import load_routing_examples
+
+    if n is not None and n <= 0:
+        raise ValueError(f"n must be positive; got {n}")
+    items = list(examples) if examples is not None else load_routing_examples()
+    items = items[:n] if n is not None else items
+    if not items:
+        raise ValueError("no routing examples to evaluate")
+    return items
+
+
+def translate_requests(model: Any, examples: Sequence[Any], translate: Translate = True) -> tuple[list[str], dict]:
+    """The English texts the router sees, and the cost of getting them (one batch for all non-English)."""
+    from aya_lab.agents.translator import AyaTranslator
+    from aya_lab.agents.user import clean_translation
+    from aya_lab.models.base import record_generations
+
+    texts = [ex.text for ex in examples]
+    cost = {"calls": 0, "prompt_tokens": 0, "completion_tokens": 0}
+    if translate == "gold":
+        return [ex.text_en if ex.lang != "eng" else ex.text for ex in examples], cost
+    if translate not in (True, False):
+        raise ValueError(f"translate must be True, False or 'gold'; got {translate!r}")
+    todo = [i for i, ex in enumerate(examples) if ex.lang != "eng"] if translate else []
+    if todo:
+        prompt = AyaTranslator(model).prompt
+        with record_generations() as records:
+            results = model.generate_texts([prompt.render(request=examples[i].text) for i in todo])
+        for i, r in zip(todo, results, strict=True):
+            texts[i] = clean_translation(r.text, "English")
+        cost = {"calls": len(records), "prompt_tokens": sum(x.result.prompt_tokens for x in records),
+                "completion_tokens": sum(x.result.completion_tokens for x in records)}
+    return texts, cost
+
+
+def _route_all(model: Any, prompt: Any, texts: list[str]) -> list[dict[str, Any]]:
+    """Route every text with one batch of router prompts; the LLMRouter's parse and fallback."""
+    from aya_lab.routing import LLMRouter, parse_tool_choice
+
+    router = LLMRouter(model, prompt)
+    results = model.generate_texts([router.prompt.render(request=t) for t in texts])
+    out = []
+    for text, r in zip(texts, results, strict=True):
+        tool = parse_tool_choice(r.text, router.tools)
+        fallback = tool is None
+        if fallback:
+            decision = router.fallback.route(text)
+            tool, log = decision.tool, f"unparseable router answer {r.text[:60]!r}; fallback: {decision.log}"
+        else:
+            log = f"model answered {r.text[:60]!r} -> {tool}"
+        out.append({"answer": r.text, "predicted": tool, "fallback": float(fallback), "log": log,
+                    "prompt_tokens": r.prompt_tokens, "completion_tokens": r.completion_tokens,
+                    "latency_s": r.latency_s})
+    return out
+
+
+def _load_router_prompt(prompt: Any) -> Any:
+    from aya_lab.prompts import load_prompt
+
+    if not isinstance(prompt, str):
+        return prompt
+    ref = prompt if ("/" in prompt or prompt.endswith((".yaml", ".yml"))) else f"supervisor/{prompt}"
+    return load_prompt(ref)
+
+
+def _run(model, prompt_file, items, texts, tr_cost, idx, dataset_id) -> tuple[pd.DataFrame, pd.DataFrame, pd.DataFrame]:
+    from aya_lab.eval.corpora import ROUTING_LABELS
+
+    name = prompt_file.variant or prompt_file.name
+    decisions = _route_all(model, prompt_file, texts)
+    examples = pd.DataFrame([
+        {"prompt": name, "id": ex.id, "lang": ex.lang, "label": ex.label, "text": ex.text, "routed_text": t, **d,
+         "correct": float(d["predicted"] == ex.label)}
+        for ex, t, d in zip(items, texts, decisions, strict=True)
+    ])
+    sig = {"model_fingerprint": model.fingerprint, "prompt_hash": prompt_file.content_hash, "dataset_id": dataset_id}
+    rows = []
+    langs = ["all", *sorted(examples["lang"].unique())]
+    for lang in langs:
+        mask = np.ones(len(examples), bool) if lang == "all" else (examples["lang"] == lang).to_numpy()
+        for metric, col in (("accuracy", "correct"), ("fallback_rate", "fallback")):
+            values = examples.loc[mask, col].to_numpy(dtype=float)
+            if lang == "all":
+                low, high = _ci(values[idx].mean(axis=1))
+            else:  # resample within the language (its own seeded draws)
+                low, high = _ci(values[bootstrap_indices(len(values), idx.shape[0], seed=0)].mean(axis=1))
+            rows.append({"prompt": name, "lang": lang, "metric": metric, "mean": float(values.mean()),
+                         "ci_low": low, "ci_high": high, "n": int(mask.sum()), **sig})
+    total = {"llm_calls": len(items) + tr_cost["calls"],
+             "prompt_tokens": float(examples["prompt_tokens"].sum()) + tr_cost["prompt_tokens"],
+             "completion_tokens": float(examples["completion_tokens"].sum()) + tr_cost["completion_tokens"]}
+    for metric, value in total.items():
+        rows.append({"prompt": name, "lang": "all", "metric": metric, "mean": float(value), "ci_low": float("nan"),
+                     "ci_high": float("nan"), "n": len(items), **sig})
+    confusion = pd.crosstab(examples["label"], examples["predicted"]).reindex(
+        index=list(ROUTING_LABELS), columns=list(ROUTING_LABELS), fill_value=0).fillna(0).astype(int)
+    confusion.index.name, confusion.columns.name = "gold", "predicted"
+    return pd.DataFrame(rows, columns=ROUTING_COLUMNS), examples, confusion
+
+
+def evaluate_routing(
+    model: Any = None,
+    examples: Sequence[Any] | None = None,
+    prompt: Any = "supervisor/baseline",
+    n: int | None = None,
+    translate: Translate = True,
+    *,
+    n_bootstrap: int = 1000,
+    seed: int = 0,
+) -> RoutingResults:
+    """Route ``examples`` (default: ``data/routing``, first ``n``) with a ``supervisor`` prompt; score them.
+
+    ``model``: a chat model or spec (default ``AYA_LAB_MODEL`` or ``smollm2``); ``prompt``:
+    ``"supervisor/fewshot"``, ``"fewshot"`` or a PromptFile. The LLM-call count includes the request
+    translations (one per non-English request, sent as one batch).
+    """
+    model = _chat_model(model)
+    prompt_file = _load_router_prompt(prompt)
+    items = _examples(examples, n)
+    texts, cost = translate_requests(model, items, translate)
+    idx = bootstrap_indices(len(items), n_bootstrap, seed)
+    dataset_id = "routing" if examples is None else "routing:custom"
+    df, ex, conf = _run(model, prompt_file, items, texts, cost, idx, dataset_id)
+    meta = {"kind": "routing", "prompt": prompt_file.name, "n": len(items), "translate": translate,
+            "n_bootstrap": n_bootstrap, "seed": seed, "model": getattr(model, "spec", "?"), "dataset_id": dataset_id}
+    return RoutingResults(df, ex, conf, meta)
+
+
+def sweep_routing(
+    variants: Sequence[str] = ("baseline", "fewshot"),
+    model: Any = None,
+    examples: Sequence[Any] | None = None,
+    n: int | None = None,
+    translate: Translate = True,
+    *,
+    n_bootstrap: int = 1000,
+    seed: int = 0,
+) -> RoutingSweep:
+    """Each ``supervisor`` prompt variant on the same requests; paired tests of each against the first."""
+    names = [v.strip() for v in variants if v and v.strip()]
+    if not names:
+        raise ValueError("no prompt variants given; use e.g. baseline,fewshot")
+    prompts = [_load_router_prompt(v) for v in names]  # unknown variant -> PromptError (one line)
+    labels = [p.variant or p.name for p in prompts]
+    dupes = sorted({x for x in labels if labels.count(x) > 1})
+    if dupes:
+        raise ValueError(f"prompt variants must be unique; repeated: {', '.join(dupes)}")
+    model = _chat_model(model)
+    items = _examples(examples, n)
+    texts, cost = translate_requests(model, items, translate)
+    idx = bootstrap_indices(len(items), n_bootstrap, seed)
+    dataset_id = "routing" if examples is None else "routing:custom"
+    dfs, exs, confusion = [], [], {}
+    for label, p in zip(labels, prompts, strict=True):
+        df, ex, conf = _run(model, p, items, texts, cost, idx, dataset_id)
+        dfs.append(df)
+        exs.append(ex)
+        confusion[label] = conf
+    paired = _paired(exs, labels, idx)
+    meta = {"kind": "routing-sweep", "variants": labels, "baseline": labels[0], "n": len(items),
+            "translate": translate, "n_bootstrap": n_bootstrap, "seed": seed,
+            "model": getattr(model, "spec", "?"), "dataset_id": dataset_id}
+    return RoutingSweep(pd.concat(dfs, ignore_index=True), pd.concat(exs, ignore_index=True), paired, confusion, meta)
+
+
+def _paired(exs: list[pd.DataFrame], labels: list[str], idx: np.ndarray) -> pd.DataFrame:
+    rows = []
+    base = exs[0]
+    for label, ex in zip(labels[1:], exs[1:]):
+        for metric, col in (("accuracy", "correct"), ("fallback_rate", "fallback")):
+            a, b = base[col].to_numpy(dtype=float), ex[col].to_numpy(dtype=float)
+            test = paired_bootstrap(a, b, idx)
+            n_b = int(np.sum((a == 1) & (b == 0)))
+            n_c = int(np.sum((a == 0) & (b == 1)))
+            p_mc = mcnemar_exact(n_b, n_c)
+            rows.append({"baseline": labels[0], "variant": label, "lang": "all", "metric": metric,
+                         "mean_baseline": float(a.mean()), "mean_variant": float(b.mean()), "diff": test["diff"],
+                         "ci_low": test["ci_low"], "ci_high": test["ci_high"], "p_bootstrap": test["p_value"],
+                         "b": n_b, "c": n_c, "p_mcnemar": p_mc,
+                         "significant": bool(test["p_value"] < ALPHA and p_mc < ALPHA), "n": len(a)})
+    return pd.DataFrame(rows, columns=PAIRED_COLUMNS)
