@@ -1,0 +1,160 @@
+"""Routing evaluation: accuracy, per-language scores, fallback, confusion, batching, sweeps, CLI."""
+
+from __future__ import annotations
+
+import pytest
+
+from aya_lab.eval.corpora import RoutingExample
+from aya_lab.eval.routing import evaluate_routing, mcnemar_exact, sweep_routing
+from aya_lab.prompts import PromptError, load_prompt
+from aya_lab.routing import LLMRouter
+from aya_lab.testing import FakeChatModel
+
+
+def _examples() -> list[RoutingExample]:
+    rows = [
+        ("r901", "what is the per diem?", "eng", "query", "what is the per diem?"),
+        ("r902", "summarize the last 3 messages", "eng", "summarize", "summarize the last 3 messages"),
+        ("r903", "remember that the door code is 42", "eng", "remember", "remember that the door code is 42"),
+        ("r904", "bonjour à tous", "fra", "chat", "hello everyone"),
+        ("r905", "fasse das zusammen", "deu", "summarize", "summarize that"),
+    ]
+    return [RoutingExample(id=i, text=t, lang=lang, label=label, text_en=en) for i, t, lang, label, en in rows]
+
+
+def _model() -> FakeChatModel:
+    return FakeChatModel(rules=[
+        ("<human> bonjour à tous", "Translation: hello everyone"),  # Aya's translation prompt
+        ("<human> fasse das zusammen", "summarize it"),
+        ("Request: what is the per diem?\nTool:", "Query."),
+        ("Request: summarize the last 3 messages\nTool:", "I think summarize"),
+        ("Request: remember that the door code is 42\nTool:", "chat"),  # wrong
+        ("Request: hello everyone\nTool:", "banana"),  # no tool named: keyword fallback -> chat (right)
+        ("Request: summarize it\nTool:", "???"),  # fallback -> summarize (right)
+    ], default="chat")
+
+
+def test_accuracy_per_language_fallback_and_confusion():
+    model = _model()
+    res = evaluate_routing(model, _examples(), n_bootstrap=200)
+    ex = res.examples.set_index("id")
+    assert list(ex["routed_text"]) == ["what is the per diem?", "summarize the last 3 messages",
+                                      "remember that the door code is 42", "hello everyone", "summarize it"]
+    assert list(ex["predicted"]) == ["query", "summarize", "chat", "chat", "summarize"]
+    assert list(ex["fallback"]) == [0, 0, 0, 1, 1]
+    assert "unparseable router answer" in ex.loc["r904", "log"]
+    assert res.accuracy == pytest.approx(0.8)
+    scores = res.df.set_index(["lang", "metric"])
+    assert scores.loc[("eng", "accuracy"), "mean"] == pytest.approx(2 / 3)
+    assert scores.loc[("fra", "accuracy"), "mean"] == 1.0 and scores.loc[("deu", "accuracy"), "n"] == 1
+    assert scores.loc[("all", "fallback_rate"), "mean"] == pytest.approx(0.4)
+    low, high = scores.loc[("all", "accuracy"), ["ci_low", "ci_high"]]
+    assert 0 <= low <= 0.8 <= high <= 1
+    assert scores.loc[("all", "llm_calls"), "mean"] == 7  # 5 routings + 2 translations
+    assert model.batches == [2, 5]  # one batch of translations, one of router prompts
+    conf = res.confusion
+    assert list(conf.index) == ["query", "summarize", "remember", "chat"] == list(conf.columns)
+    assert conf.loc["remember", "chat"] == 1 and conf.loc["summarize", "summarize"] == 2
+    assert int(conf.to_numpy().sum()) == 5
+    assert set(res.df["prompt_hash"]) == {load_prompt("supervisor/baseline").content_hash}
+    assert "remember" in res.table().to_string() or "all" in res.table().to_string()
+
+
+def test_decisions_agree_with_the_llm_router():
+    model = _model()
+    res = evaluate_routing(model, _examples(), n_bootstrap=20)
+    router = LLMRouter(model, load_prompt("supervisor/baseline"))
+    for text, predicted in zip(res.examples["routed_text"], res.examples["predicted"]):
+        assert router.route(text).tool == predicted
+
+
+def test_translation_modes():
+    gold = evaluate_routing(_model(), _examples(), translate="gold", n_bootstrap=20)
+    assert list(gold.examples["routed_text"])[3:] == ["hello everyone", "summarize that"]
+    raw = evaluate_routing(_model(), _examples(), translate=False, n_bootstrap=20)
+    assert list(raw.examples["routed_text"])[3:] == ["bonjour à tous", "fasse das zusammen"]
+    assert raw.df.set_index(["lang", "metric"]).loc[("all", "llm_calls"), "mean"] == 5
+    with pytest.raises(ValueError, match="translate must be"):
+        evaluate_routing(_model(), _examples(), translate="yes")
+
+
+def test_mcnemar_exact():
+    assert mcnemar_exact(0, 0) == 1.0
+    assert mcnemar_exact(3, 3) == 1.0
+    assert mcnemar_exact(0, 5) == pytest.approx(2 / 32)
+    assert mcnemar_exact(10, 0) == pytest.approx(2 / 1024)
+    assert mcnemar_exact(1, 4) == pytest.approx(2 * 6 / 32)
+
+
+def test_sweep_identical_variants_are_not_significant():
+    model = FakeChatModel(rules=[("Tool:", "summarize")], default="x")
+    sw = sweep_routing(["baseline", "fewshot"], model=model, examples=_examples(), translate="gold", n_bootstrap=200)
+    assert sw.variants == ["baseline", "fewshot"]
+    acc = sw.paired[sw.paired["metric"] == "accuracy"].iloc[0]
+    assert (acc["diff"], acc["p_bootstrap"], acc["p_mcnemar"], acc["b"], acc["c"]) == (0, 1.0, 1.0, 0, 0)
+    assert not acc["significant"]
+    assert set(sw.df["prompt"]) == {"baseline", "fewshot"} and len(sw.examples) == 10
+
+
+def test_sweep_detects_a_better_variant():
+    model = FakeChatModel(rules=[
+        ("route requests to one tool and answer with one word", "chat"),  # the few-shot prompt
+        ("Tool:", "summarize"),
+    ], default="x")
+    ex = [RoutingExample(id=f"r{i:03d}", text=f"hello {i}", lang="eng", label="chat", text_en=f"hello {i}")
+          for i in range(12)]
+    sw = sweep_routing(["baseline", "fewshot"], model=model, examples=ex, n_bootstrap=200)
+    acc = sw.paired[sw.paired["metric"] == "accuracy"].iloc[0]
+    assert (acc["mean_baseline"], acc["mean_variant"], acc["b"], acc["c"]) == (0.0, 1.0, 0, 12)
+    assert acc["p_mcnemar"] < 0.01 and acc["p_bootstrap"] < 0.01 and acc["significant"]
+
+
+def test_bad_input():
+    with pytest.raises(ValueError, match="no prompt variants"):
+        sweep_routing([], model=_model(), examples=_examples())
+    with pytest.raises(PromptError, match="no prompt variant 'nope'"):
+        sweep_routing(["baseline", "nope"], model=_model(), examples=_examples())
+    with pytest.raises(ValueError, match="unique"):
+        sweep_routing(["baseline", "supervisor/baseline"], model=_model(), examples=_examples())
+    with pytest.raises(ValueError, match="n must be positive"):
+        evaluate_routing(_model(), _examples(), n=0)
+    with pytest.raises(ValueError, match="no routing examples"):
+        evaluate_routing(_model(), [])
+
+
+def test_default_examples_and_save(tmp_path):
+    res = evaluate_routing(FakeChatModel(default="query"), n=6, n_bootstrap=20)
+    assert res.meta["dataset_id"] == "routing" and len(res.examples) == 6
+    res.save(tmp_path / "r.csv")
+    for name in ("r.csv", "r.examples.csv", "r.confusion.csv", "r.json"):
+        assert (tmp_path / name).exists()
+
+
+def test_cli_route(tmp_path, capsys):
+    from aya_lab.eval.cli import main
+
+    out = tmp_path / "route.csv"
+    assert main(["eval", "route", "--model", "fake:query", "--n", "8", "--n-bootstrap", "20", "--out", str(out)]) == 0
+    text = capsys.readouterr().out
+    assert "accuracy" in text and "confusion (supervisor/baseline" in text and out.exists()
+    assert main(["eval", "route", "--model", "fake:chat", "--variants", "baseline,fewshot", "--n", "8",
+                 "--translate", "gold", "--n-bootstrap", "20", "--out", str(tmp_path / "sweep.csv")]) == 0
+    text = capsys.readouterr().out
+    assert "p_mcnemar" in text and (tmp_path / "sweep.paired.csv").exists()
+
+
+@pytest.mark.parametrize("argv, needle", [
+    (["--variants", ""], "--variants is empty"),
+    (["--variants", " , "], "--variants is empty"),
+    (["--prompt", "nope"], "no prompt variant 'nope'"),
+    (["--variants", "baseline,nope"], "no prompt variant 'nope'"),
+    (["--prompt", "fewshot", "--variants", "baseline"], "not both"),
+    (["--n", "-1"], "--n must be positive"),
+    (["--data", "/nonexistent/r.jsonl"], "file not found"),
+])
+def test_cli_route_bad_input_is_one_line(argv, needle, capsys):
+    from aya_lab.eval.cli import main
+
+    assert main(["eval", "route", "--model", "fake:query", *argv]) == 2
+    err = capsys.readouterr().err.strip()
+    assert err.startswith("error: ") and needle in err and "\n" not in err
