@@ -273,7 +273,18 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     p.add_argument("--n-bootstrap", type=int, default=1000)
     p.add_argument("--n-ar", type=int, default=10000)
     p.set_defaults(func=_guard(_eval_compare))
+    _register_summarize_route(ev)
 
+
+def _register_summarize_route(ev: argparse._SubParsersAction) -> None:
+    """``eval summarize`` and ``eval route``, unless another module registered those names first."""
+    if "summarize" not in ev.choices:
+        _add_summarize(ev)
+    if "route" not in ev.choices:
+        _add_route(ev)
+
+
+def _add_summarize(ev: argparse._SubParsersAction) -> None:
     p = ev.add_parser("summarize", help="score summarizer variants on the transcripts",
                       description="Run summarizer variants (two_call, one_call) on data/transcripts and score "
                                   "count exact match, last-N correctness, action-item P/R/F1, summary chrF, "
@@ -289,6 +300,8 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     p.add_argument("--seed", type=int, default=0)
     p.set_defaults(func=_guard(_eval_summarize))
 
+
+def _add_route(ev: argparse._SubParsersAction) -> None:
     p = ev.add_parser("route", help="score the supervisor's routing (one prompt, or a sweep of variants)",
                       description="Route the labelled requests of data/routing (translated to English first, "
                                   "as the room does) and report accuracy with bootstrap CIs per language, the "

@@ -153,7 +153,7 @@ def test_evaluate_summarizers_scores_hand_computed_cases():
     assert list(table.columns) == ["two_call", "one_call", "one_call - two_call"]
 
 
-def test_identical_variants_are_not_significantly_different(monkeypatch):
+def test_identical_variants_are_not_significantly_different():
     from aya_lab.eval import summarization
 
     per_a = evaluate_summarizers(["two_call"], model=_model(), transcripts=_transcripts(), n_bootstrap=100)
