@@ -20,7 +20,7 @@ SCRIPT: list[tuple[str, str]] = [
     ("kofi", "Great, I will book the meeting room and invite finance."),
     ("sophie", "Parfait. Je prépare les chiffres du trimestre pour vendredi."),
     ("kofi", "@aya summarize the last 4 messages"),
-    ("lena", "@aya What is our travel policy for flights?"),
+    ("lena", "@aya Wie lautet unsere Reiserichtlinie für Flüge?"),
 ]
 
 

@@ -19,7 +19,7 @@ from aya_lab.prompts import PromptFile, load_prompt
 
 __all__ = ["UserAgent", "clean_translation", "render_context"]
 
-_PREFIX = re.compile(r"^\s*(translation|traduction|übersetzung|traducción|tafsiri|output|answer)\s*[:：]\s*", re.I)
+_PREFIX = re.compile(r"^\s*(translation|traduction|übersetzung|traducción|tafsiri|output|answer|message)\s*[:：]\s*", re.I)
 
 
 def clean_translation(text: str, target_language: str = "") -> str:

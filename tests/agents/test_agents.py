@@ -15,7 +15,7 @@ HISTORY = [ChatMessage(sender=s, content=c, lang="eng") for s, c in [
 
 @pytest.mark.parametrize("raw,clean", [
     ("Translation: Bonjour", "Bonjour"), ('"Hallo zusammen"', "Hallo zusammen"), ("German: Hallo", "Hallo"),
-    ("Hola.\n\nNote: informal", "Hola."), ("  Salut  ", "Salut"),
+    ("Hola.\n\nNote: informal", "Hola."), ("  Salut  ", "Salut"), ("Message: Bonjour", "Bonjour"),
 ])
 def test_clean_translation(raw, clean):
     assert clean_translation(raw, "German") == clean
