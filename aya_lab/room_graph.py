@@ -124,20 +124,31 @@ def ingest(*, factory_parameter: dict, flow_parameter: dict) -> Callable[..., di
     return traced(flow_parameter["name"], body)
 
 
-def user_agents(*, factory_parameter: dict, flow_parameter: dict) -> Callable[..., dict]:
-    """Deliver the incoming message to every user: one translation per language, one model batch."""
-    prompt = factory_parameter.get("prompt", "user_translate/baseline")
-    window = int(factory_parameter.get("context_window", 0))
+def _delivery_factory(field_name: str, doc: str) -> Callable[..., Callable[..., dict]]:
+    """A node factory delivering the message in ``state[field_name]`` to every user (one batch)."""
 
-    def body(state: dict, runtime: AyaRuntime) -> dict:
-        incoming: ChatMessage = state["incoming"]
-        users = state.get("users") or {}
-        agent = UserAgent(runtime.model, prompt, context_window=window)
-        translations = agent.translate_many(incoming, _targets(users), _history(state))
-        message = incoming.model_copy(update={"translations": {k: v for k, v in translations.items() if k != incoming.lang}})
-        return {"messages": [message], "deliveries": _deliveries(message, users)}
+    def factory(*, factory_parameter: dict, flow_parameter: dict) -> Callable[..., dict]:
+        prompt = factory_parameter.get("prompt", "user_translate/baseline")
+        window = int(factory_parameter.get("context_window", 0))
 
-    return traced(flow_parameter["name"], body)
+        def body(state: dict, runtime: AyaRuntime) -> dict:
+            original: ChatMessage = state[field_name]
+            users = state.get("users") or {}
+            agent = UserAgent(runtime.model, prompt, context_window=window)
+            translations = agent.translate_many(original, _targets(users), _history(state))
+            others = {k: v for k, v in translations.items() if k != original.lang}
+            message = original.model_copy(update={"translations": others})
+            return {"messages": [message], "deliveries": _deliveries(message, users)}
+
+        return traced(flow_parameter["name"], body)
+
+    factory.__doc__ = doc
+    return factory
+
+
+user_agents = _delivery_factory(
+    "incoming", "Deliver the incoming message to every user: one translation per language, one model batch.")
+reply_delivery = _delivery_factory("aya_reply", "Deliver Aya's reply to every user in their language (one batch).")
 
 
 def translator(*, factory_parameter: dict, flow_parameter: dict) -> Callable[..., dict]:
@@ -175,22 +186,6 @@ def supervisor(*, factory_parameter: dict, flow_parameter: dict) -> Callable[...
             log.append({"log": f"summarizer {sup.summarizer.variant}: count={s.count_requested}, "
                                f"{len(s.message_ids)} messages, {s.calls} calls", "notes": s.notes})
         return {"aya_reply": reply, "aya_log": log}
-
-    return traced(flow_parameter["name"], body)
-
-
-def reply_delivery(*, factory_parameter: dict, flow_parameter: dict) -> Callable[..., dict]:
-    """Deliver Aya's reply to every user in their language (one batch)."""
-    prompt = factory_parameter.get("prompt", "user_translate/baseline")
-    window = int(factory_parameter.get("context_window", 0))
-
-    def body(state: dict, runtime: AyaRuntime) -> dict:
-        reply: ChatMessage = state["aya_reply"]
-        users = state.get("users") or {}
-        agent = UserAgent(runtime.model, prompt, context_window=window)
-        translations = agent.translate_many(reply, _targets(users), _history(state))
-        message = reply.model_copy(update={"translations": {k: v for k, v in translations.items() if k != reply.lang}})
-        return {"messages": [message], "deliveries": _deliveries(message, users)}
 
     return traced(flow_parameter["name"], body)
 
