@@ -40,6 +40,7 @@ class RouterOutput:
     tool: str
     tool_input: str
     log: str = ""
+    fallback: bool = False  # the model's answer could not be parsed; the fallback router decided
 
 
 @dataclass
@@ -123,14 +124,23 @@ class LLMRouter(Router):
     def route(self, text: str, observations: Sequence[str] = ()) -> RouterOutput:
         if observations:
             return RouterOutput(FINISH, observations[-1], "finish with the tool's answer")
-        (result,) = self.model.generate_texts([self.prompt.render(request=text)])
-        tool = parse_tool_choice(result.text, self.tools)
+        return self.route_many([text])[0][0]
+
+    def route_many(self, texts: Sequence[str]) -> list[tuple[RouterOutput, Any]]:
+        """Route many texts with one batch of model calls: ``[(decision, generation result)]``."""
+        results = self.model.generate_texts([self.prompt.render(request=t) for t in texts])
+        return [(self.decide(t, r.text), r) for t, r in zip(texts, results, strict=True)]
+
+    def decide(self, text: str, answer: str) -> RouterOutput:
+        """The decision for the model's ``answer`` to ``text``: the tool it names, or the fallback's."""
+        tool = parse_tool_choice(answer, self.tools)
         if tool is not None:
-            return RouterOutput(tool, text, f"model answered {result.text[:60]!r} -> {tool}")
+            return RouterOutput(tool, text, f"model answered {answer[:60]!r} -> {tool}")
         decision = self.fallback.route(text)
         return RouterOutput(
             decision.tool, text,
-            f"unparseable router answer {result.text[:60]!r}; fallback {type(self.fallback).__name__}: {decision.log}",
+            f"unparseable router answer {answer[:60]!r}; fallback {type(self.fallback).__name__}: {decision.log}",
+            fallback=True,
         )
 
 

@@ -30,10 +30,12 @@ TASKS = ["Summarize in one sentence:", "Translate into French:", "Write a short 
 
 
 def prompts() -> list[list[HumanMessage]]:
+    """32 distinct prompts (8 topics x 4 tasks) of uneven length: no two share a cache entry."""
     out = []
     for i in range(32):
-        topic, task = TOPICS[i % len(TOPICS)], TASKS[i % len(TASKS)]
+        topic, task = TOPICS[i % len(TOPICS)], TASKS[i // len(TOPICS)]
         out.append([HumanMessage(f"{task} {topic}." + (" Please keep it brief and polite." if i % 3 == 0 else ""))])
+    assert len({m[0].content for m in out}) == len(out)
     return out
 
 

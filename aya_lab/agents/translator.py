@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Any
 
 from aya_lab.agents.user import clean_translation
@@ -18,7 +19,14 @@ class AyaTranslator:
         self.prompt = load_prompt(prompt) if isinstance(prompt, str) else prompt
 
     def to_english(self, request: str, lang: str) -> str:
-        if lang == "eng":
-            return request
-        (result,) = self.model.generate_texts([self.prompt.render(request=request)])
-        return clean_translation(result.text, "English")
+        return self.to_english_many([request], [lang])[0]
+
+    def to_english_many(self, requests: Sequence[str], langs: Sequence[str]) -> list[str]:
+        """Many requests at once: the non-English ones go to the model as one batch."""
+        out = list(requests)
+        todo = [i for i, lang in enumerate(langs) if lang != "eng"]
+        if todo:
+            results = self.model.generate_texts([self.prompt.render(request=requests[i]) for i in todo])
+            for i, result in zip(todo, results, strict=True):
+                out[i] = clean_translation(result.text, "English")
+        return out

@@ -166,7 +166,6 @@ def _examples(examples: Sequence[Any] | None, n: int | None) -> list[Any]:
 def translate_requests(model: Any, examples: Sequence[Any], translate: Translate = True) -> tuple[list[str], dict]:
     """The English texts the router sees, and the cost of getting them (one batch for all non-English)."""
     from aya_lab.agents.translator import AyaTranslator
-    from aya_lab.agents.user import clean_translation
     from aya_lab.models.base import record_generations
 
     texts = [ex.text for ex in examples]
@@ -175,37 +174,21 @@ def translate_requests(model: Any, examples: Sequence[Any], translate: Translate
         return [ex.text_en if ex.lang != "eng" else ex.text for ex in examples], cost
     if translate not in (True, False):
         raise ValueError(f"translate must be True, False or 'gold'; got {translate!r}")
-    todo = [i for i, ex in enumerate(examples) if ex.lang != "eng"] if translate else []
-    if todo:
-        prompt = AyaTranslator(model).prompt
+    if translate:
         with record_generations() as records:
-            results = model.generate_texts([prompt.render(request=examples[i].text) for i in todo])
-        for i, r in zip(todo, results, strict=True):
-            texts[i] = clean_translation(r.text, "English")
+            texts = AyaTranslator(model).to_english_many(texts, [ex.lang for ex in examples])
         cost = {"calls": len(records), "prompt_tokens": sum(x.result.prompt_tokens for x in records),
                 "completion_tokens": sum(x.result.completion_tokens for x in records)}
     return texts, cost
 
 
 def _route_all(model: Any, prompt: Any, texts: list[str]) -> list[dict[str, Any]]:
-    """Route every text with one batch of router prompts; the LLMRouter's parse and fallback."""
-    from aya_lab.routing import LLMRouter, parse_tool_choice
+    """Route every text with one batch of router prompts (the LLMRouter's parse and fallback)."""
+    from aya_lab.routing import LLMRouter
 
-    router = LLMRouter(model, prompt)
-    results = model.generate_texts([router.prompt.render(request=t) for t in texts])
-    out = []
-    for text, r in zip(texts, results, strict=True):
-        tool = parse_tool_choice(r.text, router.tools)
-        fallback = tool is None
-        if fallback:
-            decision = router.fallback.route(text)
-            tool, log = decision.tool, f"unparseable router answer {r.text[:60]!r}; fallback: {decision.log}"
-        else:
-            log = f"model answered {r.text[:60]!r} -> {tool}"
-        out.append({"answer": r.text, "predicted": tool, "fallback": float(fallback), "log": log,
-                    "prompt_tokens": r.prompt_tokens, "completion_tokens": r.completion_tokens,
-                    "latency_s": r.latency_s})
-    return out
+    return [{"answer": r.text, "predicted": d.tool, "fallback": float(d.fallback), "log": d.log,
+             "prompt_tokens": r.prompt_tokens, "completion_tokens": r.completion_tokens, "latency_s": r.latency_s}
+            for d, r in LLMRouter(model, prompt).route_many(texts)]
 
 
 def _load_router_prompt(prompt: Any) -> Any:
