@@ -33,7 +33,6 @@ class RoomPanel:
         self.status = widgets.HTML()
         self.columns = widgets.HBox()
         self.button.on_click(lambda _: self.on_send())
-        self.text.on_submit(lambda _: self.on_send())
         self.widget = widgets.VBox([self.columns, widgets.HBox([self.speaker, self.text, self.button]), self.status])
         self.refresh()
 
@@ -61,7 +60,7 @@ class RoomPanel:
         return report
 
     def on_send(self) -> None:
-        """The Send button / Enter handler: errors are shown in the panel, the room stays as it was."""
+        """The Send button handler: errors are shown in the panel, the room stays as it was."""
         try:
             self.send(self.text.value)
             self.text.value = ""
