@@ -61,3 +61,24 @@ def test_repl_add_user(room):
     repl = ChatRepl(room, out)
     repl.handle("/add lena German")
     assert room.users["lena"] == "deu"
+
+
+@pytest.mark.integration
+def test_chat_command_reads_stdin(tmp_path, monkeypatch, capsys):
+    lines = iter(["/users", "hello team", "/as b", "@aya thanks!", "/feed a", "/quit"])
+
+    def fake_input(prompt=""):
+        try:
+            return next(lines)
+        except StopIteration:
+            raise EOFError from None
+
+    monkeypatch.setattr("builtins.input", fake_input)
+    room = tmp_path / "team.sqlite"
+    assert main(["chat", str(room), "--model", "fake:ok", "--user", "a:en", "--user", "b:fr"]) == 0
+    out = capsys.readouterr().out
+    assert "a (eng), b (fra)" in out and "speaking as b (fra)" in out
+    assert "aya used tool" in out
+    reopened = ChatRoom.open(room, model=FakeRoomModel(default="x"), kb_dir=None)
+    assert [d.sender for d in reopened.feed("a")] == ["a", "b", "aya"]
+    reopened.close()
