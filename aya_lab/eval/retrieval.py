@@ -27,6 +27,8 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from aya_lab.eval.stats import bootstrap_ci
+
 __all__ = ["COLUMNS", "evaluate_retrieval", "bootstrap_ci", "retrieval_summary"]
 
 COLUMNS = [
@@ -40,17 +42,6 @@ def _field(q: Any, name: str, i: int, default: Any = ...) -> Any:
     if value is ...:
         raise ValueError(f"question {i} has no {name!r}: each question needs question, gold_docs, in_scope")
     return value
-
-
-def bootstrap_ci(values: Sequence[float], n_bootstrap: int = 1000, seed: int = 0) -> tuple[float, float]:
-    """Percentile bootstrap 95% CI of the mean (resampling the values with replacement, seeded)."""
-    arr = np.asarray(values, dtype=float)
-    if arr.size == 0:
-        return float("nan"), float("nan")
-    rng = np.random.default_rng(seed)
-    means = arr[rng.integers(0, arr.size, size=(n_bootstrap, arr.size))].mean(axis=1)
-    low, high = np.percentile(means, [2.5, 97.5])
-    return float(low), float(high)
 
 
 def _ranked_sources(hits: Iterable[Any]) -> list[str]:

@@ -23,7 +23,6 @@ c = the reverse). ``significant`` requires both at p < 0.05, as the translation 
 from __future__ import annotations
 
 import json
-import math
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -32,7 +31,9 @@ from typing import Any, Literal
 import numpy as np
 import pandas as pd
 
-from aya_lab.eval.summarization import ALPHA, _ci, bootstrap_indices, paired_bootstrap
+from aya_lab.eval.stats import bootstrap_indices, mcnemar_exact, paired_bootstrap
+from aya_lab.eval.stats import percentile_ci as _ci
+from aya_lab.eval.summarization import ALPHA
 
 __all__ = ["RoutingResults", "RoutingSweep", "evaluate_routing", "sweep_routing", "mcnemar_exact",
            "translate_requests", "ROUTING_COLUMNS"]
@@ -42,15 +43,6 @@ ROUTING_COLUMNS = ["prompt", "lang", "metric", "mean", "ci_low", "ci_high", "n",
 PAIRED_COLUMNS = ["baseline", "variant", "lang", "metric", "mean_baseline", "mean_variant", "diff", "ci_low",
                   "ci_high", "p_bootstrap", "b", "c", "p_mcnemar", "significant", "n"]
 Translate = bool | Literal["gold"]
-
-
-def mcnemar_exact(b: int, c: int) -> float:
-    """Two-sided exact McNemar p-value: ``min(1, 2 * P(X <= min(b, c)))`` for ``X ~ Bin(b + c, 1/2)``."""
-    n = b + c
-    if n == 0:
-        return 1.0
-    tail = sum(math.comb(n, k) for k in range(min(b, c) + 1)) / 2**n
-    return min(1.0, 2 * tail)
 
 
 @dataclass

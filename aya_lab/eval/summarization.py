@@ -38,6 +38,9 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from aya_lab.eval.stats import bootstrap_indices, paired_bootstrap  # re-exported
+from aya_lab.eval.stats import percentile_ci as _ci
+
 __all__ = [
     "SummarizerResults", "evaluate_summarizers", "match_action_items", "prf", "task_similarity",
     "content_words", "count_exact", "last_n_correct", "paired_bootstrap", "bootstrap_indices",
@@ -142,38 +145,6 @@ def last_n_correct(message_ids: Sequence[str], all_ids: Sequence[str], gold_coun
     """The summarized ids are exactly the last ``gold_count`` of ``all_ids`` (all of them when 0)."""
     expected = list(all_ids) if gold_count == 0 else list(all_ids)[-gold_count:]
     return list(message_ids) == expected
-
-
-# -- bootstrap -------------------------------------------------------------------------------------
-
-def bootstrap_indices(n: int, n_bootstrap: int = 1000, seed: int = 0) -> np.ndarray:
-    """An ``(n_bootstrap, n)`` array of resampled item indices (seeded, with replacement)."""
-    rng = np.random.default_rng(seed)
-    return rng.integers(0, n, size=(n_bootstrap, n)) if n else np.zeros((n_bootstrap, 0), dtype=int)
-
-
-def _ci(samples: np.ndarray) -> tuple[float, float]:
-    if samples.size == 0 or np.all(np.isnan(samples)):
-        return float("nan"), float("nan")
-    low, high = np.nanpercentile(samples, [2.5, 97.5])
-    return float(low), float(high)
-
-
-def paired_bootstrap(a: Sequence[float], b: Sequence[float], idx: np.ndarray) -> dict[str, float]:
-    """Mean difference ``b - a`` over paired items, its percentile 95% CI and a two-sided p-value.
-
-    The p-value is the share of resampled mean differences at least as far from the observed one as
-    the observed one is from 0 (the bootstrap distribution shifted to the null), with +1 smoothing:
-    ``(1 + #{|d* - d| >= |d|}) / (B + 1)``. Identical inputs give diff 0 and p = 1.
-    """
-    d = np.asarray(b, dtype=float) - np.asarray(a, dtype=float)
-    if d.size == 0:
-        return {"diff": float("nan"), "ci_low": float("nan"), "ci_high": float("nan"), "p_value": float("nan")}
-    observed = float(d.mean())
-    boot = d[idx].mean(axis=1)
-    low, high = _ci(boot)
-    extreme = int(np.sum(np.abs(boot - observed) >= abs(observed) - 1e-12))
-    return {"diff": observed, "ci_low": low, "ci_high": high, "p_value": (1 + extreme) / (len(boot) + 1)}
 
 
 def _micro(tp: np.ndarray, n_pred: np.ndarray, n_gold: np.ndarray) -> tuple[float, float, float]:
