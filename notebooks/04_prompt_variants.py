@@ -40,7 +40,7 @@ import numpy as np
 import pandas as pd
 
 from aya_lab.eval import sweep_routing
-from aya_lab.eval.sweep import sweep  # `from aya_lab.eval import sweep` yields the submodule of that name
+from aya_lab.eval import sweep
 from aya_lab.models import load_chat_model
 from aya_lab.prompts import list_variants, load_prompt
 from aya_lab.routing import KeywordRouter

@@ -30,7 +30,7 @@ _WHERE = {
     "PromptSystem": "model_systems", "Seq2SeqSystem": "model_systems",
     "evaluate_summarizers": "summarization", "SummarizerResults": "summarization",
     "evaluate_routing": "routing", "sweep_routing": "routing", "RoutingResults": "routing",
-    "RoutingSweep": "routing", "sweep": "sweep",
+    "RoutingSweep": "routing", "sweep": "sweeps",
 }
 
 

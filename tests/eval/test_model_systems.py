@@ -141,7 +141,7 @@ def test_prompt_systems_through_the_evaluator(mini_data):
 
 
 def test_sweep_user_translate_and_errors(mini_data):
-    from aya_lab.eval.sweep import sweep
+    from aya_lab.eval.sweeps import sweep
 
     res = sweep("user_translate", ["baseline", "strict"], "ntrex128", model=_room_model(), pairs="eng-fra", n=4,
                 n_bootstrap=20, n_ar=20, langid=False)
@@ -158,7 +158,7 @@ def test_sweep_user_translate_and_errors(mini_data):
 
 def test_sweep_supervisor_and_summarizer_dispatch():
     from aya_lab.eval.corpora import load_routing_examples, load_transcripts
-    from aya_lab.eval.sweep import sweep
+    from aya_lab.eval.sweeps import sweep
 
     model = FakeChatModel(rules=[("Tool:", "chat")], default="3")
     sw = sweep("supervisor", "baseline,supervisor/fewshot", load_routing_examples()[:8], model=model,
@@ -195,3 +195,10 @@ def test_prompt_system_on_a_tiny_llama_through_the_evaluator(tiny_llama_dir):
     assert row["prompt_hash"] == system.prompt.content_hash
     again = evaluate_translation([system], "workplace", "eng-fra", n=4, n_bootstrap=10, n_ar=10, langid=False)
     assert list(again.outputs["hypothesis"]) == list(res.outputs["hypothesis"])  # cached, same outputs
+
+
+def test_package_level_sweep_is_the_function():
+    import aya_lab.eval.sweeps  # noqa: F401  (importing the submodule must not shadow the function)
+    from aya_lab.eval import sweep
+
+    assert callable(sweep) and sweep.__name__ == "sweep"
