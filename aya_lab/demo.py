@@ -55,4 +55,6 @@ def run_demo(room_path: str | Path = "runs/demo.sqlite", model: str = "smollm2",
         for d in room.feed(user):
             print(f"  {d!r}", file=out)
         print(file=out)
+    print("The embedded SmolLM2-135M is too small to translate well (notebooks/03 measures it); set "
+          "AYA_LAB_MODEL=hf:<instruct model> or --model for a stronger one.", file=out)
     return room
