@@ -128,6 +128,24 @@ pd.DataFrame([{"node": v.node, "model calls": len(v.generations),
               for v in trace])
 
 # %% [markdown]
+# Where the tokens go in that run — prompt vs generated tokens per node (the supervisor's two-call
+# summarizer and the reply delivery dominate):
+
+# %%
+import matplotlib.pyplot as plt
+
+nodes = [v.node for v in trace]
+prompt_toks = [sum(g["prompt_tokens"] for g in v.generations) for v in trace]
+gen_toks = [sum(g["completion_tokens"] for g in v.generations) for v in trace]
+fig, ax = plt.subplots(figsize=(6, 2.6))
+ax.barh(nodes, prompt_toks, label="prompt tokens")
+ax.barh(nodes, gen_toks, left=prompt_toks, label="generated tokens")
+ax.invert_yaxis()
+ax.set_xlabel("tokens")
+ax.legend(fontsize="small")
+plt.show()
+
+# %% [markdown]
 # The supervisor's prompts and outputs, exactly as the model saw and wrote them:
 
 # %%

@@ -102,6 +102,18 @@ pd.DataFrame([{"graph": name, "aya tool": r.aya_tool, "model calls": r.model_cal
                "nodes": " → ".join(r.nodes)} for name, r in results.items()])
 
 # %%
+import matplotlib.pyplot as plt
+
+fig, axes = plt.subplots(1, 3, figsize=(9, 2.4))
+for ax, (label, attr) in zip(axes, [("model calls", "model_calls"), ("prompt tokens", "prompt_tokens"),
+                                    ("generated tokens", "completion_tokens")]):
+    ax.bar(list(results), [getattr(r, attr) for r in results.values()], color=["#7a5cff", "#f0a030"])
+    ax.set_title(label, fontsize="medium")
+fig.suptitle("The @aya summary run, two-call vs one-call graph", fontsize="medium")
+fig.tight_layout()
+plt.show()
+
+# %%
 for name, r in results.items():
     print(f"== {name}: Aya's reply (English)\n{r.aya_reply['kofi']}\n")
 
