@@ -23,6 +23,7 @@ import json
 import os
 import sqlite3
 import threading
+import time
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal
 
@@ -100,29 +101,57 @@ class GenerationCache(BaseCache):
             self._conn = self._connect()
 
     def _connect(self) -> sqlite3.Connection:
+        """Open and check the file; a busy database (another writer setting it up) is waited for."""
+        deadline = time.monotonic() + 30.0
+        while True:
+            try:
+                return self._open_checked()
+            except sqlite3.OperationalError as exc:
+                if "locked" not in str(exc) or time.monotonic() > deadline:
+                    raise CacheCorruptError(
+                        f"generation cache {self.path} cannot be opened ({exc}); "
+                        "check that no other process holds it, or point AYA_LAB_GENERATION_CACHE elsewhere"
+                    ) from None
+                time.sleep(0.05)
+
+    def _open_checked(self) -> sqlite3.Connection:
         if self.mode == "replay" and not self.path.exists():
             raise CacheMissError(
                 f"replay mode but the generation cache {self.path} does not exist; "
                 "run once with AYA_LAB_CACHE_MODE=readwrite to record it"
             )
         self.path.parent.mkdir(parents=True, exist_ok=True)
+        conn = sqlite3.connect(self.path, timeout=30.0, check_same_thread=False, isolation_level=None)
         try:
-            conn = sqlite3.connect(self.path, timeout=30.0, check_same_thread=False, isolation_level=None)
             conn.execute("PRAGMA busy_timeout = 30000")
-            tables = {r[0] for r in conn.execute("SELECT name FROM sqlite_master WHERE type = 'table'")}
-            if (tables and not {"generations", "meta"} <= tables) or (not tables and self.mode == "replay"):
-                raise CacheCorruptError(
-                    f"generation cache {self.path} has no aya_lab cache table; "
-                    "move it aside or point AYA_LAB_GENERATION_CACHE elsewhere"
-                )
             if self.mode != "replay":
                 conn.execute("PRAGMA journal_mode = WAL")
-                conn.executescript(_SCHEMA)
+            # One transaction: other openers see no schema or the whole schema, never half of it.
+            conn.execute("BEGIN IMMEDIATE" if self.mode != "replay" else "BEGIN")
+            try:
+                tables = {r[0] for r in conn.execute("SELECT name FROM sqlite_master WHERE type = 'table'")}
+                foreign = tables and not {"generations", "meta"} <= tables
+                if foreign or (not tables and self.mode == "replay"):
+                    raise CacheCorruptError(
+                        f"generation cache {self.path} has no aya_lab cache table; "
+                        "move it aside or point AYA_LAB_GENERATION_CACHE elsewhere"
+                    )
+                if not tables:
+                    for statement in filter(str.strip, _SCHEMA.split(";")):
+                        conn.execute(statement)
+                conn.execute("COMMIT")
+            except BaseException:
+                conn.execute("ROLLBACK")
+                raise
             version = conn.execute(
                 "SELECT value FROM meta WHERE name = 'aya_lab_cache_version'"
             ).fetchone()
             cols = {row[1] for row in conn.execute("PRAGMA table_info(generations)")}
+        except sqlite3.OperationalError:
+            conn.close()
+            raise  # busy: the caller waits and retries
         except sqlite3.DatabaseError as exc:
+            conn.close()
             raise CacheCorruptError(
                 f"generation cache {self.path} is not a valid cache ({exc}); "
                 "move it aside or delete it to start a new one"
@@ -211,6 +240,7 @@ class GenerationCache(BaseCache):
 
 
 _DEFAULT: dict[str, GenerationCache | None] = {}
+_DEFAULT_LOCK = threading.Lock()
 
 
 def default_cache_path() -> Path:
@@ -225,9 +255,10 @@ def get_default_cache() -> GenerationCache | None:
         return None
     path = default_cache_path()
     key = f"{mode}:{path}"
-    if key not in _DEFAULT:
-        _DEFAULT[key] = GenerationCache(path, mode)
-    return _DEFAULT[key]
+    with _DEFAULT_LOCK:  # graph nodes run in threads: one cache object per file and mode
+        if key not in _DEFAULT:
+            _DEFAULT[key] = GenerationCache(path, mode)
+        return _DEFAULT[key]
 
 
 def set_default_cache(path: str | os.PathLike[str] | None, mode: CacheMode | None = None) -> None:

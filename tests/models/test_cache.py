@@ -122,3 +122,25 @@ def test_foreign_sqlite_file_is_not_written_to(tmp_path):
         GenerationCache(path, "readwrite")
     tables = {r[0] for r in sqlite3.connect(path).execute("SELECT name FROM sqlite_master")}
     assert tables == {"x"}
+
+
+def test_first_use_from_many_threads_gives_one_cache(tmp_path, monkeypatch):
+    from concurrent.futures import ThreadPoolExecutor
+
+    from aya_lab.models.cache import get_default_cache
+
+    monkeypatch.setenv("AYA_LAB_GENERATION_CACHE", str(tmp_path / "shared.sqlite"))
+    with ThreadPoolExecutor(8) as pool:
+        caches = list(pool.map(lambda _: get_default_cache(), range(16)))
+    assert len({id(c) for c in caches}) == 1
+
+
+def test_opening_one_new_file_from_many_threads_at_once(tmp_path):
+    from concurrent.futures import ThreadPoolExecutor
+
+    path = tmp_path / "race.sqlite"
+    with ThreadPoolExecutor(8) as pool:
+        caches = list(pool.map(lambda _: GenerationCache(path, "readwrite"), range(16)))
+    for i, cache in enumerate(caches):
+        cache.put("fp", f"p{i}", "{}", 0, GenerationResult("x", 1, 1))
+    assert len(caches[0]) == 16
