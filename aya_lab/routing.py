@@ -58,7 +58,14 @@ class Router:
 
     tools: Sequence[str] = ()
 
-    def route(self, text: str, observations: Sequence[str] = ()) -> RouterOutput:  # pragma: no cover
+    def route(self, text: str, observations: Sequence[str] = ()) -> RouterOutput:
+        """Finish with the last observation once a tool has run; otherwise :meth:`choose` a tool."""
+        if observations:
+            return RouterOutput(FINISH, observations[-1], "finish with the tool's answer")
+        return self.choose(text)
+
+    def choose(self, text: str) -> RouterOutput:  # pragma: no cover - abstract
+        """The tool for ``text`` when nothing has run yet."""
         raise NotImplementedError
 
 
@@ -85,9 +92,7 @@ class KeywordRouter(Router):
 
     tools = ("query", "summarize", "remember", "chat")
 
-    def route(self, text: str, observations: Sequence[str] = ()) -> RouterOutput:
-        if observations:
-            return RouterOutput(FINISH, observations[-1], "finish with the tool's answer")
+    def choose(self, text: str) -> RouterOutput:
         folded = _fold(text)
         for tool, words in _KEYWORDS:
             for word in words:
@@ -121,9 +126,7 @@ class LLMRouter(Router):
         self.model, self.prompt, self.tools = model, prompt, tuple(tools)
         self.fallback = fallback or KeywordRouter()
 
-    def route(self, text: str, observations: Sequence[str] = ()) -> RouterOutput:
-        if observations:
-            return RouterOutput(FINISH, observations[-1], "finish with the tool's answer")
+    def choose(self, text: str) -> RouterOutput:
         return self.route_many([text])[0][0]
 
     def route_many(self, texts: Sequence[str]) -> list[tuple[RouterOutput, Any]]:
@@ -136,7 +139,7 @@ class LLMRouter(Router):
         tool = parse_tool_choice(answer, self.tools)
         if tool is not None:
             return RouterOutput(tool, text, f"model answered {answer[:60]!r} -> {tool}")
-        decision = self.fallback.route(text)
+        decision = self.fallback.choose(text)
         return RouterOutput(
             decision.tool, text,
             f"unparseable router answer {answer[:60]!r}; fallback {type(self.fallback).__name__}: {decision.log}",

@@ -129,8 +129,6 @@ class LocalChatModel(BaseChatModel):
         Raises ``ValueError`` on an empty list and :class:`~aya_lab.models.cache.CacheMissError` in
         replay mode when a prompt is not cached.
         """
-        if len(conversations) == 0:
-            raise ValueError("generate_texts got an empty list of conversations; pass at least one")
         prompts = [self.render(conv) for conv in conversations]
         return cached_generate(self, prompts, repeat=repeat)
 
