@@ -10,12 +10,17 @@ import sys
 from collections.abc import Callable
 from typing import Any, TextIO
 
+import aya_lab.room.nodes  # noqa: F401  (registers the Aya graph's factories for `graph` commands)
+from aya_lab.demo import run_demo
+from aya_lab.eval.cli import register as register_eval
+from aya_lab.graph.cli import register as register_graph
+from aya_lab.models import default_model_spec
+from aya_lab.room import ChatRoom
+
 __all__ = ["main", "build_parser", "ChatRepl"]
 
 
 def _cmd_demo(args: argparse.Namespace) -> int:
-    from aya_lab.demo import run_demo
-
     run_demo(args.room, model=args.model, max_new_tokens=args.max_new_tokens).close()
     return 0
 
@@ -23,8 +28,10 @@ def _cmd_demo(args: argparse.Namespace) -> int:
 class ChatRepl:
     """The interactive room: plain lines are sent as the current speaker; slash commands do the rest."""
 
-    HELP = ("commands: /as NAME (switch speaker), /feed NAME, /users, /add NAME LANGUAGE, /graph, "
-            "/trace [RUN_ID], /help, /quit")
+    HELP = (
+        "commands: /as NAME (switch speaker), /feed NAME, /users, /add NAME LANGUAGE, /graph, "
+        "/trace [RUN_ID], /help, /quit"
+    )
 
     def __init__(self, room: Any, out: TextIO) -> None:
         self.room, self.out = room, out
@@ -40,8 +47,14 @@ class ChatRepl:
             cmd, _, rest = line.partition(" ")
             rest = rest.strip()
             action: dict[str, Callable[[str], bool | None]] = {
-                "/quit": lambda r: False, "/exit": lambda r: False, "/as": self._as, "/feed": self._feed,
-                "/users": self._users, "/add": self._add, "/graph": self._graph, "/trace": self._trace,
+                "/quit": lambda r: False,
+                "/exit": lambda r: False,
+                "/as": self._as,
+                "/feed": self._feed,
+                "/users": self._users,
+                "/add": self._add,
+                "/graph": self._graph,
+                "/trace": self._trace,
                 "/help": lambda r: self._say(self.HELP),
             }
             if cmd not in action:
@@ -93,8 +106,6 @@ class ChatRepl:
 
 
 def _cmd_chat(args: argparse.Namespace) -> int:
-    from aya_lab.room import ChatRoom
-
     users = {}
     for item in args.user or []:
         name, sep, lang = item.partition(":")
@@ -121,10 +132,6 @@ def _cmd_chat(args: argparse.Namespace) -> int:
 
 
 def build_parser() -> argparse.ArgumentParser:
-    from aya_lab.eval.cli import register as register_eval
-    from aya_lab.graph.cli import register as register_graph
-    from aya_lab.models import default_model_spec
-
     parser = argparse.ArgumentParser(prog="aya-lab", description="aya_lab: multilingual multi-agent workplace chat")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
     sub.required = True
@@ -144,8 +151,6 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def main(argv: list[str] | None = None) -> int:
-    import aya_lab.room_graph  # noqa: F401  (registers the Aya graph's factories for `graph` commands)
-
     parser = build_parser()
     args = parser.parse_args(argv)
     try:

@@ -10,6 +10,7 @@ import time
 from pathlib import Path
 from typing import TextIO
 
+from aya_lab.models import load_chat_model
 from aya_lab.room import ChatRoom
 
 USERS = {"amara": "swh", "lena": "deu", "kofi": "eng", "sophie": "fra"}
@@ -24,12 +25,15 @@ SCRIPT: list[tuple[str, str]] = [
 ]
 
 
-def run_demo(room_path: str | Path = "runs/demo.sqlite", model: str = "smollm2", out: TextIO | None = None,
-             fresh: bool = True, max_new_tokens: int = 64) -> ChatRoom:
+def run_demo(
+    room_path: str | Path = "runs/demo.sqlite",
+    model: str = "smollm2",
+    out: TextIO | None = None,
+    fresh: bool = True,
+    max_new_tokens: int = 64,
+) -> ChatRoom:
     """Play :data:`SCRIPT` in a room at ``room_path`` (recreated when ``fresh``) and print what happened."""
     import sys
-
-    from aya_lab.models import load_chat_model
 
     out = out or sys.stdout
     room_path = Path(room_path)
@@ -39,11 +43,17 @@ def run_demo(room_path: str | Path = "runs/demo.sqlite", model: str = "smollm2",
                 Path(str(p) + suffix).unlink(missing_ok=True)
     t0 = time.perf_counter()
     chat_model = load_chat_model(model, settings={"max_new_tokens": max_new_tokens})
-    print(f"model {chat_model.spec} ({chat_model.fingerprint}) on {getattr(chat_model, 'device', 'cpu')}, "
-          f"loaded in {time.perf_counter() - t0:.1f} s", file=out)
+    print(
+        f"model {chat_model.spec} ({chat_model.fingerprint}) on {getattr(chat_model, 'device', 'cpu')}, "
+        f"loaded in {time.perf_counter() - t0:.1f} s",
+        file=out,
+    )
     room = ChatRoom.open(room_path, model=chat_model, users=USERS)
-    print(f"room {room_path}: users {', '.join(f'{u} ({lang})' for u, lang in room.users.items())}; "
-          f"graph {room.spec.flow_parameter.name} {room.spec_hash}\n", file=out)
+    print(
+        f"room {room_path}: users {', '.join(f'{u} ({lang})' for u, lang in room.users.items())}; "
+        f"graph {room.spec.flow_parameter.name} {room.spec_hash}\n",
+        file=out,
+    )
     total = time.perf_counter()
     for sender, text in SCRIPT:
         print(f">>> {sender}: {text}", file=out)
@@ -55,6 +65,9 @@ def run_demo(room_path: str | Path = "runs/demo.sqlite", model: str = "smollm2",
         for d in room.feed(user):
             print(f"  {d!r}", file=out)
         print(file=out)
-    print("The embedded SmolLM2-135M is too small to translate well (notebooks/03 measures it); set "
-          "AYA_LAB_MODEL=hf:<instruct model> or --model for a stronger one.", file=out)
+    print(
+        "The embedded SmolLM2-135M is too small to translate well (notebooks/03 measures it); set "
+        "AYA_LAB_MODEL=hf:<instruct model> or --model for a stronger one.",
+        file=out,
+    )
     return room

@@ -13,6 +13,7 @@ import os
 import warnings
 from pathlib import Path
 
+from aya_lab.models import default_model_spec
 from aya_lab.paths import project_root
 
 __all__ = ["setup_notebook", "notebook_cache_path", "runs_dir"]
@@ -41,6 +42,5 @@ def setup_notebook() -> str:
 
     hf_logging.disable_progress_bar()
     hf_logging.set_verbosity_error()
-    from aya_lab.models import default_model_spec
 
     return default_model_spec()

@@ -5,7 +5,7 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
-__all__ = ["cache_dir", "data_dir", "project_root"]
+__all__ = ["cache_dir", "data_dir", "kb_dir", "project_root", "prompts_dir"]
 
 
 def cache_dir() -> Path:
@@ -25,3 +25,22 @@ def data_dir() -> Path | None:
 def project_root() -> Path:
     """The repository root (the folder above the ``aya_lab`` package)."""
     return Path(__file__).resolve().parent.parent
+
+
+def _resource(name: str) -> Path:
+    """A folder shipped with aya_lab: the checkout's own (``prompts/``, ``data/kb``) when running from a
+    source tree, else the copy that the wheel carries under ``aya_lab/resources/``."""
+    checkout = project_root() / name
+    if checkout.is_dir():
+        return checkout
+    return Path(__file__).resolve().parent / "resources" / Path(name).name
+
+
+def prompts_dir() -> Path:
+    """The prompt variants: ``prompts/<task>/<variant>.yaml``."""
+    return _resource("prompts")
+
+
+def kb_dir() -> Path:
+    """The company knowledge base Aya answers from (``data/kb``)."""
+    return _resource("data/kb")

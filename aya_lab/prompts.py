@@ -12,6 +12,7 @@ from __future__ import annotations
 import hashlib
 import json
 import string
+from collections.abc import Sequence
 from functools import lru_cache
 from pathlib import Path
 from typing import Any
@@ -21,17 +22,13 @@ from langchain_core.messages import BaseMessage, HumanMessage, SystemMessage
 from langchain_core.prompts import ChatPromptTemplate
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
-from aya_lab.paths import project_root
+from aya_lab.paths import prompts_dir
 
-__all__ = ["PromptFile", "PromptError", "load_prompt", "list_variants", "prompts_dir"]
+__all__ = ["PromptFile", "PromptError", "load_prompt", "list_variants", "variant_names"]
 
 
 class PromptError(ValueError):
     """A prompt file that is missing or invalid, or a rendering with wrong variables."""
-
-
-def prompts_dir() -> Path:
-    return project_root() / "prompts"
 
 
 class PromptFile(BaseModel):
@@ -98,19 +95,48 @@ def list_variants(task: str, root: Path | None = None) -> list[str]:
     return sorted(stems, key=lambda s: (s != "baseline", s))
 
 
-def load_prompt(ref: str, root: Path | None = None) -> PromptFile:
-    """Load ``task/variant`` (or a path to a YAML file). Cached per path and modification time."""
+def variant_names(task: str, variants: Sequence[str] | str, root: Path | None = None) -> list[str]:
+    """Variant stems from ``"a,b"`` or a list, each written ``stem`` or ``task/stem``; checked to be
+    unique and to exist (a one-line :class:`PromptError` otherwise)."""
+    if isinstance(variants, str):
+        variants = variants.split(",")
+    names = [v.strip().removeprefix(f"{task}/") for v in variants if v and v.strip()]
+    known = list_variants(task, root)
+    if not names:
+        raise PromptError(f"no variants given for {task}; e.g. {','.join(known[:2])}")
+    dupes = sorted({v for v in names if names.count(v) > 1})
+    if dupes:
+        raise PromptError(f"variants must be unique; repeated: {', '.join(dupes)}")
+    unknown = [v for v in names if v not in known]
+    if unknown:
+        raise PromptError(f"unknown {task} variant {unknown[0]!r}; variants: {', '.join(known)}")
+    return names
+
+
+def load_prompt(ref: str, root: Path | None = None, *, task: str | None = None) -> PromptFile:
+    """Load a prompt variant: ``"task/variant"``, ``"variant"`` with ``task=``, or a path to a YAML file.
+
+    Names are confined to the prompts folder: a name that resolves outside it is refused. Files are
+    cached per path and modification time.
+    """
     path = Path(ref)
     if path.suffix not in {".yaml", ".yml"}:
-        task, _, variant = ref.partition("/")
-        path = (root or prompts_dir()) / task / f"{variant or 'baseline'}.yaml"
+        base = (root or prompts_dir()).resolve()
+        if task is not None and "/" not in ref:
+            ref = f"{task}/{ref}"
+        task_name, _, variant = ref.partition("/")
+        path = (base / task_name / f"{variant or 'baseline'}.yaml").resolve()
+        if not path.is_relative_to(base) or ".." in Path(ref).parts:
+            raise PromptError(
+                f"prompt name {ref!r} leaves the prompts folder; write TASK/VARIANT, e.g. user_translate/strict"
+            )
     if not path.exists():
-        task = path.parent.name
+        task_name = path.parent.name
         try:
-            variants = ", ".join(list_variants(task, path.parent.parent))
+            variants = ", ".join(list_variants(task_name, path.parent.parent))
         except PromptError as exc:
             raise PromptError(str(exc)) from None
-        raise PromptError(f"no prompt variant {path.stem!r} for task {task!r}; variants: {variants}")
+        raise PromptError(f"no prompt variant {path.stem!r} for task {task_name!r}; variants: {variants}")
     return _load(str(path.resolve()), path.stat().st_mtime_ns)
 
 

@@ -30,8 +30,8 @@ import tempfile
 import time
 from pathlib import Path
 
-from aya_lab.eval.model_systems import PromptSystem
-from aya_lab.eval.translation import evaluate_translation
+from aya_lab.eval.translation.evaluate import evaluate_translation
+from aya_lab.eval.translation.model_systems import PromptSystem
 from aya_lab.models import load_model
 from aya_lab.models.cache import set_default_cache
 
@@ -56,8 +56,15 @@ class TimedSystem:
 def run(system, args) -> tuple[float, float, object]:
     timed = TimedSystem(system)
     started = time.perf_counter()
-    res = evaluate_translation([timed], args.dataset, args.pairs, n=args.n, n_bootstrap=args.n_bootstrap,
-                               chunk_size=args.chunk_size, progress=False)
+    res = evaluate_translation(
+        [timed],
+        args.dataset,
+        args.pairs,
+        n=args.n,
+        n_bootstrap=args.n_bootstrap,
+        chunk_size=args.chunk_size,
+        progress=False,
+    )
     return time.perf_counter() - started, timed.seconds, res
 
 
@@ -88,9 +95,11 @@ def main() -> int:
         set_default_cache(cache_file, "readwrite")
         model = load_model("smollm2", settings={"max_new_tokens": args.new_tokens}, batch_size=args.batch_size)
         system = PromptSystem(model, args.prompt, context_window=args.ctx)
-        print(f"model {model.spec} ({model.fingerprint}) on {getattr(model, 'device', '?')}, "
-              f"{torch.get_num_threads()} threads; system {system.name}; {args.dataset} {args.pairs} x {args.n}; "
-              f"max_new_tokens {args.new_tokens}, batch size {args.batch_size}; cache {cache_file}")
+        print(
+            f"model {model.spec} ({model.fingerprint}) on {getattr(model, 'device', '?')}, "
+            f"{torch.get_num_threads()} threads; system {system.name}; {args.dataset} {args.pairs} x {args.n}; "
+            f"max_new_tokens {args.new_tokens}, batch size {args.batch_size}; cache {cache_file}"
+        )
         cold_s, cold_gen, cold = run(system, args)
         warm_s, warm_gen, warm = run(system, args)
 
@@ -103,8 +112,10 @@ def main() -> int:
     print(f"cold: {cold_s:8.2f} s  (translate {cold_gen:8.2f} s, {segments / max(cold_gen, 1e-9):.2f} seg/s)")
     print(f"warm: {warm_s:8.2f} s  (translate {warm_gen:8.2f} s)")
     ratio, gen_ratio = cold_s / max(warm_s, 1e-9), cold_gen / max(warm_gen, 1e-9)
-    print(f"ratio cold/warm: {ratio:.1f}x end to end (target >= 50x: {'met' if ratio >= 50 else 'NOT met'}); "
-          f"{gen_ratio:.1f}x in translate")
+    print(
+        f"ratio cold/warm: {ratio:.1f}x end to end (target >= 50x: {'met' if ratio >= 50 else 'NOT met'}); "
+        f"{gen_ratio:.1f}x in translate"
+    )
     print(f"warm outputs identical to cold: {same}")
     return 0 if same else 1
 

@@ -22,9 +22,14 @@ from langchain_core.messages import HumanMessage
 from aya_lab.models import GenerationCache, load_model
 
 TOPICS = [
-    "the quarterly budget review", "moving the team meeting to Friday", "a late delivery from a supplier",
-    "the new expense policy", "onboarding a new colleague", "a server outage last night",
-    "travel to the Nairobi office", "the customer survey results",
+    "the quarterly budget review",
+    "moving the team meeting to Friday",
+    "a late delivery from a supplier",
+    "the new expense policy",
+    "onboarding a new colleague",
+    "a server outage last night",
+    "travel to the Nairobi office",
+    "the customer survey results",
 ]
 TASKS = ["Summarize in one sentence:", "Translate into French:", "Write a short reply about", "List two next steps for"]
 
@@ -69,8 +74,10 @@ def main() -> None:
     model = load_model("smollm2", settings={"max_new_tokens": args.new_tokens})
     model.cache = GenerationCache("unused", "off")
     convs = prompts()
-    print(f"model {model.spec} ({model.fingerprint}) on {model.device}, {torch.get_num_threads()} threads; "
-          f"{len(convs)} prompts, {args.new_tokens} new tokens, batch size {args.batch_size}")
+    print(
+        f"model {model.spec} ({model.fingerprint}) on {model.device}, {torch.get_num_threads()} threads; "
+        f"{len(convs)} prompts, {args.new_tokens} new tokens, batch size {args.batch_size}"
+    )
     library_generate(model, convs[:2], 2)  # warm-up
     rates: dict[str, list[float]] = {"a": [], "b": [], "c": []}
     runs = {
@@ -86,12 +93,18 @@ def main() -> None:
             rates[name].append(n / dt)
             print(f"round {r + 1} ({name}) {n} tokens in {dt:6.1f} s = {n / dt:6.1f} tok/s", flush=True)
     med = {k: statistics.median(v) for k, v in rates.items()}
-    print(f"median tok/s: (a) raw batched {med['a']:.1f}  (b) aya_lab batched {med['b']:.1f}  "
-          f"(c) aya_lab one by one {med['c']:.1f}")
+    print(
+        f"median tok/s: (a) raw batched {med['a']:.1f}  (b) aya_lab batched {med['b']:.1f}  "
+        f"(c) aya_lab one by one {med['c']:.1f}"
+    )
     ratio_ba = [b / a for a, b in zip(rates["a"], rates["b"])]
     ratio_bc = [b / c for b, c in zip(rates["b"], rates["c"])]
-    print(f"b/a = {statistics.median(ratio_ba):.2f} (per round {', '.join(f'{x:.2f}' for x in ratio_ba)}; target >= 0.95)")
-    print(f"b/c = {statistics.median(ratio_bc):.2f} (per round {', '.join(f'{x:.2f}' for x in ratio_bc)}; target >= 2.5)")
+    print(
+        f"b/a = {statistics.median(ratio_ba):.2f} (per round {', '.join(f'{x:.2f}' for x in ratio_ba)}; target >= 0.95)"
+    )
+    print(
+        f"b/c = {statistics.median(ratio_bc):.2f} (per round {', '.join(f'{x:.2f}' for x in ratio_bc)}; target >= 2.5)"
+    )
 
 
 if __name__ == "__main__":

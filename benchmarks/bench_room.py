@@ -44,8 +44,10 @@ def main() -> None:
     agent = UserAgent(model)
     with tempfile.TemporaryDirectory() as tmp:
         room = ChatRoom.open(Path(tmp) / "bench.sqlite", model=model, users=USERS)
-        print(f"model {model.spec} on {model.device}; room of {len(USERS)} users in {len(set(USERS.values()))} "
-              f"languages; {args.new_tokens} new tokens max; cache off")
+        print(
+            f"model {model.spec} on {model.device}; room of {len(USERS)} users in {len(set(USERS.values()))} "
+            f"languages; {args.new_tokens} new tokens max; cache off"
+        )
         room.send("kofi", "Warm-up message.")
         sends, singles = [], []
         for text in MESSAGES[: args.messages]:
@@ -55,12 +57,17 @@ def main() -> None:
             t0 = time.perf_counter()
             agent.translate_many(ChatMessage(sender="kofi", content=text, lang="eng"), ["fra"])
             singles.append(time.perf_counter() - t0)
-            print(f"send {sends[-1]:6.2f} s ({report.model_calls} translations in one batch)   "
-                  f"single translation {singles[-1]:6.2f} s   ratio {sends[-1] / singles[-1]:.2f}", flush=True)
+            print(
+                f"send {sends[-1]:6.2f} s ({report.model_calls} translations in one batch)   "
+                f"single translation {singles[-1]:6.2f} s   ratio {sends[-1] / singles[-1]:.2f}",
+                flush=True,
+            )
         room.close()
     med_send, med_single = statistics.median(sends), statistics.median(singles)
-    print(f"median send {med_send:.2f} s, median single translation {med_single:.2f} s, "
-          f"ratio {med_send / med_single:.2f} (target <= 2.5)")
+    print(
+        f"median send {med_send:.2f} s, median single translation {med_single:.2f} s, "
+        f"ratio {med_send / med_single:.2f} (target <= 2.5)"
+    )
 
 
 if __name__ == "__main__":

@@ -37,7 +37,7 @@ from aya_lab.graph import SpecError, draw, load_spec, spec_hash
 from aya_lab.models import load_chat_model
 from aya_lab.paths import project_root
 from aya_lab.room import ChatRoom, default_graph_path
-from aya_lab.room_graph import aya_registry
+from aya_lab.room.nodes import aya_registry
 
 registry = aya_registry()
 base_path, variant_path = default_graph_path("aya"), default_graph_path("aya_onecall")

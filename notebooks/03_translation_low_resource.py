@@ -52,7 +52,8 @@ from collections import Counter
 import matplotlib.pyplot as plt
 import pandas as pd
 
-from aya_lab.eval import CopySystem, PivotSystem, PromptSystem, Results, evaluate_translation, load_parallel
+from aya_lab.datasets import load_parallel
+from aya_lab.eval import CopySystem, PivotSystem, PromptSystem, Results, evaluate_translation
 from aya_lab.eval.langid import covered
 from aya_lab.languages import get_language
 from aya_lab.models import load_chat_model

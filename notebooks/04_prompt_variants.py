@@ -40,10 +40,10 @@ import numpy as np
 import pandas as pd
 
 from aya_lab.eval import sweep_routing
-from aya_lab.eval import sweep
+from aya_lab.eval import sweep_translation
 from aya_lab.models import load_chat_model
 from aya_lab.prompts import list_variants, load_prompt
-from aya_lab.routing import KeywordRouter
+from aya_lab.agents.routing import KeywordRouter
 
 model = load_chat_model(MODEL, settings={"max_new_tokens": 64}, batch_size=16)
 print(model.spec, model.fingerprint)
@@ -71,7 +71,7 @@ with pd.option_context("display.max_colwidth", 400):
 
 # %%
 # NBVAL_IGNORE_OUTPUT
-# %time tr = sweep("user_translate", ["baseline", "strict"], "workplace", model=model)
+# %time tr = sweep_translation(["baseline", "strict"], "workplace", model=model)
 
 # %%
 tr.save(runs_dir() / "nb04_translate.csv")

@@ -42,7 +42,7 @@ import numpy as np
 import pandas as pd
 
 from aya_lab.eval import evaluate_summarizers
-from aya_lab.eval.corpora import load_transcripts
+from aya_lab.datasets.project import load_transcripts
 from aya_lab.models import load_chat_model
 from aya_lab.prompts import load_prompt
 

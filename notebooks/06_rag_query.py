@@ -35,7 +35,7 @@ import matplotlib.pyplot as plt
 import pandas as pd
 
 from aya_lab.agents import AyaQuery
-from aya_lab.eval.corpora import list_kb_documents, load_rag_questions
+from aya_lab.datasets.project import list_kb_documents, load_rag_questions
 from aya_lab.eval.retrieval import evaluate_retrieval, retrieval_summary
 from aya_lab.models import load_chat_model
 from aya_lab.rag import KnowledgeBase

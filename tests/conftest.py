@@ -19,13 +19,13 @@ def _isolated_generation_cache(tmp_path, monkeypatch):
 
 @pytest.fixture(scope="session")
 def tiny_llama_dir(tmp_path_factory):
-    from aya_lab.testing import tiny_llama
+    from tests.fakes import tiny_llama
 
     return tiny_llama(tmp_path_factory.mktemp("tiny-llama"))
 
 
 @pytest.fixture(scope="session")
 def tiny_marian_dir(tmp_path_factory):
-    from aya_lab.testing import tiny_marian
+    from tests.fakes import tiny_marian
 
     return tiny_marian(tmp_path_factory.mktemp("tiny-marian"))

@@ -7,7 +7,7 @@ from langchain_core.embeddings import DeterministicFakeEmbedding
 
 from aya_lab.cli import ChatRepl, main
 from aya_lab.room import ChatRoom
-from aya_lab.testing import FakeRoomModel
+from tests.fakes import FakeRoomModel
 
 
 def test_unknown_model_spec_is_one_line(capsys):
@@ -24,8 +24,10 @@ def test_graph_draw_of_the_room_graph(capsys):
 
 def test_graph_validate_reports_located_error(tmp_path, capsys):
     bad = tmp_path / "bad.yaml"
-    bad.write_text("base: " + str((__import__("aya_lab").__path__[0])) + "/graphs/aya.yaml\n"
-                   "changes:\n  - update_node: supervisr\n    factory_parameter: {summarizer: one_call}\n")
+    bad.write_text(
+        "base: " + str(__import__("aya_lab").__path__[0]) + "/graphs/aya.yaml\n"
+        "changes:\n  - update_node: supervisr\n    factory_parameter: {summarizer: one_call}\n"
+    )
     assert main(["graph", "validate", str(bad)]) != 0
     captured = capsys.readouterr()
     assert "supervisr" in captured.out + captured.err
@@ -36,8 +38,13 @@ def room(tmp_path):
     kb = tmp_path / "kb"
     kb.mkdir()
     (kb / "travel.md").write_text("# Travel\nEconomy class.\n")
-    r = ChatRoom.open(tmp_path / "r.sqlite", model=FakeRoomModel(default="ok"), users={"amara": "swh", "kofi": "en"},
-                      kb_dir=kb, embeddings=DeterministicFakeEmbedding(size=8))
+    r = ChatRoom.open(
+        tmp_path / "r.sqlite",
+        model=FakeRoomModel(default="ok"),
+        users={"amara": "swh", "kofi": "en"},
+        kb_dir=kb,
+        embeddings=DeterministicFakeEmbedding(size=8),
+    )
     yield r
     r.close()
 

@@ -9,7 +9,7 @@ from itertools import groupby
 
 import pytest
 
-from aya_lab.eval.corpora import (
+from aya_lab.datasets.project import (
     ROUTING_LABELS,
     CorpusError,
     Transcript,
@@ -129,13 +129,45 @@ def transcripts():
 
 NUMBER_WORDS = {
     # eng
-    "two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "seven": 7, "eight": 8, "nine": 9, "ten": 10,
-    "eleven": 11, "twelve": 12, "thirteen": 13, "fourteen": 14, "fifteen": 15, "sixteen": 16,
+    "two": 2,
+    "three": 3,
+    "four": 4,
+    "five": 5,
+    "six": 6,
+    "seven": 7,
+    "eight": 8,
+    "nine": 9,
+    "ten": 10,
+    "eleven": 11,
+    "twelve": 12,
+    "thirteen": 13,
+    "fourteen": 14,
+    "fifteen": 15,
+    "sixteen": 16,
     # fra / deu / spa
-    "deux": 2, "trois": 3, "quatre": 4, "cinq": 5, "zwei": 2, "drei": 3, "vier": 4, "fünf": 5,
-    "dos": 2, "tres": 3, "cuatro": 4, "cinco": 5,
+    "deux": 2,
+    "trois": 3,
+    "quatre": 4,
+    "cinq": 5,
+    "zwei": 2,
+    "drei": 3,
+    "vier": 4,
+    "fünf": 5,
+    "dos": 2,
+    "tres": 3,
+    "cuatro": 4,
+    "cinco": 5,
     # cmn
-    "两": 2, "二": 2, "三": 3, "四": 4, "五": 5, "六": 6, "七": 7, "八": 8, "九": 9, "十": 10,
+    "两": 2,
+    "二": 2,
+    "三": 3,
+    "四": 4,
+    "五": 5,
+    "六": 6,
+    "七": 7,
+    "八": 8,
+    "九": 9,
+    "十": 10,
 }
 ALL_WORDS = ("everything", "conversation", "conversación", "toute la", "gespräch", "全部")
 
@@ -266,7 +298,13 @@ def test_workplace_doc_ids_group_small_conversations():
 
 # --- located errors ------------------------------------------------------------------------------
 
-GOOD_Q = {"id": "q001", "question": "How long?", "gold_docs": ["travel_policy.md"], "answer_keywords": ["x"], "in_scope": True}
+GOOD_Q = {
+    "id": "q001",
+    "question": "How long?",
+    "gold_docs": ["travel_policy.md"],
+    "answer_keywords": ["x"],
+    "in_scope": True,
+}
 
 
 def _write(path, rows):
@@ -311,8 +349,13 @@ def _transcript(**over):
         {"sender": "mei", "lang": "eng", "text": "Thanks.", "text_en": "Thanks."},
     ]
     row = {
-        "id": "t001", "messages": msgs, "request": "summarize the last 2 messages", "request_lang": "English",
-        "gold_count": 2, "gold_action_items": [{"owner": "lena", "task": "send it"}], "reference_summary": "Lena sends it.",
+        "id": "t001",
+        "messages": msgs,
+        "request": "summarize the last 2 messages",
+        "request_lang": "English",
+        "gold_count": 2,
+        "gold_action_items": [{"owner": "lena", "task": "send it"}],
+        "reference_summary": "Lena sends it.",
     }
     row.update(over)
     return row
@@ -331,8 +374,14 @@ def test_transcript_languages_normalised_and_window(tmp_path):
         ({"gold_count": 4}, ":1: gold_count:"),
         ({"gold_count": 1}, ":1: gold_action_items: owner 'lena'"),
         ({"request_lang": "klingon"}, ":1: request_lang:"),
-        ({"messages": [{"sender": "kofi", "lang": "xx", "text": "a", "text_en": "a"}], "gold_count": 0,
-          "gold_action_items": []}, ":1: messages.0.lang:"),
+        (
+            {
+                "messages": [{"sender": "kofi", "lang": "xx", "text": "a", "text_en": "a"}],
+                "gold_count": 0,
+                "gold_action_items": [],
+            },
+            ":1: messages.0.lang:",
+        ),
     ],
 )
 def test_transcript_errors_are_located(tmp_path, over, where):

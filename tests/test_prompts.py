@@ -2,10 +2,19 @@
 
 import pytest
 
-from aya_lab.prompts import PromptError, list_variants, load_prompt, prompts_dir
+from aya_lab.paths import prompts_dir
+from aya_lab.prompts import PromptError, list_variants, load_prompt
 
-TASKS = ["user_translate", "aya_translate", "supervisor", "query", "summarizer_count", "summarizer_summary",
-         "summarizer_onecall", "chat"]
+TASKS = [
+    "user_translate",
+    "aya_translate",
+    "supervisor",
+    "query",
+    "summarizer_count",
+    "summarizer_summary",
+    "summarizer_onecall",
+    "chat",
+]
 
 
 @pytest.mark.parametrize("task", TASKS)
@@ -40,7 +49,9 @@ def test_variants_listed_baseline_first():
 
 
 def test_unknown_variant_lists_the_known_ones():
-    with pytest.raises(PromptError, match=r"no prompt variant 'strikt' for task 'user_translate'; variants: baseline, strict"):
+    with pytest.raises(
+        PromptError, match=r"no prompt variant 'strikt' for task 'user_translate'; variants: baseline, strict"
+    ):
         load_prompt("user_translate/strikt")
 
 
@@ -58,12 +69,13 @@ def test_hash_changes_with_content(tmp_path):
     h1 = load_prompt("t/v", root=tmp_path).content_hash
     f.write_text("description: d\nuser: 'Say {x}!'\n")
     import os
+
     os.utime(f, ns=(1, 2))
     assert load_prompt("t/v", root=tmp_path).content_hash != h1
 
 
 def test_chat_template_composes():
-    from aya_lab.testing import FakeChatModel
+    from aya_lab.models.fake import FakeChatModel
 
     chain = load_prompt("chat/baseline").chat_template() | FakeChatModel(responses=["Hello!"])
     assert chain.invoke({"request": "hi"}).content == "Hello!"

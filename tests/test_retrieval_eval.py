@@ -2,11 +2,10 @@
 
 from __future__ import annotations
 
-import math
-from dataclasses import dataclass
-
 import hashlib
+import math
 import re
+from dataclasses import dataclass
 
 import numpy as np
 import pytest

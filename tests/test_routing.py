@@ -2,9 +2,17 @@
 
 import pytest
 
+from aya_lab.agents.routing import (
+    FINISH,
+    KeywordRouter,
+    LLMRouter,
+    Router,
+    RouterOutput,
+    RoutingChain,
+    parse_tool_choice,
+)
+from aya_lab.models.fake import FakeChatModel
 from aya_lab.prompts import load_prompt
-from aya_lab.routing import FINISH, KeywordRouter, LLMRouter, Router, RouterOutput, RoutingChain, parse_tool_choice
-from aya_lab.testing import FakeChatModel
 
 TOOLS = ("query", "summarize", "remember", "chat")
 
@@ -27,8 +35,16 @@ def test_keyword_router(text, tool):
 
 @pytest.mark.parametrize(
     "answer,tool",
-    [("query", "query"), (" Summarize.", "summarize"), ("Tool: remember", "remember"), ("I think chat", "chat"),
-     ("summary", "summarize"), ("The answer is: question", "query"), ("banana", None), ("", None)],
+    [
+        ("query", "query"),
+        (" Summarize.", "summarize"),
+        ("Tool: remember", "remember"),
+        ("I think chat", "chat"),
+        ("summary", "summarize"),
+        ("The answer is: question", "query"),
+        ("banana", None),
+        ("", None),
+    ],
 )
 def test_parse_tool_choice(answer, tool):
     assert parse_tool_choice(answer, TOOLS) == tool

@@ -1,32 +1,56 @@
-"""Reducers as plain functions; ChatMessage behaviour."""
+"""Reducers as plain functions (the graph registry's, strict); ChatMessage behaviour."""
+
+from typing import Annotated
 
 import pytest
+from langgraph.graph import END, START, StateGraph
 from pydantic import ValidationError
+from typing_extensions import TypedDict
 
+from aya_lab.graph.registry import ReducerError, append_list, merge_dict
 from aya_lab.messages import ChatMessage, Delivery
-from aya_lab.state import append_messages, merge_users, replace_value
 
 
 def test_list_update_is_appended():
-    assert append_messages([1, 2], [3]) == [1, 2, 3]
-    assert append_messages(None, [1]) == [1]
+    assert append_list([1, 2], [3]) == [1, 2, 3]
+    assert append_list(None, [1]) == [1]
+    assert append_list([1], (2,)) == [1, 2]
 
 
-@pytest.mark.parametrize("update", [None, "text", {"a": 1}, 3, ChatMessage(sender="a", content="x", lang="eng")])
-def test_non_list_update_is_ignored(update):
-    assert append_messages([1], update) == [1]
+def test_string_update_passes_through_on_purpose():
+    assert append_list([1], "") == [1]
+    assert append_list([1], "any text") == [1]
+
+
+@pytest.mark.parametrize("update", [None, {"a": 1}, 3, ChatMessage(sender="a", content="x", lang="eng")])
+def test_any_other_update_type_raises_naming_the_type(update):
+    with pytest.raises(ReducerError, match=type(update).__name__):
+        append_list([1], update)
 
 
 def test_append_does_not_mutate_current():
     current = [1]
-    append_messages(current, [2])
+    append_list(current, [2])
     assert current == [1]
 
 
-def test_merge_users():
-    assert merge_users({"a": "eng"}, {"b": "swh", "a": "fra"}) == {"a": "fra", "b": "swh"}
-    assert merge_users({"a": "eng"}, ["not", "a", "dict"]) == {"a": "eng"}
-    assert replace_value(1, 2) == 2
+def test_merge_dict_merges_and_refuses_non_mappings():
+    assert merge_dict({"a": "eng"}, {"b": "swh", "a": "fra"}) == {"a": "fra", "b": "swh"}
+    for bad in (["not", "a", "dict"], None, "x"):
+        with pytest.raises(ReducerError, match="merge_dict.v1"):
+            merge_dict({"a": "eng"}, bad)
+
+
+def test_a_node_returning_a_wrong_type_fails_the_graph_run():
+    class S(TypedDict):
+        log: Annotated[list, append_list]
+
+    g = StateGraph(S)
+    g.add_node("bad", lambda s: {"log": {"oops": 1}})
+    g.add_edge(START, "bad")
+    g.add_edge("bad", END)
+    with pytest.raises(ReducerError):
+        g.compile().invoke({"log": []})
 
 
 def test_chat_message_repr_and_text_in():

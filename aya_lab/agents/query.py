@@ -27,8 +27,14 @@ class QueryAnswer:
 
 
 class AyaQuery:
-    def __init__(self, model: Any, kb: Any, prompt: str | PromptFile = "query/baseline", k: int = 3,
-                 min_score: float | None = None) -> None:
+    def __init__(
+        self,
+        model: Any,
+        kb: Any,
+        prompt: str | PromptFile = "query/baseline",
+        k: int = 3,
+        min_score: float | None = None,
+    ) -> None:
         self.model, self.kb, self.k, self.min_score = model, kb, k, min_score
         self.prompt = load_prompt(prompt) if isinstance(prompt, str) else prompt
 

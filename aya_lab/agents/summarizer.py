@@ -17,18 +17,35 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Literal, get_args
 
 from aya_lab.messages import ChatMessage
 from aya_lab.models.base import record_generations
 from aya_lab.prompts import load_prompt
 
-__all__ = ["SummaryResult", "TwoCallSummarizer", "OneCallSummarizer", "make_summarizer", "parse_count",
-           "parse_action_items", "render_transcript"]
+__all__ = [
+    "SUMMARIZER_VARIANTS",
+    "SummarizerVariant",
+    "SummaryResult",
+    "TwoCallSummarizer",
+    "OneCallSummarizer",
+    "make_summarizer",
+    "parse_count",
+    "parse_action_items",
+    "render_transcript",
+]
 
-_WORDS = {w: i for i, w in enumerate(
-    "zero one two three four five six seven eight nine ten eleven twelve thirteen fourteen fifteen sixteen "
-    "seventeen eighteen nineteen twenty".split())}
+SummarizerVariant = Literal["two_call", "one_call"]
+SUMMARIZER_VARIANTS: tuple[SummarizerVariant, ...] = get_args(SummarizerVariant)
+"""The summarizer variants, baseline first: the one set the agents, evaluators and CLI use."""
+
+_WORDS = {
+    w: i
+    for i, w in enumerate(
+        "zero one two three four five six seven eight nine ten eleven twelve thirteen fourteen fifteen sixteen "
+        "seventeen eighteen nineteen twenty".split()
+    )
+}
 _ALL = re.compile(r"\b(all|everything|whole|entire)\b", re.I)
 MAX_HISTORY = 40  # messages shown to the one-call variant
 
@@ -107,7 +124,7 @@ class _Base:
 
 
 class TwoCallSummarizer(_Base):
-    variant = "two_call"
+    variant: SummarizerVariant = "two_call"
 
     def __init__(self, model: Any) -> None:
         super().__init__(model)
@@ -132,7 +149,7 @@ class TwoCallSummarizer(_Base):
 
 
 class OneCallSummarizer(_Base):
-    variant = "one_call"
+    variant: SummarizerVariant = "one_call"
 
     def __init__(self, model: Any) -> None:
         super().__init__(model)
@@ -158,7 +175,8 @@ class OneCallSummarizer(_Base):
 
 
 def make_summarizer(variant: str, model: Any) -> TwoCallSummarizer | OneCallSummarizer:
+    """The summarizer ``variant`` names (one of :data:`SUMMARIZER_VARIANTS`) on ``model``."""
     variants = {"two_call": TwoCallSummarizer, "one_call": OneCallSummarizer}
     if variant not in variants:
-        raise ValueError(f"unknown summarizer variant {variant!r}; use one of {', '.join(variants)}")
+        raise ValueError(f"unknown summarizer variant {variant!r}; use one of {', '.join(SUMMARIZER_VARIANTS)}")
     return variants[variant](model)

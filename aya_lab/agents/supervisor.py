@@ -2,8 +2,8 @@
 
 Tools: ``query`` (:class:`~aya_lab.agents.query.AyaQuery`), ``summarize`` (a summarizer variant over
 the room history), ``remember`` (:class:`AyaRemember`: add a fact to the knowledge base) and ``chat``
-(:class:`AyaChat`: a short direct answer). Routing is an :class:`~aya_lab.routing.LLMRouter` with the
-keyword fallback; :class:`~aya_lab.routing.RoutingChain` loops router -> tool -> observation until the
+(:class:`AyaChat`: a short direct answer). Routing is an :class:`~aya_lab.agents.routing.LLMRouter` with the
+keyword fallback; :class:`~aya_lab.agents.routing.RoutingChain` loops router -> tool -> observation until the
 finish tool (step limit ``max_steps``). Whatever happens, one final text leaves :meth:`handle`.
 """
 
@@ -15,10 +15,10 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from aya_lab.agents.query import AyaQuery
+from aya_lab.agents.routing import LLMRouter, RoutingChain
 from aya_lab.agents.summarizer import make_summarizer
 from aya_lab.messages import ChatMessage
 from aya_lab.prompts import load_prompt
-from aya_lab.routing import LLMRouter, RoutingChain
 
 __all__ = ["AyaSupervisor", "AyaChat", "AyaRemember", "SupervisorResult"]
 
@@ -56,8 +56,16 @@ class SupervisorResult:
 
 
 class AyaSupervisor:
-    def __init__(self, model: Any, kb: Any, *, router_prompt: str = "supervisor/baseline",
-                 summarizer: str = "two_call", query_k: int = 3, max_steps: int = 3) -> None:
+    def __init__(
+        self,
+        model: Any,
+        kb: Any,
+        *,
+        router_prompt: str = "supervisor/baseline",
+        summarizer: str = "two_call",
+        query_k: int = 3,
+        max_steps: int = 3,
+    ) -> None:
         self.model, self.kb = model, kb
         self.router = LLMRouter(model, load_prompt(router_prompt))
         self.summarizer = make_summarizer(summarizer, model)

@@ -19,7 +19,9 @@ from aya_lab.prompts import PromptFile, load_prompt
 
 __all__ = ["UserAgent", "clean_translation", "render_context"]
 
-_PREFIX = re.compile(r"^\s*(translation|traduction|übersetzung|traducción|tafsiri|output|answer|message)\s*[:：]\s*", re.I)
+_PREFIX = re.compile(
+    r"^\s*(translation|traduction|übersetzung|traducción|tafsiri|output|answer|message)\s*[:：]\s*", re.I
+)
 
 
 def clean_translation(text: str, target_language: str = "") -> str:
@@ -45,7 +47,9 @@ def render_context(history: Sequence[ChatMessage], lang: str, k: int) -> str:
 class UserAgent:
     """Translates room messages into target languages with a ``user_translate/<variant>`` prompt."""
 
-    def __init__(self, model: Any, prompt: str | PromptFile = "user_translate/baseline", context_window: int = 0) -> None:
+    def __init__(
+        self, model: Any, prompt: str | PromptFile = "user_translate/baseline", context_window: int = 0
+    ) -> None:
         if context_window < 0:
             raise ValueError(f"context_window must be >= 0; got {context_window}")
         self.model = model
@@ -54,14 +58,18 @@ class UserAgent:
 
     def conversation(self, text: str, source: str, target: str, history: Sequence[ChatMessage] = ()) -> list[Any]:
         """The prompt messages translating ``text`` from ``source`` into ``target`` (ISO 639-3 codes)."""
-        values = {"target_language": language_name(target), "message": text,
-                  "context": render_context(history, target, self.context_window)}
+        values = {
+            "target_language": language_name(target),
+            "message": text,
+            "context": render_context(history, target, self.context_window),
+        }
         if "source_language" in self.prompt.variables:
             values["source_language"] = language_name(source)
         return self.prompt.render(**values)
 
-    def translate_texts(self, texts: Sequence[str], source: str, target: str,
-                        contexts: Sequence[Sequence[ChatMessage]] | None = None) -> list[str]:
+    def translate_texts(
+        self, texts: Sequence[str], source: str, target: str, contexts: Sequence[Sequence[ChatMessage]] | None = None
+    ) -> list[str]:
         """Translate many texts into one language, as one batch (identity when source == target)."""
         if source == target:
             return list(texts)
@@ -70,8 +78,9 @@ class UserAgent:
         name = language_name(target)
         return [clean_translation(r.text, name) for r in self.model.generate_texts(convs)]
 
-    def translate_many(self, message: ChatMessage, targets: Sequence[str],
-                       history: Sequence[ChatMessage] = ()) -> dict[str, str]:
+    def translate_many(
+        self, message: ChatMessage, targets: Sequence[str], history: Sequence[ChatMessage] = ()
+    ) -> dict[str, str]:
         """``{lang: text}`` for every target language, model called once with a batch of the needed ones."""
         needed = [t for t in dict.fromkeys(targets) if t != message.lang]
         out = {t: message.content for t in targets if t == message.lang}

@@ -13,6 +13,18 @@ import argparse
 import sys
 from collections.abc import Callable
 
+from aya_lab.agents.summarizer import SUMMARIZER_VARIANTS
+from aya_lab.datasets.fetch import fetch_dataset
+from aya_lab.datasets.parallel import list_datasets
+from aya_lab.datasets.project import load_routing_examples, load_transcripts
+from aya_lab.eval.routing import evaluate_routing, sweep_routing
+from aya_lab.eval.summarization import evaluate_summarizers
+from aya_lab.eval.translation.evaluate import evaluate_translation
+from aya_lab.eval.translation.results import Results, compare
+from aya_lab.languages import LANGUAGES
+from aya_lab.models import load_chat_model
+from aya_lab.prompts import load_prompt
+
 __all__ = ["register", "command_group", "main"]
 
 _EXPECTED_ERRORS: tuple[type[BaseException], ...] = (ValueError, FileNotFoundError, RuntimeError, KeyError)
@@ -46,13 +58,14 @@ def _guard(fn: Callable[[argparse.Namespace], int]) -> Callable[[argparse.Namesp
 
 # -- data ------------------------------------------------------------------------------------------
 
-def _data_list(args: argparse.Namespace) -> int:
-    from aya_lab.eval.datasets import list_datasets
 
+def _data_list(args: argparse.Namespace) -> int:
     for info in list_datasets():
         state = "present" if info.present else "absent "
-        langs = " ".join(info.languages) if info.present else (
-            f"run `aya-lab data fetch {info.name}`" if info.fetchable else "ships with the repository"
+        langs = (
+            " ".join(info.languages)
+            if info.present
+            else (f"run `aya-lab data fetch {info.name}`" if info.fetchable else "ships with the repository")
         )
         print(f"{info.name:<10} {state} {info.location}")
         print(f"{'':<10} splits: {', '.join(info.splits)}; license: {info.license}; languages: {langs}")
@@ -60,8 +73,6 @@ def _data_list(args: argparse.Namespace) -> int:
 
 
 def _data_fetch(args: argparse.Namespace) -> int:
-    from aya_lab.eval.fetch import fetch_dataset
-
     langs = [x for x in args.languages.split(",") if x.strip()] if args.languages else None
     path = fetch_dataset(args.name, args.dest, base_url=args.base_url, languages=langs, verify=not args.no_verify)
     print(f"fetched {args.name} into {path}")
@@ -69,22 +80,20 @@ def _data_fetch(args: argparse.Namespace) -> int:
 
 
 def _data_languages(args: argparse.Namespace) -> int:
-    from aya_lab.languages import LANGUAGES
-
     print(f"{'code':<5} {'name':<12} {'iso1':<5} {'nllb':<9} {'langid':<7} {'bleu tok':<8} aliases")
     for lang in LANGUAGES:
-        print(f"{lang.code:<5} {lang.name:<12} {lang.iso1 or '-':<5} {lang.nllb:<9} "
-              f"{'yes' if lang.lingua else 'n/a':<7} {lang.sacrebleu_tokenizer:<8} {', '.join(lang.aliases)}")
+        print(
+            f"{lang.code:<5} {lang.name:<12} {lang.iso1 or '-':<5} {lang.nllb:<9} "
+            f"{'yes' if lang.lingua else 'n/a':<7} {lang.sacrebleu_tokenizer:<8} {', '.join(lang.aliases)}"
+        )
     return 0
 
 
 # -- eval ------------------------------------------------------------------------------------------
 
+
 def _eval_translate(args: argparse.Namespace) -> int:
     from pathlib import Path
-
-    from aya_lab.eval.report import Results
-    from aya_lab.eval.translation import evaluate_translation
 
     if not args.system:
         raise ValueError("no systems given; pass --system SPEC at least once")
@@ -95,9 +104,17 @@ def _eval_translate(args: argparse.Namespace) -> int:
             raise ValueError(f"--out must name a .csv file, not {out.name}")
         checkpoint = out.with_name(out.stem + ".partial.jsonl")
     results: Results = evaluate_translation(
-        args.system, args.dataset, args.pairs, n=args.n, split=args.split, baseline=args.baseline,
-        n_bootstrap=args.n_bootstrap, n_ar=args.n_ar, chunk_size=args.chunk_size,
-        progress=not args.no_progress, checkpoint=checkpoint,
+        args.system,
+        args.dataset,
+        args.pairs,
+        n=args.n,
+        split=args.split,
+        baseline=args.baseline,
+        n_bootstrap=args.n_bootstrap,
+        n_ar=args.n_ar,
+        chunk_size=args.chunk_size,
+        progress=not args.no_progress,
+        checkpoint=checkpoint,
     )
     with _pandas_display():
         print(results.table().data.to_string())
@@ -110,8 +127,6 @@ def _eval_translate(args: argparse.Namespace) -> int:
 
 
 def _eval_compare(args: argparse.Namespace) -> int:
-    from aya_lab.eval.report import Results, compare
-
     a, b = Results.load(args.a), Results.load(args.b)
     table = compare(a, b, system_a=args.system_a, system_b=args.system_b, n_bootstrap=args.n_bootstrap, n_ar=args.n_ar)
     with _pandas_display():
@@ -129,32 +144,32 @@ def _check_out(out: str | None) -> None:
 
 
 def _cli_model(args: argparse.Namespace):
-    from aya_lab.models import load_chat_model
-
     settings = {"max_new_tokens": args.max_new_tokens} if args.max_new_tokens else None
     return load_chat_model(args.model, settings=settings)
 
 
 def _eval_summarize(args: argparse.Namespace) -> int:
-    from aya_lab.eval.summarization import VARIANTS, evaluate_summarizers
-
     variants = _split_list(args.variants)
     if not variants:
-        raise ValueError(f"--variants is empty; use e.g. {','.join(VARIANTS)}")
-    unknown = [v for v in variants if v not in VARIANTS]
+        raise ValueError(f"--variants is empty; use e.g. {','.join(SUMMARIZER_VARIANTS)}")
+    unknown = [v for v in variants if v not in SUMMARIZER_VARIANTS]
     if unknown:
-        raise ValueError(f"unknown summarizer variant {unknown[0]!r}; use one of {', '.join(VARIANTS)}")
+        raise ValueError(f"unknown summarizer variant {unknown[0]!r}; use one of {', '.join(SUMMARIZER_VARIANTS)}")
     if args.n is not None and args.n <= 0:
         raise ValueError(f"--n must be positive; got {args.n}")
     _check_out(args.out)
     transcripts = None
     if args.data:
-        from aya_lab.eval.corpora import load_transcripts
-
         transcripts = load_transcripts(args.data)
-    results = evaluate_summarizers(variants, model=_cli_model(args), transcripts=transcripts, n=args.n,
-                                   translate_requests=not args.no_translate, n_bootstrap=args.n_bootstrap,
-                                   seed=args.seed)
+    results = evaluate_summarizers(
+        variants,
+        model=_cli_model(args),
+        transcripts=transcripts,
+        n=args.n,
+        translate_requests=not args.no_translate,
+        n_bootstrap=args.n_bootstrap,
+        seed=args.seed,
+    )
     with _pandas_display():
         print(results.table().to_string())
     if args.out:
@@ -164,8 +179,6 @@ def _eval_summarize(args: argparse.Namespace) -> int:
 
 
 def _eval_route(args: argparse.Namespace) -> int:
-    from aya_lab.eval.routing import evaluate_routing, sweep_routing
-
     if args.variants is not None and args.prompt is not None:
         raise ValueError("pass --prompt or --variants, not both")
     variants = _split_list(args.variants) if args.variants is not None else None
@@ -174,25 +187,30 @@ def _eval_route(args: argparse.Namespace) -> int:
     if args.n is not None and args.n <= 0:
         raise ValueError(f"--n must be positive; got {args.n}")
     _check_out(args.out)
-    from aya_lab.prompts import load_prompt
 
     refs = variants or [args.prompt or "baseline"]
     for ref in refs:  # unknown variants fail before the model loads
         load_prompt(ref if "/" in ref or ref.endswith((".yaml", ".yml")) else f"supervisor/{ref}")
     examples = None
     if args.data:
-        from aya_lab.eval.corpora import load_routing_examples
-
         examples = load_routing_examples(args.data)
     translate = {"model": True, "gold": "gold", "none": False}[args.translate]
     model = _cli_model(args)
     if variants is not None and len(variants) > 1:
-        result = sweep_routing(variants, model=model, examples=examples, n=args.n, translate=translate,
-                               n_bootstrap=args.n_bootstrap, seed=args.seed)
+        result = sweep_routing(
+            variants,
+            model=model,
+            examples=examples,
+            n=args.n,
+            translate=translate,
+            n_bootstrap=args.n_bootstrap,
+            seed=args.seed,
+        )
         confusions = result.confusion
     else:
-        result = evaluate_routing(model, examples, prompt=refs[0], n=args.n, translate=translate,
-                                  n_bootstrap=args.n_bootstrap, seed=args.seed)
+        result = evaluate_routing(
+            model, examples, prompt=refs[0], n=args.n, translate=translate, n_bootstrap=args.n_bootstrap, seed=args.seed
+        )
         confusions = {result.meta["prompt"]: result.confusion}
     with _pandas_display():
         print(result.table().to_string())
@@ -249,11 +267,20 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     p.set_defaults(func=_guard(_data_languages))
 
     ev = command_group(subparsers, "eval", "evaluate translation, summaries, routing")
-    p = ev.add_parser("translate", help="score translation systems on a test set", epilog=_SYSTEM_SPECS,
-                      formatter_class=argparse.RawDescriptionHelpFormatter)
-    p.add_argument("--system", action="append", default=[], metavar="SPEC",
-                   help="system spec (repeatable), optionally NAME=SPEC; e.g. copy, smollm2@strict+ctx3, "
-                        "seq2seq:PATH, pivot:SPEC (grammar below)")
+    p = ev.add_parser(
+        "translate",
+        help="score translation systems on a test set",
+        epilog=_SYSTEM_SPECS,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    p.add_argument(
+        "--system",
+        action="append",
+        default=[],
+        metavar="SPEC",
+        help="system spec (repeatable), optionally NAME=SPEC; e.g. copy, smollm2@strict+ctx3, "
+        "seq2seq:PATH, pivot:SPEC (grammar below)",
+    )
     p.add_argument("--dataset", required=True, help="ntrex128, floresv1, mafand, workplace or files:SRC,REF")
     p.add_argument("--pairs", required=True, help="comma-separated pairs, e.g. eng-swh,eng-yor")
     p.add_argument("--split", default=None)
@@ -285,10 +312,13 @@ def _register_summarize_route(ev: argparse._SubParsersAction) -> None:
 
 
 def _add_summarize(ev: argparse._SubParsersAction) -> None:
-    p = ev.add_parser("summarize", help="score summarizer variants on the transcripts",
-                      description="Run summarizer variants (two_call, one_call) on data/transcripts and score "
-                                  "count exact match, last-N correctness, action-item P/R/F1, summary chrF, "
-                                  "calls, tokens and latency, with paired bootstrap tests against the first.")
+    p = ev.add_parser(
+        "summarize",
+        help="score summarizer variants on the transcripts",
+        description="Run summarizer variants (two_call, one_call) on data/transcripts and score "
+        "count exact match, last-N correctness, action-item P/R/F1, summary chrF, "
+        "calls, tokens and latency, with paired bootstrap tests against the first.",
+    )
     p.add_argument("--model", default=None, help="chat model spec (default: $AYA_LAB_MODEL or smollm2)")
     p.add_argument("--variants", default="two_call,one_call", help="comma-separated; the first is the baseline")
     p.add_argument("--n", type=int, default=None, help="first N transcripts")
@@ -302,18 +332,25 @@ def _add_summarize(ev: argparse._SubParsersAction) -> None:
 
 
 def _add_route(ev: argparse._SubParsersAction) -> None:
-    p = ev.add_parser("route", help="score the supervisor's routing (one prompt, or a sweep of variants)",
-                      description="Route the labelled requests of data/routing (translated to English first, "
-                                  "as the room does) and report accuracy with bootstrap CIs per language, the "
-                                  "keyword-fallback rate and a confusion matrix; with several --variants, "
-                                  "paired bootstrap and exact McNemar tests against the first.")
+    p = ev.add_parser(
+        "route",
+        help="score the supervisor's routing (one prompt, or a sweep of variants)",
+        description="Route the labelled requests of data/routing (translated to English first, "
+        "as the room does) and report accuracy with bootstrap CIs per language, the "
+        "keyword-fallback rate and a confusion matrix; with several --variants, "
+        "paired bootstrap and exact McNemar tests against the first.",
+    )
     p.add_argument("--model", default=None, help="chat model spec (default: $AYA_LAB_MODEL or smollm2)")
     p.add_argument("--prompt", default=None, help="one supervisor variant, e.g. fewshot (default: baseline)")
     p.add_argument("--variants", default=None, help="comma-separated supervisor variants; the first is the baseline")
     p.add_argument("--n", type=int, default=None, help="first N requests")
     p.add_argument("--data", default=None, help="a routing requests JSONL file (default: data/routing)")
-    p.add_argument("--translate", choices=("model", "gold", "none"), default="model",
-                   help="non-English requests: translate with the model (default), use the gold English, or none")
+    p.add_argument(
+        "--translate",
+        choices=("model", "gold", "none"),
+        default="model",
+        help="non-English requests: translate with the model (default), use the gold English, or none",
+    )
     p.add_argument("--out", default=None, help="results CSV (also .examples.csv, .confusion.csv, .json)")
     p.add_argument("--max-new-tokens", type=int, default=None)
     p.add_argument("--n-bootstrap", type=int, default=1000)

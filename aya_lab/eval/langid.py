@@ -53,7 +53,7 @@ def target_share(outputs: Sequence[str], tgt: str, *, src: str | None = None) ->
         return None
     if not outputs:
         return float("nan")
-    detector = detector_for(tgt, *( [src] if src else []))
+    detector = detector_for(tgt, *([src] if src else []))
     found = detector.detect_languages_in_parallel_of(list(outputs))
     hits = sum(1 for lang in found if lang is not None and lang.name == target.lingua)
     return hits / len(outputs)

@@ -102,7 +102,11 @@ def score_corpus(
         else:
             low = high = float("nan")
         out[name] = MetricScore(
-            name, float(result.score), low, high, str(metric.get_signature()),
+            name,
+            float(result.score),
+            low,
+            high,
+            str(metric.get_signature()),
             reliable=reliable_bleu if name == "BLEU" else True,
         )
     return out

@@ -32,8 +32,18 @@ from aya_lab.eval.stats import bootstrap_ci
 __all__ = ["COLUMNS", "evaluate_retrieval", "bootstrap_ci", "retrieval_summary"]
 
 COLUMNS = [
-    "level", "id", "question", "in_scope", "metric", "value", "ci_low", "ci_high", "n",
-    "retrieved", "min_score", "kb_signature",
+    "level",
+    "id",
+    "question",
+    "in_scope",
+    "metric",
+    "value",
+    "ci_low",
+    "ci_high",
+    "n",
+    "retrieved",
+    "min_score",
+    "kb_signature",
 ]
 
 
@@ -84,8 +94,14 @@ def evaluate_retrieval(
         hits = kb.retrieve(text, k=depth)
         ranked = _ranked_sources(hits)
         top = float(hits[0].score) if hits else float("-inf")
-        base = {"level": "question", "id": qid, "question": text, "in_scope": in_scope,
-                "n": 1, "retrieved": ",".join(ranked)}
+        base = {
+            "level": "question",
+            "id": qid,
+            "question": text,
+            "in_scope": in_scope,
+            "n": 1,
+            "retrieved": ",".join(ranked),
+        }
         metrics: dict[str, float] = {"top_score": top}
         if in_scope:
             gold_set = set(gold)
@@ -105,14 +121,33 @@ def evaluate_retrieval(
     for (metric, in_scope), group in per_question.groupby(["metric", "in_scope"], sort=False):
         values = group["value"].to_numpy(dtype=float)
         low, high = bootstrap_ci(values, n_bootstrap=n_bootstrap, seed=seed)
-        aggregates.append({"level": "aggregate", "id": None, "question": None, "in_scope": in_scope,
-                           "metric": metric, "value": float(values.mean()), "ci_low": low,
-                           "ci_high": high, "n": int(values.size), "retrieved": None})
+        aggregates.append(
+            {
+                "level": "aggregate",
+                "id": None,
+                "question": None,
+                "in_scope": in_scope,
+                "metric": metric,
+                "value": float(values.mean()),
+                "ci_low": low,
+                "ci_high": high,
+                "n": int(values.size),
+                "retrieved": None,
+            }
+        )
     df = pd.concat([per_question, pd.DataFrame(aggregates)], ignore_index=True)
     df["min_score"] = threshold
     df["kb_signature"] = signature
-    df.attrs.update({"min_score": threshold, "kb_signature": signature, "ks": ks, "depth": depth,
-                     "n_bootstrap": n_bootstrap, "seed": seed})
+    df.attrs.update(
+        {
+            "min_score": threshold,
+            "kb_signature": signature,
+            "ks": ks,
+            "depth": depth,
+            "n_bootstrap": n_bootstrap,
+            "seed": seed,
+        }
+    )
     return df.reindex(columns=COLUMNS)
 
 

@@ -4,8 +4,8 @@
 request not in English is first brought into English with the ``aya_translate`` prompt of
 :class:`~aya_lab.agents.translator.AyaTranslator` (``translate=True``; ``"gold"`` uses the data set's
 English instead, isolating the router from translation errors; ``False`` routes the text as written),
-then an :class:`~aya_lab.routing.LLMRouter` prompt is answered and parsed with
-:func:`~aya_lab.routing.parse_tool_choice`, falling back to the router's keyword router when the answer
+then an :class:`~aya_lab.agents.routing.LLMRouter` prompt is answered and parsed with
+:func:`~aya_lab.agents.routing.parse_tool_choice`, falling back to the router's keyword router when the answer
 names no tool. Unlike ``LLMRouter.route`` (one call per request), all translations go to the model as
 one ``generate_texts`` batch, and all router prompts as another; the decisions are the same.
 
@@ -31,17 +31,54 @@ from typing import Any, Literal
 import numpy as np
 import pandas as pd
 
-from aya_lab.eval.stats import bootstrap_indices, mcnemar_exact, paired_bootstrap
+from aya_lab.agents.routing import LLMRouter
+from aya_lab.agents.translator import AyaTranslator
+from aya_lab.datasets.project import ROUTING_LABELS, load_routing_examples
+from aya_lab.eval.stats import ALPHA, bootstrap_indices, mcnemar_exact, paired_bootstrap
 from aya_lab.eval.stats import percentile_ci as _ci
-from aya_lab.eval.summarization import ALPHA
+from aya_lab.models import load_chat_model
+from aya_lab.models.base import record_generations
+from aya_lab.prompts import load_prompt
 
-__all__ = ["RoutingResults", "RoutingSweep", "evaluate_routing", "sweep_routing", "mcnemar_exact",
-           "translate_requests", "ROUTING_COLUMNS"]
+__all__ = [
+    "RoutingResults",
+    "RoutingSweep",
+    "evaluate_routing",
+    "sweep_routing",
+    "mcnemar_exact",
+    "translate_requests",
+    "ROUTING_COLUMNS",
+]
 
-ROUTING_COLUMNS = ["prompt", "lang", "metric", "mean", "ci_low", "ci_high", "n", "model_fingerprint",
-                   "prompt_hash", "dataset_id"]
-PAIRED_COLUMNS = ["baseline", "variant", "lang", "metric", "mean_baseline", "mean_variant", "diff", "ci_low",
-                  "ci_high", "p_bootstrap", "b", "c", "p_mcnemar", "significant", "n"]
+ROUTING_COLUMNS = [
+    "prompt",
+    "lang",
+    "metric",
+    "mean",
+    "ci_low",
+    "ci_high",
+    "n",
+    "model_fingerprint",
+    "prompt_hash",
+    "dataset_id",
+]
+PAIRED_COLUMNS = [
+    "baseline",
+    "variant",
+    "lang",
+    "metric",
+    "mean_baseline",
+    "mean_variant",
+    "diff",
+    "ci_low",
+    "ci_high",
+    "p_bootstrap",
+    "b",
+    "c",
+    "p_mcnemar",
+    "significant",
+    "n",
+]
 Translate = bool | Literal["gold"]
 
 
@@ -119,8 +156,9 @@ def _csv_path(path: str | Path) -> Path:
 
 
 def _write_meta(path: Path, meta: dict) -> None:
-    path.with_suffix(".json").write_text(json.dumps(meta, indent=2, sort_keys=True, default=str) + "\n",
-                                         encoding="utf-8")
+    path.with_suffix(".json").write_text(
+        json.dumps(meta, indent=2, sort_keys=True, default=str) + "\n", encoding="utf-8"
+    )
 
 
 def _table(df: pd.DataFrame) -> pd.DataFrame:
@@ -128,24 +166,28 @@ def _table(df: pd.DataFrame) -> pd.DataFrame:
     fb = df[df["metric"] == "fallback_rate"].set_index(["prompt", "lang"])["mean"]
     rows = []
     for r in acc.itertuples(index=False):
-        rows.append({"prompt": r.prompt, "lang": r.lang, "accuracy": f"{r.mean:.3f} [{r.ci_low:.3f}, {r.ci_high:.3f}]",
-                     "fallback_rate": f"{fb.get((r.prompt, r.lang), float('nan')):.3f}", "n": int(r.n)})
+        rows.append(
+            {
+                "prompt": r.prompt,
+                "lang": r.lang,
+                "accuracy": f"{r.mean:.3f} [{r.ci_low:.3f}, {r.ci_high:.3f}]",
+                "fallback_rate": f"{fb.get((r.prompt, r.lang), float('nan')):.3f}",
+                "n": int(r.n),
+            }
+        )
     return pd.DataFrame(rows).set_index(["prompt", "lang"]) if rows else pd.DataFrame()
 
 
 # -- running -----------------------------------------------------------------------------------------
 
+
 def _chat_model(model: Any) -> Any:
     if model is None or isinstance(model, str):
-        from aya_lab.models import load_chat_model
-
         return load_chat_model(model)
     return model
 
 
 def _examples(examples: Sequence[Any] | None, n: int | None) -> list[Any]:
-    from aya_lab.eval.corpora import load_routing_examples
-
     if n is not None and n <= 0:
         raise ValueError(f"n must be positive; got {n}")
     items = list(examples) if examples is not None else load_routing_examples()
@@ -157,9 +199,6 @@ def _examples(examples: Sequence[Any] | None, n: int | None) -> list[Any]:
 
 def translate_requests(model: Any, examples: Sequence[Any], translate: Translate = True) -> tuple[list[str], dict]:
     """The English texts the router sees, and the cost of getting them (one batch for all non-English)."""
-    from aya_lab.agents.translator import AyaTranslator
-    from aya_lab.models.base import record_generations
-
     texts = [ex.text for ex in examples]
     cost = {"calls": 0, "prompt_tokens": 0, "completion_tokens": 0}
     if translate == "gold":
@@ -169,23 +208,31 @@ def translate_requests(model: Any, examples: Sequence[Any], translate: Translate
     if translate:
         with record_generations() as records:
             texts = AyaTranslator(model).to_english_many(texts, [ex.lang for ex in examples])
-        cost = {"calls": len(records), "prompt_tokens": sum(x.result.prompt_tokens for x in records),
-                "completion_tokens": sum(x.result.completion_tokens for x in records)}
+        cost = {
+            "calls": len(records),
+            "prompt_tokens": sum(x.result.prompt_tokens for x in records),
+            "completion_tokens": sum(x.result.completion_tokens for x in records),
+        }
     return texts, cost
 
 
 def _route_all(model: Any, prompt: Any, texts: list[str]) -> list[dict[str, Any]]:
     """Route every text with one batch of router prompts (the LLMRouter's parse and fallback)."""
-    from aya_lab.routing import LLMRouter
-
-    return [{"answer": r.text, "predicted": d.tool, "fallback": float(d.fallback), "log": d.log,
-             "prompt_tokens": r.prompt_tokens, "completion_tokens": r.completion_tokens, "latency_s": r.latency_s}
-            for d, r in LLMRouter(model, prompt).route_many(texts)]
+    return [
+        {
+            "answer": r.text,
+            "predicted": d.tool,
+            "fallback": float(d.fallback),
+            "log": d.log,
+            "prompt_tokens": r.prompt_tokens,
+            "completion_tokens": r.completion_tokens,
+            "latency_s": r.latency_s,
+        }
+        for d, r in LLMRouter(model, prompt).route_many(texts)
+    ]
 
 
 def _load_router_prompt(prompt: Any) -> Any:
-    from aya_lab.prompts import load_prompt
-
     if not isinstance(prompt, str):
         return prompt
     ref = prompt if ("/" in prompt or prompt.endswith((".yaml", ".yml"))) else f"supervisor/{prompt}"
@@ -193,15 +240,23 @@ def _load_router_prompt(prompt: Any) -> Any:
 
 
 def _run(model, prompt_file, items, texts, tr_cost, idx, dataset_id) -> tuple[pd.DataFrame, pd.DataFrame, pd.DataFrame]:
-    from aya_lab.eval.corpora import ROUTING_LABELS
-
     name = prompt_file.variant or prompt_file.name
     decisions = _route_all(model, prompt_file, texts)
-    examples = pd.DataFrame([
-        {"prompt": name, "id": ex.id, "lang": ex.lang, "label": ex.label, "text": ex.text, "routed_text": t, **d,
-         "correct": float(d["predicted"] == ex.label)}
-        for ex, t, d in zip(items, texts, decisions, strict=True)
-    ])
+    examples = pd.DataFrame(
+        [
+            {
+                "prompt": name,
+                "id": ex.id,
+                "lang": ex.lang,
+                "label": ex.label,
+                "text": ex.text,
+                "routed_text": t,
+                **d,
+                "correct": float(d["predicted"] == ex.label),
+            }
+            for ex, t, d in zip(items, texts, decisions, strict=True)
+        ]
+    )
     sig = {"model_fingerprint": model.fingerprint, "prompt_hash": prompt_file.content_hash, "dataset_id": dataset_id}
     rows = []
     langs = ["all", *sorted(examples["lang"].unique())]
@@ -213,16 +268,42 @@ def _run(model, prompt_file, items, texts, tr_cost, idx, dataset_id) -> tuple[pd
                 low, high = _ci(values[idx].mean(axis=1))
             else:  # resample within the language (its own seeded draws)
                 low, high = _ci(values[bootstrap_indices(len(values), idx.shape[0], seed=0)].mean(axis=1))
-            rows.append({"prompt": name, "lang": lang, "metric": metric, "mean": float(values.mean()),
-                         "ci_low": low, "ci_high": high, "n": int(mask.sum()), **sig})
-    total = {"llm_calls": len(items) + tr_cost["calls"],
-             "prompt_tokens": float(examples["prompt_tokens"].sum()) + tr_cost["prompt_tokens"],
-             "completion_tokens": float(examples["completion_tokens"].sum()) + tr_cost["completion_tokens"]}
+            rows.append(
+                {
+                    "prompt": name,
+                    "lang": lang,
+                    "metric": metric,
+                    "mean": float(values.mean()),
+                    "ci_low": low,
+                    "ci_high": high,
+                    "n": int(mask.sum()),
+                    **sig,
+                }
+            )
+    total = {
+        "llm_calls": len(items) + tr_cost["calls"],
+        "prompt_tokens": float(examples["prompt_tokens"].sum()) + tr_cost["prompt_tokens"],
+        "completion_tokens": float(examples["completion_tokens"].sum()) + tr_cost["completion_tokens"],
+    }
     for metric, value in total.items():
-        rows.append({"prompt": name, "lang": "all", "metric": metric, "mean": float(value), "ci_low": float("nan"),
-                     "ci_high": float("nan"), "n": len(items), **sig})
-    confusion = pd.crosstab(examples["label"], examples["predicted"]).reindex(
-        index=list(ROUTING_LABELS), columns=list(ROUTING_LABELS), fill_value=0).fillna(0).astype(int)
+        rows.append(
+            {
+                "prompt": name,
+                "lang": "all",
+                "metric": metric,
+                "mean": float(value),
+                "ci_low": float("nan"),
+                "ci_high": float("nan"),
+                "n": len(items),
+                **sig,
+            }
+        )
+    confusion = (
+        pd.crosstab(examples["label"], examples["predicted"])
+        .reindex(index=list(ROUTING_LABELS), columns=list(ROUTING_LABELS), fill_value=0)
+        .fillna(0)
+        .astype(int)
+    )
     confusion.index.name, confusion.columns.name = "gold", "predicted"
     return pd.DataFrame(rows, columns=ROUTING_COLUMNS), examples, confusion
 
@@ -250,8 +331,16 @@ def evaluate_routing(
     idx = bootstrap_indices(len(items), n_bootstrap, seed)
     dataset_id = "routing" if examples is None else "routing:custom"
     df, ex, conf = _run(model, prompt_file, items, texts, cost, idx, dataset_id)
-    meta = {"kind": "routing", "prompt": prompt_file.name, "n": len(items), "translate": translate,
-            "n_bootstrap": n_bootstrap, "seed": seed, "model": getattr(model, "spec", "?"), "dataset_id": dataset_id}
+    meta = {
+        "kind": "routing",
+        "prompt": prompt_file.name,
+        "n": len(items),
+        "translate": translate,
+        "n_bootstrap": n_bootstrap,
+        "seed": seed,
+        "model": getattr(model, "spec", "?"),
+        "dataset_id": dataset_id,
+    }
     return RoutingResults(df, ex, conf, meta)
 
 
@@ -286,9 +375,17 @@ def sweep_routing(
         exs.append(ex)
         confusion[label] = conf
     paired = _paired(exs, labels, idx)
-    meta = {"kind": "routing-sweep", "variants": labels, "baseline": labels[0], "n": len(items),
-            "translate": translate, "n_bootstrap": n_bootstrap, "seed": seed,
-            "model": getattr(model, "spec", "?"), "dataset_id": dataset_id}
+    meta = {
+        "kind": "routing-sweep",
+        "variants": labels,
+        "baseline": labels[0],
+        "n": len(items),
+        "translate": translate,
+        "n_bootstrap": n_bootstrap,
+        "seed": seed,
+        "model": getattr(model, "spec", "?"),
+        "dataset_id": dataset_id,
+    }
     return RoutingSweep(pd.concat(dfs, ignore_index=True), pd.concat(exs, ignore_index=True), paired, confusion, meta)
 
 
@@ -302,9 +399,23 @@ def _paired(exs: list[pd.DataFrame], labels: list[str], idx: np.ndarray) -> pd.D
             n_b = int(np.sum((a == 1) & (b == 0)))
             n_c = int(np.sum((a == 0) & (b == 1)))
             p_mc = mcnemar_exact(n_b, n_c)
-            rows.append({"baseline": labels[0], "variant": label, "lang": "all", "metric": metric,
-                         "mean_baseline": float(a.mean()), "mean_variant": float(b.mean()), "diff": test["diff"],
-                         "ci_low": test["ci_low"], "ci_high": test["ci_high"], "p_bootstrap": test["p_value"],
-                         "b": n_b, "c": n_c, "p_mcnemar": p_mc,
-                         "significant": bool(test["p_value"] < ALPHA and p_mc < ALPHA), "n": len(a)})
+            rows.append(
+                {
+                    "baseline": labels[0],
+                    "variant": label,
+                    "lang": "all",
+                    "metric": metric,
+                    "mean_baseline": float(a.mean()),
+                    "mean_variant": float(b.mean()),
+                    "diff": test["diff"],
+                    "ci_low": test["ci_low"],
+                    "ci_high": test["ci_high"],
+                    "p_bootstrap": test["p_value"],
+                    "b": n_b,
+                    "c": n_c,
+                    "p_mcnemar": p_mc,
+                    "significant": bool(test["p_value"] < ALPHA and p_mc < ALPHA),
+                    "n": len(a),
+                }
+            )
     return pd.DataFrame(rows, columns=PAIRED_COLUMNS)

@@ -11,7 +11,10 @@ from collections.abc import Sequence
 
 import numpy as np
 
-__all__ = ["bootstrap_indices", "percentile_ci", "bootstrap_ci", "paired_bootstrap", "mcnemar_exact"]
+__all__ = ["ALPHA", "bootstrap_indices", "percentile_ci", "bootstrap_ci", "paired_bootstrap", "mcnemar_exact"]
+
+ALPHA = 0.05
+"""The significance level of every test the evaluators report."""
 
 
 def bootstrap_indices(n: int, n_bootstrap: int = 1000, seed: int = 0) -> np.ndarray:

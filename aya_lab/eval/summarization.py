@@ -38,31 +38,74 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from aya_lab.eval.stats import bootstrap_indices, paired_bootstrap  # re-exported
+from aya_lab.agents.summarizer import SUMMARIZER_VARIANTS, make_summarizer
+from aya_lab.agents.translator import AyaTranslator
+from aya_lab.datasets.project import load_transcripts
+from aya_lab.eval.metrics import _corpus_score
+from aya_lab.eval.stats import ALPHA, bootstrap_indices, paired_bootstrap  # re-exported
 from aya_lab.eval.stats import percentile_ci as _ci
+from aya_lab.messages import ChatMessage
+from aya_lab.models import load_chat_model
+from aya_lab.models.base import record_generations
 
 __all__ = [
-    "SummarizerResults", "evaluate_summarizers", "match_action_items", "prf", "task_similarity",
-    "content_words", "count_exact", "last_n_correct", "paired_bootstrap", "bootstrap_indices",
-    "SUMMARY_METRICS", "VARIANTS", "ALPHA",
+    "SummarizerResults",
+    "evaluate_summarizers",
+    "match_action_items",
+    "prf",
+    "task_similarity",
+    "content_words",
+    "count_exact",
+    "last_n_correct",
+    "paired_bootstrap",
+    "bootstrap_indices",
+    "SUMMARY_METRICS",
 ]
 
-VARIANTS = ("two_call", "one_call")
-ALPHA = 0.05
 TASK_CHRF = 50.0
 TASK_JACCARD = 0.5
 SUMMARY_METRICS = (
-    "count_exact", "last_n_correct", "action_precision", "action_recall", "action_f1", "summary_chrF",
-    "llm_calls", "prompt_tokens", "completion_tokens", "latency_s",
+    "count_exact",
+    "last_n_correct",
+    "action_precision",
+    "action_recall",
+    "action_f1",
+    "summary_chrF",
+    "llm_calls",
+    "prompt_tokens",
+    "completion_tokens",
+    "latency_s",
 )
 MICRO_METRICS = ("action_precision_micro", "action_recall_micro", "action_f1_micro")
-DF_COLUMNS = ["variant", "metric", "mean", "ci_low", "ci_high", "n", "note", "model_fingerprint",
-              "prompt_hash", "dataset_id"]
-PAIRED_COLUMNS = ["baseline", "variant", "metric", "mean_baseline", "mean_variant", "diff", "ci_low", "ci_high",
-                  "p_value", "significant", "n"]
+DF_COLUMNS = [
+    "variant",
+    "metric",
+    "mean",
+    "ci_low",
+    "ci_high",
+    "n",
+    "note",
+    "model_fingerprint",
+    "prompt_hash",
+    "dataset_id",
+]
+PAIRED_COLUMNS = [
+    "baseline",
+    "variant",
+    "metric",
+    "mean_baseline",
+    "mean_variant",
+    "diff",
+    "ci_low",
+    "ci_high",
+    "p_value",
+    "significant",
+    "n",
+]
 
 # English stop words (a compact list; content words are what is left of the alphanumeric tokens).
-_STOP = frozenset("""
+_STOP = frozenset(
+    """
 a about above after again against all am an and any are as at be because been before being below
 between both but by can could did do does doing down during each few for from further had has have
 having he her here hers herself him himself his how i if in into is it its itself just let me more most
@@ -70,10 +113,12 @@ my myself no nor not now of off on once only or other our ours ourselves out ove
 should so some such than that the their theirs them themselves then there these they this those through
 to too under until up very was we were what when where which while who whom why will with would you
 your yours yourself yourselves ll s t d m re ve
-""".split())
+""".split()
+)
 
 
 # -- scoring rules ---------------------------------------------------------------------------------
+
 
 def content_words(text: str) -> set[str]:
     """Lowercased alphanumeric tokens minus English stop words."""
@@ -158,6 +203,7 @@ def _micro_boot(tp, n_pred, n_gold, idx) -> np.ndarray:
 
 # -- results ---------------------------------------------------------------------------------------
 
+
 @dataclass
 class SummarizerResults:
     """``df`` (variant x metric), ``per_transcript`` (transcript x variant), ``paired`` (vs baseline)."""
@@ -176,8 +222,10 @@ class SummarizerResults:
         return self.meta.get("baseline")
 
     def __repr__(self) -> str:
-        return (f"SummarizerResults({len(self.per_transcript['transcript_id'].unique())} transcripts; "
-                f"variants: {', '.join(self.variants)})")
+        return (
+            f"SummarizerResults({len(self.per_transcript['transcript_id'].unique())} transcripts; "
+            f"variants: {', '.join(self.variants)})"
+        )
 
     def table(self, metrics: Sequence[str] | None = None) -> pd.DataFrame:
         """Metrics as rows, variants as columns; cells read ``mean [low, high]``; then the paired diffs."""
@@ -190,10 +238,14 @@ class SummarizerResults:
             if row.metric in metrics:
                 mark = "*" if row.significant else ""
                 cells.setdefault(row.metric, {})[f"{row.variant} - {row.baseline}"] = (
-                    f"{row.diff:+.3g}{mark} (p={row.p_value:.3f})")
+                    f"{row.diff:+.3g}{mark} (p={row.p_value:.3f})"
+                )
         cols = self.variants + [f"{v} - {self.baseline}" for v in self.variants if v != self.baseline]
-        frame = pd.DataFrame([[cells.get(m, {}).get(c, "") for c in cols] for m in metrics if m in cells],
-                             index=pd.Index([m for m in metrics if m in cells], name="metric"), columns=cols)
+        frame = pd.DataFrame(
+            [[cells.get(m, {}).get(c, "") for c in cols] for m in metrics if m in cells],
+            index=pd.Index([m for m in metrics if m in cells], name="metric"),
+            columns=cols,
+        )
         return frame
 
     def save(self, path: str | Path) -> Path:
@@ -205,8 +257,9 @@ class SummarizerResults:
         self.df.to_csv(path, index=False)
         self.per_transcript.to_csv(path.with_name(path.stem + ".transcripts.csv"), index=False)
         self.paired.to_csv(path.with_name(path.stem + ".paired.csv"), index=False)
-        path.with_suffix(".json").write_text(json.dumps(self.meta, indent=2, sort_keys=True, default=str) + "\n",
-                                             encoding="utf-8")
+        path.with_suffix(".json").write_text(
+            json.dumps(self.meta, indent=2, sort_keys=True, default=str) + "\n", encoding="utf-8"
+        )
         return path
 
 
@@ -218,12 +271,17 @@ def _fmt(mean: float, low: float, high: float) -> str:
 
 # -- the evaluation --------------------------------------------------------------------------------
 
-def _messages(transcript: Any) -> list[Any]:
-    from aya_lab.messages import ChatMessage
 
+def _messages(transcript: Any) -> list[Any]:
     return [
-        ChatMessage(id=f"{transcript.id}-m{i:02d}", sender=m.sender, content=m.text, lang=m.lang,
-                    translations={"eng": m.text_en}, created_at="-")
+        ChatMessage(
+            id=f"{transcript.id}-m{i:02d}",
+            sender=m.sender,
+            content=m.text,
+            lang=m.lang,
+            translations={"eng": m.text_en},
+            created_at="-",
+        )
         for i, m in enumerate(transcript.messages)
     ]
 
@@ -234,7 +292,7 @@ def _prompt_hash(summarizer: Any) -> str:
 
 
 def evaluate_summarizers(
-    variants: Sequence[str] = VARIANTS,
+    variants: Sequence[str] = SUMMARIZER_VARIANTS,
     model: Any = None,
     transcripts: Sequence[Any] | None = None,
     n: int | None = None,
@@ -248,11 +306,6 @@ def evaluate_summarizers(
     ``model``: a chat model or spec (default ``AYA_LAB_MODEL`` or ``smollm2``). ``n``: the first ``n``
     transcripts. The first variant is the baseline of the paired tests. See the module docstring.
     """
-    from aya_lab.agents.summarizer import make_summarizer
-    from aya_lab.agents.translator import AyaTranslator
-    from aya_lab.eval.corpora import load_transcripts
-    from aya_lab.models.base import record_generations
-
     variants = [v.strip() for v in variants if v and v.strip()]
     if not variants:
         raise ValueError("no summarizer variants given; use e.g. two_call,one_call")
@@ -282,24 +335,40 @@ def evaluate_summarizers(
             res = summarizer.summarize(request_en, history)
             matches = match_action_items(res.action_items, t.gold_action_items)
             p, r, f = prf(len(matches), len(res.action_items), len(t.gold_action_items))
-            rows.append({
-                "variant": variant, "transcript_id": t.id, "request": t.request, "request_lang": t.request_lang,
-                "request_en": request_en, "request_translation_calls": tr_calls, "n_messages": len(history),
-                "gold_count": t.gold_count, "count_requested": res.count_requested,
-                "count_exact": float(count_exact(res.count_requested, t.gold_count)),
-                "n_summarized": len(res.message_ids),
-                "last_n_correct": float(last_n_correct(res.message_ids, ids, t.gold_count)),
-                "action_tp": len(matches), "action_n_pred": len(res.action_items),
-                "action_n_gold": len(t.gold_action_items),
-                "action_precision": p, "action_recall": r, "action_f1": f,
-                "summary_chrF": _sentence_chrf(res.summary, t.reference_summary),
-                "llm_calls": float(res.calls), "prompt_tokens": float(res.prompt_tokens),
-                "completion_tokens": float(res.completion_tokens), "latency_s": float(res.latency_s),
-                "summary": res.summary, "reference_summary": t.reference_summary,
-                "action_items": json.dumps(res.action_items, ensure_ascii=False),
-                "gold_action_items": json.dumps([[g.owner, g.task] for g in t.gold_action_items], ensure_ascii=False),
-                "notes": "; ".join(res.notes),
-            })
+            rows.append(
+                {
+                    "variant": variant,
+                    "transcript_id": t.id,
+                    "request": t.request,
+                    "request_lang": t.request_lang,
+                    "request_en": request_en,
+                    "request_translation_calls": tr_calls,
+                    "n_messages": len(history),
+                    "gold_count": t.gold_count,
+                    "count_requested": res.count_requested,
+                    "count_exact": float(count_exact(res.count_requested, t.gold_count)),
+                    "n_summarized": len(res.message_ids),
+                    "last_n_correct": float(last_n_correct(res.message_ids, ids, t.gold_count)),
+                    "action_tp": len(matches),
+                    "action_n_pred": len(res.action_items),
+                    "action_n_gold": len(t.gold_action_items),
+                    "action_precision": p,
+                    "action_recall": r,
+                    "action_f1": f,
+                    "summary_chrF": _sentence_chrf(res.summary, t.reference_summary),
+                    "llm_calls": float(res.calls),
+                    "prompt_tokens": float(res.prompt_tokens),
+                    "completion_tokens": float(res.completion_tokens),
+                    "latency_s": float(res.latency_s),
+                    "summary": res.summary,
+                    "reference_summary": t.reference_summary,
+                    "action_items": json.dumps(res.action_items, ensure_ascii=False),
+                    "gold_action_items": json.dumps(
+                        [[g.owner, g.task] for g in t.gold_action_items], ensure_ascii=False
+                    ),
+                    "notes": "; ".join(res.notes),
+                }
+            )
     per = pd.DataFrame(rows)
     sigs = {v: {"model_fingerprint": model.fingerprint, "prompt_hash": _prompt_hash(s)} for v, s in summarizers.items()}
     dataset_id = "transcripts" if transcripts is None else "transcripts:custom"
@@ -309,18 +378,24 @@ def evaluate_summarizers(
     import sacrebleu
 
     meta = {
-        "kind": "summarization", "variants": variants, "baseline": variants[0], "n": len(items),
-        "transcript_ids": [t.id for t in items], "dataset_id": dataset_id, "translate_requests": translate_requests,
-        "n_bootstrap": n_bootstrap, "seed": seed, "model": getattr(model, "spec", "?"),
-        "signatures": sigs, "sacrebleu_version": sacrebleu.__version__,
+        "kind": "summarization",
+        "variants": variants,
+        "baseline": variants[0],
+        "n": len(items),
+        "transcript_ids": [t.id for t in items],
+        "dataset_id": dataset_id,
+        "translate_requests": translate_requests,
+        "n_bootstrap": n_bootstrap,
+        "seed": seed,
+        "model": getattr(model, "spec", "?"),
+        "signatures": sigs,
+        "sacrebleu_version": sacrebleu.__version__,
     }
     return SummarizerResults(df, per, paired, meta)
 
 
 def _chat_model(model: Any) -> Any:
     if model is None or isinstance(model, str):
-        from aya_lab.models import load_chat_model
-
         return load_chat_model(model)
     return model
 
@@ -331,11 +406,10 @@ def _sentence_chrf(hyp: str, ref: str) -> float:
     return float(CHRF().sentence_score(hyp or "", [ref]).score)
 
 
-def _aggregate(per: pd.DataFrame, variants: list[str], idx: np.ndarray, sigs: dict, dataset_id: str,
-               n_bootstrap: int) -> pd.DataFrame:
+def _aggregate(
+    per: pd.DataFrame, variants: list[str], idx: np.ndarray, sigs: dict, dataset_id: str, n_bootstrap: int
+) -> pd.DataFrame:
     from sacrebleu.metrics import CHRF
-
-    from aya_lab.eval.metrics import _corpus_score
 
     out = []
     for v in variants:
@@ -350,14 +424,33 @@ def _aggregate(per: pd.DataFrame, variants: list[str], idx: np.ndarray, sigs: di
         boot = _micro_boot(tp, npred, ngold, idx)
         for k, metric in enumerate(MICRO_METRICS):
             low, high = _ci(boot[:, k])
-            out.append({**base, "metric": metric, "mean": point[k], "ci_low": low, "ci_high": high,
-                        "note": "pooled matches over transcripts"})
+            out.append(
+                {
+                    **base,
+                    "metric": metric,
+                    "mean": point[k],
+                    "ci_low": low,
+                    "ci_high": high,
+                    "note": "pooled matches over transcripts",
+                }
+            )
         metric = CHRF()
         score = _corpus_score(metric, list(sub["summary"].fillna("")), list(sub["reference_summary"]), n_bootstrap)
-        low, high = (float(score._mean - score._ci), float(score._mean + score._ci)) if n_bootstrap > 1 else (
-            float("nan"), float("nan"))
-        out.append({**base, "metric": "summary_chrF_corpus", "mean": float(score.score), "ci_low": low,
-                    "ci_high": high, "note": str(metric.get_signature())})
+        low, high = (
+            (float(score._mean - score._ci), float(score._mean + score._ci))
+            if n_bootstrap > 1
+            else (float("nan"), float("nan"))
+        )
+        out.append(
+            {
+                **base,
+                "metric": "summary_chrF_corpus",
+                "mean": float(score.score),
+                "ci_low": low,
+                "ci_high": high,
+                "note": str(metric.get_signature()),
+            }
+        )
     return pd.DataFrame(out, columns=DF_COLUMNS)
 
 
@@ -370,7 +463,16 @@ def _paired(per: pd.DataFrame, variants: list[str], idx: np.ndarray) -> pd.DataF
         for metric in SUMMARY_METRICS:
             x, y = a[metric].to_numpy(dtype=float), b[metric].to_numpy(dtype=float)
             test = paired_bootstrap(x, y, idx)
-            rows.append({"baseline": base, "variant": v, "metric": metric, "mean_baseline": float(x.mean()),
-                         "mean_variant": float(y.mean()), **test,
-                         "significant": bool(test["p_value"] < ALPHA), "n": len(x)})
+            rows.append(
+                {
+                    "baseline": base,
+                    "variant": v,
+                    "metric": metric,
+                    "mean_baseline": float(x.mean()),
+                    "mean_variant": float(y.mean()),
+                    **test,
+                    "significant": bool(test["p_value"] < ALPHA),
+                    "n": len(x),
+                }
+            )
     return pd.DataFrame(rows, columns=PAIRED_COLUMNS)

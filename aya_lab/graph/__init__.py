@@ -11,21 +11,23 @@
     spec_hash(spec)                               # identity of the resolved spec
 
 Modules: :mod:`~aya_lab.graph.spec` (pydantic models, structural check), :mod:`~.conditions`
-(the condition language), :mod:`~.registry`, :mod:`~.overlay` (variant specs), :mod:`~.builder`,
-:mod:`~.errors`, :mod:`~.cli` (``aya-lab graph ...``).
+(the condition language), :mod:`~.registry`, :mod:`~.overlay` (variant specs), :mod:`~.check`,
+:mod:`~.load`, :mod:`~.build`, :mod:`~.schema`, :mod:`~.errors`, :mod:`~.cli` (``aya-lab graph ...``).
 """
 
 from __future__ import annotations
 
-from aya_lab.graph.builder import build_graph, check_spec, draw, load_spec, read_spec_data, spec_hash, to_spec
+from aya_lab.graph.build import build_graph, draw, spec_hash, to_spec
+from aya_lab.graph.check import check_spec
 from aya_lab.graph.errors import ConditionError, Problem, RegistryError, SpecError
+from aya_lab.graph.load import load_spec, read_spec_data
 from aya_lab.graph.registry import (
     Registry,
     default_registry,
     load_registry_ref,
-    register_registry_provider,
-    registry_with_providers,
+    registry_from_refs,
 )
+from aya_lab.graph.schema import json_schema
 from aya_lab.graph.spec import (
     ConditionalEdgeSpec,
     ConditionalEntryPointSpec,
@@ -33,14 +35,12 @@ from aya_lab.graph.spec import (
     GraphSpec,
     NodeSpec,
     StateFieldSpec,
-    json_schema,
 )
 
 __all__ = [
     "Registry",
     "default_registry",
-    "register_registry_provider",
-    "registry_with_providers",
+    "registry_from_refs",
     "load_registry_ref",
     "load_spec",
     "read_spec_data",

@@ -3,11 +3,11 @@
 The top-level ``aya_lab.cli`` calls :func:`register` with its sub-parsers; each command stores its
 handler as ``args.func`` (``func(args) -> exit code``). Standalone: ``python -m aya_lab.graph.cli``.
 
-Specs whose factories are registered elsewhere (the Aya room graph) need that registry: pass
-``--registry aya_lab.room:graph_registry`` (repeatable; ``module:attr`` where attr is a Registry or a
-zero-argument callable returning one, or just ``module`` when importing it calls
-:func:`~aya_lab.graph.registry.register_registry_provider`). ``draw --placeholders`` draws without
-them (unknown factories become no-op nodes); ``validate`` always reports unknown names.
+Names come from the registries given with ``--registry MODULE:ATTR`` (repeatable; ATTR is a
+Registry or a zero-argument callable returning one), merged over the built-in registry; without the
+option, the Aya room's registry ``aya_lab.room.nodes:aya_registry`` is used. ``draw --placeholders``
+draws without them (unknown factories become no-op nodes); ``validate`` always reports unknown names.
+Bad input prints ``error: ...`` and exits with status 2.
 """
 
 from __future__ import annotations
@@ -19,21 +19,25 @@ from typing import Any
 
 import yaml
 
-from aya_lab.graph.builder import draw, load_spec, spec_hash
+from aya_lab.graph.build import draw, spec_hash
 from aya_lab.graph.errors import RegistryError, SpecError
-from aya_lab.graph.registry import Registry, registry_with_providers
-from aya_lab.graph.spec import json_schema
+from aya_lab.graph.load import load_spec
+from aya_lab.graph.registry import Registry, registry_from_refs
+from aya_lab.graph.schema import json_schema
 
 __all__ = ["register", "main"]
 
 
+DEFAULT_REGISTRY = "aya_lab.room.nodes:aya_registry"
+
+
 def _registry(args: argparse.Namespace) -> Registry:
-    return registry_with_providers(refs=tuple(args.registry or ()))
+    return registry_from_refs(tuple(args.registry or (DEFAULT_REGISTRY,)))
 
 
 def _fail(exc: BaseException) -> int:
-    print(str(exc), file=sys.stderr)
-    return 2 if isinstance(exc, SpecError) else 1
+    print(f"error: {exc}", file=sys.stderr)
+    return 2
 
 
 def _cmd_schema(args: argparse.Namespace) -> int:
@@ -59,7 +63,7 @@ def _cmd_draw(args: argparse.Namespace) -> int:
     except SpecError as exc:
         unknown = any("unknown factory" in p.message for p in exc.problems)
         hint = "\n(hint: --registry MODULE:ATTR, or --placeholders to draw without the factories)" if unknown else ""
-        print(str(exc) + hint, file=sys.stderr)
+        print(f"error: {exc}{hint}", file=sys.stderr)
         return 2
     except (RegistryError, OSError, ImportError) as exc:
         return _fail(exc)
@@ -89,7 +93,9 @@ def _cmd_resolve(args: argparse.Namespace) -> int:
 
 def register(subparsers: Any) -> argparse.ArgumentParser:
     """Add ``graph`` (with ``schema``, ``validate``, ``draw``, ``hash``, ``resolve``) to ``subparsers``."""
-    graph = subparsers.add_parser("graph", help="graph specs: schema, validate, draw, hash, resolve", description=__doc__.split("\n\n")[0])
+    graph = subparsers.add_parser(
+        "graph", help="graph specs: schema, validate, draw, hash, resolve", description=__doc__.split("\n\n")[0]
+    )
     sub = graph.add_subparsers(dest="graph_command", metavar="COMMAND")
     sub.required = True
 

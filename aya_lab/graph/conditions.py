@@ -98,7 +98,9 @@ def check_conditions(conditions: Any, path: list[PathPart], ctx: CheckContext, p
         if "default" in keys:
             defaults.append(i)
             for extra in sorted(keys - {"default"}):
-                problems.add([*p, extra], "unknown key: a default case has only 'default' (put it in its own list item)")
+                problems.add(
+                    [*p, extra], "unknown key: a default case has only 'default' (put it in its own list item)"
+                )
             check_target(cond["default"], [*p, "default"], ctx, problems)
             continue
         for extra in sorted(keys - {"expression", "result"}):
@@ -113,14 +115,18 @@ def check_conditions(conditions: Any, path: list[PathPart], ctx: CheckContext, p
     if not defaults:
         problems.add(path, "no default: add a last condition like {default: END} (the target when no condition holds)")
     for i in defaults[1:]:
-        problems.add([*path, i, "default"], f"a second default (the first is {format_path([*path, defaults[0]])}); keep one")
+        problems.add(
+            [*path, i, "default"], f"a second default (the first is {format_path([*path, defaults[0]])}); keep one"
+        )
 
 
 def check_expression(expr: Any, path: list[PathPart], ctx: CheckContext, problems: Problems) -> None:
     if not isinstance(expr, dict) or len(expr) != 1:
         got = f"{len(expr)} keys" if isinstance(expr, dict) else type(expr).__name__
         hint = " (combine several with 'and' or 'or')" if isinstance(expr, dict) and len(expr) > 1 else ""
-        problems.add(path, f"an expression is a mapping with exactly one operator, e.g. {{eq: [a, b]}}; got {got}{hint}")
+        problems.add(
+            path, f"an expression is a mapping with exactly one operator, e.g. {{eq: [a, b]}}; got {got}{hint}"
+        )
         return
     ((op, args),) = expr.items()
     p = [*path, op]
@@ -134,7 +140,9 @@ def check_expression(expr: Any, path: list[PathPart], ctx: CheckContext, problem
         check_expression(args, p, ctx, problems)
     elif op in OPERATOR_ALIASES:
         if not isinstance(args, list) or len(args) != 2:
-            problems.add(p, f"'{op}' takes a list of exactly two operands, e.g. {op}: [{{type: state_value, name: x}}, 1]")
+            problems.add(
+                p, f"'{op}' takes a list of exactly two operands, e.g. {op}: [{{type: state_value, name: x}}, 1]"
+            )
             return
         for i, operand in enumerate(args):
             check_operand(operand, [*p, i], ctx, problems)
@@ -152,7 +160,10 @@ def check_operand(value: Any, path: list[PathPart], ctx: CheckContext, problems:
             if not isinstance(item, _SCALARS):
                 problems.add([*path, i], "a literal list may hold only scalars (strings, numbers, booleans, null)")
     elif not isinstance(value, _SCALARS):
-        problems.add(path, f"an operand is a scalar or {{type: state_value|config_value|function, name: ...}}; got {type(value).__name__}")
+        problems.add(
+            path,
+            f"an operand is a scalar or {{type: state_value|config_value|function, name: ...}}; got {type(value).__name__}",
+        )
 
 
 def check_value_ref(ref: dict[str, Any], path: list[PathPart], ctx: CheckContext, problems: Problems) -> None:
@@ -160,7 +171,9 @@ def check_value_ref(ref: dict[str, Any], path: list[PathPart], ctx: CheckContext
     allowed = ["type", "name", "args"]
     for key in ref:
         if key not in allowed:
-            problems.add([*path, str(key)], f"unknown key{did_you_mean(key, allowed) or ' (valid keys: type, name, args)'}")
+            problems.add(
+                [*path, str(key)], f"unknown key{did_you_mean(key, allowed) or ' (valid keys: type, name, args)'}"
+            )
     kind, name = ref.get("type"), ref.get("name")
     if "type" not in ref:
         problems.add([*path, "type"], f"missing required key (one of: {', '.join(OPERAND_TYPES)})")
@@ -172,9 +185,14 @@ def check_value_ref(ref: dict[str, Any], path: list[PathPart], ctx: CheckContext
     elif not isinstance(name, str) or not name:
         problems.add([*path, "name"], f"expected a non-empty string, got {name!r}")
     elif kind == "function" and ctx.functions is not None and name not in ctx.functions:
-        problems.add(path, f"unknown function {name!r}{did_you_mean(name, ctx.functions) or ' (register it with add_evaluation_function)'}")
+        problems.add(
+            path,
+            f"unknown function {name!r}{did_you_mean(name, ctx.functions) or ' (register it with add_evaluation_function)'}",
+        )
     elif kind == "state_value" and ctx.state_fields is not None and name not in ctx.state_fields:
-        hint = did_you_mean(name, ctx.state_fields) or f" (state fields: {', '.join(sorted(ctx.state_fields)) or 'none'})"
+        hint = (
+            did_you_mean(name, ctx.state_fields) or f" (state fields: {', '.join(sorted(ctx.state_fields)) or 'none'})"
+        )
         problems.add([*path, "name"], f"unknown state field {name!r}{hint}")
     if "args" in ref:
         if kind != "function":

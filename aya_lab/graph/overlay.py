@@ -107,7 +107,17 @@ CHANGE_OPS: dict[str, type[_Model]] = {
     "remove_conditional_edge": RemoveConditionalEdge,
     "add_state_field": AddStateField,
 }
-Change = ReplaceNode | UpdateNode | AddNode | RemoveNode | AddEdge | RemoveEdge | AddFlow | RemoveConditionalEdge | AddStateField
+Change = (
+    ReplaceNode
+    | UpdateNode
+    | AddNode
+    | RemoveNode
+    | AddEdge
+    | RemoveEdge
+    | AddFlow
+    | RemoveConditionalEdge
+    | AddStateField
+)
 
 
 class OverlaySpec(_Model):
@@ -159,15 +169,23 @@ def _flows(graph: dict[str, Any]) -> list[Any]:
 
 
 def _name(flow: Any) -> Any:
-    return flow.get("flow_parameter", {}).get("name") if isinstance(flow, dict) and isinstance(flow.get("flow_parameter"), dict) else None
+    return (
+        flow.get("flow_parameter", {}).get("name")
+        if isinstance(flow, dict) and isinstance(flow.get("flow_parameter"), dict)
+        else None
+    )
 
 
-def _find_graph(root: dict[str, Any], where: str | None, path: list[PathPart], problems: Problems) -> dict[str, Any] | None:
+def _find_graph(
+    root: dict[str, Any], where: str | None, path: list[PathPart], problems: Problems
+) -> dict[str, Any] | None:
     graph = root
     for part in [p for p in (where or "").split("/") if p]:
         subs = {_name(f): f for f in _flows(graph) if isinstance(f, dict) and f.get("kind") == "stategraph"}
         if part not in subs:
-            problems.add([*path, "graph"], f"no subgraph {part!r}{did_you_mean(part, [s for s in subs if isinstance(s, str)])}")
+            problems.add(
+                [*path, "graph"], f"no subgraph {part!r}{did_you_mean(part, [s for s in subs if isinstance(s, str)])}"
+            )
             return None
         graph = subs[part]
     return graph
@@ -181,7 +199,11 @@ def _node_index(graph: dict[str, Any], name: str) -> int | None:
 
 
 def _node_names(graph: dict[str, Any]) -> list[str]:
-    return [n for f in _flows(graph) if isinstance(f, dict) and f.get("kind") in ("node", "stategraph") and isinstance(n := _name(f), str)]
+    return [
+        n
+        for f in _flows(graph)
+        if isinstance(f, dict) and f.get("kind") in ("node", "stategraph") and isinstance(n := _name(f), str)
+    ]
 
 
 def _deep_merge(base: Any, update: Any) -> Any:
@@ -201,12 +223,16 @@ def _same_edge(flow: Any, edge: dict[str, Any]) -> bool:
     if not (isinstance(flow, dict) and flow.get("kind") == "edge" and isinstance(flow.get("flow_parameter"), dict)):
         return False
     fp = flow["flow_parameter"]
-    return _as_list(fp.get("start_key")) == _as_list(edge["start_key"]) and _as_list(fp.get("end_key")) == _as_list(edge["end_key"])
+    return _as_list(fp.get("start_key")) == _as_list(edge["start_key"]) and _as_list(fp.get("end_key")) == _as_list(
+        edge["end_key"]
+    )
 
 
 def _insert_node(graph: dict[str, Any], flow: dict[str, Any]) -> None:
     flows = _flows(graph)
-    last = max((i for i, f in enumerate(flows) if isinstance(f, dict) and f.get("kind") in ("node", "stategraph")), default=-1)
+    last = max(
+        (i for i, f in enumerate(flows) if isinstance(f, dict) and f.get("kind") in ("node", "stategraph")), default=-1
+    )
     flows.insert(last + 1, flow)
 
 
@@ -243,7 +269,9 @@ def apply_changes(base: dict[str, Any], overlay: dict[str, Any], problems: Probl
                 if change.get("factory_parameter") is not None:
                     flow["factory_parameter"] = copy.deepcopy(change["factory_parameter"])
             else:
-                flow["factory_parameter"] = _deep_merge(flow.get("factory_parameter") or {}, change["factory_parameter"])
+                flow["factory_parameter"] = _deep_merge(
+                    flow.get("factory_parameter") or {}, change["factory_parameter"]
+                )
         elif op == "add_node":
             if _node_index(graph, arg["name"]) is not None:
                 problems.add([*p, "name"], f"node {arg['name']!r} already exists; use replace_node to change it")
@@ -266,7 +294,9 @@ def apply_changes(base: dict[str, Any], overlay: dict[str, Any], problems: Probl
                 near = [
                     f"{f['flow_parameter'].get('start_key')} -> {f['flow_parameter'].get('end_key')}"
                     for f in flows
-                    if isinstance(f, dict) and f.get("kind") == "edge" and isinstance(f.get("flow_parameter"), dict)
+                    if isinstance(f, dict)
+                    and f.get("kind") == "edge"
+                    and isinstance(f.get("flow_parameter"), dict)
                     and set(_as_list(f["flow_parameter"].get("start_key"))) & set(starts)
                 ]
                 hint = f" (edges from there: {'; '.join(near)})" if near else ""
@@ -275,7 +305,11 @@ def apply_changes(base: dict[str, Any], overlay: dict[str, Any], problems: Probl
             for j in reversed(hits):
                 del flows[j]
         elif op == "add_flow":
-            if arg.get("kind") in ("node", "stategraph") and isinstance(n := _name(arg), str) and _node_index(graph, n) is not None:
+            if (
+                arg.get("kind") in ("node", "stategraph")
+                and isinstance(n := _name(arg), str)
+                and _node_index(graph, n) is not None
+            ):
                 problems.add(p, f"node {n!r} already exists; use replace_node to change it")
                 continue
             if arg.get("kind") in ("node", "stategraph"):
@@ -285,7 +319,11 @@ def apply_changes(base: dict[str, Any], overlay: dict[str, Any], problems: Probl
         elif op == "remove_conditional_edge":
             flows = _flows(graph)
             if arg in ("START", "__start__"):
-                hits = [j for j, f in enumerate(flows) if isinstance(f, dict) and f.get("kind") == "configurable_conditional_entry_point"]
+                hits = [
+                    j
+                    for j, f in enumerate(flows)
+                    if isinstance(f, dict) and f.get("kind") == "configurable_conditional_entry_point"
+                ]
             else:
                 hits = [
                     j for j, f in enumerate(flows)

@@ -8,16 +8,16 @@ A spec never contains code; it names things. Four tables hold what the names mea
   class whose instances are callable);
 - ``evaluation_functions``: ``fn(state, config, **args) -> value`` used by conditions.
 
-Names follow thinc's registry style, with a version: ``"aya_summarizer.two_call.v1"``. A new behaviour
+Names follow thinc's registry style, with a version: ``"aya_supervisor.v1"``. A new behaviour
 gets a new version (``.v2``) instead of silently changing what an existing spec means. Plain names
 (kenkenpa's ``"agent_node_factory"``) work too.
 
 Registering a different object under a taken name raises :class:`RegistryError` unless
 ``replace=True``; re-registering the same object is a no-op (so module reloads are harmless).
 
-Other packages (the room) plug their registry into the ``aya-lab graph`` CLI with
-:func:`register_registry_provider`, a ``--registry module:attr`` option, or an
-``aya_lab.graph_registries`` entry point.
+Other packages plug their registry in one way: a ``module:attr`` reference
+(:func:`load_registry_ref`), which the ``aya-lab graph`` CLI takes as ``--registry`` (default: the
+Aya room's registry, ``aya_lab.room.nodes:aya_registry``). Nothing registers itself on import.
 """
 
 from __future__ import annotations
@@ -33,11 +33,11 @@ from aya_lab.graph.errors import RegistryError, did_you_mean
 __all__ = [
     "Registry",
     "default_registry",
-    "register_registry_provider",
-    "registry_with_providers",
+    "registry_from_refs",
     "load_registry_ref",
     "append_list",
     "merge_dict",
+    "ReducerError",
     "const_update",
     "length",
 ]
@@ -161,20 +161,20 @@ class Registry:
         return current[name]
 
     # -- combination -------------------------------------------------------------------------------
-    def copy(self) -> "Registry":
+    def copy(self) -> Registry:
         """An independent registry with the same entries."""
         new = Registry.__new__(Registry)
         for table in TABLES:
             setattr(new, table, dict(getattr(self, table)))
         return new
 
-    def update(self, other: "Registry") -> "Registry":
+    def update(self, other: Registry) -> Registry:
         """Add every entry of ``other`` to this registry (``other`` wins on a clash); returns self."""
         for table in TABLES:
             getattr(self, table).update(getattr(other, table))
         return self
 
-    def merge(self, *others: "Registry") -> "Registry":
+    def merge(self, *others: Registry) -> Registry:
         """A new registry: this one updated by each of ``others`` in turn (later ones win)."""
         new = self.copy()
         for other in others:
@@ -205,19 +205,33 @@ BUILTIN_TYPES: dict[str, Any] = {
 }
 
 
+class ReducerError(TypeError):
+    """A node returned an update of a type its field's reducer does not take (a bug in the node)."""
+
+
 def append_list(left: Any, right: Any) -> list[Any]:
-    """Append a list update to the current list; ignore a non-list update (a pass-through node)."""
+    """Reducer ``"append_list.v1"`` (the seed's messages reducer): a list (or tuple) update is appended
+    to the current list; a **string** update is ignored on purpose, so a node can pass through without
+    changing history; any other update (a dict, ``None``, a number) is a bug and raises
+    :class:`ReducerError`, as LangGraph's own reducers do."""
     current = list(left) if isinstance(left, (list, tuple)) else []
     if isinstance(right, (list, tuple)):
         return current + list(right)
-    return current
+    if isinstance(right, str):
+        return current
+    raise ReducerError(
+        f"append_list.v1 got a {type(right).__name__} update ({right!r:.60}): return a list to append, "
+        "or a string to pass through without changing the field"
+    )
 
 
 def merge_dict(left: Any, right: Any) -> dict[Any, Any]:
-    """Shallow-merge a dict update into the current dict; ignore a non-dict update."""
+    """Reducer ``"merge_dict.v1"``: shallow-merge a mapping update into the current dict (a later value
+    wins); any other update raises :class:`ReducerError`."""
     current = dict(left) if isinstance(left, Mapping) else {}
-    if isinstance(right, Mapping):
-        current.update(right)
+    if not isinstance(right, Mapping):
+        raise ReducerError(f"merge_dict.v1 got a {type(right).__name__} update ({right!r:.60}): return a dict to merge")
+    current.update(right)
     return current
 
 
@@ -261,27 +275,23 @@ def default_registry() -> Registry:
     )
 
 
-# -- providers: how other packages make their names visible to the CLI ----------------------------
-_PROVIDERS: list[Callable[[], Registry]] = []
-ENTRY_POINT_GROUP = "aya_lab.graph_registries"
-
-
-def register_registry_provider(provider: Callable[[], Registry]) -> Callable[[], Registry]:
-    """Make ``provider()`` (a zero-argument callable returning a Registry) part of
-    :func:`registry_with_providers`, which the CLI uses. Usable as a decorator; idempotent."""
-    if provider not in _PROVIDERS:
-        _PROVIDERS.append(provider)
-    return provider
-
-
+# -- discovery: one mechanism, a ``module:attr`` reference ---------------------------------------------
 def load_registry_ref(ref: str) -> Registry:
-    """``"package.module:attr"`` -> the Registry it names (``attr`` may be a Registry or a
-    zero-argument callable returning one; without ``:attr`` importing the module is enough,
-    for modules that call :func:`register_registry_provider` at import)."""
-    module_name, _, attr = ref.partition(":")
-    module = importlib.import_module(module_name)
-    if not attr:
-        return Registry()
+    """``"package.module:attr"`` -> the Registry it names (``attr`` is a Registry or a zero-argument
+    callable returning one). Raises :class:`RegistryError` naming the reference and the fix."""
+    module_name, sep, attr = ref.partition(":")
+    if not sep or not module_name or not attr:
+        raise RegistryError(f"registry reference {ref!r} is not MODULE:ATTR; e.g. aya_lab.room.nodes:aya_registry")
+    try:
+        module = importlib.import_module(module_name)
+    except ImportError as exc:
+        raise RegistryError(
+            f"registry reference {ref!r}: cannot import {module_name!r} ({exc}); check the module path"
+        ) from None
+    if not hasattr(module, attr):
+        raise RegistryError(
+            f"registry reference {ref!r}: {module_name} has no {attr!r}{did_you_mean(attr, dir(module))}"
+        )
     obj = getattr(module, attr)
     reg = obj() if callable(obj) and not isinstance(obj, Registry) else obj
     if not isinstance(reg, Registry):
@@ -289,25 +299,9 @@ def load_registry_ref(ref: str) -> Registry:
     return reg
 
 
-def _entry_point_registries() -> list[Registry]:
-    from importlib.metadata import entry_points
-
-    out = []
-    for ep in entry_points(group=ENTRY_POINT_GROUP):
-        obj = ep.load()
-        out.append(obj() if callable(obj) and not isinstance(obj, Registry) else obj)
-    return out
-
-
-def registry_with_providers(base: Registry | None = None, refs: list[str] | tuple[str, ...] = ()) -> Registry:
-    """``base`` (default: :func:`default_registry`) merged with every registered provider, every
-    ``aya_lab.graph_registries`` entry point and every ``module:attr`` in ``refs``."""
-    extra = [load_registry_ref(r) for r in refs]  # import first: modules may register providers
+def registry_from_refs(refs: list[str] | tuple[str, ...], base: Registry | None = None) -> Registry:
+    """``base`` (default: :func:`default_registry`) merged with the registry each ``module:attr`` names."""
     reg = (base or default_registry()).copy()
-    for provider in list(_PROVIDERS):
-        reg.update(provider())
-    for other in _entry_point_registries():
-        reg.update(other)
-    for other in extra:
-        reg.update(other)
+    for ref in refs:
+        reg.update(load_registry_ref(ref))
     return reg

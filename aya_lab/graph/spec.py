@@ -14,13 +14,17 @@ pydantic.
 
 from __future__ import annotations
 
+import hashlib
+import json
 import types as pytypes
 import typing
+from collections.abc import Mapping
+from os import PathLike
 from typing import Annotated, Any, Literal, Union
 
+from langgraph.graph import END, START
 from pydantic import BaseModel, ConfigDict, Field, PrivateAttr, WithJsonSchema
 
-from aya_lab.graph.conditions import CONDITION_DEFS, CONDITION_REF
 from aya_lab.graph.errors import PathPart, Problems, did_you_mean
 
 __all__ = [
@@ -37,7 +41,7 @@ __all__ = [
 
 _CONDITION_MARK = {"$comment": "aya_lab:condition"}  # replaced by CONDITION_REF in json_schema()
 Condition = Annotated[dict[str, Any], WithJsonSchema(_CONDITION_MARK)]
-Key = Union[str, list[str]]
+Key = str | list[str]
 
 
 class _Model(BaseModel):
@@ -150,9 +154,7 @@ class GraphSpec(_Model):
 
     @property
     def hash(self) -> str:
-        from aya_lab.graph.builder import spec_hash
-
-        return spec_hash(self)
+        return content_hash(self)
 
     def nodes(self) -> list[NodeSpec | GraphSpec]:
         """Node and subgraph flows, in order."""
@@ -179,35 +181,30 @@ FLOW_KINDS: dict[str, type[_Model]] = {
 }
 
 
-def json_schema() -> dict[str, Any]:
-    """JSON Schema (draft 2020-12) for a spec file: a ``stategraph`` spec or an overlay."""
-    from aya_lab.graph.overlay import OverlaySpec
+Source = str | PathLike[str] | Mapping[str, Any] | GraphSpec
+"""What the loaders accept: a YAML/JSON file path, spec data, or a loaded :class:`GraphSpec`."""
 
-    graph = GraphSpec.model_json_schema(ref_template="#/$defs/{model}")
-    overlay = OverlaySpec.model_json_schema(ref_template="#/$defs/{model}")
-    defs: dict[str, Any] = {**graph.pop("$defs", {}), **overlay.pop("$defs", {}), **CONDITION_DEFS}
-    for name, schema in (("GraphSpec", graph), ("OverlaySpec", overlay)):
-        if "$ref" not in schema:  # a recursive model's schema is only a $ref into $defs
-            defs[name] = schema
+SPECIAL: dict[str, str] = {"START": START, "END": END, START: START, END: END}
+"""kenkenpa's names for LangGraph's entry and exit, mapped to LangGraph's own."""
 
-    def fix(node: Any) -> Any:
-        if node == _CONDITION_MARK:
-            return dict(CONDITION_REF)
-        if isinstance(node, dict):
-            return {k: fix(v) for k, v in node.items()}
-        if isinstance(node, list):
-            return [fix(v) for v in node]
-        return node
+NODE_KINDS = ("node", "stategraph")
 
-    defs = fix(defs)
-    return {
-        "$schema": "https://json-schema.org/draft/2020-12/schema",
-        "$id": "https://aya-lab/graph-spec.schema.json",
-        "title": "aya_lab graph spec",
-        "description": "A LangGraph StateGraph as data (kenkenpa format), or an overlay on a base spec.",
-        "anyOf": [{"$ref": "#/$defs/GraphSpec"}, {"$ref": "#/$defs/OverlaySpec"}],
-        "$defs": defs,
-    }
+
+def key_list(key: Any) -> list[Any]:
+    """A ``start_key``/``end_key`` as a list (a single key becomes a one-item list)."""
+    return list(key) if isinstance(key, list) else [key]
+
+
+def flow_parameter(flow: Any) -> dict[str, Any]:
+    """A raw flow's ``flow_parameter`` dict (empty when missing or malformed)."""
+    fp = flow.get("flow_parameter") if isinstance(flow, dict) else None
+    return fp if isinstance(fp, dict) else {}
+
+
+def content_hash(spec: GraphSpec) -> str:
+    """Stable content hash (sha256, 16 hex chars) of a spec's canonical JSON."""
+    canonical = json.dumps(spec.to_dict(), sort_keys=True, separators=(",", ":"), ensure_ascii=False, default=str)
+    return hashlib.sha256(canonical.encode("utf-8")).hexdigest()[:16]
 
 
 # -- structural checking ------------------------------------------------------------------------------
@@ -279,7 +276,8 @@ def check_value(value: Any, annotation: Any, path: list[PathPart], problems: Pro
         for member, sub in trials:
             m_origin = typing.get_origin(member) or member
             if (m_origin is list and isinstance(value, list)) or (
-                isinstance(value, dict) and (m_origin is dict or (isinstance(member, type) and issubclass(member, BaseModel)))
+                isinstance(value, dict)
+                and (m_origin is dict or (isinstance(member, type) and issubclass(member, BaseModel)))
             ):
                 problems.items.extend(sub.items)
                 return
@@ -345,7 +343,12 @@ def check_model(data: Any, model: type[BaseModel], path: list[PathPart], problem
             problems.add([*path, str(key)], f"unknown key{hint}")
     for name, info in fields.items():
         if name in data:
-            check_value(data[name], info.annotation if not info.metadata else Annotated[info.annotation, *info.metadata], [*path, name], problems)
+            check_value(
+                data[name],
+                info.annotation if not info.metadata else Annotated[info.annotation, *info.metadata],
+                [*path, name],
+                problems,
+            )
         elif info.is_required() and not _has_misspelling(name, data, fields):
             problems.add([*path, name], "missing required key")
 

@@ -17,11 +17,7 @@ prompts files, agents or rooms.
 
 from __future__ import annotations
 
-import contextlib
-import contextvars
-import time
-from collections.abc import Iterator, Sequence
-from dataclasses import dataclass, field
+from collections.abc import Sequence
 from typing import Any, Protocol
 
 from langchain_core.language_models import BaseChatModel
@@ -30,6 +26,7 @@ from langchain_core.outputs import ChatGeneration, ChatResult
 from pydantic import ConfigDict, Field
 
 from aya_lab.models.cache import GenerationCache, get_default_cache
+from aya_lab.models.result import GenerationRecord, GenerationResult, publish, record_generations
 from aya_lab.models.settings import GenerationSettings
 
 __all__ = [
@@ -42,53 +39,6 @@ __all__ = [
 ]
 
 Conversation = Sequence[BaseMessage]
-
-
-@dataclass(frozen=True)
-class GenerationResult:
-    """One model output with its accounting."""
-
-    text: str
-    prompt_tokens: int
-    completion_tokens: int
-    cached: bool = False
-    latency_s: float = 0.0
-    truncated: bool = False
-
-
-@dataclass
-class GenerationRecord:
-    """What a recorder sees of one generation: the exact prompt, the output and its cost."""
-
-    model: str
-    fingerprint: str
-    prompt: str
-    result: GenerationResult
-    started_at: float = field(default_factory=time.time)
-
-
-_RECORDERS: contextvars.ContextVar[tuple[list[GenerationRecord], ...]] = contextvars.ContextVar(
-    "aya_lab_recorders", default=()
-)
-
-
-@contextlib.contextmanager
-def record_generations() -> Iterator[list[GenerationRecord]]:
-    """Collect a :class:`GenerationRecord` for every generation made inside the ``with`` block.
-
-    Recorders nest: an outer recorder also sees what an inner one sees.
-    """
-    records: list[GenerationRecord] = []
-    token = _RECORDERS.set((*_RECORDERS.get(), records))
-    try:
-        yield records
-    finally:
-        _RECORDERS.reset(token)
-
-
-def _publish(record: GenerationRecord) -> None:
-    for records in _RECORDERS.get():
-        records.append(record)
 
 
 class LocalChatModel(BaseChatModel):
@@ -120,9 +70,7 @@ class LocalChatModel(BaseChatModel):
         return len(text.split())
 
     # -- the one entry point ---------------------------------------------------------------------
-    def generate_texts(
-        self, conversations: Sequence[Conversation], *, repeat: int = 0
-    ) -> list[GenerationResult]:
+    def generate_texts(self, conversations: Sequence[Conversation], *, repeat: int = 0) -> list[GenerationResult]:
         """Generate one answer per conversation, in order, through the cache, batching the misses.
 
         ``repeat`` selects an independent sample of the same prompt (part of the cache key).
@@ -161,7 +109,7 @@ class LocalChatModel(BaseChatModel):
         conversations = [self._convert_input(inp).to_messages() for inp in inputs]
         return [_to_ai_message(r) for r in self.generate_texts(conversations)]
 
-    def bind_tools(self, tools: Any, **kwargs: Any) -> "LocalChatModel":
+    def bind_tools(self, tools: Any, **kwargs: Any) -> LocalChatModel:
         """Local models have no native tool calling: tools are described in prompts instead."""
         return self
 
@@ -215,7 +163,7 @@ def cached_generate(model: CachedGenerator, prompts: Sequence[str], *, repeat: i
     out: list[GenerationResult] = []
     for prompt, result in zip(prompts, results, strict=True):
         assert result is not None
-        _publish(GenerationRecord(model.spec, fingerprint, prompt, result))
+        publish(GenerationRecord(model.spec, fingerprint, prompt, result))
         out.append(result)
     return out
 

@@ -25,15 +25,13 @@ import sqlite3
 import threading
 import time
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Literal
+from typing import Any, Literal
 
 from langchain_core.caches import BaseCache
 from langchain_core.outputs import Generation
 
+from aya_lab.models.result import GenerationResult
 from aya_lab.paths import cache_dir
-
-if TYPE_CHECKING:
-    from aya_lab.models.base import GenerationResult
 
 __all__ = [
     "CacheMode",
@@ -143,9 +141,7 @@ class GenerationCache(BaseCache):
             except BaseException:
                 conn.execute("ROLLBACK")
                 raise
-            version = conn.execute(
-                "SELECT value FROM meta WHERE name = 'aya_lab_cache_version'"
-            ).fetchone()
+            version = conn.execute("SELECT value FROM meta WHERE name = 'aya_lab_cache_version'").fetchone()
             cols = {row[1] for row in conn.execute("PRAGMA table_info(generations)")}
         except sqlite3.OperationalError:
             conn.close()
@@ -166,14 +162,11 @@ class GenerationCache(BaseCache):
     # -- aya_lab interface -------------------------------------------------------------------------
     def get(self, fingerprint: str, prompt: str, settings: str, repeat: int) -> GenerationResult | None:
         """The cached result, or ``None`` on a miss (or when the cache is off)."""
-        from aya_lab.models.base import GenerationResult
-
         if self._conn is None:
             return None
         with self._lock:
             row = self._conn.execute(
-                "SELECT text, prompt_tokens, completion_tokens, latency_s, truncated "
-                "FROM generations WHERE key = ?",
+                "SELECT text, prompt_tokens, completion_tokens, latency_s, truncated FROM generations WHERE key = ?",
                 (_key(fingerprint, prompt, settings, repeat),),
             ).fetchone()
         if row is None:
@@ -228,8 +221,6 @@ class GenerationCache(BaseCache):
         return None if hit is None else [Generation(text=hit.text)]
 
     def update(self, prompt: str, llm_string: str, return_val: Any) -> None:
-        from aya_lab.models.base import GenerationResult
-
         text = "".join(getattr(g, "text", "") for g in return_val)
         self.put(llm_string, prompt, "", 0, GenerationResult(text, 0, 0))
 

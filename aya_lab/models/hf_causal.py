@@ -51,7 +51,7 @@ class HFChatModel(LocalChatModel):
     @classmethod
     def load(
         cls, spec: str, model_dir: str, weights: str, *, settings: Any = None, device: str | None = None
-    ) -> "HFChatModel":
+    ) -> HFChatModel:
         """Load tokenizer and weights (CUDA+bf16 when available, else CPU+fp32) and check the template."""
         from transformers import AutoModelForCausalLM, AutoTokenizer
 
@@ -116,9 +116,11 @@ class HFChatModel(LocalChatModel):
         for i, flag in enumerate(truncated):
             if flag:
                 log.warning(
-                    "%s: prompt of %d tokens exceeds the context window (%d - %d new); "
-                    "truncating it from the left",
-                    self.spec, len(ids[i]), self.context_length, self.settings.max_new_tokens,
+                    "%s: prompt of %d tokens exceeds the context window (%d - %d new); truncating it from the left",
+                    self.spec,
+                    len(ids[i]),
+                    self.context_length,
+                    self.settings.max_new_tokens,
                 )
                 ids[i] = ids[i][-limit:]
         batch = self._tokenizer.pad({"input_ids": ids}, padding=True, return_tensors="pt")
@@ -155,4 +157,3 @@ class HFChatModel(LocalChatModel):
         elif isinstance(gen_eos, list):
             ids.update(gen_eos)
         return {i for i in ids if i is not None}
-

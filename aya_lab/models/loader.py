@@ -11,7 +11,14 @@ import threading
 from dataclasses import dataclass
 from typing import Any
 
+from aya_lab.models.device import silence_transformers
+from aya_lab.models.embedded import embedded_model_dir, embedded_weights_hash
 from aya_lab.models.errors import ModelSpecError
+from aya_lab.models.fake import FakeChatModel
+from aya_lab.models.fingerprint import weights_id
+from aya_lab.models.hf_causal import HFChatModel
+from aya_lab.models.resolve import resolve_checkpoint
+from aya_lab.models.seq2seq import Seq2SeqTranslator
 from aya_lab.models.settings import GenerationSettings
 
 __all__ = ["ModelSpec", "parse_spec", "load_model", "load_chat_model", "default_model_spec", "DEFAULT_SPEC"]
@@ -93,33 +100,15 @@ def load_chat_model(spec: str | None = None, **kwargs: Any) -> Any:
 
 def _build(parsed: ModelSpec, settings: GenerationSettings, device: str | None) -> Any:
     if parsed.kind == "fake":
-        from aya_lab.testing import FakeChatModel
-
         return FakeChatModel.from_spec(parsed.text, settings=settings)
-    from aya_lab.models.fingerprint import weights_id
-    from aya_lab.models.resolve import resolve_checkpoint
-
-    _quiet_transformers()
+    silence_transformers()
 
     if parsed.kind == "smollm2":
-        from aya_lab.models.embedded import embedded_model_dir, embedded_weights_hash
-
         model_dir, weights = embedded_model_dir(), f"gguf-sha256:{embedded_weights_hash()[:24]}"
     else:
         model_dir = resolve_checkpoint(parsed.target, parsed.text)
         weights = weights_id(model_dir)
     if parsed.kind == "seq2seq":
-        from aya_lab.models.seq2seq import Seq2SeqTranslator
-
         return Seq2SeqTranslator(parsed.text, str(model_dir), weights, settings=settings, device=device)
-    from aya_lab.models.hf_causal import HFChatModel
 
     return HFChatModel.load(parsed.text, str(model_dir), weights, settings=settings, device=device)
-
-
-def _quiet_transformers() -> None:
-    """No progress bars on stderr (notebook outputs are compared by nbval) and no info chatter."""
-    from transformers.utils import logging as hf_logging
-
-    hf_logging.disable_progress_bar()
-    hf_logging.set_verbosity_error()

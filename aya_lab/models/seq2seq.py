@@ -125,9 +125,7 @@ class Seq2SeqTranslator(Runnable[dict, str]):
         if self.family in {"nllb", "m2m100"}:
             self.tokenizer.src_lang = src
             forced = (
-                self.tokenizer.convert_tokens_to_ids(tgt)
-                if self.family == "nllb"
-                else self.tokenizer.get_lang_id(tgt)
+                self.tokenizer.convert_tokens_to_ids(tgt) if self.family == "nllb" else self.tokenizer.get_lang_id(tgt)
             )
             kwargs["forced_bos_token_id"] = forced
         elif self.family == "marian" and self._marian_targets():
@@ -154,7 +152,9 @@ class Seq2SeqTranslator(Runnable[dict, str]):
     def invoke(self, input: dict, config: RunnableConfig | None = None, **kwargs: Any) -> str:
         return self.translate([input["text"]], input["src"], input["tgt"])[0].text
 
-    def batch(self, inputs: list[dict], config: Any = None, *, return_exceptions: bool = False, **kwargs: Any) -> list[str]:
+    def batch(
+        self, inputs: list[dict], config: Any = None, *, return_exceptions: bool = False, **kwargs: Any
+    ) -> list[str]:
         out: list[str] = [""] * len(inputs)
         groups: dict[tuple[str, str], list[int]] = {}
         for i, inp in enumerate(inputs):

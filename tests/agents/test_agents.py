@@ -6,17 +6,31 @@ from aya_lab.agents import AyaTranslator, OneCallSummarizer, TwoCallSummarizer, 
 from aya_lab.agents.summarizer import parse_action_items, parse_count
 from aya_lab.agents.supervisor import AyaRemember
 from aya_lab.messages import ChatMessage
-from aya_lab.testing import FakeChatModel
+from aya_lab.models.fake import FakeChatModel
 
-HISTORY = [ChatMessage(sender=s, content=c, lang="eng") for s, c in [
-    ("kofi", "I will send the budget on Monday."), ("lena", "Thanks."), ("amara", "Meeting moved to Friday."),
-    ("sophie", "I'll book the room."), ("kofi", "Great.")]]
+HISTORY = [
+    ChatMessage(sender=s, content=c, lang="eng")
+    for s, c in [
+        ("kofi", "I will send the budget on Monday."),
+        ("lena", "Thanks."),
+        ("amara", "Meeting moved to Friday."),
+        ("sophie", "I'll book the room."),
+        ("kofi", "Great."),
+    ]
+]
 
 
-@pytest.mark.parametrize("raw,clean", [
-    ("Translation: Bonjour", "Bonjour"), ('"Hallo zusammen"', "Hallo zusammen"), ("German: Hallo", "Hallo"),
-    ("Hola.\n\nNote: informal", "Hola."), ("  Salut  ", "Salut"), ("Message: Bonjour", "Bonjour"),
-])
+@pytest.mark.parametrize(
+    "raw,clean",
+    [
+        ("Translation: Bonjour", "Bonjour"),
+        ('"Hallo zusammen"', "Hallo zusammen"),
+        ("German: Hallo", "Hallo"),
+        ("Hola.\n\nNote: informal", "Hola."),
+        ("  Salut  ", "Salut"),
+        ("Message: Bonjour", "Bonjour"),
+    ],
+)
 def test_clean_translation(raw, clean):
     assert clean_translation(raw, "German") == clean
 
@@ -48,8 +62,10 @@ def test_aya_translator_passes_english_through():
     assert t.to_english("résume les 4 derniers messages", "fra") == "Summarize the last 4 messages"
 
 
-@pytest.mark.parametrize("text,count", [("3", 3), ("Number: 12", 12), ("five", 5), ("all of them", 0), ("0", 0),
-                                        ("I cannot tell", None), ("", None)])
+@pytest.mark.parametrize(
+    "text,count",
+    [("3", 3), ("Number: 12", 12), ("five", 5), ("all of them", 0), ("0", 0), ("I cannot tell", None), ("", None)],
+)
 def test_parse_count(text, count):
     assert parse_count(text) == count
 
@@ -104,11 +120,14 @@ class ListKB:
         self.facts.append((text, author))
 
 
-@pytest.mark.parametrize("request_text,fact", [
-    ("remember that the office closes at 5pm", "the office closes at 5pm"),
-    ("Please note: VPN is down on Sunday", "VPN is down on Sunday"),
-    ("the canteen opens at 8", "the canteen opens at 8"),
-])
+@pytest.mark.parametrize(
+    "request_text,fact",
+    [
+        ("remember that the office closes at 5pm", "the office closes at 5pm"),
+        ("Please note: VPN is down on Sunday", "VPN is down on Sunday"),
+        ("the canteen opens at 8", "the canteen opens at 8"),
+    ],
+)
 def test_remember_strips_the_lead_in(request_text, fact):
     kb = ListKB()
     assert AyaRemember(kb, author="kofi")(request_text) == f"Noted: {fact}"

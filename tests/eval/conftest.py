@@ -49,20 +49,23 @@ FRA = [
     "Veuillez garder la cuisine propre après usage.",
 ]
 # Yoruba written with decomposed accents (NFD), as some upstream lines are: loaders must NFC them.
-YOR = [unicodedata.normalize("NFD", s) for s in [
-    "Wọ́n ti gbé ìpàdé náà lọ sí òwúrọ̀ Ẹtì.",
-    "Ẹ jọ̀wọ́ ẹ fi ìròyìn náà ránṣẹ́ kí ọjọ́ tó parí.",
-    "Ẹgbẹ́ wa yóò ṣàbẹ̀wò sí ọ́fíìsì tuntun ní ọ̀sẹ̀ tó ń bọ̀.",
-    "Ẹ̀rọ ìtẹ̀wé tó wà ní àjà kejì tún ti bàjẹ́.",
-    "A ó pín oúnjẹ ọ̀sán ní gbọ̀ngàn ńlá ní ọ̀sán gangan.",
-    "Ẹ má gbàgbé láti fọwọ́ sí ìwé ìwọlé.",
-    "Alákòóso fọwọ́ sí ìnáwó ìrìn-àjò ní àná.",
-    "A nílò àga méjì sí i fún yàrá ìdánilẹ́kọ̀ọ́.",
-    "Nẹ́tíwọ̀ọ̀kì yóò dúró fún àtúnṣe ní alẹ́ òní.",
-    "Ẹ ṣé o gbogbo yín fún iṣẹ́ takuntakun oṣù yìí.",
-    "Ètò tuntun bẹ̀rẹ̀ ní ọjọ́ kìíní oṣù Òkúdu.",
-    "Ẹ jọ̀wọ́ ẹ jẹ́ kí ilé ìdáná mọ́ lẹ́yìn lílò rẹ̀.",
-]]
+YOR = [
+    unicodedata.normalize("NFD", s)
+    for s in [
+        "Wọ́n ti gbé ìpàdé náà lọ sí òwúrọ̀ Ẹtì.",
+        "Ẹ jọ̀wọ́ ẹ fi ìròyìn náà ránṣẹ́ kí ọjọ́ tó parí.",
+        "Ẹgbẹ́ wa yóò ṣàbẹ̀wò sí ọ́fíìsì tuntun ní ọ̀sẹ̀ tó ń bọ̀.",
+        "Ẹ̀rọ ìtẹ̀wé tó wà ní àjà kejì tún ti bàjẹ́.",
+        "A ó pín oúnjẹ ọ̀sán ní gbọ̀ngàn ńlá ní ọ̀sán gangan.",
+        "Ẹ má gbàgbé láti fọwọ́ sí ìwé ìwọlé.",
+        "Alákòóso fọwọ́ sí ìnáwó ìrìn-àjò ní àná.",
+        "A nílò àga méjì sí i fún yàrá ìdánilẹ́kọ̀ọ́.",
+        "Nẹ́tíwọ̀ọ̀kì yóò dúró fún àtúnṣe ní alẹ́ òní.",
+        "Ẹ ṣé o gbogbo yín fún iṣẹ́ takuntakun oṣù yìí.",
+        "Ètò tuntun bẹ̀rẹ̀ ní ọjọ́ kìíní oṣù Òkúdu.",
+        "Ẹ jọ̀wọ́ ẹ jẹ́ kí ilé ìdáná mọ́ lẹ́yìn lílò rẹ̀.",
+    ]
+]
 DOCS = ["doc.a"] * 5 + ["doc.b"] * 4 + ["doc.c"] * 3
 
 
@@ -74,7 +77,8 @@ def _write(folder: Path, name: str, lines: list[str], crlf: bool = False) -> Non
 def _sums(folder: Path) -> None:
     lines = [
         f"{hashlib.sha256(p.read_bytes()).hexdigest()}  {p.name}\n"
-        for p in sorted(folder.iterdir()) if p.suffix == ".txt"
+        for p in sorted(folder.iterdir())
+        if p.suffix == ".txt"
     ]
     (folder / "SHA256SUMS").write_text("".join(lines), encoding="utf-8")
 

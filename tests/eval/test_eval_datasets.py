@@ -5,8 +5,9 @@ from __future__ import annotations
 import unicodedata
 
 import pytest
+from conftest import ENG, SWA
 
-from aya_lab.eval.datasets import (
+from aya_lab.datasets.parallel import (
     DatasetError,
     DatasetNotFoundError,
     MisalignedFilesError,
@@ -17,8 +18,6 @@ from aya_lab.eval.datasets import (
     parse_pair,
 )
 from aya_lab.languages import LANGUAGES, UnknownLanguageError, get_language, normalize_language
-
-from conftest import ENG, SWA
 
 
 def test_language_table_round_trips():
@@ -126,10 +125,6 @@ def test_parse_pair_and_list(mini_data):
 
 
 def test_workplace_set_loads_when_present():
-    from aya_lab.paths import project_root
-
-    if not (project_root() / "data" / "workplace" / "workplace.eng.txt").exists():
-        pytest.skip("data/workplace not written yet")
     pairs = available_pairs("workplace")
     tgt = next(t for s, t in pairs if s == "eng")
     ds = load_parallel("workplace", "eng", tgt)

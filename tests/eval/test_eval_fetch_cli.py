@@ -11,12 +11,11 @@ import tarfile
 import threading
 
 import pytest
-
-from aya_lab.eval.cli import main, register
-from aya_lab.eval.datasets import load_parallel
-from aya_lab.eval.fetch import FetchError, fetch_dataset
-
 from conftest import ENG, SWA
+
+from aya_lab.datasets.fetch import FetchError, fetch_dataset
+from aya_lab.datasets.parallel import load_parallel
+from aya_lab.eval.cli import main, register
 
 
 @pytest.fixture
@@ -38,8 +37,12 @@ def server(tmp_path):
     fl.mkdir(parents=True)
     buf = io.BytesIO()
     with tarfile.open(fileobj=buf, mode="w:gz") as tar:
-        for name, lines in (("wikipedia.devtest.ne-en.en", ENG), ("wikipedia.devtest.ne-en.ne", SWA),
-                            ("wikipedia.dev.ne-en.en", ENG), ("wikipedia.dev.ne-en.ne", SWA)):
+        for name, lines in (
+            ("wikipedia.devtest.ne-en.en", ENG),
+            ("wikipedia.devtest.ne-en.ne", SWA),
+            ("wikipedia.dev.ne-en.en", ENG),
+            ("wikipedia.dev.ne-en.ne", SWA),
+        ):
             data = ("\n".join(lines) + "\n").encode()
             info = tarfile.TarInfo(f"flores_test_sets/{name}")
             info.size = len(data)
@@ -76,8 +79,13 @@ def test_fetch_verifies_checksums_and_reports_failures(server, tmp_path):
     good = {"ntrex128.eng.txt": hashlib.sha256(("\n".join(ENG) + "\n").encode()).hexdigest()}
     fetch_dataset("ntrex128", tmp_path / "ok", base_url=server, languages=["eng"], expected_sha256=good)
     with pytest.raises(FetchError, match="differ from the expected checksums .*ntrex128.eng.txt"):
-        fetch_dataset("ntrex128", tmp_path / "bad", base_url=server, languages=["eng"],
-                      expected_sha256={"ntrex128.eng.txt": "0" * 64})
+        fetch_dataset(
+            "ntrex128",
+            tmp_path / "bad",
+            base_url=server,
+            languages=["eng"],
+            expected_sha256={"ntrex128.eng.txt": "0" * 64},
+        )
     assert not (tmp_path / "bad" / "ntrex128.eng.txt").exists()
     with pytest.raises(FetchError, match="HTTP 404"):
         fetch_dataset("mafand", tmp_path / "m", base_url=server, languages=["yor"], verify=False)
@@ -92,21 +100,50 @@ def test_cli_data_and_eval_commands(mini_data, tmp_path, capsys):
     assert main(["data", "languages"]) == 0
     assert "swh" in capsys.readouterr().out
     res = tmp_path / "r.csv"
-    code = main(["eval", "translate", "--system", "copy", "--system", "p=pivot:copy", "--dataset", "ntrex128",
-                 "--pairs", "eng-swh,swh-fra", "--n", "6", "--n-bootstrap", "50", "--n-ar", "50",
-                 "--no-progress", "--out", str(res)])
+    code = main(
+        [
+            "eval",
+            "translate",
+            "--system",
+            "copy",
+            "--system",
+            "p=pivot:copy",
+            "--dataset",
+            "ntrex128",
+            "--pairs",
+            "eng-swh,swh-fra",
+            "--n",
+            "6",
+            "--n-bootstrap",
+            "50",
+            "--n-ar",
+            "50",
+            "--no-progress",
+            "--out",
+            str(res),
+        ]
+    )
     assert code == 0 and res.exists() and not (tmp_path / "r.partial.jsonl").exists()
     assert "eng-swh" in capsys.readouterr().out
     assert main(["eval", "compare", str(res), str(res), "--n-bootstrap", "50", "--n-ar", "50"]) == 0
     assert "p_bootstrap" in capsys.readouterr().out
 
 
-@pytest.mark.parametrize("argv, expected", [
-    (["eval", "translate", "--dataset", "ntrex128", "--pairs", "eng-swh"], "no systems given"),
-    (["eval", "translate", "--system", "copy", "--dataset", "ntrex128", "--pairs", "eng-hau"], "available: "),
-    (["eval", "translate", "--system", "zzz:1", "--dataset", "ntrex128", "--pairs", "eng-swh"], "unknown system kind"),
-    (["eval", "translate", "--system", "copy", "--dataset", "ntrex128", "--pairs", "eng-qqq"], "unsupported language"),
-])
+@pytest.mark.parametrize(
+    "argv, expected",
+    [
+        (["eval", "translate", "--dataset", "ntrex128", "--pairs", "eng-swh"], "no systems given"),
+        (["eval", "translate", "--system", "copy", "--dataset", "ntrex128", "--pairs", "eng-hau"], "available: "),
+        (
+            ["eval", "translate", "--system", "zzz:1", "--dataset", "ntrex128", "--pairs", "eng-swh"],
+            "unknown system kind",
+        ),
+        (
+            ["eval", "translate", "--system", "copy", "--dataset", "ntrex128", "--pairs", "eng-qqq"],
+            "unsupported language",
+        ),
+    ],
+)
 def test_cli_bad_input_is_one_line(mini_data, capsys, argv, expected):
     assert main(argv) == 2
     err = capsys.readouterr().err

@@ -3,14 +3,13 @@
 from __future__ import annotations
 
 import pytest
+from conftest import ENG, FRA, SWA
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from sacrebleu.metrics import BLEU, CHRF
 
 from aya_lab.eval.langid import echo_share, target_share
 from aya_lab.eval.metrics import bleu_reliable, bleu_tokenizer, paired_tests, score_corpus
-
-from conftest import ENG, FRA, SWA
 
 REFS = SWA * 3
 HYPS = [" ".join(s.split()[: max(1, len(s.split()) - 2)]) for s in REFS]

@@ -9,10 +9,11 @@ import pytest
 
 matplotlib.use("Agg")
 
-from aya_lab.eval.datasets import load_parallel  # noqa: E402
-from aya_lab.eval.report import Results, ResultsFormatError, compare  # noqa: E402
-from aya_lab.eval.translation import evaluate_translation  # noqa: E402
-from aya_lab.testing import EchoSystem, ReferenceSystem  # noqa: E402
+from aya_lab.datasets.parallel import load_parallel  # noqa: E402
+from aya_lab.eval.translation.evaluate import evaluate_translation  # noqa: E402
+from aya_lab.eval.translation.results import Results, ResultsFormatError, compare  # noqa: E402
+from aya_lab.eval.translation.systems import CopySystem  # noqa: E402
+from tests.fakes import ReferenceSystem  # noqa: E402
 
 FAST = dict(n_bootstrap=100, n_ar=100, progress=False)
 
@@ -20,8 +21,9 @@ FAST = dict(n_bootstrap=100, n_ar=100, progress=False)
 @pytest.fixture
 def results(mini_data):
     sets = [load_parallel("ntrex128", "eng", t) for t in ("swh", "fra")]
-    return evaluate_translation([EchoSystem(), ReferenceSystem(sets, name="noisy", noise=0.3)],
-                                "ntrex128", ["eng-swh", "eng-fra"], **FAST)
+    return evaluate_translation(
+        [CopySystem("echo"), ReferenceSystem(sets, name="noisy", noise=0.3)], "ntrex128", ["eng-swh", "eng-fra"], **FAST
+    )
 
 
 def test_save_load_round_trip(results, tmp_path):

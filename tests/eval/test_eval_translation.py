@@ -6,11 +6,13 @@ import math
 
 import pytest
 
-from aya_lab.eval.datasets import load_parallel
-from aya_lab.eval.report import COLUMNS
-from aya_lab.eval.systems import CopySystem, PivotSystem, SystemSpecError, register_system_kind, resolve_system
-from aya_lab.eval.translation import evaluate_translation
-from aya_lab.testing import ChatModelTranslator, EchoSystem, FakeChatModel, FakeModelError, ReferenceSystem
+from aya_lab.datasets.parallel import load_parallel
+from aya_lab.eval.translation.evaluate import evaluate_translation
+from aya_lab.eval.translation.results import COLUMNS
+from aya_lab.eval.translation.specs import register_system_kind, resolve_system
+from aya_lab.eval.translation.systems import CopySystem, PivotSystem, SystemSpecError
+from aya_lab.models.fake import FakeChatModel, FakeModelError
+from tests.fakes import ChatModelTranslator, ReferenceSystem
 
 FAST = dict(n_bootstrap=100, n_ar=100, progress=False)
 
@@ -22,8 +24,10 @@ def _sets(*pairs):
 def test_tidy_rows_significance_and_language_check(mini_data):
     sets = _sets(("eng", "swh"), ("eng", "yor"))
     res = evaluate_translation(
-        [EchoSystem(), ReferenceSystem(sets, name="oracle"), ReferenceSystem(sets, name="noisy", noise=0.3)],
-        "ntrex128", "eng-swh,eng-yor", **FAST,
+        [CopySystem("echo"), ReferenceSystem(sets, name="oracle"), ReferenceSystem(sets, name="noisy", noise=0.3)],
+        "ntrex128",
+        "eng-swh,eng-yor",
+        **FAST,
     )
     df = res.df
     assert list(df.columns) == COLUMNS
@@ -45,7 +49,7 @@ def test_tidy_rows_significance_and_language_check(mini_data):
 
 
 def test_identical_system_is_not_significant(mini_data):
-    res = evaluate_translation([EchoSystem("a"), EchoSystem("b")], "ntrex128", ["eng-fra"], **FAST)
+    res = evaluate_translation([CopySystem("a"), CopySystem("b")], "ntrex128", ["eng-fra"], **FAST)
     b = res.df[(res.df.system == "b") & res.df.metric.isin(["BLEU", "chrF", "chrF++"])]
     assert (b["p_bootstrap"] == 1.0).all() and not b["significant"].any()
 
@@ -98,11 +102,11 @@ def test_bad_input_is_one_clear_line(mini_data):
     with pytest.raises(ValueError, match="at least one system"):
         evaluate_translation([], "ntrex128", ["eng-swh"])
     with pytest.raises(ValueError, match="unique; repeated: echo"):
-        evaluate_translation([EchoSystem(), EchoSystem()], "ntrex128", ["eng-swh"])
+        evaluate_translation([CopySystem("echo"), CopySystem("echo")], "ntrex128", ["eng-swh"])
     with pytest.raises(ValueError, match="baseline 'x'"):
-        evaluate_translation([EchoSystem()], "ntrex128", ["eng-swh"], baseline="x")
+        evaluate_translation([CopySystem("echo")], "ntrex128", ["eng-swh"], baseline="x")
     with pytest.raises(ValueError, match="available: "):
-        evaluate_translation([EchoSystem()], "mafand", ["eng-yor"])
+        evaluate_translation([CopySystem("echo")], "mafand", ["eng-yor"])
 
 
 def test_system_specs_resolve_through_the_registry(mini_data):
@@ -113,7 +117,7 @@ def test_system_specs_resolve_through_the_registry(mini_data):
     assert isinstance(piv, PivotSystem) and piv.name == "pivot(copy)"
     with pytest.raises(SystemSpecError, match="unknown system kind 'nope'.*registered kinds: .*copy"):
         resolve_system("nope:x")
-    register_system_kind("test-echo", lambda rest: EchoSystem(rest or "echo"), replace=True)
+    register_system_kind("test-echo", lambda rest: CopySystem(rest or "echo"), replace=True)
     res = evaluate_translation(["test-echo:e1", "copy"], "ntrex128", "eng-swh", n=3, **FAST)
     assert res.systems == ["e1", "copy"]
     assert not math.isnan(res.df[res.df.metric == "BLEU"]["score"].iloc[0])

@@ -4,37 +4,45 @@ from __future__ import annotations
 
 import pytest
 
-from aya_lab.eval.model_systems import PromptSystem, Seq2SeqSystem, parse_prompt_spec
-from aya_lab.eval.systems import PivotSystem, SystemSpecError, resolve_system, system_kinds
-from aya_lab.testing import FakeChatModel, FakeRoomModel
+from aya_lab.eval.translation.model_systems import PromptSystem, Seq2SeqSystem, parse_prompt_spec
+from aya_lab.eval.translation.specs import resolve_system, system_kinds
+from aya_lab.eval.translation.systems import PivotSystem, SystemSpecError
+from aya_lab.models.fake import FakeChatModel
+from tests.fakes import FakeRoomModel
 
 
 def _room_model() -> FakeRoomModel:
     return FakeRoomModel(default="traduction")
 
 
-@pytest.mark.parametrize("spec, expected", [
-    ("smollm2", ("smollm2", "baseline", 0)),
-    ("smollm2@strict", ("smollm2", "strict", 0)),
-    ("smollm2@baseline+ctx3", ("smollm2", "baseline", 3)),
-    ("smollm2+ctx10", ("smollm2", "baseline", 10)),
-    ("hf:/models/x@y/tiny@strict+ctx2", ("hf:/models/x@y/tiny", "strict", 2)),
-    ("hf:org/model", ("hf:org/model", "baseline", 0)),
-])
+@pytest.mark.parametrize(
+    "spec, expected",
+    [
+        ("smollm2", ("smollm2", "baseline", 0)),
+        ("smollm2@strict", ("smollm2", "strict", 0)),
+        ("smollm2@baseline+ctx3", ("smollm2", "baseline", 3)),
+        ("smollm2+ctx10", ("smollm2", "baseline", 10)),
+        ("hf:/models/x@y/tiny@strict+ctx2", ("hf:/models/x@y/tiny", "strict", 2)),
+        ("hf:org/model", ("hf:org/model", "baseline", 0)),
+    ],
+)
 def test_prompt_spec_grammar(spec, expected):
     assert parse_prompt_spec(spec) == expected
 
 
-@pytest.mark.parametrize("spec, needle", [
-    ("smollm2@", "empty prompt variant"),
-    ("smollm2+ctx", "needs a number"),
-    ("smollm2+ctxthree", "needs a number"),
-    ("smollm2+ctx11", "over 10"),
-    ("smollm2@nope", "no prompt variant 'nope'"),
-    ("hf:", "names no model"),
-    ("seq2seq:", "needs a model path"),
-    ("smollm3", "unknown system kind"),
-])
+@pytest.mark.parametrize(
+    "spec, needle",
+    [
+        ("smollm2@", "empty prompt variant"),
+        ("smollm2+ctx", "needs a number"),
+        ("smollm2+ctxthree", "needs a number"),
+        ("smollm2+ctx11", "over 10"),
+        ("smollm2@nope", "no prompt variant 'nope'"),
+        ("hf:", "names no model"),
+        ("seq2seq:", "needs a model path"),
+        ("smollm3", "unknown system kind"),
+    ],
+)
 def test_spec_errors_are_one_line(spec, needle):
     with pytest.raises(SystemSpecError) as info:
         resolve_system(spec)
@@ -92,8 +100,11 @@ def test_signature_changes_with_prompt_variant_and_context_window():
     assert base.signature()["prompt_hash"] != strict.signature()["prompt_hash"]
     assert base.signature()["prompt_hash"] == ctx.signature()["prompt_hash"]
     assert base.signature() != ctx.signature()
-    assert (base.name, strict.name, ctx.name) == ("fake:scripted@baseline", "fake:scripted@strict",
-                                                  "fake:scripted@baseline+ctx3")
+    assert (base.name, strict.name, ctx.name) == (
+        "fake:scripted@baseline",
+        "fake:scripted@strict",
+        "fake:scripted@baseline+ctx3",
+    )
 
 
 def test_prompt_system_rejects_bad_arguments():
@@ -140,40 +151,70 @@ def test_prompt_systems_through_the_evaluator(mini_data):
     assert model.batches == [6, 6]  # one batch per chunk and system
 
 
-def test_sweep_user_translate_and_errors(mini_data):
-    from aya_lab.eval.sweeps import sweep
+def test_sweep_translation_runs_each_variant_and_names_bad_ones(mini_data):
+    from aya_lab.eval import sweep_translation
+    from aya_lab.prompts import PromptError
 
-    res = sweep("user_translate", ["baseline", "strict"], "ntrex128", model=_room_model(), pairs="eng-fra", n=4,
-                n_bootstrap=20, n_ar=20, langid=False)
+    res = sweep_translation(
+        ["baseline", "user_translate/strict"],
+        "ntrex128",
+        model=_room_model(),
+        pairs="eng-fra",
+        n=4,
+        n_bootstrap=20,
+        n_ar=20,
+        langid=False,
+    )
     assert res.systems == ["baseline", "strict"] and res.baseline == "baseline"
-    with pytest.raises(ValueError, match="unknown user_translate variant 'nope'; variants: baseline, strict"):
-        sweep("user_translate", ["baseline", "nope"], model=_room_model())
-    with pytest.raises(ValueError, match="no variants"):
-        sweep("supervisor", [], model=_room_model())
-    with pytest.raises(ValueError, match="unknown sweep task"):
-        sweep("poetry", ["baseline"], model=_room_model())
-    with pytest.raises(ValueError, match="unknown summarizer variant"):
-        sweep("summarizer", ["three_call"], model=_room_model())
+    with pytest.raises(PromptError, match="unknown user_translate variant 'nope'; variants: baseline, strict"):
+        sweep_translation(["baseline", "nope"], model=_room_model())
+    with pytest.raises(PromptError, match="no variants"):
+        sweep_translation([], model=_room_model())
+    with pytest.raises(PromptError, match="repeated: strict"):
+        sweep_translation("strict,strict", model=_room_model())
+    with pytest.raises(ValueError, match="pass pairs for dataset 'ntrex128'"):
+        sweep_translation(["baseline"], "ntrex128", model=_room_model())
 
 
-def test_sweep_supervisor_and_summarizer_dispatch():
-    from aya_lab.eval.corpora import load_routing_examples, load_transcripts
-    from aya_lab.eval.sweeps import sweep
+def test_routing_and_summarizer_sweeps_are_their_own_typed_evaluators():
+    from aya_lab.datasets.project import load_routing_examples, load_transcripts
+    from aya_lab.eval import RoutingSweep, SummarizerResults, evaluate_summarizers, sweep_routing
 
     model = FakeChatModel(rules=[("Tool:", "chat")], default="3")
-    sw = sweep("supervisor", "baseline,supervisor/fewshot", load_routing_examples()[:8], model=model,
-               translate="gold", n_bootstrap=50)
-    assert sw.variants == ["baseline", "fewshot"]
-    res = sweep("summarizer", ["two_call"], load_transcripts()[:2], model=model, n_bootstrap=50)
-    assert res.variants == ["two_call"]
+    sw = sweep_routing(
+        ["baseline", "fewshot"], model=model, examples=load_routing_examples()[:8], translate="gold", n_bootstrap=50
+    )
+    assert isinstance(sw, RoutingSweep) and sw.variants == ["baseline", "fewshot"]
+    res = evaluate_summarizers(["two_call"], model=model, transcripts=load_transcripts()[:2], n_bootstrap=50)
+    assert isinstance(res, SummarizerResults) and res.variants == ["two_call"]
+    with pytest.raises(ValueError, match="unknown summarizer variant 'three_call'"):
+        evaluate_summarizers(["three_call"], model=model, transcripts=load_transcripts()[:2])
 
 
 def test_cli_translate_accepts_model_specs(mini_data, capsys):
     from aya_lab.eval.cli import main
 
-    code = main(["eval", "translate", "--system", "a=fake:bonjour", "--system", "b=fake:salut@strict+ctx2",
-                 "--dataset", "ntrex128", "--pairs", "eng-fra", "--n", "4", "--n-bootstrap", "20", "--n-ar", "20",
-                 "--no-progress"])
+    code = main(
+        [
+            "eval",
+            "translate",
+            "--system",
+            "a=fake:bonjour",
+            "--system",
+            "b=fake:salut@strict+ctx2",
+            "--dataset",
+            "ntrex128",
+            "--pairs",
+            "eng-fra",
+            "--n",
+            "4",
+            "--n-bootstrap",
+            "20",
+            "--n-ar",
+            "20",
+            "--no-progress",
+        ]
+    )
     assert code == 0
     assert "eng-fra" in capsys.readouterr().out
     assert main(["eval", "translate", "--system", "smollm2@nope", "--dataset", "ntrex128", "--pairs", "eng-fra"]) == 2
@@ -195,10 +236,3 @@ def test_prompt_system_on_a_tiny_llama_through_the_evaluator(tiny_llama_dir):
     assert row["prompt_hash"] == system.prompt.content_hash
     again = evaluate_translation([system], "workplace", "eng-fra", n=4, n_bootstrap=10, n_ar=10, langid=False)
     assert list(again.outputs["hypothesis"]) == list(res.outputs["hypothesis"])  # cached, same outputs
-
-
-def test_package_level_sweep_is_the_function():
-    import aya_lab.eval.sweeps  # noqa: F401  (importing the submodule must not shadow the function)
-    from aya_lab.eval import sweep
-
-    assert callable(sweep) and sweep.__name__ == "sweep"

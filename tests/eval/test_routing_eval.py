@@ -4,11 +4,11 @@ from __future__ import annotations
 
 import pytest
 
-from aya_lab.eval.corpora import RoutingExample
+from aya_lab.agents.routing import LLMRouter
+from aya_lab.datasets.project import RoutingExample
 from aya_lab.eval.routing import evaluate_routing, mcnemar_exact, sweep_routing
+from aya_lab.models.fake import FakeChatModel
 from aya_lab.prompts import PromptError, load_prompt
-from aya_lab.routing import LLMRouter
-from aya_lab.testing import FakeChatModel
 
 
 def _examples() -> list[RoutingExample]:
@@ -23,23 +23,31 @@ def _examples() -> list[RoutingExample]:
 
 
 def _model() -> FakeChatModel:
-    return FakeChatModel(rules=[
-        ("<human> bonjour à tous", "Translation: hello everyone"),  # Aya's translation prompt
-        ("<human> fasse das zusammen", "summarize it"),
-        ("Request: what is the per diem?\nTool:", "Query."),
-        ("Request: summarize the last 3 messages\nTool:", "I think summarize"),
-        ("Request: remember that the door code is 42\nTool:", "chat"),  # wrong
-        ("Request: hello everyone\nTool:", "banana"),  # no tool named: keyword fallback -> chat (right)
-        ("Request: summarize it\nTool:", "???"),  # fallback -> summarize (right)
-    ], default="chat")
+    return FakeChatModel(
+        rules=[
+            ("<human> bonjour à tous", "Translation: hello everyone"),  # Aya's translation prompt
+            ("<human> fasse das zusammen", "summarize it"),
+            ("Request: what is the per diem?\nTool:", "Query."),
+            ("Request: summarize the last 3 messages\nTool:", "I think summarize"),
+            ("Request: remember that the door code is 42\nTool:", "chat"),  # wrong
+            ("Request: hello everyone\nTool:", "banana"),  # no tool named: keyword fallback -> chat (right)
+            ("Request: summarize it\nTool:", "???"),  # fallback -> summarize (right)
+        ],
+        default="chat",
+    )
 
 
 def test_accuracy_per_language_fallback_and_confusion():
     model = _model()
     res = evaluate_routing(model, _examples(), n_bootstrap=200)
     ex = res.examples.set_index("id")
-    assert list(ex["routed_text"]) == ["what is the per diem?", "summarize the last 3 messages",
-                                      "remember that the door code is 42", "hello everyone", "summarize it"]
+    assert list(ex["routed_text"]) == [
+        "what is the per diem?",
+        "summarize the last 3 messages",
+        "remember that the door code is 42",
+        "hello everyone",
+        "summarize it",
+    ]
     assert list(ex["predicted"]) == ["query", "summarize", "chat", "chat", "summarize"]
     assert list(ex["fallback"]) == [0, 0, 0, 1, 1]
     assert "unparseable router answer" in ex.loc["r904", "log"]
@@ -97,12 +105,17 @@ def test_sweep_identical_variants_are_not_significant():
 
 
 def test_sweep_detects_a_better_variant():
-    model = FakeChatModel(rules=[
-        ("route requests to one tool and answer with one word", "chat"),  # the few-shot prompt
-        ("Tool:", "summarize"),
-    ], default="x")
-    ex = [RoutingExample(id=f"r{i:03d}", text=f"hello {i}", lang="eng", label="chat", text_en=f"hello {i}")
-          for i in range(12)]
+    model = FakeChatModel(
+        rules=[
+            ("route requests to one tool and answer with one word", "chat"),  # the few-shot prompt
+            ("Tool:", "summarize"),
+        ],
+        default="x",
+    )
+    ex = [
+        RoutingExample(id=f"r{i:03d}", text=f"hello {i}", lang="eng", label="chat", text_en=f"hello {i}")
+        for i in range(12)
+    ]
     sw = sweep_routing(["baseline", "fewshot"], model=model, examples=ex, n_bootstrap=200)
     acc = sw.paired[sw.paired["metric"] == "accuracy"].iloc[0]
     assert (acc["mean_baseline"], acc["mean_variant"], acc["b"], acc["c"]) == (0.0, 1.0, 0, 12)
@@ -137,21 +150,43 @@ def test_cli_route(tmp_path, capsys):
     assert main(["eval", "route", "--model", "fake:query", "--n", "8", "--n-bootstrap", "20", "--out", str(out)]) == 0
     text = capsys.readouterr().out
     assert "accuracy" in text and "confusion (supervisor/baseline" in text and out.exists()
-    assert main(["eval", "route", "--model", "fake:chat", "--variants", "baseline,fewshot", "--n", "8",
-                 "--translate", "gold", "--n-bootstrap", "20", "--out", str(tmp_path / "sweep.csv")]) == 0
+    assert (
+        main(
+            [
+                "eval",
+                "route",
+                "--model",
+                "fake:chat",
+                "--variants",
+                "baseline,fewshot",
+                "--n",
+                "8",
+                "--translate",
+                "gold",
+                "--n-bootstrap",
+                "20",
+                "--out",
+                str(tmp_path / "sweep.csv"),
+            ]
+        )
+        == 0
+    )
     text = capsys.readouterr().out
     assert "p_mcnemar" in text and (tmp_path / "sweep.paired.csv").exists()
 
 
-@pytest.mark.parametrize("argv, needle", [
-    (["--variants", ""], "--variants is empty"),
-    (["--variants", " , "], "--variants is empty"),
-    (["--prompt", "nope"], "no prompt variant 'nope'"),
-    (["--variants", "baseline,nope"], "no prompt variant 'nope'"),
-    (["--prompt", "fewshot", "--variants", "baseline"], "not both"),
-    (["--n", "-1"], "--n must be positive"),
-    (["--data", "/nonexistent/r.jsonl"], "file not found"),
-])
+@pytest.mark.parametrize(
+    "argv, needle",
+    [
+        (["--variants", ""], "--variants is empty"),
+        (["--variants", " , "], "--variants is empty"),
+        (["--prompt", "nope"], "no prompt variant 'nope'"),
+        (["--variants", "baseline,nope"], "no prompt variant 'nope'"),
+        (["--prompt", "fewshot", "--variants", "baseline"], "not both"),
+        (["--n", "-1"], "--n must be positive"),
+        (["--data", "/nonexistent/r.jsonl"], "file not found"),
+    ],
+)
 def test_cli_route_bad_input_is_one_line(argv, needle, capsys):
     from aya_lab.eval.cli import main
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from aya_lab.eval.corpora import Transcript
+from aya_lab.datasets.project import Transcript
 from aya_lab.eval.summarization import (
     bootstrap_indices,
     content_words,
@@ -16,26 +16,30 @@ from aya_lab.eval.summarization import (
     paired_bootstrap,
     prf,
 )
-from aya_lab.testing import FakeChatModel
+from aya_lab.models.fake import FakeChatModel
 
 IDS = ["a", "b", "c", "d", "e"]
 
 
-@pytest.mark.parametrize("ids, gold, ok", [
-    (["d", "e"], 2, True),
-    (["c", "d"], 2, False),  # the first/middle messages, not the last
-    (["e"], 2, False),
-    (IDS, 0, True),  # 0 = all
-    (["b", "c", "d", "e"], 0, False),
-    (IDS, 5, True),
-    ([], 0, False),
-])
+@pytest.mark.parametrize(
+    "ids, gold, ok",
+    [
+        (["d", "e"], 2, True),
+        (["c", "d"], 2, False),  # the first/middle messages, not the last
+        (["e"], 2, False),
+        (IDS, 0, True),  # 0 = all
+        (["b", "c", "d", "e"], 0, False),
+        (IDS, 5, True),
+        ([], 0, False),
+    ],
+)
 def test_last_n_correct(ids, gold, ok):
     assert last_n_correct(ids, IDS, gold) is ok
 
 
-@pytest.mark.parametrize("parsed, gold, ok", [(None, 0, True), (None, 3, False), (3, 3, True), (0, 0, True),
-                                               (4, 3, False), (0, 5, False)])
+@pytest.mark.parametrize(
+    "parsed, gold, ok", [(None, 0, True), (None, 3, False), (3, 3, True), (0, 0, True), (4, 3, False), (0, 5, False)]
+)
 def test_count_exact_treats_none_as_all(parsed, gold, ok):
     assert count_exact(parsed, gold) is ok
 
@@ -49,15 +53,23 @@ def test_prf_conventions():
 
 
 def test_content_words_drop_stop_words_and_punctuation():
-    assert content_words("Check whether the port storage-fees apply!") == {"check", "whether", "port", "storage",
-                                                                          "fees", "apply"}
+    assert content_words("Check whether the port storage-fees apply!") == {
+        "check",
+        "whether",
+        "port",
+        "storage",
+        "fees",
+        "apply",
+    }
 
 
 def test_action_items_partial_matches():
     gold = [("lena", "check whether port storage fees apply"), ("carlos", "email Tamu Foods about the two-day delay")]
-    pred = [("Lena ", "check if port storage fees apply"),  # same owner (case, spaces), paraphrase: match
-            ("carlos", "book the meeting room"),  # right owner, different task
-            ("mei", "email Tamu Foods about the delay")]  # right task, wrong owner
+    pred = [
+        ("Lena ", "check if port storage fees apply"),  # same owner (case, spaces), paraphrase: match
+        ("carlos", "book the meeting room"),  # right owner, different task
+        ("mei", "email Tamu Foods about the delay"),
+    ]  # right task, wrong owner
     matches = match_action_items(pred, gold)
     assert [(i, j) for i, j, _ in matches] == [(0, 0)]
     p, r, f = prf(len(matches), len(pred), len(gold))
@@ -97,25 +109,42 @@ def _transcripts() -> list[Transcript]:
         {"sender": "priya", "lang": "eng", "text": "Hi Tunde", "text_en": "Hi Tunde"},
     ]
     return [
-        Transcript(id="t901", messages=msgs, request="fasse die letzten zwei Nachrichten zusammen",
-                   request_lang="deu", gold_count=2,
-                   gold_action_items=[{"owner": "carlos", "task": "email Tamu Foods about the delay"}],
-                   reference_summary="Carlos will email Tamu Foods about the late cargo."),
-        Transcript(id="t902", messages=quiet, request="summarize everything", request_lang="eng", gold_count=0,
-                   gold_action_items=[], reference_summary="Tunde and Priya say good morning."),
+        Transcript(
+            id="t901",
+            messages=msgs,
+            request="fasse die letzten zwei Nachrichten zusammen",
+            request_lang="deu",
+            gold_count=2,
+            gold_action_items=[{"owner": "carlos", "task": "email Tamu Foods about the delay"}],
+            reference_summary="Carlos will email Tamu Foods about the late cargo.",
+        ),
+        Transcript(
+            id="t902",
+            messages=quiet,
+            request="summarize everything",
+            request_lang="eng",
+            gold_count=0,
+            gold_action_items=[],
+            reference_summary="Tunde and Priya say good morning.",
+        ),
     ]
 
 
 def _model() -> FakeChatModel:
-    return FakeChatModel(rules=[
-        ("<human> fasse die letzten", "summarize the last two messages"),  # Aya's request translation
-        ("summarize everything\nNumber:", "0"),
-        ("Number:", "2"),
-        ("tunde: Morning all", "They greet each other.\n- none"),
-        ("\n\nSummary:", "Carlos will email Tamu Foods.\n- carlos: email Tamu Foods about the delay\n"
-                         "- lena: check the port fees"),
-        ("COUNT: <number", "COUNT: ALL\nSUMMARY: The cargo is late.\nACTIONS:\n- none"),
-    ])
+    return FakeChatModel(
+        rules=[
+            ("<human> fasse die letzten", "summarize the last two messages"),  # Aya's request translation
+            ("summarize everything\nNumber:", "0"),
+            ("Number:", "2"),
+            ("tunde: Morning all", "They greet each other.\n- none"),
+            (
+                "\n\nSummary:",
+                "Carlos will email Tamu Foods.\n- carlos: email Tamu Foods about the delay\n"
+                "- lena: check the port fees",
+            ),
+            ("COUNT: <number", "COUNT: ALL\nSUMMARY: The cargo is late.\nACTIONS:\n- none"),
+        ]
+    )
 
 
 def test_evaluate_summarizers_scores_hand_computed_cases():
@@ -165,18 +194,22 @@ def test_identical_variants_are_not_significantly_different():
 
 
 def test_requests_as_written_when_not_translating():
-    res = evaluate_summarizers(["two_call"], model=_model(), transcripts=_transcripts()[:1], translate_requests=False,
-                               n_bootstrap=50)
+    res = evaluate_summarizers(
+        ["two_call"], model=_model(), transcripts=_transcripts()[:1], translate_requests=False, n_bootstrap=50
+    )
     row = res.per_transcript.iloc[0]
     assert row["request_en"] == row["request"] and row["request_translation_calls"] == 0
 
 
-@pytest.mark.parametrize("variants, kwargs, needle", [
-    ([], {}, "no summarizer variants"),
-    (["two_call", "three_call"], {}, "unknown summarizer variant 'three_call'"),
-    (["one_call", "one_call"], {}, "unique"),
-    (["one_call"], {"n": 0}, "n must be positive"),
-])
+@pytest.mark.parametrize(
+    "variants, kwargs, needle",
+    [
+        ([], {}, "no summarizer variants"),
+        (["two_call", "three_call"], {}, "unknown summarizer variant 'three_call'"),
+        (["one_call", "one_call"], {}, "unique"),
+        (["one_call"], {"n": 0}, "n must be positive"),
+    ],
+)
 def test_bad_input(variants, kwargs, needle):
     with pytest.raises(ValueError, match=needle):
         evaluate_summarizers(variants, model=_model(), transcripts=_transcripts(), **kwargs)
@@ -201,14 +234,17 @@ def test_cli_summarize(tmp_path, capsys):
     assert "count_exact" in text and "one_call - two_call" in text and out.exists()
 
 
-@pytest.mark.parametrize("argv, needle", [
-    (["--variants", ""], "--variants is empty"),
-    (["--variants", "two_call,five_call"], "unknown summarizer variant 'five_call'"),
-    (["--n", "0"], "--n must be positive"),
-    (["--out", "x.txt"], "--out must name a .csv"),
-    (["--data", "/nonexistent/t.jsonl"], "file not found"),
-    (["--model", "nonsense"], "unknown model spec"),
-])
+@pytest.mark.parametrize(
+    "argv, needle",
+    [
+        (["--variants", ""], "--variants is empty"),
+        (["--variants", "two_call,five_call"], "unknown summarizer variant 'five_call'"),
+        (["--n", "0"], "--n must be positive"),
+        (["--out", "x.txt"], "--out must name a .csv"),
+        (["--data", "/nonexistent/t.jsonl"], "file not found"),
+        (["--model", "nonsense"], "unknown model spec"),
+    ],
+)
 def test_cli_summarize_bad_input_is_one_line(argv, needle, capsys):
     from aya_lab.eval.cli import main
 

@@ -43,7 +43,12 @@ def test_alias_table_is_complete():
 def test_nested_logic_and_operands():
     expr = {
         "and": [
-            {"or": [{"eq": [{"type": "state_value", "name": "x"}, 99]}, {"gt": [{"type": "function", "name": "double", "args": {"field": "x"}}, 5]}]},
+            {
+                "or": [
+                    {"eq": [{"type": "state_value", "name": "x"}, 99]},
+                    {"gt": [{"type": "function", "name": "double", "args": {"field": "x"}}, 5]},
+                ]
+            },
             {"not": {"eq": [{"type": "config_value", "name": "mode"}, "off"]}},
             {"and": [{"or": [{"and": [{"eq": ["10", "10"]}]}, {"eq": ["10", "10"]}]}, {"eq": ["10", "10"]}]},
         ]
@@ -66,7 +71,10 @@ def test_every_true_condition_is_followed_in_order_without_duplicates():
 
 def test_results_from_state_config_and_functions():
     assert route([{"default": {"type": "state_value", "name": "next"}}], {"next": "END"}) == [END]
-    assert route([{"default": {"type": "config_value", "name": "n"}}], {}, {"configurable": {"n": ["a", "b"]}}) == ["a", "b"]
+    assert route([{"default": {"type": "config_value", "name": "n"}}], {}, {"configurable": {"n": ["a", "b"]}}) == [
+        "a",
+        "b",
+    ]
     sends = route([{"default": {"type": "function", "name": "sends"}}], {"items": [1, 2]})
     assert sends == [Send("work", {"item": 1}), Send("work", {"item": 2})]
 

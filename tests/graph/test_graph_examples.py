@@ -9,9 +9,16 @@ from graph_helpers import SNAPSHOTS, SPECS, make_registry, run
 from langchain_core.messages import HumanMessage
 
 from aya_lab.graph import build_graph, draw, load_spec
-from aya_lab.testing import FakeChatModel
+from aya_lab.models.fake import FakeChatModel
 
-EXAMPLE_SPECS = ["react_agent.yaml", "routing.yaml", "fan_out.yaml", "map_reduce.yaml", "subgraph.yaml", "config_routing.json"]
+EXAMPLE_SPECS = [
+    "react_agent.yaml",
+    "routing.yaml",
+    "fan_out.yaml",
+    "map_reduce.yaml",
+    "subgraph.yaml",
+    "config_routing.json",
+]
 
 
 def compile_spec(name: str, registry):
@@ -33,7 +40,12 @@ def test_react_agent_with_scripted_model():
 
 @pytest.mark.parametrize(
     ("next_node", "expected"),
-    [("node_a", ["router", "node_a"]), ("node_b", ["router", "node_b"]), ("node_c", ["router", "node_c"]), ("nowhere", ["router"])],
+    [
+        ("node_a", ["router", "node_a"]),
+        ("node_b", ["router", "node_b"]),
+        ("node_c", ["router", "node_c"]),
+        ("nowhere", ["router"]),
+    ],
 )
 def test_routing_by_state_value(registry, next_node, expected):
     app = compile_spec("routing.yaml", registry)
@@ -106,7 +118,9 @@ def test_mermaid_snapshot(registry, name):
     snapshot = SNAPSHOTS / (name.rsplit(".", 1)[0] + ".mmd")
     if os.environ.get("UPDATE_SNAPSHOTS") or not snapshot.exists():
         snapshot.write_text(text, encoding="utf-8")
-    assert text == snapshot.read_text(encoding="utf-8"), f"{name}: graph shape changed; rerun with UPDATE_SNAPSHOTS=1 if intended"
+    assert text == snapshot.read_text(encoding="utf-8"), (
+        f"{name}: graph shape changed; rerun with UPDATE_SNAPSHOTS=1 if intended"
+    )
 
 
 def test_ascii_drawing(registry):

@@ -21,8 +21,17 @@ def test_one_call_summarizer_variant(registry):
     assert variant.name == "Aya-like-one-call"
     assert variant.node_names() == ["translate", "supervise", "summarize", "answer"]
     assert variant.node("summarize").factory_parameter == {"label": "one_call_summary"}
-    assert visited_of(SPECS / "aya_like.yaml", registry, "summarize") == ["translate", "supervise", "summarize", "write_summary"]
-    assert visited_of(SPECS / "one_call_summarizer.yaml", registry, "summarize") == ["translate", "supervise", "summarize"]
+    assert visited_of(SPECS / "aya_like.yaml", registry, "summarize") == [
+        "translate",
+        "supervise",
+        "summarize",
+        "write_summary",
+    ]
+    assert visited_of(SPECS / "one_call_summarizer.yaml", registry, "summarize") == [
+        "translate",
+        "supervise",
+        "summarize",
+    ]
     assert spec_hash(base) != spec_hash(variant)
     assert variant.lineage == (str(SPECS / "aya_like.yaml"), str(SPECS / "one_call_summarizer.yaml"))
 
@@ -59,17 +68,39 @@ def test_every_operation(registry, tmp_path):
             {"remove_edge": {"start_key": "write_summary", "end_key": "END"}},
             {"add_flow": {"kind": "edge", "flow_parameter": {"start_key": "critic", "end_key": "END"}}},
             {"remove_conditional_edge": "supervise"},
-            {"add_flow": {"kind": "configurable_conditional_edge", "flow_parameter": {"start_key": "supervise", "conditions": [
-                {"expression": {"neq": [{"type": "state_value", "name": "route"}, "answer"]}, "result": "summarize"},
-                {"default": "answer"}]}}},
+            {
+                "add_flow": {
+                    "kind": "configurable_conditional_edge",
+                    "flow_parameter": {
+                        "start_key": "supervise",
+                        "conditions": [
+                            {
+                                "expression": {"neq": [{"type": "state_value", "name": "route"}, "answer"]},
+                                "result": "summarize",
+                            },
+                            {"default": "answer"},
+                        ],
+                    },
+                }
+            },
             {"add_state_field": {"field_name": "notes", "type": "list", "reducer": "operator.add"}},
-            {"replace_node": "answer", "factory": "const_update.v1", "factory_parameter": {"update": {"notes": ["answered"]}}},
+            {
+                "replace_node": "answer",
+                "factory": "const_update.v1",
+                "factory_parameter": {"update": {"notes": ["answered"]}},
+            },
         ],
     )
     spec = load_spec(path, registry=registry)
     assert spec.node_names()[-1] == "critic"
     app = build_graph(spec, registry).compile()
-    assert run(app, {"route": "x", "visited": []})[0] == ["translate", "supervise", "summarize", "write_summary", "critic"]
+    assert run(app, {"route": "x", "visited": []})[0] == [
+        "translate",
+        "supervise",
+        "summarize",
+        "write_summary",
+        "critic",
+    ]
     visited, final = run(app, {"route": "answer", "visited": [], "notes": []})
     assert visited == ["translate", "supervise", "answer"] and final["notes"] == ["answered"]
 
@@ -125,7 +156,10 @@ def test_resolved_spec_is_validated_too(registry, tmp_path):
     with pytest.raises(SpecError) as info:
         load_spec(path, registry=registry)
     msgs = [str(p) for p in info.value.problems]
-    assert "flows[6].flow_parameter.conditions[0].result: unknown node 'summarize' (nodes: answer, supervise, translate, write_summary; or END)" in msgs
+    assert (
+        "flows[6].flow_parameter.conditions[0].result: unknown node 'summarize' (nodes: answer, supervise, translate, write_summary; or END)"
+        in msgs
+    )
     assert "(resolved)" in str(info.value).splitlines()[0]
 
 

@@ -48,8 +48,16 @@ def expressions(fields: list[str]) -> st.SearchStrategy[dict[str, Any]]:
 def graphs(draw: st.DrawFn, name: str = "G", depth: int = 0) -> dict[str, Any]:
     n = draw(st.integers(1, 5))
     names = draw(st.permutations(POOL))[:n]
-    extra = draw(st.lists(st.tuples(st.sampled_from(["x", "y", "z"]), st.sampled_from(FIELD_TYPES)), max_size=3, unique_by=lambda t: t[0]))
-    state = [{"field_name": "visited", "type": "list", "reducer": draw(st.sampled_from(["operator.add", "append_list.v1"]))}]
+    extra = draw(
+        st.lists(
+            st.tuples(st.sampled_from(["x", "y", "z"]), st.sampled_from(FIELD_TYPES)),
+            max_size=3,
+            unique_by=lambda t: t[0],
+        )
+    )
+    state = [
+        {"field_name": "visited", "type": "list", "reducer": draw(st.sampled_from(["operator.add", "append_list.v1"]))}
+    ]
     state += [{"field_name": f, "type": t} for f, t in extra]
     fields = [s["field_name"] for s in state]
     flows: list[dict[str, Any]] = []
@@ -59,14 +67,18 @@ def graphs(draw: st.DrawFn, name: str = "G", depth: int = 0) -> dict[str, Any]:
             flows.append(sub)
         else:
             factory = draw(st.sampled_from(["test.record.v1", "const_update.v1"]))
-            flows.append({"kind": "node", "flow_parameter": {"name": node, "factory": factory}, "factory_parameter": {}})
+            flows.append(
+                {"kind": "node", "flow_parameter": {"name": node, "factory": factory}, "factory_parameter": {}}
+            )
     children: dict[str, list[str]] = {}
     for i, node in enumerate(names[1:], start=1):
         children.setdefault(names[draw(st.integers(0, i - 1))], []).append(node)
     if draw(st.booleans()):
         flows.append({"kind": "edge", "flow_parameter": {"start_key": "START", "end_key": names[0]}})
     else:
-        flows.append({"kind": "configurable_conditional_entry_point", "flow_parameter": {"conditions": [{"default": names[0]}]}})
+        flows.append(
+            {"kind": "configurable_conditional_entry_point", "flow_parameter": {"conditions": [{"default": names[0]}]}}
+        )
     for node in names:
         kids = children.get(node, [])
         if not kids:
@@ -79,7 +91,9 @@ def graphs(draw: st.DrawFn, name: str = "G", depth: int = 0) -> dict[str, Any]:
         else:
             conds = [{"expression": draw(expressions(fields)), "result": kid} for kid in kids[:-1]]
             conds.append({"default": kids[-1] if draw(st.booleans()) else [kids[-1], "END"]})
-            flows.append({"kind": "configurable_conditional_edge", "flow_parameter": {"start_key": node, "conditions": conds}})
+            flows.append(
+                {"kind": "configurable_conditional_edge", "flow_parameter": {"start_key": node, "conditions": conds}}
+            )
     draw(st.randoms()).shuffle(flows)
     return {"kind": "stategraph", "flow_parameter": {"name": name, "state": state}, "flows": flows}
 
@@ -109,7 +123,26 @@ def paths(tree: Any, prefix: tuple = ()) -> list[tuple]:
     return out
 
 
-JUNK = [None, 0, -1, 1.5, True, "", "zzz", "sumarize", "START", "END", "__end__", "a:b", [], {}, [1], {"x": 1}, ["alpha", "beta"], {"type": "function", "name": "nope"}]
+JUNK = [
+    None,
+    0,
+    -1,
+    1.5,
+    True,
+    "",
+    "zzz",
+    "sumarize",
+    "START",
+    "END",
+    "__end__",
+    "a:b",
+    [],
+    {},
+    [1],
+    {"x": 1},
+    ["alpha", "beta"],
+    {"type": "function", "name": "nope"},
+]
 
 
 @st.composite
@@ -132,7 +165,9 @@ def mutated(draw: st.DrawFn) -> dict[str, Any]:
         elif action == "typo" and isinstance(parent, dict):
             parent[str(key) + draw(st.sampled_from(["_", "s", "x"]))] = parent.pop(key)
         elif action == "insert" and isinstance(parent, dict):
-            parent[draw(st.sampled_from(["extra", "kind", "default", "result", "name"]))] = copy.deepcopy(draw(st.sampled_from(JUNK)))
+            parent[draw(st.sampled_from(["extra", "kind", "default", "result", "name"]))] = copy.deepcopy(
+                draw(st.sampled_from(JUNK))
+            )
         elif action == "duplicate" and isinstance(parent, list):
             parent.append(copy.deepcopy(parent[key]))
     return data

@@ -9,8 +9,8 @@ from typing import TypedDict
 
 import pytest
 
-from aya_lab.graph import Registry, RegistryError, build_graph, default_registry, load_spec, register_registry_provider
-from aya_lab.graph.registry import _PROVIDERS, append_list, load_registry_ref, merge_dict, registry_with_providers
+from aya_lab.graph import Registry, RegistryError, build_graph, default_registry, load_spec
+from aya_lab.graph.registry import ReducerError, append_list, load_registry_ref, merge_dict, registry_from_refs
 
 
 class Point(TypedDict):
@@ -23,7 +23,13 @@ def node_factory(*, factory_parameter, flow_parameter):
 
 SPEC = {
     "kind": "stategraph",
-    "flow_parameter": {"name": "G", "state": [{"field_name": "p", "type": "point.v1"}, {"field_name": "log", "type": "list", "reducer": "concat.v1"}]},
+    "flow_parameter": {
+        "name": "G",
+        "state": [
+            {"field_name": "p", "type": "point.v1"},
+            {"field_name": "log", "type": "list", "reducer": "concat.v1"},
+        ],
+    },
     "flows": [
         {"kind": "node", "flow_parameter": {"name": "a", "factory": "point_node.v1"}, "factory_parameter": {"x": 7}},
         {"kind": "edge", "flow_parameter": {"start_key": "START", "end_key": "a"}},
@@ -33,10 +39,23 @@ SPEC = {
 
 
 def test_constructor_maps():
-    reg = Registry(types={"point.v1": Point}, reducers={"concat.v1": operator.add}, node_factories={"point_node.v1": node_factory})
+    reg = Registry(
+        types={"point.v1": Point}, reducers={"concat.v1": operator.add}, node_factories={"point_node.v1": node_factory}
+    )
     app = build_graph(load_spec(SPEC, registry=reg), reg).compile()
     assert app.invoke({"log": ["start"]}) == {"p": {"x": 7}, "log": ["start", "a"]}
-    assert set(Registry().names("types")) >= {"int", "float", "complex", "str", "list", "tuple", "dict", "set", "frozenset", "bool"}
+    assert set(Registry().names("types")) >= {
+        "int",
+        "float",
+        "complex",
+        "str",
+        "list",
+        "tuple",
+        "dict",
+        "set",
+        "frozenset",
+        "bool",
+    }
 
 
 def test_add_methods_and_decorators():
@@ -57,7 +76,9 @@ def test_add_methods_and_decorators():
 
 
 def test_state_typeddict_has_annotated_reducers():
-    reg = Registry(types={"point.v1": Point}, reducers={"concat.v1": operator.add}, node_factories={"point_node.v1": node_factory})
+    reg = Registry(
+        types={"point.v1": Point}, reducers={"concat.v1": operator.add}, node_factories={"point_node.v1": node_factory}
+    )
     graph = build_graph(SPEC, reg)
     hints = graph.state_schema.__annotations__
     assert hints["p"] is Point
@@ -101,34 +122,41 @@ def test_copy_merge_update_are_independent():
     copy.add_type("point.v1", Point)
     assert "point.v1" not in merged.types
     assert base.copy().update(extra).has("node_factories", "point_node.v1")
-    assert set(default_registry().describe()["reducers"]) == {"operator.add", "append_list.v1", "merge_dict.v1", "add_messages"}
+    assert set(default_registry().describe()["reducers"]) == {
+        "operator.add",
+        "append_list.v1",
+        "merge_dict.v1",
+        "add_messages",
+    }
 
 
 def test_builtin_reducers():
     assert append_list([1], [2, 3]) == [1, 2, 3]
-    assert append_list([1], None) == [1]  # a non-list update is ignored (pass-through)
-    assert append_list(None, "x") == []
+    assert append_list(None, "x") == []  # a string update passes through
+    with pytest.raises(ReducerError):
+        append_list([1], None)
     assert merge_dict({"a": 1}, {"b": 2}) == {"a": 1, "b": 2}
-    assert merge_dict({"a": 1}, None) == {"a": 1}
+    with pytest.raises(ReducerError):
+        merge_dict({"a": 1}, None)
 
 
-def test_providers_and_refs(monkeypatch):
+def test_registry_refs(monkeypatch):
     module = types.ModuleType("fake_room_registry")
     module.graph_registry = lambda: Registry(node_factories={"room.v1": node_factory})
     module.REG = Registry(node_factories={"room2.v1": node_factory})
     monkeypatch.setitem(sys.modules, "fake_room_registry", module)
     assert load_registry_ref("fake_room_registry:graph_registry").has("node_factories", "room.v1")
-    reg = registry_with_providers(refs=["fake_room_registry:REG"])
+    reg = registry_from_refs(["fake_room_registry:REG"])
     assert reg.has("node_factories", "room2.v1") and reg.has("reducers", "operator.add")
-
-    provider = register_registry_provider(lambda: Registry(node_factories={"room3.v1": node_factory}))
-    try:
-        assert registry_with_providers().has("node_factories", "room3.v1")
-    finally:
-        _PROVIDERS.remove(provider)
     with pytest.raises(RegistryError, match="not a Registry"):
         module.BAD = 3
         load_registry_ref("fake_room_registry:BAD")
+    with pytest.raises(RegistryError, match="has no 'REGG'.*did you mean 'REG'"):
+        load_registry_ref("fake_room_registry:REGG")
+    with pytest.raises(RegistryError, match="is not MODULE:ATTR"):
+        load_registry_ref("fake_room_registry")
+    with pytest.raises(RegistryError, match="cannot import 'no_such_module_xyz'"):
+        load_registry_ref("no_such_module_xyz:REG")
 
 
 def test_factories_receive_keyword_parameters():

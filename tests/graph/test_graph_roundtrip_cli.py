@@ -77,7 +77,9 @@ def test_cli_validate_with_registry_ref(capsys, monkeypatch):
     monkeypatch.setattr(graph_helpers, "REGISTRY", graph_helpers.make_registry(), raising=False)
     code, out, err = cli(capsys, "graph", "validate", str(SPECS / "routing.yaml"))
     assert code == 2 and "unknown factory 'test.record.v1'" in err
-    code, out, err = cli(capsys, "graph", "validate", str(SPECS / "routing.yaml"), "--registry", "graph_helpers:make_registry")
+    code, out, err = cli(
+        capsys, "graph", "validate", str(SPECS / "routing.yaml"), "--registry", "graph_helpers:make_registry"
+    )
     assert code == 0 and out.startswith("ok: Routing (4 nodes, 7 flows), hash ")
 
 
@@ -86,9 +88,13 @@ def test_cli_draw(capsys):
     assert code == 2 and "--placeholders" in err
     code, out, _ = cli(capsys, "graph", "draw", str(SPECS / "routing.yaml"), "--placeholders")
     assert code == 0 and "router -.-> node_a;" in out
-    code, out, _ = cli(capsys, "graph", "draw", str(SPECS / "subgraph.yaml"), "--format", "ascii", "--placeholders", "--xray")
+    code, out, _ = cli(
+        capsys, "graph", "draw", str(SPECS / "subgraph.yaml"), "--format", "ascii", "--placeholders", "--xray"
+    )
     assert code == 0 and "| tools |" in out and "wrap_up" in out
-    code, out, _ = cli(capsys, "graph", "draw", str(SPECS / "map_reduce.yaml"), "--registry", "graph_helpers:make_registry")
+    code, out, _ = cli(
+        capsys, "graph", "draw", str(SPECS / "map_reduce.yaml"), "--registry", "graph_helpers:make_registry"
+    )
     assert code == 0 and "generate_topics -.-> generate_joke;" in out
 
 
@@ -100,7 +106,7 @@ def test_cli_hash_and_resolve(capsys, registry):
     code, out, _ = cli(capsys, "graph", "resolve", str(SPECS / "routing.yaml"), "--format", "json")
     assert code == 0 and json.loads(out)["kind"] == "stategraph"
     code, _, err = cli(capsys, "graph", "hash", str(SPECS / "missing.yaml"))
-    assert code == 1 and "missing.yaml" in err
+    assert code == 2 and err.startswith("error: ") and "missing.yaml" in err
 
 
 def test_register_plugs_into_a_parent_parser():

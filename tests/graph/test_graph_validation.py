@@ -30,8 +30,14 @@ def base() -> dict:
                 "flow_parameter": {
                     "start_key": "supervise",
                     "conditions": [
-                        {"expression": {"eq": [{"type": "state_value", "name": "route"}, "summarize"]}, "result": "summarize"},
-                        {"expression": {"eq": [{"type": "function", "name": "is_tool_message.v1"}, True]}, "result": "answer"},
+                        {
+                            "expression": {"eq": [{"type": "state_value", "name": "route"}, "summarize"]},
+                            "result": "summarize",
+                        },
+                        {
+                            "expression": {"eq": [{"type": "function", "name": "is_tool_message.v1"}, True]},
+                            "result": "answer",
+                        },
                         {"default": "END"},
                     ],
                 },
@@ -81,7 +87,10 @@ def test_error_message_shape(registry):
         load_spec(data, registry=registry)
     lines = str(info.value).splitlines()
     assert lines[0] == "graph spec has 2 problems:"
-    assert lines[1].strip() == "flows[1].flow_parameter.factory: unknown factory 'test.recrod.v1' (did you mean 'test.record.v1'?)"
+    assert (
+        lines[1].strip()
+        == "flows[1].flow_parameter.factory: unknown factory 'test.recrod.v1' (did you mean 'test.record.v1'?)"
+    )
     assert lines[2].strip().startswith("flows[6].flow_parameter.end_key: unknown node 'ENDD'")
     assert isinstance(info.value, ValueError)
 
@@ -89,28 +98,85 @@ def test_error_message_shape(registry):
 @pytest.mark.parametrize(
     ("mutate", "expected"),
     [
-        (lambda d: d["flow_parameter"]["state"][0].update(type="lst"), "flow_parameter.state[0].type: unknown type 'lst' (did you mean 'list'?)"),
-        (lambda d: d["flow_parameter"]["state"][0].update(reducer="append_lists.v1"), "flow_parameter.state[0].reducer: unknown reducer 'append_lists.v1' (did you mean 'append_list.v1'?)"),
-        (lambda d: d["flows"][4]["flow_parameter"]["conditions"].pop(), "flows[4].flow_parameter.conditions: no default: add a last condition like {default: END} (the target when no condition holds)"),
-        (lambda d: d["flows"][5]["flow_parameter"].update(start_key=["summarize", "answer"], end_key=["END"]), "flows[5].flow_parameter: start_key and end_key are both lists; make one side a single node (split it into several edges)"),
+        (
+            lambda d: d["flow_parameter"]["state"][0].update(type="lst"),
+            "flow_parameter.state[0].type: unknown type 'lst' (did you mean 'list'?)",
+        ),
+        (
+            lambda d: d["flow_parameter"]["state"][0].update(reducer="append_lists.v1"),
+            "flow_parameter.state[0].reducer: unknown reducer 'append_lists.v1' (did you mean 'append_list.v1'?)",
+        ),
+        (
+            lambda d: d["flows"][4]["flow_parameter"]["conditions"].pop(),
+            "flows[4].flow_parameter.conditions: no default: add a last condition like {default: END} (the target when no condition holds)",
+        ),
+        (
+            lambda d: d["flows"][5]["flow_parameter"].update(start_key=["summarize", "answer"], end_key=["END"]),
+            "flows[5].flow_parameter: start_key and end_key are both lists; make one side a single node (split it into several edges)",
+        ),
         (lambda d: d["flows"][0].update(kind="nod"), "flows[0].kind: unknown kind 'nod' (did you mean 'node'?)"),
-        (lambda d: d["flows"][4]["flow_parameter"]["conditions"][0]["expression"].update({"equal": 1}), "flows[4].flow_parameter.conditions[0].expression: an expression is a mapping with exactly one operator, e.g. {eq: [a, b]}; got 2 keys (combine several with 'and' or 'or')"),
-        (lambda d: d["flows"][4]["flow_parameter"]["conditions"][0].update(expression={"equal": [1, 1]}), "flows[4].flow_parameter.conditions[0].expression.equal: unknown operator 'equal' (did you mean 'equals'?)"),
-        (lambda d: d["flows"][4]["flow_parameter"]["conditions"][0].update(expression={"gt": [1]}), "flows[4].flow_parameter.conditions[0].expression.gt: 'gt' takes a list of exactly two operands, e.g. gt: [{type: state_value, name: x}, 1]"),
-        (lambda d: d["flows"][4]["flow_parameter"]["conditions"][0]["expression"]["eq"][0].update(name="rout"), "flows[4].flow_parameter.conditions[0].expression.eq[0].name: unknown state field 'rout' (did you mean 'route'?)"),
-        (lambda d: d["flows"][4]["flow_parameter"]["conditions"][0]["expression"]["eq"][0].update(type="state"), "flows[4].flow_parameter.conditions[0].expression.eq[0].type: unknown operand type 'state' (did you mean 'state_value'?)"),
-        (lambda d: d["flows"][4]["flow_parameter"]["conditions"][0].update(result="sumarize"), "flows[4].flow_parameter.conditions[0].result: unknown node 'sumarize' (did you mean 'summarize'?)"),
-        (lambda d: d["flows"][4]["flow_parameter"].update(path_map=["summarize", "END"]), "flows[4].flow_parameter.conditions[1].result: 'answer' is not in this edge's path_map"),
-        (lambda d: d["flows"][1]["flow_parameter"].update(name="supervise"), "flows[1].flow_parameter.name: duplicate node name 'supervise' (also flows[0]); rename one"),
-        (lambda d: d["flows"][0]["flow_parameter"].update(name="a:b"), "flows[0].flow_parameter.name: invalid node name 'a:b': use a non-empty name without ':' or '|'"),
-        (lambda d: d["flows"][3]["flow_parameter"].update(end_key="START"), "flows[3].flow_parameter.end_key: START cannot be an edge's end"),
-        (lambda d: d.update(flows=d["flows"][:3] + d["flows"][4:]), "flows: graph 'Aya' has no entry: add an edge from START (or a configurable_conditional_entry_point)"),
-        (lambda d: d["flow_parameter"]["state"][1].update(field_name="__start__"), "flow_parameter.state[1].field_name: invalid state field name '__start__': use a non-empty name not starting with '__' (LangGraph reserves those)"),
+        (
+            lambda d: d["flows"][4]["flow_parameter"]["conditions"][0]["expression"].update({"equal": 1}),
+            "flows[4].flow_parameter.conditions[0].expression: an expression is a mapping with exactly one operator, e.g. {eq: [a, b]}; got 2 keys (combine several with 'and' or 'or')",
+        ),
+        (
+            lambda d: d["flows"][4]["flow_parameter"]["conditions"][0].update(expression={"equal": [1, 1]}),
+            "flows[4].flow_parameter.conditions[0].expression.equal: unknown operator 'equal' (did you mean 'equals'?)",
+        ),
+        (
+            lambda d: d["flows"][4]["flow_parameter"]["conditions"][0].update(expression={"gt": [1]}),
+            "flows[4].flow_parameter.conditions[0].expression.gt: 'gt' takes a list of exactly two operands, e.g. gt: [{type: state_value, name: x}, 1]",
+        ),
+        (
+            lambda d: d["flows"][4]["flow_parameter"]["conditions"][0]["expression"]["eq"][0].update(name="rout"),
+            "flows[4].flow_parameter.conditions[0].expression.eq[0].name: unknown state field 'rout' (did you mean 'route'?)",
+        ),
+        (
+            lambda d: d["flows"][4]["flow_parameter"]["conditions"][0]["expression"]["eq"][0].update(type="state"),
+            "flows[4].flow_parameter.conditions[0].expression.eq[0].type: unknown operand type 'state' (did you mean 'state_value'?)",
+        ),
+        (
+            lambda d: d["flows"][4]["flow_parameter"]["conditions"][0].update(result="sumarize"),
+            "flows[4].flow_parameter.conditions[0].result: unknown node 'sumarize' (did you mean 'summarize'?)",
+        ),
+        (
+            lambda d: d["flows"][4]["flow_parameter"].update(path_map=["summarize", "END"]),
+            "flows[4].flow_parameter.conditions[1].result: 'answer' is not in this edge's path_map",
+        ),
+        (
+            lambda d: d["flows"][1]["flow_parameter"].update(name="supervise"),
+            "flows[1].flow_parameter.name: duplicate node name 'supervise' (also flows[0]); rename one",
+        ),
+        (
+            lambda d: d["flows"][0]["flow_parameter"].update(name="a:b"),
+            "flows[0].flow_parameter.name: invalid node name 'a:b': use a non-empty name without ':' or '|'",
+        ),
+        (
+            lambda d: d["flows"][3]["flow_parameter"].update(end_key="START"),
+            "flows[3].flow_parameter.end_key: START cannot be an edge's end",
+        ),
+        (
+            lambda d: d.update(flows=d["flows"][:3] + d["flows"][4:]),
+            "flows: graph 'Aya' has no entry: add an edge from START (or a configurable_conditional_entry_point)",
+        ),
+        (
+            lambda d: d["flow_parameter"]["state"][1].update(field_name="__start__"),
+            "flow_parameter.state[1].field_name: invalid state field name '__start__': use a non-empty name not starting with '__' (LangGraph reserves those)",
+        ),
         (lambda d: d["flow_parameter"].update(nmae="x"), "flow_parameter.nmae: unknown key (did you mean 'name'?)"),
         (lambda d: d["flows"][2].pop("flow_parameter"), "flows[2].flow_parameter: missing required key"),
-        (lambda d: d["flows"][2]["flow_parameter"].update(name=3), "flows[2].flow_parameter.name: expected a string, got int 3"),
-        (lambda d: d["flows"][2].update(factory_parameter=[1]), "flows[2].factory_parameter: expected a mapping, got a list"),
-        (lambda d: d["flows"][5]["flow_parameter"].update(end_key={"a": 1}), "flows[5].flow_parameter.end_key: expected a string or a list of strings, got a mapping"),
+        (
+            lambda d: d["flows"][2]["flow_parameter"].update(name=3),
+            "flows[2].flow_parameter.name: expected a string, got int 3",
+        ),
+        (
+            lambda d: d["flows"][2].update(factory_parameter=[1]),
+            "flows[2].factory_parameter: expected a mapping, got a list",
+        ),
+        (
+            lambda d: d["flows"][5]["flow_parameter"].update(end_key={"a": 1}),
+            "flows[5].flow_parameter.end_key: expected a string or a list of strings, got a mapping",
+        ),
     ],
 )
 def test_located_problems(registry, mutate, expected):
@@ -122,7 +188,9 @@ def test_located_problems(registry, mutate, expected):
 def test_unreachable_node(registry):
     data = base()
     data["flows"].insert(3, {"kind": "node", "flow_parameter": {"name": "orphan", "factory": "test.record.v1"}})
-    assert problems(data, registry) == ["flows[3]: node 'orphan' is unreachable from START (add an edge to it, or remove it)"]
+    assert problems(data, registry) == [
+        "flows[3]: node 'orphan' is unreachable from START (add an edge to it, or remove it)"
+    ]
 
 
 def test_join_reachability_needs_all_starts(registry):
@@ -187,7 +255,9 @@ def test_factory_failure_is_located(registry):
     data["flows"][0]["flow_parameter"]["factory"] = "test.tool_node.v1"  # needs factory_parameter.functions
     with pytest.raises(SpecError) as info:
         build_graph(load_spec(data, registry=registry), registry)
-    assert str(info.value.problems[0]).startswith("flows[0].factory_parameter: factory 'test.tool_node.v1' failed: KeyError")
+    assert str(info.value.problems[0]).startswith(
+        "flows[0].factory_parameter: factory 'test.tool_node.v1' failed: KeyError"
+    )
 
 
 def test_unknown_names_are_fine_without_registry_check(registry):

@@ -7,7 +7,7 @@ import pytest
 from langchain_core.outputs import Generation
 
 from aya_lab.models import CacheCorruptError, CacheMissError, GenerationCache, GenerationResult
-from aya_lab.testing import FakeChatModel
+from aya_lab.models.fake import FakeChatModel
 
 
 def test_second_call_is_a_hit_and_skips_the_model(tmp_path):

@@ -5,8 +5,7 @@ import importlib.util
 import pytest
 from langchain_core.messages import HumanMessage
 
-from aya_lab.models import ModelNotFoundError, load_model
-from aya_lab.models import embedded
+from aya_lab.models import ModelNotFoundError, embedded, load_model
 
 
 def test_missing_package_says_how_to_install(monkeypatch):

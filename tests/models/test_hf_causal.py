@@ -9,7 +9,7 @@ from langchain_core.prompts import ChatPromptTemplate
 
 from aya_lab.models import GenerationCache, NoChatTemplateError, load_model, record_generations
 from aya_lab.models.hf_causal import HFChatModel
-from aya_lab.testing import tiny_llama
+from tests.fakes import tiny_llama
 
 pytestmark = pytest.mark.integration
 

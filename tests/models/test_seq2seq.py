@@ -26,8 +26,13 @@ def test_translate_batched_equals_single(tiny_marian_dir):
 
 def test_runnable_interface_and_cache(tiny_marian_dir):
     model = _model(tiny_marian_dir)
-    out = model.batch([{"text": "the team", "src": "en", "tgt": "fra"}, {"text": "the budget", "src": "en", "tgt": "deu"}])
-    assert out == [model.invoke({"text": "the team", "src": "en", "tgt": "fra"}), model.invoke({"text": "the budget", "src": "en", "tgt": "deu"})]
+    out = model.batch(
+        [{"text": "the team", "src": "en", "tgt": "fra"}, {"text": "the budget", "src": "en", "tgt": "deu"}]
+    )
+    assert out == [
+        model.invoke({"text": "the team", "src": "en", "tgt": "fra"}),
+        model.invoke({"text": "the budget", "src": "en", "tgt": "deu"}),
+    ]
     assert model.translate(["the team"], "eng", "fra")[0].cached
 
 
@@ -46,7 +51,10 @@ def test_empty_texts(tiny_marian_dir):
         _model(tiny_marian_dir).translate([], "eng", "fra")
 
 
-@pytest.mark.parametrize("family,lang,code", [("nllb", "Swahili", "swh_Latn"), ("nllb", "ne", "npi_Deva"), ("m2m100", "swh", "sw"), ("m2m100", "Yoruba", "yo")])
+@pytest.mark.parametrize(
+    "family,lang,code",
+    [("nllb", "Swahili", "swh_Latn"), ("nllb", "ne", "npi_Deva"), ("m2m100", "swh", "sw"), ("m2m100", "Yoruba", "yo")],
+)
 def test_code_mapping_per_family(family, lang, code):
     model = Seq2SeqTranslator.__new__(Seq2SeqTranslator)
     model.family, model.spec = family, "seq2seq:x"

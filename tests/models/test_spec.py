@@ -3,7 +3,7 @@
 import pytest
 
 from aya_lab.models import ModelNotFoundError, ModelSpecError, load_chat_model, load_model, parse_spec
-from aya_lab.testing import FakeChatModel
+from aya_lab.models.fake import FakeChatModel
 
 
 @pytest.mark.parametrize(

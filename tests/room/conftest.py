@@ -2,7 +2,7 @@ import pytest
 from langchain_core.embeddings import DeterministicFakeEmbedding
 
 from aya_lab.room import ChatRoom
-from aya_lab.testing import FakeRoomModel
+from tests.fakes import FakeRoomModel
 
 KB_TEXT = {
     "travel_policy.md": "# Travel policy\n## Flights\nEconomy class for flights under 6 hours. The per diem is 45 EUR.\n",
@@ -25,10 +25,13 @@ def make_room(tmp_path, kb_dir):
 
     def make(model=None, users=None, path=None, **kw):
         model = model or FakeRoomModel(default="ok")
-        room = ChatRoom.open(path or tmp_path / "room.sqlite", model=model,
-                             users={"amara": "swh", "lena": "German", "kofi": "en"} if users is None else users,
-                             **({"kb_dir": kb_dir, "embeddings": DeterministicFakeEmbedding(size=32)} if "kb" not in kw else {}),
-                             **kw)
+        room = ChatRoom.open(
+            path or tmp_path / "room.sqlite",
+            model=model,
+            users={"amara": "swh", "lena": "German", "kofi": "en"} if users is None else users,
+            **({"kb_dir": kb_dir, "embeddings": DeterministicFakeEmbedding(size=32)} if "kb" not in kw else {}),
+            **kw,
+        )
         rooms.append(room)
         return room
 

@@ -1,6 +1,6 @@
 """The room panel, driven headless: construct it, send through its handler, check the feeds."""
 
-from aya_lab.testing import FakeRoomModel
+from tests.fakes import FakeRoomModel
 
 
 def test_panel_send_updates_every_feed(make_room):

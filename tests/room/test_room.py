@@ -4,17 +4,20 @@ import sqlite3
 
 import pytest
 
+from aya_lab.models.fake import FakeModelError
 from aya_lab.rag import KnowledgeBaseError
 from aya_lab.room import ChatRoom, RoomError, default_graph_path
-from aya_lab.testing import FakeModelError, FakeRoomModel
+from tests.fakes import FakeRoomModel
 
 SUMMARY_RULES = [("Tool:", "summarize"), ("Number:", "2"), ("Summary:", "Plans changed.\n- lena: send the report")]
 
 
 def snapshot(room):
     conn = sqlite3.connect(room.path)
-    counts = {t: conn.execute(f"SELECT COUNT(*) FROM {t}").fetchone()[0]
-              for t in ("checkpoints", "writes", "aya_room_runs", "aya_room_users")}
+    counts = {
+        t: conn.execute(f"SELECT COUNT(*) FROM {t}").fetchone()[0]
+        for t in ("checkpoints", "writes", "aya_room_runs", "aya_room_users")
+    }
     return counts, [repr(m) for m in room.history()], {u: [repr(d) for d in f] for u, f in room.feeds().items()}
 
 
@@ -206,8 +209,10 @@ def test_one_call_variant_and_context_window(make_room, tmp_path):
     ctx_room = make_room(model=ctx_model, graph=default_graph_path("aya_context3"), path=tmp_path / "ctx.sqlite")
     ctx_room.send("amara", "first")
     ctx_room.send("kofi", "second")
-    assert any(p.endswith("Context (recent messages, do not translate):\namara: [German] first\nMessage: second")
-               for p in ctx_model.prompts)
+    assert any(
+        p.endswith("Context (recent messages, do not translate):\namara: [German] first\nMessage: second")
+        for p in ctx_model.prompts
+    )
     assert not any("Context" in p for p in model.prompts)  # the base graph has no context window
 
 

@@ -16,9 +16,11 @@ from aya_lab.languages import language_name
 
 __all__ = ["RoomPanel"]
 
-_STYLE = ("<style>.aya-feed{font-family:sans-serif;font-size:13px;min-width:220px;max-width:320px}"
-          ".aya-feed .aya{background:#f2f0ff;border-left:3px solid #7a5cff;padding:2px 4px}"
-          ".aya-feed .own{color:#555}.aya-feed p{margin:3px 0}</style>")
+_STYLE = (
+    "<style>.aya-feed{font-family:sans-serif;font-size:13px;min-width:220px;max-width:320px}"
+    ".aya-feed .aya{background:#f2f0ff;border-left:3px solid #7a5cff;padding:2px 4px}"
+    ".aya-feed .own{color:#555}.aya-feed p{margin:3px 0}</style>"
+)
 
 
 class RoomPanel:
@@ -45,8 +47,9 @@ class RoomPanel:
             for d in feed:
                 cls = "aya" if d.from_aya else ("own" if d.sender == user else "")
                 rows.append(f'<p class="{cls}"><b>{html.escape(d.sender)}</b>: {html.escape(d.text)}</p>')
-            out[user] = (f'<div class="aya-feed"><h4>{html.escape(user)} ({language_name(lang)})</h4>'
-                         + "".join(rows) + "</div>")
+            out[user] = (
+                f'<div class="aya-feed"><h4>{html.escape(user)} ({language_name(lang)})</h4>' + "".join(rows) + "</div>"
+            )
         return out
 
     def refresh(self) -> None:
@@ -56,7 +59,9 @@ class RoomPanel:
         """Send ``text`` as ``speaker`` (default: the selected one); refresh; return the run report."""
         report = self.room.send(speaker or self.speaker.value, text)
         self.refresh()
-        self.status.value = html.escape(f"run {report.run_id}: {len(report.nodes)} nodes, {report.model_calls} model calls")
+        self.status.value = html.escape(
+            f"run {report.run_id}: {len(report.nodes)} nodes, {report.model_calls} model calls"
+        )
         return report
 
     def on_send(self) -> None:

@@ -23,10 +23,9 @@ from typing import Any
 from langchain_core.runnables import RunnableConfig
 
 from aya_lab.agents import AyaSupervisor, AyaTranslator, UserAgent
-from aya_lab.graph import Registry, default_registry, register_registry_provider
+from aya_lab.graph import Registry, default_registry
 from aya_lab.messages import AYA, ChatMessage, Delivery
 from aya_lab.models.base import record_generations
-from aya_lab.state import append_messages, merge_users, replace_value
 
 __all__ = ["AyaRuntime", "NodeVisit", "aya_registry", "parse_aya_request", "AYA_MENTION"]
 
@@ -81,11 +80,23 @@ def traced(name: str, fn: Callable[[dict, AyaRuntime], dict]) -> Callable[..., d
         t0 = time.perf_counter()
         with record_generations() as records:
             update = fn(state, runtime)
-        visit = NodeVisit(name, started, time.perf_counter() - t0, [
-            {"model": r.model, "prompt": r.prompt, "output": r.result.text, "prompt_tokens": r.result.prompt_tokens,
-             "completion_tokens": r.result.completion_tokens, "cached": r.result.cached,
-             "latency_s": round(r.result.latency_s, 4)} for r in records
-        ])
+        visit = NodeVisit(
+            name,
+            started,
+            time.perf_counter() - t0,
+            [
+                {
+                    "model": r.model,
+                    "prompt": r.prompt,
+                    "output": r.result.text,
+                    "prompt_tokens": r.result.prompt_tokens,
+                    "completion_tokens": r.result.completion_tokens,
+                    "cached": r.result.cached,
+                    "latency_s": round(r.result.latency_s, 4),
+                }
+                for r in records
+            ],
+        )
         if isinstance(update, dict) and "aya_log" in update and update["aya_log"]:
             visit.note = "; ".join(str(x.get("log", "")) for x in update["aya_log"] if isinstance(x, dict))
         runtime.visits.append(visit)
@@ -102,8 +113,15 @@ def _targets(users: dict[str, str]) -> list[str]:
 
 def _deliveries(message: ChatMessage, users: dict[str, str]) -> list[Delivery]:
     return [
-        Delivery(message_id=message.id, user=user, sender=message.sender, text=message.text_in(lang), lang=lang,
-                 translated=lang != message.lang, from_aya=message.sender == AYA)
+        Delivery(
+            message_id=message.id,
+            user=user,
+            sender=message.sender,
+            text=message.text_in(lang),
+            lang=lang,
+            translated=lang != message.lang,
+            from_aya=message.sender == AYA,
+        )
         for user, lang in users.items()
     ]
 
@@ -118,8 +136,12 @@ def ingest(*, factory_parameter: dict, flow_parameter: dict) -> Callable[..., di
 
     def body(state: dict, runtime: AyaRuntime) -> dict:
         incoming: ChatMessage = state["incoming"]
-        return {"aya_request": parse_aya_request(incoming.content), "aya_request_en": None, "aya_reply": None,
-                "aya_log": []}
+        return {
+            "aya_request": parse_aya_request(incoming.content),
+            "aya_request_en": None,
+            "aya_reply": None,
+            "aya_log": [],
+        }
 
     return traced(flow_parameter["name"], body)
 
@@ -147,7 +169,8 @@ def _delivery_factory(field_name: str, doc: str) -> Callable[..., Callable[..., 
 
 
 user_agents = _delivery_factory(
-    "incoming", "Deliver the incoming message to every user: one translation per language, one model batch.")
+    "incoming", "Deliver the incoming message to every user: one translation per language, one model batch."
+)
 reply_delivery = _delivery_factory("aya_reply", "Deliver Aya's reply to every user in their language (one batch).")
 
 
@@ -183,8 +206,13 @@ def supervisor(*, factory_parameter: dict, flow_parameter: dict) -> Callable[...
         log = [dict(step) for step in result.steps]
         if "summary" in result.details:
             s = result.details["summary"]
-            log.append({"log": f"summarizer {sup.summarizer.variant}: count={s.count_requested}, "
-                               f"{len(s.message_ids)} messages, {s.calls} calls", "notes": s.notes})
+            log.append(
+                {
+                    "log": f"summarizer {sup.summarizer.variant}: count={s.count_requested}, "
+                    f"{len(s.message_ids)} messages, {s.calls} calls",
+                    "notes": s.notes,
+                }
+            )
         return {"aya_reply": reply, "aya_log": log}
 
     return traced(flow_parameter["name"], body)
@@ -194,15 +222,9 @@ def aya_registry() -> Registry:
     """The default registry plus everything the Aya room graph names."""
     reg = default_registry()
     reg.add_type("chat_message", ChatMessage)
-    reg.add_reducer("room_messages.v1", append_messages)
-    reg.add_reducer("room_users.v1", merge_users)
-    reg.add_reducer("replace.v1", replace_value)
     reg.add_node_factory("aya_ingest.v1", ingest)
     reg.add_node_factory("aya_user_agents.v1", user_agents)
     reg.add_node_factory("aya_translator.v1", translator)
     reg.add_node_factory("aya_supervisor.v1", supervisor)
     reg.add_node_factory("aya_reply_delivery.v1", reply_delivery)
     return reg
-
-
-register_registry_provider(aya_registry)

@@ -71,14 +71,81 @@ class Router:
 
 # Keywords in several languages; matched on accent-folded, lowercased text.
 _KEYWORDS: list[tuple[str, tuple[str, ...]]] = [
-    ("summarize", ("summar", "recap", "resum", "zusammenfass", "fasse", "tl;dr", "action item", "muhtasari",
-                   "总结", "概括", "摘要", "what did i miss", "catch me up")),
-    ("remember", ("remember", "note that", "keep in mind", "store", "save this", "souviens", "retiens", "note que",
-                  "merk", "erinner", "recuerda", "anota", "kumbuka", "记住")),
-    ("query", ("policy", "policies", "allowance", "per diem", "per-diem", "reimburs", "expense", "travel", "leave",
-               "vacation", "holiday", "laptop", "password", "vpn", "security", "remote", "how many days",
-               "politique", "politik", "richtlinie", "urlaub", "reise", "politica", "viaje", "vacaciones",
-               "gastos", "sera", "likizo", "safari", "政策", "报销", "休假", "差旅")),
+    (
+        "summarize",
+        (
+            "summar",
+            "recap",
+            "resum",
+            "zusammenfass",
+            "fasse",
+            "tl;dr",
+            "action item",
+            "muhtasari",
+            "总结",
+            "概括",
+            "摘要",
+            "what did i miss",
+            "catch me up",
+        ),
+    ),
+    (
+        "remember",
+        (
+            "remember",
+            "note that",
+            "keep in mind",
+            "store",
+            "save this",
+            "souviens",
+            "retiens",
+            "note que",
+            "merk",
+            "erinner",
+            "recuerda",
+            "anota",
+            "kumbuka",
+            "记住",
+        ),
+    ),
+    (
+        "query",
+        (
+            "policy",
+            "policies",
+            "allowance",
+            "per diem",
+            "per-diem",
+            "reimburs",
+            "expense",
+            "travel",
+            "leave",
+            "vacation",
+            "holiday",
+            "laptop",
+            "password",
+            "vpn",
+            "security",
+            "remote",
+            "how many days",
+            "politique",
+            "politik",
+            "richtlinie",
+            "urlaub",
+            "reise",
+            "politica",
+            "viaje",
+            "vacaciones",
+            "gastos",
+            "sera",
+            "likizo",
+            "safari",
+            "政策",
+            "报销",
+            "休假",
+            "差旅",
+        ),
+    ),
 ]
 
 
@@ -102,10 +169,22 @@ class KeywordRouter(Router):
 
 
 _SYNONYMS = {
-    "query": "query", "question": "query", "rag": "query", "policy": "query", "search": "query",
-    "summarize": "summarize", "summarise": "summarize", "summary": "summarize", "summarization": "summarize",
-    "remember": "remember", "memory": "remember", "store": "remember", "note": "remember",
-    "chat": "chat", "smalltalk": "chat", "greeting": "chat",
+    "query": "query",
+    "question": "query",
+    "rag": "query",
+    "policy": "query",
+    "search": "query",
+    "summarize": "summarize",
+    "summarise": "summarize",
+    "summary": "summarize",
+    "summarization": "summarize",
+    "remember": "remember",
+    "memory": "remember",
+    "store": "remember",
+    "note": "remember",
+    "chat": "chat",
+    "smalltalk": "chat",
+    "greeting": "chat",
 }
 
 
@@ -121,8 +200,13 @@ def parse_tool_choice(answer: str, tools: Sequence[str]) -> str | None:
 class LLMRouter(Router):
     """Asks a chat model for a one-word tool name (prompt from ``prompts/supervisor/<variant>``)."""
 
-    def __init__(self, model: Any, prompt: Any, tools: Sequence[str] = ("query", "summarize", "remember", "chat"),
-                 fallback: Router | None = None) -> None:
+    def __init__(
+        self,
+        model: Any,
+        prompt: Any,
+        tools: Sequence[str] = ("query", "summarize", "remember", "chat"),
+        fallback: Router | None = None,
+    ) -> None:
         self.model, self.prompt, self.tools = model, prompt, tuple(tools)
         self.fallback = fallback or KeywordRouter()
 
@@ -141,7 +225,8 @@ class LLMRouter(Router):
             return RouterOutput(tool, text, f"model answered {answer[:60]!r} -> {tool}")
         decision = self.fallback.choose(text)
         return RouterOutput(
-            decision.tool, text,
+            decision.tool,
+            text,
             f"unparseable router answer {answer[:60]!r}; fallback {type(self.fallback).__name__}: {decision.log}",
             fallback=True,
         )

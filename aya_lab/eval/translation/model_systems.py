@@ -7,7 +7,7 @@
 - :class:`Seq2SeqSystem` calls :meth:`~aya_lab.models.seq2seq.Seq2SeqTranslator.translate`; it has no
   prompt and ignores the document context.
 
-Spec grammar (``aya-lab eval translate --system SPEC``, :func:`~aya_lab.eval.systems.resolve_system`)::
+Spec grammar (``aya-lab eval translate --system SPEC``, :func:`~aya_lab.eval.translation.specs.resolve_system`)::
 
     SPEC      := [NAME "="] MODEL ["@" VARIANT] ["+ctx" K]      a PromptSystem
                | [NAME "="] "seq2seq:" PATH-OR-HUB-ID            a Seq2SeqSystem
@@ -34,13 +34,16 @@ import re
 from collections.abc import Sequence
 from typing import Any
 
-from aya_lab.eval.systems import SystemSpecError, register_system_kind
+from aya_lab.agents.user import UserAgent
+from aya_lab.datasets.parallel import MAX_CONTEXT_WINDOW
+from aya_lab.eval.translation.systems import SystemSpecError
+from aya_lab.messages import ChatMessage
+from aya_lab.models import load_chat_model, load_model
 from aya_lab.prompts import PromptFile, load_prompt
 
-__all__ = ["PromptSystem", "Seq2SeqSystem", "parse_prompt_spec", "MAX_CONTEXT_WINDOW", "TRANSLATE_TASK"]
+__all__ = ["PromptSystem", "Seq2SeqSystem", "parse_prompt_spec", "TRANSLATE_TASK"]
 
 TRANSLATE_TASK = "user_translate"
-MAX_CONTEXT_WINDOW = 10  # the evaluator never passes more preceding segments than this
 _SUFFIX = re.compile(r"^(?P<model>.*?)(?:@(?P<variant>[^@/+\s]*))?(?:\+ctx(?P<k>[^@/+\s]*))?$", re.S)
 
 
@@ -61,7 +64,7 @@ def parse_prompt_spec(spec: str) -> tuple[str, str, int]:
     return model, variant or "baseline", window
 
 
-def _translate_prompt(prompt: str | PromptFile) -> PromptFile:
+def translate_prompt(prompt: str | PromptFile) -> PromptFile:
     if isinstance(prompt, PromptFile):
         return prompt
     ref = prompt if ("/" in prompt or prompt.endswith((".yaml", ".yml"))) else f"{TRANSLATE_TASK}/{prompt}"
@@ -76,20 +79,21 @@ class PromptSystem:
     ``context_window``: how many preceding source segments to show (0..10).
     """
 
-    def __init__(self, model: Any, prompt: str | PromptFile = "user_translate/baseline", context_window: int = 0,
-                 name: str | None = None) -> None:
-        from aya_lab.agents.user import UserAgent
-
+    def __init__(
+        self,
+        model: Any,
+        prompt: str | PromptFile = "user_translate/baseline",
+        context_window: int = 0,
+        name: str | None = None,
+    ) -> None:
         if not 0 <= int(context_window) <= MAX_CONTEXT_WINDOW:
             raise ValueError(f"context_window must be 0..{MAX_CONTEXT_WINDOW}; got {context_window}")
         if isinstance(model, str):
-            from aya_lab.models import load_chat_model
-
             model = load_chat_model(model)
         if not hasattr(model, "generate_texts"):
             raise ValueError(f"PromptSystem needs a chat model (smollm2, hf:..., fake:...); got {type(model).__name__}")
         self.model = model
-        self.prompt = _translate_prompt(prompt)
+        self.prompt = translate_prompt(prompt)
         self.context_window = int(context_window)
         self.agent = UserAgent(model, self.prompt, context_window=self.context_window)
         if name is None:
@@ -102,15 +106,15 @@ class PromptSystem:
 
     def contexts(self, texts: Sequence[str], src: str, context: Sequence[Sequence[str]] | None) -> list[list[Any]]:
         """Per text, the last K preceding segments as ``ChatMessage``s (empty when K = 0 or no context)."""
-        from aya_lab.messages import ChatMessage
-
         if self.context_window <= 0 or context is None:
             return [[] for _ in texts]
         if len(context) != len(texts):
             raise ValueError(f"{len(context)} context lists for {len(texts)} texts; pass one per text")
         return [
-            [ChatMessage(id=f"ctx{j}", sender="colleague", content=seg, lang=src, created_at="-")
-             for j, seg in enumerate(list(ctx)[-self.context_window:])]
+            [
+                ChatMessage(id=f"ctx{j}", sender="colleague", content=seg, lang=src, created_at="-")
+                for j, seg in enumerate(list(ctx)[-self.context_window :])
+            ]
             for ctx in context
         ]
 
@@ -121,8 +125,12 @@ class PromptSystem:
         return self.agent.translate_texts(texts, src, tgt, contexts=self.contexts(texts, src, context))
 
     def signature(self) -> dict[str, str]:
-        return {"model_fingerprint": self.model.fingerprint, "prompt_hash": self.prompt.content_hash,
-                "graph_spec_hash": "-", "context_window": str(self.context_window)}
+        return {
+            "model_fingerprint": self.model.fingerprint,
+            "prompt_hash": self.prompt.content_hash,
+            "graph_spec_hash": "-",
+            "context_window": str(self.context_window),
+        }
 
 
 class Seq2SeqSystem:
@@ -130,8 +138,6 @@ class Seq2SeqSystem:
 
     def __init__(self, model: Any, name: str | None = None) -> None:
         if isinstance(model, str):
-            from aya_lab.models import load_model
-
             spec = model if model.startswith("seq2seq:") else f"seq2seq:{model}"
             model = load_model(spec)
         if not hasattr(model, "translate"):
@@ -150,37 +156,3 @@ class Seq2SeqSystem:
 
     def signature(self) -> dict[str, str]:
         return {"model_fingerprint": self.model.fingerprint, "prompt_hash": "-", "graph_spec_hash": "-"}
-
-
-# -- spec factories ----------------------------------------------------------------------------------
-
-def _prompt_factory(kind: str):
-    def build(rest: str) -> PromptSystem:
-        if kind == "smollm2":
-            if rest and rest[0] not in "@+":
-                raise SystemSpecError(f"unexpected {rest!r} after 'smollm2'; write smollm2@VARIANT+ctxK")
-            model_part, variant, k = parse_prompt_spec("smollm2" + rest)
-        else:
-            model_part, variant, k = parse_prompt_spec(f"{kind}:{rest}")
-            if not model_part.partition(":")[2].strip():
-                raise SystemSpecError(f"system spec {kind + ':' + rest!r} names no model after '{kind}:'; "
-                                      f"e.g. {kind}:PATH@strict")
-        try:
-            prompt = _translate_prompt(variant)
-        except ValueError as exc:
-            raise SystemSpecError(str(exc)) from None
-        name = model_part + f"@{variant}" + (f"+ctx{k}" if k else "")
-        return PromptSystem(model_part, prompt, context_window=k, name=name)
-
-    return build
-
-
-def _seq2seq_factory(rest: str) -> Seq2SeqSystem:
-    if not rest.strip():
-        raise SystemSpecError("seq2seq: needs a model path or hub id, e.g. seq2seq:facebook/nllb-200-distilled-600M")
-    return Seq2SeqSystem(f"seq2seq:{rest.strip()}")
-
-
-for _kind in ("smollm2", "hf", "fake"):
-    register_system_kind(_kind, _prompt_factory(_kind), replace=True)
-register_system_kind("seq2seq", _seq2seq_factory, replace=True)

@@ -30,7 +30,9 @@ from aya_lab.graph import build_graph, draw, load_spec, spec_hash
 from aya_lab.languages import get_language
 from aya_lab.messages import AYA, ChatMessage, Delivery
 from aya_lab.models import load_chat_model
-from aya_lab.room_graph import AyaRuntime, NodeVisit, aya_registry, parse_aya_request
+from aya_lab.rag import KnowledgeBase
+from aya_lab.room.nodes import AyaRuntime, NodeVisit, aya_registry, parse_aya_request
+from aya_lab.room.panel import RoomPanel
 
 __all__ = ["ChatRoom", "RoomError", "RunReport", "RunSemanticsError", "default_graph_path"]
 
@@ -53,7 +55,7 @@ class RunSemanticsError(RuntimeError):
 
 def default_graph_path(variant: str = "aya") -> Path:
     """``aya_lab/graphs/<variant>.yaml``."""
-    return Path(__file__).parent / "graphs" / f"{variant}.yaml"
+    return Path(__file__).resolve().parent.parent / "graphs" / f"{variant}.yaml"
 
 
 @dataclass
@@ -76,9 +78,11 @@ class RunReport:
     notes: list[str] = field(default_factory=list)
 
     def __str__(self) -> str:
-        lines = [f"run {self.run_id}: {self.sender}'s message reached {len(self.delivered)} users in "
-                 f"{self.seconds:.2f} s; nodes {' -> '.join(self.nodes)}; {self.model_calls} model calls "
-                 f"({self.cached_calls} cached), {self.prompt_tokens}+{self.completion_tokens} tokens"]
+        lines = [
+            f"run {self.run_id}: {self.sender}'s message reached {len(self.delivered)} users in "
+            f"{self.seconds:.2f} s; nodes {' -> '.join(self.nodes)}; {self.model_calls} model calls "
+            f"({self.cached_calls} cached), {self.prompt_tokens}+{self.completion_tokens} tokens"
+        ]
         if self.aya_reply is not None:
             lines.append(f"  aya used tool {self.aya_tool!r}; her reply reached {len(self.aya_reply)} users")
         lines += [f"  note: {n}" for n in self.notes]
@@ -100,8 +104,9 @@ class ChatRoom:
         self._conn = sqlite3.connect(path, check_same_thread=False, isolation_level=None)
         self._conn.execute("PRAGMA busy_timeout = 30000")
         self._conn.executescript(_SCHEMA)
-        serde = JsonPlusSerializer(allowed_msgpack_modules=[("aya_lab.messages", "ChatMessage"),
-                                                            ("aya_lab.messages", "Delivery")])
+        serde = JsonPlusSerializer(
+            allowed_msgpack_modules=[("aya_lab.messages", "ChatMessage"), ("aya_lab.messages", "Delivery")]
+        )
         self._saver = SqliteSaver(self._conn, serde=serde)
         self._saver.setup()
         self._registry = aya_registry()
@@ -132,8 +137,6 @@ class ChatRoom:
         spec = load_spec(graph or default_graph_path(), registry=aya_registry())
         chat_model = load_chat_model(model) if isinstance(model, str) else model
         if kb is None:
-            from aya_lab.rag import KnowledgeBase
-
             kb = KnowledgeBase.open(path.with_suffix(".kb.sqlite"), docs_dir=kb_dir, embeddings=embeddings)
         room = cls(path, chat_model, spec, kb, max_message_tokens)
         for user, lang in (users or {}).items():
@@ -163,13 +166,16 @@ class ChatRoom:
         if not user_id or user_id.lower() == AYA or not user_id.replace("_", "").replace("-", "").isalnum():
             raise RoomError(f"invalid user id {user_id!r}; use letters, digits, '-' or '_' (and not 'aya')")
         if user_id in self.users:
-            raise RoomError(f"user {user_id!r} is already in the room (language {self.users[user_id]}); pick another id")
+            raise RoomError(
+                f"user {user_id!r} is already in the room (language {self.users[user_id]}); pick another id"
+            )
         try:
             lang = get_language(language).code
         except ValueError as exc:
             raise RoomError(str(exc)) from None
-        self._conn.execute("INSERT INTO aya_room_users VALUES (?, ?, (SELECT COUNT(*) FROM aya_room_users))",
-                           (user_id, lang))
+        self._conn.execute(
+            "INSERT INTO aya_room_users VALUES (?, ?, (SELECT COUNT(*) FROM aya_room_users))", (user_id, lang)
+        )
 
     # -- reading ------------------------------------------------------------------------------------------
     def _values(self) -> dict[str, Any]:
@@ -210,8 +216,6 @@ class ChatRoom:
 
     def panel(self) -> Any:
         """An ipywidgets panel: every user's feed side by side, a speaker selector and an input box."""
-        from aya_lab.panel import RoomPanel
-
         return RoomPanel(self)
 
     @property
@@ -223,8 +227,10 @@ class ChatRoom:
         if user not in self.users:
             close = difflib.get_close_matches(user, list(self.users), n=1)
             hint = f" (did you mean {close[0]!r}?)" if close else ""
-            raise RoomError(f"unknown user {user!r}{hint}; users: {', '.join(self.users) or 'none'} "
-                            f"(add one with room.add_user({user!r}, 'language'))")
+            raise RoomError(
+                f"unknown user {user!r}{hint}; users: {', '.join(self.users) or 'none'} "
+                f"(add one with room.add_user({user!r}, 'language'))"
+            )
 
     def _validate(self, user: str, text: str) -> None:
         self._check_user(user)
@@ -235,8 +241,10 @@ class ChatRoom:
             raise RoomError("'@aya' needs a request after it, e.g. '@aya summarize the last 5 messages'")
         n = self.model.count_tokens(text)
         if n > self.max_message_tokens:
-            raise RoomError(f"message from {user!r} has {n} tokens, over the room's limit of "
-                            f"{self.max_message_tokens}; split it into shorter messages")
+            raise RoomError(
+                f"message from {user!r} has {n} tokens, over the room's limit of "
+                f"{self.max_message_tokens}; split it into shorter messages"
+            )
 
     def send(self, user: str, text: str) -> RunReport:
         """Send ``text`` as ``user``; returns the :class:`RunReport`. Bad input or a failed run changes nothing."""
@@ -256,8 +264,14 @@ class ChatRoom:
             raise
         self._conn.execute(
             "INSERT INTO aya_room_runs VALUES (?, ?, ?, ?, ?, ?)",
-            (run_id, message.id, user, time.time(), json.dumps(asdict(report)),
-             json.dumps([asdict(v) for v in runtime.visits], ensure_ascii=False)),
+            (
+                run_id,
+                message.id,
+                user,
+                time.time(),
+                json.dumps(asdict(report)),
+                json.dumps([asdict(v) for v in runtime.visits], ensure_ascii=False),
+            ),
         )
         return report
 
@@ -271,8 +285,9 @@ class ChatRoom:
             self._conn.execute(f"DELETE FROM checkpoints WHERE {cond}", args)
             self._conn.execute("COMMIT")
 
-    def _check_run(self, run_id: str, message: ChatMessage, users: dict[str, str], runtime: AyaRuntime,
-                   seconds: float) -> RunReport:
+    def _check_run(
+        self, run_id: str, message: ChatMessage, users: dict[str, str], runtime: AyaRuntime, seconds: float
+    ) -> RunReport:
         values = self._values()
         deliveries = values.get("deliveries") or []
         got = [d for d in deliveries if d.message_id == message.id]
@@ -293,16 +308,23 @@ class ChatRoom:
         for v in runtime.visits:
             node_seconds[v.node] = round(node_seconds.get(v.node, 0.0) + v.seconds, 4)
         return RunReport(
-            run_id=run_id, message_id=message.id, sender=message.sender,
+            run_id=run_id,
+            message_id=message.id,
+            sender=message.sender,
             delivered={d.user: d.text for d in got},
-            aya_reply={d.user: d.text for d in deliveries if reply is not None and d.message_id == reply.id} if addressed else None,
+            aya_reply={d.user: d.text for d in deliveries if reply is not None and d.message_id == reply.id}
+            if addressed
+            else None,
             aya_tool=tool if addressed else None,
             nodes=[v.node for v in runtime.visits],
-            model_calls=len(gens), cached_calls=sum(1 for g in gens if g["cached"]),
+            model_calls=len(gens),
+            cached_calls=sum(1 for g in gens if g["cached"]),
             prompt_tokens=sum(g["prompt_tokens"] for g in gens),
             completion_tokens=sum(g["completion_tokens"] for g in gens),
-            seconds=round(seconds, 4), node_seconds=node_seconds,
-            notes=[n for s in log for n in (s.get("notes") or [])] + [s["log"] for s in log if "unparseable" in str(s.get("log", ""))],
+            seconds=round(seconds, 4),
+            node_seconds=node_seconds,
+            notes=[n for s in log for n in (s.get("notes") or [])]
+            + [s["log"] for s in log if "unparseable" in str(s.get("log", ""))],
         )
 
 

@@ -19,16 +19,38 @@ from pathlib import Path
 
 import pandas as pd
 
+from aya_lab.eval.metrics import paired_tests, score_corpus
+from aya_lab.eval.stats import ALPHA
+
 __all__ = ["Results", "ResultsFormatError", "COLUMNS", "OUTPUT_COLUMNS", "FORMAT", "FORMAT_VERSION", "compare"]
 
-FORMAT = "aya_lab.eval.translation-results"
+FORMAT = "aya_lab.eval.translation.evaluate-results"
 FORMAT_VERSION = 1
-ALPHA = 0.05
 
 COLUMNS = [
-    "system", "dataset", "split", "src", "tgt", "pair", "hop", "metric", "score", "ci_low", "ci_high",
-    "p_bootstrap", "p_ar", "significant", "n", "sacrebleu_signature", "reliable", "note",
-    "model_fingerprint", "prompt_hash", "graph_spec_hash", "dataset_id", "baseline",
+    "system",
+    "dataset",
+    "split",
+    "src",
+    "tgt",
+    "pair",
+    "hop",
+    "metric",
+    "score",
+    "ci_low",
+    "ci_high",
+    "p_bootstrap",
+    "p_ar",
+    "significant",
+    "n",
+    "sacrebleu_signature",
+    "reliable",
+    "note",
+    "model_fingerprint",
+    "prompt_hash",
+    "graph_spec_hash",
+    "dataset_id",
+    "baseline",
 ]
 OUTPUT_COLUMNS = ["system", "dataset_id", "pair", "src", "tgt", "hop", "idx", "source", "reference", "hypothesis"]
 SCORE_METRICS = ("BLEU", "chrF", "chrF++")
@@ -84,8 +106,9 @@ class Results:
         order = [p for p in self.pairs if p in grid.columns] + (["pooled"] if "pooled" in grid.columns else [])
         return grid.reindex(index=[s for s in self.systems if s in grid.index], columns=order)
 
-    def table(self, metrics: tuple[str, ...] = ("BLEU", "chrF", "chrF++", "target_lang_share", "echo_share"),
-              hop: str = "e2e"):
+    def table(
+        self, metrics: tuple[str, ...] = ("BLEU", "chrF", "chrF++", "target_lang_share", "echo_share"), hop: str = "e2e"
+    ):
         """A pandas Styler: systems as rows, pair x metric as columns.
 
         Scores read ``score ±half-CI``; ``*`` marks a significant difference from the baseline (both
@@ -97,9 +120,7 @@ class Results:
         cells: dict[tuple[str, str], dict[str, str]] = {}
         for row in sub.itertuples(index=False):
             cells.setdefault((row.pair, row.metric), {})[row.system] = _cell(row)
-        columns = [
-            (pair, m) for pair in [*self.pairs, "pooled"] for m in metrics if (pair, m) in cells
-        ]
+        columns = [(pair, m) for pair in [*self.pairs, "pooled"] for m in metrics if (pair, m) in cells]
         systems = [s for s in self.systems if s in set(sub["system"])]
         data = {col: [cells[col].get(s, "") for s in systems] for col in columns}
         frame = pd.DataFrame(data, index=pd.Index(systems, name="system"))
@@ -142,8 +163,14 @@ class Results:
                 scores = rows["score"].to_numpy(dtype=float)
                 low = np.nan_to_num(scores - rows["ci_low"].to_numpy(dtype=float), nan=0.0)
                 high = np.nan_to_num(rows["ci_high"].to_numpy(dtype=float) - scores, nan=0.0)
-                ax.bar(x + (i - (len(systems) - 1) / 2) * step, scores, step, label=system,
-                       yerr=np.vstack([np.clip(low, 0, None), np.clip(high, 0, None)]), capsize=2)
+                ax.bar(
+                    x + (i - (len(systems) - 1) / 2) * step,
+                    scores,
+                    step,
+                    label=system,
+                    yerr=np.vstack([np.clip(low, 0, None), np.clip(high, 0, None)]),
+                    capsize=2,
+                )
             ax.set_xticks(x, pairs, rotation=30 if len(pairs) > 4 else 0)
             ax.set_ylabel(metric)
             ax.legend(fontsize="small")
@@ -164,7 +191,7 @@ class Results:
         return path
 
     @classmethod
-    def load(cls, path: str | Path) -> "Results":
+    def load(cls, path: str | Path) -> Results:
         """Read a file written by :meth:`save`; raises :class:`ResultsFormatError` for another version."""
         path = Path(path)
         if not path.exists():
@@ -180,14 +207,16 @@ class Results:
                 "re-run the evaluation to compare it"
             )
         text_cols = [c for c in COLUMNS if c not in _NUMERIC and c not in ("significant", "reliable")]
-        df = pd.read_csv(path, keep_default_na=False, na_values={c: [""] for c in _NUMERIC},
-                         dtype={c: str for c in text_cols})
+        df = pd.read_csv(
+            path, keep_default_na=False, na_values={c: [""] for c in _NUMERIC}, dtype={c: str for c in text_cols}
+        )
         df["significant"] = df["significant"].astype(str).str.lower().eq("true")
         df["reliable"] = df["reliable"].astype(str).str.lower().eq("true")
         outputs_file = _outputs_path(path)
         outputs = (
             pd.read_csv(outputs_file, keep_default_na=False, dtype={"source": str, "reference": str, "hypothesis": str})
-            if outputs_file.exists() else None
+            if outputs_file.exists()
+            else None
         )
         meta = {k: v for k, v in meta.items() if k not in ("format", "format_version")}
         return cls(df, outputs, meta)
@@ -212,8 +241,15 @@ def _cell(row) -> str:
     return text
 
 
-def compare(a: Results, b: Results, *, system_a: str | None = None, system_b: str | None = None,
-            n_bootstrap: int = 1000, n_ar: int = 10000) -> pd.DataFrame:
+def compare(
+    a: Results,
+    b: Results,
+    *,
+    system_a: str | None = None,
+    system_b: str | None = None,
+    n_bootstrap: int = 1000,
+    n_ar: int = 10000,
+) -> pd.DataFrame:
     """Paired tests of system(s) in ``b`` against one system of ``a`` on the segments both scored.
 
     ``system_a`` defaults to ``a``'s baseline (or its only system); ``system_b`` to every system of
@@ -221,8 +257,6 @@ def compare(a: Results, b: Results, *, system_a: str | None = None, system_b: st
     Returns a tidy DataFrame: system_a, system_b, dataset_id, pair, hop, metric, score_a, score_b,
     p_bootstrap, p_ar, significant, n.
     """
-    from aya_lab.eval.metrics import paired_tests, score_corpus
-
     for res, label in ((a, "A"), (b, "B")):
         if res.outputs is None or res.outputs.empty:
             raise ValueError(f"result {label} has no saved outputs (<stem>.outputs.csv); re-run the evaluation")
@@ -241,8 +275,12 @@ def compare(a: Results, b: Results, *, system_a: str | None = None, system_b: st
         tgt = grp_a["tgt"].iloc[0] if hop != "src-pivot" else "eng"
         hyps_b = {}
         for s in systems_b:
-            grp_b = b.outputs[(b.outputs["system"] == s) & (b.outputs["dataset_id"] == did)
-                              & (b.outputs["pair"] == pair) & (b.outputs["hop"] == hop)].sort_values("idx")
+            grp_b = b.outputs[
+                (b.outputs["system"] == s)
+                & (b.outputs["dataset_id"] == did)
+                & (b.outputs["pair"] == pair)
+                & (b.outputs["hop"] == hop)
+            ].sort_values("idx")
             if grp_b.empty:
                 continue
             if list(grp_b["reference"]) != list(grp_a["reference"]):
@@ -258,12 +296,22 @@ def compare(a: Results, b: Results, *, system_a: str | None = None, system_b: st
             score_b = score_corpus(hyps, refs, tgt, n_bootstrap=1)
             for metric in SCORE_METRICS:
                 p = tests[(s, metric)]
-                rows.append({
-                    "system_a": sys_a, "system_b": s, "dataset_id": did, "pair": pair, "hop": hop,
-                    "metric": metric, "score_a": score_a[metric].score, "score_b": score_b[metric].score,
-                    "p_bootstrap": p["p_bootstrap"], "p_ar": p["p_ar"],
-                    "significant": p["p_bootstrap"] < ALPHA and p["p_ar"] < ALPHA, "n": len(refs),
-                })
+                rows.append(
+                    {
+                        "system_a": sys_a,
+                        "system_b": s,
+                        "dataset_id": did,
+                        "pair": pair,
+                        "hop": hop,
+                        "metric": metric,
+                        "score_a": score_a[metric].score,
+                        "score_b": score_b[metric].score,
+                        "p_bootstrap": p["p_bootstrap"],
+                        "p_ar": p["p_ar"],
+                        "significant": p["p_bootstrap"] < ALPHA and p["p_ar"] < ALPHA,
+                        "n": len(refs),
+                    }
+                )
     if not rows:
         raise ValueError("results A and B share no dataset/pair/hop to compare")
     return pd.DataFrame(rows)

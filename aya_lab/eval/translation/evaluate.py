@@ -1,11 +1,11 @@
-"""Translation evaluation: systems x language pairs -> a tidy :class:`~aya_lab.eval.report.Results`.
+"""Translation evaluation: systems x language pairs -> a tidy :class:`~aya_lab.eval.translation.results.Results`.
 
 :func:`evaluate_translation` loads each pair of a dataset, runs every system over it in chunks
 (``chunk_size`` segments per ``translate`` call, with each segment's document context), then scores
 with sacrebleu (:mod:`aya_lab.eval.metrics`), checks the output language (:mod:`aya_lab.eval.langid`),
 and runs paired tests of every system against the baseline, per pair and pooled over pairs.
 
-A :class:`~aya_lab.eval.systems.PivotSystem` is scored per hop: ``src-pivot`` (xx -> en, against the
+A :class:`~aya_lab.eval.translation.systems.PivotSystem` is scored per hop: ``src-pivot`` (xx -> en, against the
 dataset's English side), ``pivot-tgt`` (en -> yy from the gold English) and ``e2e``.
 
 Resuming: model-backed systems go through the generation cache, so a killed run re-generates only
@@ -27,16 +27,16 @@ from pathlib import Path
 import pandas as pd
 
 import aya_lab
-from aya_lab.eval import langid as _langid
-from aya_lab.eval.datasets import ParallelSet, document_contexts, load_parallel, parse_pair
+import aya_lab.eval.langid as _langid
+from aya_lab.datasets.parallel import MAX_CONTEXT_WINDOW, ParallelSet, document_contexts, load_parallel, parse_pair
 from aya_lab.eval.metrics import METRICS, bleu_reliable, bleu_tokenizer, paired_tests, score_corpus
-from aya_lab.eval.report import ALPHA, COLUMNS, OUTPUT_COLUMNS, Results
-from aya_lab.eval.systems import PivotSystem, TranslationSystem, resolve_system, signature_hash
+from aya_lab.eval.stats import ALPHA
+from aya_lab.eval.translation.results import COLUMNS, OUTPUT_COLUMNS, Results
+from aya_lab.eval.translation.specs import resolve_system
+from aya_lab.eval.translation.systems import PivotSystem, TranslationSystem, signature_hash
 from aya_lab.models.base import record_generations
 
-__all__ = ["evaluate_translation", "MAX_CONTEXT"]
-
-MAX_CONTEXT = 10
+__all__ = ["evaluate_translation"]
 
 
 @dataclass
@@ -97,8 +97,9 @@ def _progress_bar(total: int, progress: bool | None):
     return tqdm(total=total, desc="translating", unit="chunk")
 
 
-def _run_chunks(run: _Run, call, context: list[list[str]], sig: str, chunk_size: int,
-                checkpoint: _Checkpoint, bar) -> None:
+def _run_chunks(
+    run: _Run, call, context: list[list[str]], sig: str, chunk_size: int, checkpoint: _Checkpoint, bar
+) -> None:
     outputs: list[str] = []
     for start in range(0, len(run.inputs), chunk_size):
         texts = run.inputs[start : start + chunk_size]
@@ -149,7 +150,7 @@ def evaluate_translation(
     n_bootstrap: int = 1000,
     n_ar: int = 10000,
     chunk_size: int = 64,
-    context_window: int = MAX_CONTEXT,
+    context_window: int = MAX_CONTEXT_WINDOW,
     langid: bool = True,
     progress: bool | None = None,
     checkpoint: str | Path | None = None,
@@ -158,7 +159,7 @@ def evaluate_translation(
     """Evaluate ``systems`` on ``dataset`` for each of ``pairs``; return :class:`Results`.
 
     ``systems``: :class:`TranslationSystem` objects or spec strings (see
-    :func:`~aya_lab.eval.systems.resolve_system`); names must be unique. ``pairs``: ``"eng-swh"``,
+    :func:`~aya_lab.eval.translation.specs.resolve_system`); names must be unique. ``pairs``: ``"eng-swh"``,
     ``("eng", "Swahili")``, or a comma-separated string. ``n``: first ``n`` segments of each pair.
     ``baseline``: the system the others are tested against (default: the first). ``progress``: a
     tqdm bar (``None``: only when stderr is a terminal, so notebooks stay clean). ``checkpoint``: a
@@ -186,38 +187,64 @@ def evaluate_translation(
 
     ckpt = _Checkpoint(checkpoint)
     n_chunks = sum(math.ceil(len(ds) / chunk_size) for ds in sets)
-    total = sum(
-        n_chunks * (3 if isinstance(s, PivotSystem) else 1) for s in resolved
-    )
+    total = sum(n_chunks * (3 if isinstance(s, PivotSystem) else 1) for s in resolved)
     bar = _progress_bar(total, progress)
     runs: list[_Run] = []
     try:
         for system in resolved:
             sig = signature_hash(system)
             for ds in sets:
-                contexts = document_contexts(ds.sources, ds.doc_ids, min(context_window, MAX_CONTEXT))
+                contexts = document_contexts(ds.sources, ds.doc_ids, min(context_window, MAX_CONTEXT_WINDOW))
                 if isinstance(system, PivotSystem) and system.hops(ds.src, ds.tgt):
                     piv = system.pivot
                     hop1 = _Run(system.name, ds, "src-pivot", ds.src, piv, ds.sources, ds.english)
-                    _run_chunks(hop1, lambda t, c, s=system, d=ds: s.hop1(t, d.src, context=c),
-                                contexts, sig, chunk_size, ckpt, bar)
-                    mid_ctx = document_contexts(hop1.outputs, ds.doc_ids, min(context_window, MAX_CONTEXT))
+                    _run_chunks(
+                        hop1,
+                        lambda t, c, s=system, d=ds: s.hop1(t, d.src, context=c),
+                        contexts,
+                        sig,
+                        chunk_size,
+                        ckpt,
+                        bar,
+                    )
+                    mid_ctx = document_contexts(hop1.outputs, ds.doc_ids, min(context_window, MAX_CONTEXT_WINDOW))
                     e2e = _Run(system.name, ds, "e2e", ds.src, ds.tgt, hop1.outputs, ds.references)
-                    _run_chunks(e2e, lambda t, c, s=system, d=ds: s.hop2(t, d.tgt, context=c),
-                                mid_ctx, sig, chunk_size, ckpt, bar)
+                    _run_chunks(
+                        e2e,
+                        lambda t, c, s=system, d=ds: s.hop2(t, d.tgt, context=c),
+                        mid_ctx,
+                        sig,
+                        chunk_size,
+                        ckpt,
+                        bar,
+                    )
                     e2e.inputs = ds.sources  # echo is judged against the original source
                     e2e.calls += hop1.calls
                     e2e.prompt_tokens += hop1.prompt_tokens
                     e2e.completion_tokens += hop1.completion_tokens
-                    eng_ctx = document_contexts(ds.english, ds.doc_ids, min(context_window, MAX_CONTEXT))
+                    eng_ctx = document_contexts(ds.english, ds.doc_ids, min(context_window, MAX_CONTEXT_WINDOW))
                     hop2 = _Run(system.name, ds, "pivot-tgt", piv, ds.tgt, ds.english, ds.references)
-                    _run_chunks(hop2, lambda t, c, s=system, d=ds: s.hop2(t, d.tgt, context=c),
-                                eng_ctx, sig, chunk_size, ckpt, bar)
+                    _run_chunks(
+                        hop2,
+                        lambda t, c, s=system, d=ds: s.hop2(t, d.tgt, context=c),
+                        eng_ctx,
+                        sig,
+                        chunk_size,
+                        ckpt,
+                        bar,
+                    )
                     runs += [e2e, hop1, hop2]
                 else:
                     run = _Run(system.name, ds, "e2e", ds.src, ds.tgt, ds.sources, ds.references)
-                    _run_chunks(run, lambda t, c, s=system, d=ds: s.translate(t, d.src, d.tgt, context=c),
-                                contexts, sig, chunk_size, ckpt, bar)
+                    _run_chunks(
+                        run,
+                        lambda t, c, s=system, d=ds: s.translate(t, d.src, d.tgt, context=c),
+                        contexts,
+                        sig,
+                        chunk_size,
+                        ckpt,
+                        bar,
+                    )
                     runs.append(run)
     finally:
         if bar is not None:
@@ -228,8 +255,18 @@ def evaluate_translation(
     df = pd.DataFrame(rows, columns=COLUMNS)
     outputs = pd.DataFrame(
         [
-            {"system": r.system, "dataset_id": r.ds.dataset_id, "pair": r.ds.pair, "src": r.ds.src,
-             "tgt": r.ds.tgt, "hop": r.hop, "idx": i, "source": inp, "reference": ref, "hypothesis": hyp}
+            {
+                "system": r.system,
+                "dataset_id": r.ds.dataset_id,
+                "pair": r.ds.pair,
+                "src": r.ds.src,
+                "tgt": r.ds.tgt,
+                "hop": r.hop,
+                "idx": i,
+                "source": inp,
+                "reference": ref,
+                "hypothesis": hyp,
+            }
             for r in runs
             for i, (inp, ref, hyp) in enumerate(zip(r.inputs, r.references, r.outputs))
         ],
@@ -257,44 +294,83 @@ def evaluate_translation(
     return Results(df, outputs, meta)
 
 
-def _base_row(system: TranslationSystem, ds: ParallelSet, pair: str, hop: str, metric: str, n: int,
-              baseline: str) -> dict:
+def _base_row(
+    system: TranslationSystem, ds: ParallelSet, pair: str, hop: str, metric: str, n: int, baseline: str
+) -> dict:
     sig = system.signature()
     return {
-        "system": system.name, "dataset": ds.name, "split": ds.split,
-        "src": ds.src if pair != "pooled" else "*", "tgt": ds.tgt if pair != "pooled" else "*",
-        "pair": pair, "hop": hop, "metric": metric, "score": float("nan"), "ci_low": float("nan"),
-        "ci_high": float("nan"), "p_bootstrap": float("nan"), "p_ar": float("nan"), "significant": False,
-        "n": n, "sacrebleu_signature": "", "reliable": True, "note": "",
-        "model_fingerprint": sig.get("model_fingerprint", "-"), "prompt_hash": sig.get("prompt_hash", "-"),
+        "system": system.name,
+        "dataset": ds.name,
+        "split": ds.split,
+        "src": ds.src if pair != "pooled" else "*",
+        "tgt": ds.tgt if pair != "pooled" else "*",
+        "pair": pair,
+        "hop": hop,
+        "metric": metric,
+        "score": float("nan"),
+        "ci_low": float("nan"),
+        "ci_high": float("nan"),
+        "p_bootstrap": float("nan"),
+        "p_ar": float("nan"),
+        "significant": False,
+        "n": n,
+        "sacrebleu_signature": "",
+        "reliable": True,
+        "note": "",
+        "model_fingerprint": sig.get("model_fingerprint", "-"),
+        "prompt_hash": sig.get("prompt_hash", "-"),
         "graph_spec_hash": sig.get("graph_spec_hash", "-"),
-        "dataset_id": ds.dataset_id if pair != "pooled" else "+".join(sorted({ds.name})), "baseline": baseline,
+        "dataset_id": ds.dataset_id if pair != "pooled" else "+".join(sorted({ds.name})),
+        "baseline": baseline,
     }
 
 
-def _metric_rows(system, ds, pair, hop, hyps, refs, tgt, baseline, n_bootstrap, tests, *,
-                 tokenize=None, reliable=None, dataset_id=None) -> list[dict]:
+def _metric_rows(
+    system,
+    ds,
+    pair,
+    hop,
+    hyps,
+    refs,
+    tgt,
+    baseline,
+    n_bootstrap,
+    tests,
+    *,
+    tokenize=None,
+    reliable=None,
+    dataset_id=None,
+) -> list[dict]:
     rows = []
     scores = score_corpus(hyps, refs, tgt, n_bootstrap=n_bootstrap, tokenize=tokenize)
     for metric in METRICS:
         s = scores[metric]
         row = _base_row(system, ds, pair, hop, metric, len(hyps), baseline)
-        row.update(score=s.score, ci_low=s.ci_low, ci_high=s.ci_high, sacrebleu_signature=s.signature,
-                   reliable=s.reliable if reliable is None or metric != "BLEU" else reliable)
+        row.update(
+            score=s.score,
+            ci_low=s.ci_low,
+            ci_high=s.ci_high,
+            sacrebleu_signature=s.signature,
+            reliable=s.reliable if reliable is None or metric != "BLEU" else reliable,
+        )
         if metric == "BLEU" and not row["reliable"]:
             row["note"] = "BLEU unreliable for a script without spaces; read chrF"
         if dataset_id:
             row["dataset_id"] = dataset_id
         p = tests.get((system.name, metric))
         if p is not None:
-            row.update(p_bootstrap=p["p_bootstrap"], p_ar=p["p_ar"],
-                       significant=bool(p["p_bootstrap"] < ALPHA and p["p_ar"] < ALPHA))
+            row.update(
+                p_bootstrap=p["p_bootstrap"],
+                p_ar=p["p_ar"],
+                significant=bool(p["p_bootstrap"] < ALPHA and p["p_ar"] < ALPHA),
+            )
         rows.append(row)
     return rows
 
 
-def _score_rows(runs: list[_Run], systems: dict, baseline: str, dataset: str, n_bootstrap: int,
-                n_ar: int, langid: bool) -> list[dict]:
+def _score_rows(
+    runs: list[_Run], systems: dict, baseline: str, dataset: str, n_bootstrap: int, n_ar: int, langid: bool
+) -> list[dict]:
     rows: list[dict] = []
     groups: dict[tuple[str, str], list[_Run]] = {}
     for run in runs:
@@ -310,8 +386,9 @@ def _score_rows(runs: list[_Run], systems: dict, baseline: str, dataset: str, n_
                 tests = paired_tests(base.outputs, others, base.references, tgt, n_bootstrap=n_bootstrap, n_ar=n_ar)
         for run in group:
             system = systems[run.system]
-            rows += _metric_rows(system, ds, ds.pair, hop, run.outputs, run.references, tgt, baseline,
-                                 n_bootstrap, tests)
+            rows += _metric_rows(
+                system, ds, ds.pair, hop, run.outputs, run.references, tgt, baseline, n_bootstrap, tests
+            )
             if langid:
                 share = _langid.target_share(run.outputs, run.tgt, src=run.src)
                 row = _base_row(system, ds, ds.pair, hop, "target_lang_share", len(run.outputs), baseline)
@@ -352,19 +429,35 @@ def _pooled_rows(runs, systems, baseline, n_bootstrap, n_ar) -> list[dict]:
         toks = {bleu_tokenizer(t) for t in tgts}
         tokenize = toks.pop() if len(toks) == 1 else "13a"
         reliable = len({bleu_tokenizer(t) for t in tgts}) == 1 and all(bleu_reliable(t) for t in tgts)
-        def concat(rs, attr):
+
+        def concat(rs, attr, order=order):
             by_id = {r.ds.dataset_id: r for r in rs}
             return [x for did in order for x in getattr(by_id[did], attr)]
+
         refs = concat(first, "references")
         hyps = {s: concat(rs, "outputs") for s, rs in complete.items()}
         tests = {}
         if baseline in hyps and len(hyps) > 1:
             others = {s: h for s, h in hyps.items() if s != baseline}
-            tests = paired_tests(hyps[baseline], others, refs, None, n_bootstrap=n_bootstrap, n_ar=n_ar,
-                                 tokenize=tokenize)
+            tests = paired_tests(
+                hyps[baseline], others, refs, None, n_bootstrap=n_bootstrap, n_ar=n_ar, tokenize=tokenize
+            )
         ds = first[0].ds
         dataset_id = "+".join(order)
         for s, h in hyps.items():
-            rows += _metric_rows(systems[s], ds, "pooled", hop, h, refs, None, baseline, n_bootstrap, tests,
-                                 tokenize=tokenize, reliable=reliable, dataset_id=dataset_id)
+            rows += _metric_rows(
+                systems[s],
+                ds,
+                "pooled",
+                hop,
+                h,
+                refs,
+                None,
+                baseline,
+                n_bootstrap,
+                tests,
+                tokenize=tokenize,
+                reliable=reliable,
+                dataset_id=dataset_id,
+            )
     return rows

@@ -62,7 +62,6 @@ def default_paths() -> dict[str, Path]:
     }
 
 
-
 class _Record(BaseModel):
     model_config = ConfigDict(extra="forbid", frozen=True)
 

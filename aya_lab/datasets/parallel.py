@@ -28,6 +28,7 @@ from aya_lab.languages import Language, UnknownLanguageError, get_language
 from aya_lab.paths import data_dir, project_root
 
 __all__ = [
+    "MAX_CONTEXT_WINDOW",
     "DatasetError",
     "DatasetNotFoundError",
     "MisalignedFilesError",
@@ -40,6 +41,9 @@ __all__ = [
     "parse_pair",
     "read_lines",
 ]
+
+MAX_CONTEXT_WINDOW = 10
+"""The most preceding segments of its document a system is ever shown (evaluator and systems)."""
 
 
 class DatasetError(ValueError):
@@ -82,12 +86,12 @@ class ParallelSet:
     def pair(self) -> str:
         return f"{self.src}-{self.tgt}"
 
-    def contexts(self, window: int = 10) -> list[list[str]]:
+    def contexts(self, window: int = MAX_CONTEXT_WINDOW) -> list[list[str]]:
         """For each segment, the up to ``window`` preceding source segments of its document, oldest first."""
         return document_contexts(self.sources, self.doc_ids, window)
 
 
-def document_contexts(texts: list[str], doc_ids: list[str] | None, window: int = 10) -> list[list[str]]:
+def document_contexts(texts: list[str], doc_ids: list[str] | None, window: int = MAX_CONTEXT_WINDOW) -> list[list[str]]:
     """Preceding segments of the same document (oldest first); empty lists when there are no doc ids."""
     if doc_ids is None or window <= 0:
         return [[] for _ in texts]
@@ -114,6 +118,7 @@ class DatasetInfo:
 
 
 # -- reading files ---------------------------------------------------------------------------------
+
 
 def read_lines(path: Path) -> list[str]:
     """Read a UTF-8 text file as NFC-normalised lines (LF or CRLF; only ``\\n`` ends a line)."""
@@ -169,6 +174,7 @@ def _read_aligned(paths: list[Path]) -> list[list[str]]:
 
 
 # -- sources ---------------------------------------------------------------------------------------
+
 
 class _Source:
     """One registered dataset: where its files are and which pairs/splits it has."""
@@ -331,7 +337,7 @@ class _EnglishPaired(_Source):
 
     def pairs(self, split: str) -> list[tuple[str, str]]:
         out = []
-        for (s, code) in sorted(self._scan()):
+        for s, code in sorted(self._scan()):
             if s == split:
                 out += [("eng", code), (code, "eng")]
         return out
@@ -427,13 +433,16 @@ def list_datasets() -> list[DatasetInfo]:
     for source in _SOURCES.values():
         present = source.present()
         langs = source.languages(source.default_split) if present else []
-        out.append(DatasetInfo(source.name, present, source.location(), langs, list(source.splits),
-                               source.license, source.fetchable))
+        out.append(
+            DatasetInfo(
+                source.name, present, source.location(), langs, list(source.splits), source.license, source.fetchable
+            )
+        )
     return out
 
 
 def _files_dataset(spec: str, src: Language, tgt: Language, n: int | None) -> ParallelSet:
-    body = spec[len("files:"):]
+    body = spec[len("files:") :]
     parts = [p for p in body.split(",") if p.strip()]
     if len(parts) != 2:
         raise DatasetError(f"files: takes two comma-separated paths (files:SRC.txt,REF.txt), got {spec!r}")
@@ -449,9 +458,18 @@ def _files_dataset(spec: str, src: Language, tgt: Language, n: int | None) -> Pa
     english = sources if src.code == "eng" else refs if tgt.code == "eng" else None
     did = f"{name}:{src.code}-{tgt.code}:sha={digest}" + (f":n={n}" if n is not None else "")
     return ParallelSet(
-        name="files", src=src.code, tgt=tgt.code, split="-", sources=sources, references=refs,
-        ids=[f"files:{i}" for i in range(len(sources))], doc_ids=None, dataset_id=did,
-        license="unknown (user-supplied files)", english=english, files=[str(p) for p in paths],
+        name="files",
+        src=src.code,
+        tgt=tgt.code,
+        split="-",
+        sources=sources,
+        references=refs,
+        ids=[f"files:{i}" for i in range(len(sources))],
+        doc_ids=None,
+        dataset_id=did,
+        license="unknown (user-supplied files)",
+        english=english,
+        files=[str(p) for p in paths],
     )
 
 
@@ -503,7 +521,16 @@ def load_parallel(
         doc_ids = doc_ids[:n] if doc_ids is not None else None
     did = f"{source.name}:{src_l.code}-{tgt_l.code}:{split}" + (f":n={n}" if n is not None and n < total else "")
     return ParallelSet(
-        name=source.name, src=src_l.code, tgt=tgt_l.code, split=split, sources=sources, references=refs,
-        ids=[f"{source.name}:{split}:{i}" for i in range(len(sources))], doc_ids=doc_ids,
-        dataset_id=did, license=source.license, english=english, files=[str(p) for p in paths],
+        name=source.name,
+        src=src_l.code,
+        tgt=tgt_l.code,
+        split=split,
+        sources=sources,
+        references=refs,
+        ids=[f"{source.name}:{split}:{i}" for i in range(len(sources))],
+        doc_ids=doc_ids,
+        dataset_id=did,
+        license=source.license,
+        english=english,
+        files=[str(p) for p in paths],
     )

@@ -3,7 +3,7 @@
 Each set is fetched from a pinned commit of its upstream repository (raw files over HTTPS; FLORES v1
 as one ``.tgz``), re-encoded the way ``$AYA_LAB_DATA_DIR/README.md`` describes (UTF-8, LF line
 endings, renamed to ``<set>.<...>.txt``), checked against the SHA256 sums of the copies this project
-was built with, and written with a fresh ``SHA256SUMS`` so that :func:`~aya_lab.eval.datasets.load_parallel`
+was built with, and written with a fresh ``SHA256SUMS`` so that :func:`~aya_lab.datasets.parallel.load_parallel`
 can verify it later.
 
 The base URL (default ``https://raw.githubusercontent.com``, or env ``AYA_LAB_FETCH_BASE_URL``) is
@@ -53,8 +53,24 @@ _NTREX = _Upstream("MicrosoftTranslator/NTREX", "8561f6a6", "CC-BY-SA-4.0")
 _FLORES = _Upstream("facebookresearch/flores", "a6c830c6", "CC-BY-SA-4.0")
 _LAFAND = _Upstream("masakhane-io/lafand-mt", "d441f8b0", "CC-BY-NC-4.0")
 
-NTREX_LANGUAGES = ("eng", "amh", "deu", "fil", "fra", "hau", "ibo", "khm", "lao", "nep", "sin", "som",
-                   "swa", "yor", "zho-CN", "zul")
+NTREX_LANGUAGES = (
+    "eng",
+    "amh",
+    "deu",
+    "fil",
+    "fra",
+    "hau",
+    "ibo",
+    "khm",
+    "lao",
+    "nep",
+    "sin",
+    "som",
+    "swa",
+    "yor",
+    "zho-CN",
+    "zul",
+)
 FLORES_LANGUAGES = ("ne", "si", "km")
 MAFAND_LANGUAGES = ("amh", "hau", "ibo", "swa", "yor", "zul")
 
@@ -260,7 +276,8 @@ def fetch_dataset(
     if verify:
         expected = EXPECTED_SHA256.get(key, {}) if expected_sha256 is None else expected_sha256
         bad = [
-            fname for fname, data in files.items()
+            fname
+            for fname, data in files.items()
             if fname in expected and hashlib.sha256(data).hexdigest() != expected[fname]
         ]
         if bad:
