@@ -11,15 +11,16 @@
     spec_hash(spec)                               # identity of the resolved spec
 
 Modules: :mod:`~aya_lab.graph.spec` (pydantic models, structural check), :mod:`~.conditions`
-(the condition language), :mod:`~.registry`, :mod:`~.overlay` (variant specs), :mod:`~.check`,
-:mod:`~.load`, :mod:`~.build`, :mod:`~.schema`, :mod:`~.errors`, :mod:`~.cli` (``aya-lab graph ...``).
+(the condition language), :mod:`~.registry`, :mod:`~.overlay` (variant specs), :mod:`~.compat`
+(kenkenpa's compatibility mode), :mod:`~.check`, :mod:`~.joins` (joins that can starve), :mod:`~.load`,
+:mod:`~.build`, :mod:`~.schema`, :mod:`~.errors`, :mod:`~.cli` (``aya-lab graph ...``).
 """
 
 from __future__ import annotations
 
 from aya_lab.graph.build import build_graph, draw, spec_hash, to_spec
 from aya_lab.graph.check import check_spec
-from aya_lab.graph.errors import ConditionError, Problem, RegistryError, SpecError
+from aya_lab.graph.errors import ConditionError, Problem, RegistryError, SpecError, SpecWarning
 from aya_lab.graph.load import load_spec, read_spec_data
 from aya_lab.graph.registry import (
     Registry,
@@ -57,6 +58,7 @@ __all__ = [
     "ConditionalEntryPointSpec",
     "StateFieldSpec",
     "SpecError",
+    "SpecWarning",
     "Problem",
     "RegistryError",
     "ConditionError",

@@ -8,6 +8,7 @@ from __future__ import annotations
 import keyword
 import re
 from collections.abc import Callable, Mapping
+from dataclasses import dataclass
 from os import PathLike
 from typing import Annotated, Any, TypedDict
 
@@ -53,79 +54,66 @@ def build_graph(
     registry: Registry | None = None,
     *,
     placeholders: bool = False,
+    context_schema: type[Any] | None = None,
+    compat: str | None = None,
 ) -> StateGraph:
     """Build the uncompiled ``StateGraph`` for ``spec`` (a GraphSpec, dict or file).
 
     With ``placeholders=True`` unknown factories become no-op nodes and unknown types/reducers are
-    ``Any``/none (enough to draw a graph whose factories live elsewhere). The spec is attached as
+    ``Any``/none (enough to draw a graph whose factories live elsewhere). ``context_schema`` (kenkenpa's
+    ``config_schema``) is passed to every ``StateGraph`` built, subgraphs included. ``compat`` is given
+    to :func:`~aya_lab.graph.load.load_spec` when ``spec`` is not yet loaded. The spec is attached as
     ``graph.aya_spec`` (see :func:`to_spec`).
     """
     reg = registry if registry is not None else default_registry()
     if not isinstance(spec, GraphSpec):
-        spec = load_spec(spec, reg, check_registry=not placeholders)
-    graph = _build(spec, [], reg, placeholders)
+        spec = load_spec(spec, reg, check_registry=not placeholders, compat=compat)
+    graph = _build(spec, [], _Options(reg, placeholders, context_schema))
     graph.aya_spec = spec  # type: ignore[attr-defined]
     return graph
 
 
-def _build(spec: GraphSpec, path: list[PathPart], reg: Registry, placeholders: bool) -> StateGraph:
-    from typing import Any as AnyType
+@dataclass(frozen=True)
+class _Options:
+    reg: Registry
+    placeholders: bool
+    context_schema: type[Any] | None
 
+
+def _state_type(spec: GraphSpec, path: list[PathPart], opts: _Options) -> Any:
+    """The ``TypedDict`` state of one graph level, with ``Annotated`` reducers."""
     annotations: dict[str, Any] = {}
     for i, field in enumerate(spec.flow_parameter.state):
         where = [*path, "flow_parameter", "state", i]
-        if field.type in reg.types:
-            tp = reg.types[field.type]
-        elif placeholders:
-            tp = AnyType
+        if field.type in opts.reg.types:
+            tp = opts.reg.types[field.type]
+        elif opts.placeholders:
+            tp = Any
         else:
             raise SpecError([Problem(format_path([*where, "type"]), f"unknown type {field.type!r}")])
-        if field.reducer is None or (placeholders and field.reducer not in reg.reducers):
+        if field.reducer is None or (opts.placeholders and field.reducer not in opts.reg.reducers):
             annotations[field.field_name] = tp
-        elif field.reducer in reg.reducers:
-            annotations[field.field_name] = Annotated[tp, reg.reducers[field.reducer]]
+        elif field.reducer in opts.reg.reducers:
+            annotations[field.field_name] = Annotated[tp, opts.reg.reducers[field.reducer]]
         else:
             raise SpecError([Problem(format_path([*where, "reducer"]), f"unknown reducer {field.reducer!r}")])
-    state_type = TypedDict(_state_name(spec.name), annotations)  # type: ignore[operator]
-    graph = StateGraph(state_type)
-    functions = dict(reg.evaluation_functions)
+    return TypedDict(_state_name(spec.name), annotations)  # type: ignore[operator]
 
+
+def _build(spec: GraphSpec, path: list[PathPart], opts: _Options) -> StateGraph:
+    graph = StateGraph(_state_type(spec, path, opts), context_schema=opts.context_schema)
+    functions = dict(opts.reg.evaluation_functions)
     for i, flow in enumerate(spec.flows):
         where = [*path, "flows", i]
         try:
             if isinstance(flow, GraphSpec):
-                graph.add_node(flow.name, _build(flow, where, reg, placeholders).compile())
+                graph.add_node(flow.name, _build(flow, where, opts).compile())
             elif isinstance(flow, NodeSpec):
-                graph.add_node(flow.flow_parameter.name, _make_node(flow, where, reg, placeholders))
+                graph.add_node(flow.flow_parameter.name, _make_node(flow, where, opts.reg, opts.placeholders))
             elif isinstance(flow, EdgeSpec):
-                starts = [SPECIAL.get(k, k) for k in key_list(flow.flow_parameter.start_key)]
-                ends = [SPECIAL.get(k, k) for k in key_list(flow.flow_parameter.end_key)]
-                for end in ends:
-                    graph.add_edge(starts if len(starts) > 1 else starts[0], end)
+                _add_edge(graph, flow)
             elif isinstance(flow, (ConditionalEdgeSpec, ConditionalEntryPointSpec)):
-                fp = flow.flow_parameter
-                source = (
-                    START if isinstance(flow, ConditionalEntryPointSpec) else SPECIAL.get(fp.start_key, fp.start_key)
-                )
-                if placeholders:
-                    missing = [n for n in _function_names(fp.conditions) if n not in functions]
-                    for n in missing:
-                        functions[n] = lambda state, config, **kw: None
-                path_map: Any = fp.path_map
-                if isinstance(path_map, list):
-                    path_map = [SPECIAL.get(t, t) for t in path_map]
-                elif isinstance(path_map, dict):
-                    path_map = {k: SPECIAL.get(v, v) for k, v in path_map.items()}
-                elif not dynamic_targets(fp.conditions):
-                    path_map = [SPECIAL.get(t, t) for t in literal_targets(fp.conditions)]
-                router = compile_conditions(
-                    fp.conditions,
-                    functions,
-                    path_map_is_dict=isinstance(path_map, dict),
-                    where=format_path([*where, "flow_parameter", "conditions"]),
-                    name=f"condition_{i}",
-                )
-                graph.add_conditional_edges(source, router, path_map)
+                _add_branch(graph, flow, i, where, functions, opts.placeholders)
         except SpecError:
             raise
         except (ValueError, KeyError, TypeError) as exc:
@@ -138,6 +126,49 @@ def _build(spec: GraphSpec, path: list[PathPart], reg: Registry, placeholders: b
         ) from exc
     graph.compiled = False  # validate() marks it; the caller compiles
     return graph
+
+
+def _add_edge(graph: StateGraph, flow: EdgeSpec) -> None:
+    """A join (``wait_for: all``) is one LangGraph edge from all starts; otherwise, as in kenkenpa,
+    one edge per start and end."""
+    starts = [SPECIAL.get(k, k) for k in key_list(flow.flow_parameter.start_key)]
+    ends = [SPECIAL.get(k, k) for k in key_list(flow.flow_parameter.end_key)]
+    if flow.flow_parameter.wait_for == "all":
+        graph.add_edge(starts, ends[0])
+        return
+    for end in ends:
+        for start in starts:
+            graph.add_edge(start, end)
+
+
+def _add_branch(
+    graph: StateGraph,
+    flow: ConditionalEdgeSpec | ConditionalEntryPointSpec,
+    i: int,
+    where: list[PathPart],
+    functions: dict[str, Callable[..., Any]],
+    placeholders: bool,
+) -> None:
+    fp = flow.flow_parameter
+    source = START if isinstance(flow, ConditionalEntryPointSpec) else SPECIAL.get(fp.start_key, fp.start_key)
+    if placeholders:
+        for n in _function_names(fp.conditions):
+            functions.setdefault(n, lambda state, config, **kw: None)
+    path_map: Any = fp.path_map
+    if isinstance(path_map, list):
+        path_map = [SPECIAL.get(t, t) for t in path_map]
+    elif isinstance(path_map, dict):
+        path_map = {k: SPECIAL.get(v, v) for k, v in path_map.items()}
+    elif not dynamic_targets(fp.conditions):
+        path_map = [SPECIAL.get(t, t) for t in literal_targets(fp.conditions)]
+    router = compile_conditions(
+        fp.conditions,
+        functions,
+        path_map_is_dict=isinstance(path_map, dict),
+        where=format_path([*where, "flow_parameter", "conditions"]),
+        name=f"condition_{i}",
+    )
+    graph.add_conditional_edges(source, router, path_map)
 
 
 def _function_names(conditions: list[dict[str, Any]]) -> list[str]:
@@ -177,10 +208,11 @@ def _make_node(flow: NodeSpec, where: list[PathPart], reg: Registry, placeholder
     return node
 
 
-def spec_hash(spec: Source) -> str:
-    """Stable content hash (sha256, 16 hex chars) of the resolved spec's canonical JSON."""
+def spec_hash(spec: Source, *, compat: str | None = None) -> str:
+    """Stable content hash (sha256, 16 hex chars) of the resolved spec's canonical JSON (``compat``: the
+    mode to load it in, see :func:`~aya_lab.graph.load.load_spec`)."""
     if not isinstance(spec, GraphSpec):
-        spec = load_spec(spec, check_registry=False)
+        spec = load_spec(spec, check_registry=False, compat=compat)
     return content_hash(spec)
 
 
@@ -207,9 +239,10 @@ def draw(
     format: str = "mermaid",
     placeholders: bool = False,
     xray: bool = False,
+    compat: str | None = None,
 ) -> str:
     """Mermaid text (``format="mermaid"``) or an ASCII drawing (``"ascii"``, needs grandalf)."""
-    graph = build_graph(spec, registry, placeholders=placeholders).compile()
+    graph = build_graph(spec, registry, placeholders=placeholders, compat=compat).compile()
     drawable = graph.get_graph(xray=xray)
     if format == "mermaid":
         return drawable.draw_mermaid()

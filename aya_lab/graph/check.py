@@ -1,207 +1,273 @@
 """What a resolved spec means: registered names, node references, a default on every condition,
-reachability and an entry. :func:`check_spec` returns every located problem at once."""
+reachability, an entry, and joins that cannot starve. :func:`check_spec` returns every located
+problem at once; in kenkenpa's compatibility mode (:mod:`~aya_lab.graph.compat`) what kenkenpa
+accepts becomes a warning instead."""
 
 from __future__ import annotations
 
+from dataclasses import dataclass, field
 from typing import Any
 
 from langgraph.graph import END, START
 
+from aya_lab.graph.compat import explain_strict
 from aya_lab.graph.conditions import CheckContext, check_conditions, dynamic_targets, literal_targets
-from aya_lab.graph.errors import PathPart, Problems, did_you_mean, format_path
+from aya_lab.graph.errors import COMPAT_HINT, PathPart, Problems, did_you_mean, format_path
+from aya_lab.graph.joins import FlowGraph, Join
 from aya_lab.graph.registry import Registry
 from aya_lab.graph.spec import NODE_KINDS, SPECIAL, check_structure, flow_parameter, key_list
 
 __all__ = ["check_spec"]
 
+BRANCH_KINDS = ("configurable_conditional_edge", "configurable_conditional_entry_point")
 
-def check_spec(data: Any, registry: Registry | None) -> Problems:
-    """Every structural and semantic problem of resolved spec ``data`` (registry None: skip names)."""
-    problems = Problems()
-    check_structure(data, problems)
+
+def check_spec(
+    data: Any, registry: Registry | None, *, compat: bool = False, warnings: Problems | None = None
+) -> Problems:
+    """Every structural and semantic problem of resolved spec ``data`` (registry None: skip names).
+
+    ``compat=True`` reads it as kenkenpa does: what kenkenpa accepts is added to ``warnings``.
+    """
+    problems, structure = Problems(), Problems()
+    check_structure(data, structure)
+    if not compat:
+        explain_strict(structure)
+    problems.items.extend(structure.items)
     if isinstance(data, dict):
-        _check_graph(data, [], registry, problems)
+        _check_graph(data, _Level([], registry, problems, compat, warnings if warnings is not None else Problems()))
     return problems
 
 
-def _check_graph(g: dict[str, Any], path: list[PathPart], reg: Registry | None, problems: Problems) -> None:
+@dataclass
+class _Level:
+    """One graph level being checked (the top level, or a subgraph at ``path``)."""
+
+    path: list[PathPart]
+    reg: Registry | None
+    problems: Problems
+    compat: bool
+    warnings: Problems
+    fields: set[str] = field(default_factory=set)
+    nodes: dict[str, int] = field(default_factory=dict)
+    flow: FlowGraph = field(default_factory=FlowGraph)
+    has_entry: bool = False
+
+    def sub(self, path: list[PathPart]) -> _Level:
+        return _Level(path, self.reg, self.problems, self.compat, self.warnings)
+
+
+def _check_graph(g: dict[str, Any], lvl: _Level) -> None:
     fp = flow_parameter(g)
-    fields: set[str] = set()
+    if lvl.path and "compat" in g:
+        lvl.problems.add([*lvl.path, "compat"], "compat applies to the whole spec; put it at the top level only")
+    _check_state(fp, lvl)
+    flows = g.get("flows") if isinstance(g.get("flows"), list) else []
+    _check_nodes(flows, lvl)
+    for i, flow in enumerate(flows):
+        if not isinstance(flow, dict):
+            continue
+        p = [*lvl.path, "flows", i, "flow_parameter"]
+        if flow.get("kind") == "edge":
+            _check_edge(flow_parameter(flow), p, lvl)
+        elif flow.get("kind") in BRANCH_KINDS:
+            _check_branch(flow.get("kind"), flow_parameter(flow), p, lvl)
+    if not any(isinstance(f, dict) and f.get("kind") in NODE_KINDS for f in flows):
+        lvl.problems.add([*lvl.path, "flows"], f"graph {fp.get('name')!r} has no nodes; add a node flow")
+    elif not lvl.has_entry:
+        lvl.problems.add(
+            [*lvl.path, "flows"],
+            f"graph {fp.get('name')!r} has no entry: add an edge from START (or a configurable_conditional_entry_point)",
+        )
+    else:
+        _check_flow(lvl)
+
+
+def _check_state(fp: dict[str, Any], lvl: _Level) -> None:
     state = fp.get("state") if isinstance(fp.get("state"), list) else []
     for i, f in enumerate(state):
         if not isinstance(f, dict):
             continue
-        p = [*path, "flow_parameter", "state", i]
+        p = [*lvl.path, "flow_parameter", "state", i]
         name = f.get("field_name")
         if isinstance(name, str):
-            if name in fields:
-                problems.add([*p, "field_name"], f"duplicate state field {name!r}")
+            if name in lvl.fields:
+                lvl.problems.add([*p, "field_name"], f"duplicate state field {name!r}")
             elif not name.strip() or name.startswith("__"):
-                problems.add(
+                lvl.problems.add(
                     [*p, "field_name"],
                     f"invalid state field name {name!r}: use a non-empty name not starting with '__' (LangGraph reserves those)",
                 )
-            fields.add(name)
+            lvl.fields.add(name)
         for key, table, how in (("type", "types", "add_type"), ("reducer", "reducers", "add_reducer")):
             value = f.get(key)
-            if reg is not None and isinstance(value, str) and not reg.has(table, value):
-                hint = did_you_mean(value, reg.names(table)) or f" (register it with Registry.{how})"
-                problems.add([*p, key], f"unknown {key} {value!r}{hint}")
+            if lvl.reg is not None and isinstance(value, str) and not lvl.reg.has(table, value):
+                hint = did_you_mean(value, lvl.reg.names(table)) or f" (register it with Registry.{how})"
+                lvl.problems.add([*p, key], f"unknown {key} {value!r}{hint}")
 
-    flows = g.get("flows") if isinstance(g.get("flows"), list) else []
-    nodes: dict[str, int] = {}
+
+def _check_nodes(flows: list[Any], lvl: _Level) -> None:
     for i, flow in enumerate(flows):
         if not isinstance(flow, dict) or flow.get("kind") not in NODE_KINDS:
             continue
-        p = [*path, "flows", i]
+        p = [*lvl.path, "flows", i]
         name = flow_parameter(flow).get("name")
         if isinstance(name, str):
-            if name in nodes:
-                problems.add(
-                    [*p, "flow_parameter", "name"],
-                    f"duplicate node name {name!r} (also {format_path([*path, 'flows', nodes[name]])}); rename one",
-                )
+            where = [*p, "flow_parameter", "name"]
+            if name in lvl.nodes:
+                also = format_path([*lvl.path, "flows", lvl.nodes[name]])
+                lvl.problems.add(where, f"duplicate node name {name!r} (also {also}); rename one")
             elif name in SPECIAL:
-                problems.add([*p, "flow_parameter", "name"], f"{name!r} is reserved; choose another node name")
+                lvl.problems.add(where, f"{name!r} is reserved; choose another node name")
             elif not name.strip() or ":" in name or "|" in name:
-                problems.add(
-                    [*p, "flow_parameter", "name"],
-                    f"invalid node name {name!r}: use a non-empty name without ':' or '|'",
-                )
+                lvl.problems.add(where, f"invalid node name {name!r}: use a non-empty name without ':' or '|'")
             else:
-                nodes[name] = i
-        if flow.get("kind") == "node":
-            factory = flow_parameter(flow).get("factory")
-            if reg is not None and isinstance(factory, str) and not reg.has("node_factories", factory):
-                hint = (
-                    did_you_mean(factory, reg.names("node_factories"))
-                    or " (register it with Registry.add_node_factory)"
-                )
-                problems.add([*p, "flow_parameter", "factory"], f"unknown factory {factory!r}{hint}")
-        else:
-            _check_graph(flow, p, reg, problems)
-
-    node_set = set(nodes)
-    functions = set(reg.evaluation_functions) if reg is not None else None
-    adjacency: dict[str, set[str]] = {}
-    joins: list[tuple[list[str], str]] = []
-    has_entry = False
-
-    def node_ref(name: Any, p: list[PathPart], *, as_start: bool) -> bool:
-        if not isinstance(name, str):
-            return False  # structural problem already reported
-        if name in ("START", START):
-            if not as_start:
-                problems.add(p, "START cannot be an edge's end")
-                return False
-            return True
-        if name in ("END", END):
-            if as_start:
-                problems.add(p, "END cannot be an edge's start")
-                return False
-            return True
-        if name not in node_set:
-            special = "START" if as_start else "END"
-            hint = (
-                did_you_mean(name, node_set | {special})
-                or f" (nodes: {', '.join(sorted(node_set)) or 'none'}; or {special})"
-            )
-            problems.add(p, f"unknown node {name!r}{hint}")
-            return False
-        return True
-
-    def branch_targets(conds: Any, path_map: Any) -> set[str]:
-        if isinstance(path_map, dict):
-            return {SPECIAL.get(v, v) for v in path_map.values() if isinstance(v, str)}
-        if isinstance(path_map, list):
-            return {SPECIAL.get(v, v) for v in path_map if isinstance(v, str)}
-        if dynamic_targets(conds):
-            return node_set | {END}
-        return {SPECIAL.get(t, t) for t in literal_targets(conds)}
-
-    for i, flow in enumerate(flows):
-        if not isinstance(flow, dict):
+                lvl.nodes[name] = i
+        if flow.get("kind") == "stategraph":
+            _check_graph(flow, lvl.sub(p))
             continue
-        kind, ffp, p = flow.get("kind"), flow_parameter(flow), [*path, "flows", i, "flow_parameter"]
-        if kind == "edge":
-            sk, ek = ffp.get("start_key"), ffp.get("end_key")
-            if isinstance(sk, list) and isinstance(ek, list):
-                problems.add(
-                    p, "start_key and end_key are both lists; make one side a single node (split it into several edges)"
-                )
-                continue
-            ok = True
-            for j, s in enumerate(key_list(sk)):
-                sp = [*p, "start_key", j] if isinstance(sk, list) else [*p, "start_key"]
-                ok = node_ref(s, sp, as_start=True) and ok
-                if isinstance(sk, list) and s in ("START", START):
-                    problems.add(sp, "START cannot be part of a join (a list start_key); use a separate edge")
-                    ok = False
-            for j, e in enumerate(key_list(ek)):
-                ok = node_ref(e, [*p, "end_key", j] if isinstance(ek, list) else [*p, "end_key"], as_start=False) and ok
-            if isinstance(sk, list) and not sk or isinstance(ek, list) and not ek:
-                problems.add(p, "an empty list of keys; name at least one node")
-                ok = False
-            if ok:
-                starts = [SPECIAL.get(s, s) for s in key_list(sk)]
-                ends = [SPECIAL.get(e, e) for e in key_list(ek)]
-                if START in starts:
-                    has_entry = True
-                if len(starts) > 1:
-                    joins.append((starts, ends[0]))
-                else:
-                    adjacency.setdefault(starts[0], set()).update(ends)
-        elif kind in ("configurable_conditional_edge", "configurable_conditional_entry_point"):
-            if kind == "configurable_conditional_edge":
-                source = ffp.get("start_key")
-                if source in ("START", START):
-                    problems.add([*p, "start_key"], "use a configurable_conditional_entry_point to route from START")
-                    continue
-                if not node_ref(source, [*p, "start_key"], as_start=True):
-                    source = None
-            else:
-                source, has_entry = START, True
-            path_map = ffp.get("path_map")
-            if isinstance(path_map, (list, dict)):
-                entries = path_map.items() if isinstance(path_map, dict) else enumerate(path_map)
-                for key, target in entries:
-                    node_ref(target, [*p, "path_map", key], as_start=False)
-            ctx = CheckContext(
-                nodes=node_set,
-                state_fields=fields,
-                functions=functions,
-                path_map=path_map if isinstance(path_map, (list, dict)) else None,
+        factory = flow_parameter(flow).get("factory")
+        if lvl.reg is not None and isinstance(factory, str) and not lvl.reg.has("node_factories", factory):
+            hint = (
+                did_you_mean(factory, lvl.reg.names("node_factories"))
+                or " (register it with Registry.add_node_factory)"
             )
-            check_conditions(ffp.get("conditions"), [*p, "conditions"], ctx, problems)
-            if isinstance(source, str):
-                adjacency.setdefault(SPECIAL.get(source, source), set()).update(
-                    branch_targets(ffp.get("conditions"), path_map)
-                )
+            lvl.problems.add([*p, "flow_parameter", "factory"], f"unknown factory {factory!r}{hint}")
 
-    if not node_set and not any(isinstance(f, dict) and f.get("kind") in NODE_KINDS for f in flows):
-        problems.add([*path, "flows"], f"graph {fp.get('name')!r} has no nodes; add a node flow")
-        return
-    if not has_entry:
-        problems.add(
-            [*path, "flows"],
-            f"graph {fp.get('name')!r} has no entry: add an edge from START (or a configurable_conditional_entry_point)",
+
+def _node_ref(name: Any, p: list[PathPart], lvl: _Level, *, as_start: bool) -> bool:
+    if not isinstance(name, str):
+        return False  # structural problem already reported
+    if name in ("START", START) or name in ("END", END):
+        bad = (name in ("END", END)) == as_start
+        if bad:
+            lvl.problems.add(p, "END cannot be an edge's start" if as_start else "START cannot be an edge's end")
+        return not bad
+    if name not in lvl.nodes:
+        special = "START" if as_start else "END"
+        nodes = set(lvl.nodes)
+        hint = did_you_mean(name, nodes | {special}) or f" (nodes: {', '.join(sorted(nodes)) or 'none'}; or {special})"
+        lvl.problems.add(p, f"unknown node {name!r}{hint}")
+        return False
+    return True
+
+
+def _check_edge(ffp: dict[str, Any], p: list[PathPart], lvl: _Level) -> None:
+    sk, ek, join = ffp.get("start_key"), ffp.get("end_key"), ffp.get("wait_for") == "all"
+    if isinstance(sk, list) and isinstance(ek, list):
+        lvl.problems.add(
+            p, "start_key and end_key are both lists; make one side a single node (split it into several edges)"
         )
         return
-    reached = {START}
-    frontier = [START]
-    while True:
-        while frontier:
-            for nxt in adjacency.get(frontier.pop(), ()):
-                if nxt not in reached:
-                    reached.add(nxt)
-                    frontier.append(nxt)
-        fresh = [end for starts, end in joins if end not in reached and all(s in reached for s in starts)]
-        if not fresh:
-            break
-        reached.update(fresh)
-        frontier.extend(fresh)
-    for name, i in nodes.items():
+    if join and not (isinstance(sk, list) and len(sk) > 1):
+        lvl.problems.add([*p, "wait_for"], "wait_for: all needs a list start_key of two or more nodes to wait for")
+        return
+    ok = True
+    for j, s in enumerate(key_list(sk)):
+        sp = [*p, "start_key", j] if isinstance(sk, list) else [*p, "start_key"]
+        ok = _node_ref(s, sp, lvl, as_start=True) and ok
+        if isinstance(sk, list) and s in ("START", START):
+            ok = _start_in_list(sp, ek, join, lvl) and ok
+    for j, e in enumerate(key_list(ek)):
+        ok = _node_ref(e, [*p, "end_key", j] if isinstance(ek, list) else [*p, "end_key"], lvl, as_start=False) and ok
+    if isinstance(sk, list) and not sk or isinstance(ek, list) and not ek:
+        lvl.problems.add(p, "an empty list of keys; name at least one node")
+        ok = False
+    if not ok:
+        return
+    starts = [SPECIAL.get(s, s) for s in key_list(sk)]
+    ends = [SPECIAL.get(e, e) for e in key_list(ek)]
+    lvl.has_entry = lvl.has_entry or START in starts
+    if join:
+        lvl.flow.joins.append(Join(tuple(starts), ends[0], tuple(p)))
+        return
+    for s in starts:
+        for e in ends:
+            lvl.flow.add_edge(s, e)
+
+
+def _start_in_list(sp: list[PathPart], ek: Any, join: bool, lvl: _Level) -> bool:
+    """START inside a list start_key: refused in a join; otherwise refused (strict) or accepted (compat),
+    its meaning (an edge from START) kept either way so nothing downstream is reported unreachable."""
+    if join:
+        lvl.problems.add(sp, "START cannot be part of a join (wait_for: all); use a separate edge from START")
+        return False
+    if lvl.compat:
+        lvl.warnings.add(sp, f"START in a list start_key: an edge START -> {ek} (compat: kenkenpa)")
+        return True
+    lvl.problems.add(
+        sp, f"START inside a list start_key; write a separate edge {{start_key: START, end_key: {ek}}}{COMPAT_HINT}"
+    )
+    return True
+
+
+def _check_branch(kind: Any, ffp: dict[str, Any], p: list[PathPart], lvl: _Level) -> None:
+    source: Any = START
+    if kind == "configurable_conditional_edge":
+        source = ffp.get("start_key")
+        if source in ("START", START):
+            lvl.problems.add([*p, "start_key"], "use a configurable_conditional_entry_point to route from START")
+            return
+        if not _node_ref(source, [*p, "start_key"], lvl, as_start=True):
+            source = None
+    else:
+        lvl.has_entry = True
+    path_map = ffp.get("path_map")
+    if isinstance(path_map, (list, dict)):
+        entries = path_map.items() if isinstance(path_map, dict) else enumerate(path_map)
+        for key, target in entries:
+            _node_ref(target, [*p, "path_map", key], lvl, as_start=False)
+    else:
+        path_map = None
+    ctx = CheckContext(
+        nodes=set(lvl.nodes),
+        state_fields=lvl.fields,
+        functions=set(lvl.reg.evaluation_functions) if lvl.reg is not None else None,
+        path_map=path_map,
+        compat=lvl.compat,
+        warnings=lvl.warnings,
+    )
+    conditions = ffp.get("conditions")
+    check_conditions(conditions, [*p, "conditions"], ctx, lvl.problems)
+    if isinstance(source, str):
+        possible, certain = _branch_targets(conditions, path_map, set(lvl.nodes))
+        lvl.flow.add_branch(SPECIAL.get(source, source), possible, certain)
+
+
+def _branch_targets(conds: Any, path_map: Any, nodes: set[str]) -> tuple[set[str], set[str]]:
+    """The targets a conditional edge may go to, and those it goes to whatever holds."""
+    if isinstance(path_map, dict):
+        return {SPECIAL.get(v, v) for v in path_map.values() if isinstance(v, str)}, set()
+    if isinstance(path_map, list):
+        return {SPECIAL.get(v, v) for v in path_map if isinstance(v, str)}, set()
+    if dynamic_targets(conds) or not isinstance(conds, list):
+        return nodes | {END}, set()
+    outcomes = [
+        {SPECIAL.get(t, t) for t in (c[k] if isinstance(c[k], list) else [c[k]]) if isinstance(t, str)}
+        for c in conds
+        if isinstance(c, dict)
+        for k in ("result", "default")
+        if k in c
+    ]
+    certain = set.intersection(*outcomes) if outcomes else set()
+    return {SPECIAL.get(t, t) for t in literal_targets(conds)}, certain
+
+
+def _check_flow(lvl: _Level) -> None:
+    reached = lvl.flow.reached()
+    for name, i in lvl.nodes.items():
         if name not in reached:
-            problems.add(
-                [*path, "flows", i], f"node {name!r} is unreachable from START (add an edge to it, or remove it)"
+            lvl.problems.add(
+                [*lvl.path, "flows", i], f"node {name!r} is unreachable from START (add an edge to it, or remove it)"
             )
+    for s in lvl.flow.starving():
+        starts = ", ".join(repr(m) for m in s.join.starts)
+        missing = ", ".join(repr(m) for m in s.missing)
+        after = "START" if s.after == START else repr(s.after)
+        lvl.problems.add(
+            [*s.join.path, "wait_for"],
+            f"this join can starve: after {after} a conditional edge decides which of {starts} run "
+            f"(not always: {missing}), so one may run without the others and then {s.join.end!r} never runs "
+            f"(LangGraph waits for every start). Fix: drop wait_for: all to run {s.join.end!r} after whichever "
+            f"start ran (kenkenpa's meaning), or make every branch after {after} reach all of them",
+        )

@@ -7,6 +7,7 @@ Names come from the registries given with ``--registry MODULE:ATTR`` (repeatable
 Registry or a zero-argument callable returning one), merged over the built-in registry; without the
 option, the Aya room's registry ``aya_lab.room.nodes:aya_registry`` is used. ``draw --placeholders``
 draws without them (unknown factories become no-op nodes); ``validate`` always reports unknown names.
+``--compat kenkenpa`` reads a spec as kenkenpa does (each leniency printed as ``warning: ...``).
 Bad input prints ``error: ...`` and exits with status 2.
 """
 
@@ -15,15 +16,17 @@ from __future__ import annotations
 import argparse
 import json
 import sys
+import warnings
 from typing import Any
 
 import yaml
 
 from aya_lab.graph.build import draw, spec_hash
-from aya_lab.graph.errors import RegistryError, SpecError
+from aya_lab.graph.errors import RegistryError, SpecError, SpecWarning
 from aya_lab.graph.load import load_spec
 from aya_lab.graph.registry import Registry, registry_from_refs
 from aya_lab.graph.schema import json_schema
+from aya_lab.graph.spec import GraphSpec
 
 __all__ = ["register", "main"]
 
@@ -33,6 +36,16 @@ DEFAULT_REGISTRY = "aya_lab.room.nodes:aya_registry"
 
 def _registry(args: argparse.Namespace) -> Registry:
     return registry_from_refs(tuple(args.registry or (DEFAULT_REGISTRY,)))
+
+
+def _load(args: argparse.Namespace, registry: Registry | None = None, **kwargs: Any) -> GraphSpec:
+    """load_spec with the command's --compat; compatibility warnings go to stderr as ``warning: ...``."""
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", SpecWarning)
+        spec = load_spec(args.spec, registry, compat=args.compat, **kwargs)
+    for line in spec.warnings:
+        print(f"warning: {line}", file=sys.stderr)
+    return spec
 
 
 def _fail(exc: BaseException) -> int:
@@ -47,8 +60,8 @@ def _cmd_schema(args: argparse.Namespace) -> int:
 
 def _cmd_validate(args: argparse.Namespace) -> int:
     try:
-        spec = load_spec(args.spec, _registry(args))
-    except (SpecError, RegistryError, OSError, ImportError) as exc:
+        spec = _load(args, _registry(args))
+    except (SpecError, RegistryError, OSError, ImportError, ValueError) as exc:
         return _fail(exc)
     nodes = len(spec.node_names())
     print(f"ok: {spec.name} ({nodes} nodes, {len(spec.flows)} flows), hash {spec_hash(spec)}")
@@ -58,7 +71,7 @@ def _cmd_validate(args: argparse.Namespace) -> int:
 def _cmd_draw(args: argparse.Namespace) -> int:
     try:
         reg = _registry(args)
-        spec = load_spec(args.spec, reg, check_registry=not args.placeholders)
+        spec = _load(args, reg, check_registry=not args.placeholders)
         print(draw(spec, reg, format=args.format, placeholders=args.placeholders, xray=args.xray))
     except SpecError as exc:
         unknown = any("unknown factory" in p.message for p in exc.problems)
@@ -72,7 +85,7 @@ def _cmd_draw(args: argparse.Namespace) -> int:
 
 def _cmd_hash(args: argparse.Namespace) -> int:
     try:
-        spec = load_spec(args.spec, check_registry=False)
+        spec = _load(args, check_registry=False)
     except (SpecError, OSError) as exc:
         return _fail(exc)
     print(spec_hash(spec))
@@ -81,7 +94,7 @@ def _cmd_hash(args: argparse.Namespace) -> int:
 
 def _cmd_resolve(args: argparse.Namespace) -> int:
     try:
-        data: Any = load_spec(args.spec, check_registry=False).to_dict()
+        data: Any = _load(args, check_registry=False).to_dict()
     except (SpecError, OSError) as exc:
         return _fail(exc)
     if args.format == "json":
@@ -102,12 +115,20 @@ def register(subparsers: Any) -> argparse.ArgumentParser:
     def with_registry(p: argparse.ArgumentParser) -> None:
         p.add_argument("--registry", action="append", metavar="MODULE[:ATTR]", help="extra registry (repeatable)")
 
+    def with_compat(p: argparse.ArgumentParser) -> None:
+        p.add_argument(
+            "--compat",
+            choices=["kenkenpa", "strict"],
+            help="read the spec as kenkenpa does (warnings instead of errors), or strictly; default: the spec's own 'compat' key, else strict",
+        )
+
     p = sub.add_parser("schema", help="print the JSON Schema of spec files (for editors)")
     p.set_defaults(func=_cmd_schema)
 
     p = sub.add_parser("validate", help="check a spec (or overlay): every located problem, or 'ok' and its hash")
     p.add_argument("spec")
     with_registry(p)
+    with_compat(p)
     p.set_defaults(func=_cmd_validate)
 
     p = sub.add_parser("draw", help="print the graph as mermaid text or ASCII")
@@ -116,15 +137,18 @@ def register(subparsers: Any) -> argparse.ArgumentParser:
     p.add_argument("--placeholders", action="store_true", help="draw unknown factories as no-op nodes")
     p.add_argument("--xray", action="store_true", help="expand subgraphs")
     with_registry(p)
+    with_compat(p)
     p.set_defaults(func=_cmd_draw)
 
     p = sub.add_parser("hash", help="content hash of the resolved spec")
     p.add_argument("spec")
+    with_compat(p)
     p.set_defaults(func=_cmd_hash)
 
     p = sub.add_parser("resolve", help="print the resolved spec (overlays applied)")
     p.add_argument("spec")
     p.add_argument("--format", choices=["yaml", "json"], default="yaml")
+    with_compat(p)
     p.set_defaults(func=_cmd_resolve)
     return graph
 

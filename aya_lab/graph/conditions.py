@@ -5,7 +5,7 @@ A conditional edge (or entry point) has a list of conditions::
     conditions:
       - expression: {eq: [{type: state_value, name: route}, summarize]}
         result: summarize
-      - expression: {and: [{gt: [{type: function, name: n_messages.v1}, 3]},
+      - expression: {and: [{gt: [{type: function, name: len.v1, args: {field: messages}}, 3]},
                            {not: {eq: [{type: config_value, name: mode}, quick]}}]}
         result: [a, b]                       # several nodes: fan-out
       - default: END
@@ -18,7 +18,9 @@ A conditional edge (or entry point) has a list of conditions::
   ``config["configurable"]``), ``{type: function, name, args}`` (a registered evaluation function called
   as ``fn(state, config, **args)``), or a literal scalar.
 
-**Every** true condition's ``result`` is followed; the ``default`` only when none is true. A result or
+**Every** true condition's ``result`` is followed; the ``default`` only when none is true (in
+kenkenpa's compatibility mode a missing default fails at run time, and several defaults are all
+followed). A result or
 default is a node name (``END`` allowed), a list of them, or an operand whose value is a node name,
 a list of names, or ``Send`` objects (map-reduce). Simplification versus a general language: no
 arithmetic, no attribute access, no ``in``; write an evaluation function for anything richer.
@@ -35,7 +37,7 @@ from langchain_core.runnables import RunnableConfig
 from langgraph.graph import END, START
 from langgraph.types import Send
 
-from aya_lab.graph.errors import ConditionError, PathPart, Problems, did_you_mean, format_path
+from aya_lab.graph.errors import COMPAT_HINT, ConditionError, PathPart, Problems, did_you_mean, format_path
 
 __all__ = [
     "COMPARISONS",
@@ -46,8 +48,6 @@ __all__ = [
     "literal_targets",
     "dynamic_targets",
     "compile_conditions",
-    "CONDITION_DEFS",
-    "CONDITION_REF",
 ]
 
 COMPARISONS: dict[str, Callable[[Any, Any], Any]] = {
@@ -81,7 +81,15 @@ class CheckContext:
     state_fields: set[str] | None = None
     functions: set[str] | None = None  # None: do not check function names (drawing with placeholders)
     path_map: list[str] | dict[str, str] | None = None
-    notes: list[str] = field(default_factory=list)
+    compat: bool = False  # kenkenpa's compatibility mode: some problems become warnings
+    warnings: Problems = field(default_factory=Problems)
+
+    def refuse(self, path: list[PathPart], message: str, problems: Problems, *, warning: str) -> None:
+        """Strict: a problem naming the compatibility mode. Compat: ``warning`` (what happens instead)."""
+        if self.compat:
+            self.warnings.add(path, f"{warning} (compat: kenkenpa)")
+        else:
+            problems.add(path, message + COMPAT_HINT)
 
 
 # -- checking ------------------------------------------------------------------------------------------
@@ -113,10 +121,18 @@ def check_conditions(conditions: Any, path: list[PathPart], ctx: CheckContext, p
         if "result" in keys:
             check_target(cond["result"], [*p, "result"], ctx, problems)
     if not defaults:
-        problems.add(path, "no default: add a last condition like {default: END} (the target when no condition holds)")
+        ctx.refuse(
+            path,
+            "no default: add a last condition like {default: END} (the target when no condition holds)",
+            problems,
+            warning="no default: a run where no condition holds fails there",
+        )
     for i in defaults[1:]:
-        problems.add(
-            [*path, i, "default"], f"a second default (the first is {format_path([*path, defaults[0]])}); keep one"
+        ctx.refuse(
+            [*path, i, "default"],
+            f"a second default (the first is {format_path([*path, defaults[0]])}); keep one",
+            problems,
+            warning="several defaults: all of them are followed when no condition holds",
         )
 
 
@@ -193,7 +209,12 @@ def check_value_ref(ref: dict[str, Any], path: list[PathPart], ctx: CheckContext
         hint = (
             did_you_mean(name, ctx.state_fields) or f" (state fields: {', '.join(sorted(ctx.state_fields)) or 'none'})"
         )
-        problems.add([*path, "name"], f"unknown state field {name!r}{hint}")
+        ctx.refuse(
+            [*path, "name"],
+            f"unknown state field {name!r}{hint}",
+            problems,
+            warning=f"unknown state field {name!r} is read as None",
+        )
     if "args" in ref:
         if kind != "function":
             problems.add([*path, "args"], "only a function operand takes 'args'")
@@ -334,10 +355,10 @@ def compile_conditions(
     """A router ``(state, config) -> [targets]`` for validated ``conditions``."""
     convert = not path_map_is_dict
     cases: list[tuple[Fn, Fn]] = []
-    default: Fn | None = None
+    defaults: list[Fn] = []  # several only in compatibility mode: all are followed, like kenkenpa
     for i, cond in enumerate(conditions):
         if "default" in cond:
-            default = _compile_target(cond["default"], functions, convert, f"{where}[{i}].default")
+            defaults.append(_compile_target(cond["default"], functions, convert, f"{where}[{i}].default"))
         else:
             cases.append(
                 (
@@ -352,9 +373,10 @@ def compile_conditions(
             if test(state, config):
                 out.extend(target(state, config))
         if not out:
-            if default is None:
-                raise ConditionError(f"{where}: no condition held and there is no default")
-            out = default(state, config)
+            if not defaults:
+                raise ConditionError(f"{where}: no condition held and there is no default; add {{default: END}}")
+            for default in defaults:
+                out.extend(default(state, config))
         seen: set[str] = set()
         unique = []
         for t in out:
@@ -369,68 +391,3 @@ def compile_conditions(
     # LangGraph passes the config to a callable whose 'config' parameter is typed RunnableConfig.
     route.__annotations__ = {"state": Any, "config": RunnableConfig, "return": list}
     return route
-
-
-# -- JSON Schema for the condition grammar (merged into the spec schema) --------------------------------
-CONDITION_REF = {"$ref": "#/$defs/Condition"}
-_SCALAR_TYPES = ["string", "number", "integer", "boolean", "null"]
-CONDITION_DEFS: dict[str, Any] = {
-    "Condition": {
-        "description": "{expression, result} (followed when true; every true one is followed) or {default}.",
-        "oneOf": [
-            {
-                "type": "object",
-                "properties": {"expression": {"$ref": "#/$defs/Expression"}, "result": {"$ref": "#/$defs/Target"}},
-                "required": ["expression", "result"],
-                "additionalProperties": False,
-            },
-            {
-                "type": "object",
-                "properties": {"default": {"$ref": "#/$defs/Target"}},
-                "required": ["default"],
-                "additionalProperties": False,
-            },
-        ],
-    },
-    "Expression": {
-        "description": "Exactly one operator: a comparison of two operands, or and/or/not.",
-        "type": "object",
-        "minProperties": 1,
-        "maxProperties": 1,
-        "properties": {
-            "and": {"type": "array", "minItems": 1, "items": {"$ref": "#/$defs/Expression"}},
-            "or": {"type": "array", "minItems": 1, "items": {"$ref": "#/$defs/Expression"}},
-            "not": {"$ref": "#/$defs/Expression"},
-            **{
-                op: {"type": "array", "minItems": 2, "maxItems": 2, "items": {"$ref": "#/$defs/Operand"}}
-                for op in OPERATOR_ALIASES
-            },
-        },
-        "additionalProperties": False,
-    },
-    "Operand": {
-        "anyOf": [
-            {"$ref": "#/$defs/ValueRef"},
-            {"type": _SCALAR_TYPES},
-            {"type": "array", "items": {"type": _SCALAR_TYPES}},
-        ]
-    },
-    "ValueRef": {
-        "type": "object",
-        "properties": {
-            "type": {"enum": list(OPERAND_TYPES)},
-            "name": {"type": "string", "minLength": 1},
-            "args": {"type": "object", "description": "keyword arguments (functions only)"},
-        },
-        "required": ["type", "name"],
-        "additionalProperties": False,
-    },
-    "Target": {
-        "description": "A node name (or END), a list of names (fan-out), or a value returning names or Sends.",
-        "anyOf": [
-            {"type": "string"},
-            {"type": "array", "minItems": 1, "items": {"type": "string"}},
-            {"$ref": "#/$defs/ValueRef"},
-        ],
-    },
-}

@@ -13,7 +13,19 @@ import re
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
-__all__ = ["Problem", "SpecError", "RegistryError", "ConditionError", "format_path", "did_you_mean"]
+__all__ = [
+    "Problem",
+    "SpecError",
+    "SpecWarning",
+    "RegistryError",
+    "ConditionError",
+    "format_path",
+    "did_you_mean",
+    "COMPAT_HINT",
+]
+
+COMPAT_HINT = "; or run the spec as kenkenpa does: add `compat: kenkenpa` at its top (CLI: --compat kenkenpa)"
+"""Appended to every strict refusal that kenkenpa's compatibility mode would accept."""
 
 PathPart = str | int
 _IDENT = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
@@ -72,6 +84,10 @@ class SpecError(ValueError):
 
     def __str__(self) -> str:
         return self._render()
+
+
+class SpecWarning(UserWarning):
+    """Something compatibility mode accepted that strict mode refuses (``str()``: ``path: message``)."""
 
 
 class RegistryError(ValueError):

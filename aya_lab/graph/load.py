@@ -5,6 +5,7 @@ located problem."""
 from __future__ import annotations
 
 import json
+import warnings
 from collections.abc import Mapping
 from os import PathLike
 from pathlib import Path
@@ -14,10 +15,11 @@ import yaml
 from pydantic import ValidationError
 
 from aya_lab.graph.check import check_spec
-from aya_lab.graph.errors import Problem, Problems, SpecError, format_path
+from aya_lab.graph.compat import normalize_aliases, prune_for_kenkenpa, resolve_mode
+from aya_lab.graph.errors import Problem, Problems, SpecError, SpecWarning, format_path
 from aya_lab.graph.overlay import apply_changes, check_overlay_structure, is_overlay, resolve_base_path
 from aya_lab.graph.registry import Registry, default_registry
-from aya_lab.graph.spec import GraphSpec, Source, normalize_aliases
+from aya_lab.graph.spec import GraphSpec, Source
 
 __all__ = ["load_spec", "read_spec_data"]
 
@@ -79,18 +81,28 @@ def load_spec(
     *,
     check_registry: bool = True,
     base_dir: str | PathLike[str] | None = None,
+    compat: str | None = None,
 ) -> GraphSpec:
     """Read, resolve overlays, check everything, return the :class:`GraphSpec`.
 
     ``source`` is a YAML/JSON file path, a dict or a GraphSpec. ``registry`` (default:
     :func:`~aya_lab.graph.registry.default_registry`) supplies the names a spec may use; with
     ``check_registry=False`` unknown factory/type/reducer/function names are not problems (drawing
-    with placeholders). Raises :class:`SpecError` listing all located problems.
+    with placeholders). ``compat`` (``"kenkenpa"`` or ``"strict"``) overrides the spec's own ``compat``
+    key: in kenkenpa's mode what kenkenpa accepts is accepted, each case emitted as a located
+    :class:`SpecWarning` and kept in ``spec.warnings``. Raises :class:`SpecError` listing all located
+    problems.
     """
     data, lineage = read_spec_data(source, base_dir=base_dir)
     label = lineage[-1] if lineage else None
+    if compat is None and isinstance(source, GraphSpec):
+        compat = source._mode
+    mode = resolve_mode(data, compat)
+    lenient = Problems()
+    if mode == "kenkenpa":
+        data = prune_for_kenkenpa(data, lenient)
     reg = registry if registry is not None else (default_registry() if check_registry else None)
-    problems = check_spec(data, reg if check_registry else None)
+    problems = check_spec(data, reg if check_registry else None, compat=mode == "kenkenpa", warnings=lenient)
     problems.raise_if_any(f"{label} (resolved)" if len(lineage) > 1 else label)
     try:
         spec = GraphSpec.model_validate(data)
@@ -98,6 +110,8 @@ def load_spec(
         raise SpecError([Problem(format_path(list(e["loc"])), e["msg"]) for e in exc.errors()], label) from None
     if isinstance(source, GraphSpec):  # re-checking a loaded spec keeps where it came from
         label, lineage = source.source, source.lineage
-    spec._source = label
-    spec._lineage = lineage
+    spec._source, spec._lineage, spec._mode = label, lineage, compat
+    spec._warnings = tuple(str(w) for w in lenient.items)
+    for line in spec._warnings:
+        warnings.warn(f"{label or 'graph spec'}: {line}", SpecWarning, stacklevel=2)
     return spec

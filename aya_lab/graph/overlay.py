@@ -6,14 +6,14 @@
     base: aya.yaml                      # relative to this file; may itself be an overlay
     name: Aya-one-call                  # optional: rename the top-level graph
     changes:
-      - replace_node: summarize         # swap the factory and/or its parameters
-        factory: aya_summarizer.one_call.v1
-        factory_parameter: {max_messages: 50}
+      - replace_node: supervisor        # swap the factory and/or its parameters
+        factory: aya_supervisor.v1
+        factory_parameter: {summarizer: one_call}
       - update_node: translate_lena     # deep-merge into factory_parameter
         factory_parameter: {context_window: 3}
       - remove_edge: {start_key: translate, end_key: route}
       - add_edge: {start_key: route, end_key: translate}
-      - add_node: {name: critic, factory: aya_critic.v1, factory_parameter: {}}
+      - add_node: {name: critic, factory: const_update.v1, factory_parameter: {update: {}}}
       - remove_node: critic             # also drops plain edges touching it
       - remove_conditional_edge: route  # START removes the conditional entry point
       - add_flow: {kind: configurable_conditional_edge, flow_parameter: {...}}
@@ -219,9 +219,12 @@ def _as_list(key: Any) -> list[Any]:
     return list(key) if isinstance(key, list) else [key]
 
 
-def _same_edge(flow: Any, edge: dict[str, Any]) -> bool:
+def _same_edge(flow: Any, edge: dict[str, Any] | None) -> bool:
+    """Is ``flow`` a plain edge (``edge`` None), or the edge with ``edge``'s start and end keys?"""
     if not (isinstance(flow, dict) and flow.get("kind") == "edge" and isinstance(flow.get("flow_parameter"), dict)):
         return False
+    if edge is None:
+        return True
     fp = flow["flow_parameter"]
     return _as_list(fp.get("start_key")) == _as_list(edge["start_key"]) and _as_list(fp.get("end_key")) == _as_list(
         edge["end_key"]
@@ -245,104 +248,122 @@ def apply_changes(base: dict[str, Any], overlay: dict[str, Any], problems: Probl
         (op,) = _op_of(change)
         path: list[PathPart] = ["changes", i]
         graph = _find_graph(spec, change.get("graph"), path, problems)
-        if graph is None:
-            continue
-        arg = change[op]
-        p = [*path, op]
-        if op in ("replace_node", "update_node", "remove_node"):
-            idx = _node_index(graph, arg)
-            if idx is None:
-                problems.add(p, f"no node {arg!r} in graph {_name(graph)!r}{did_you_mean(arg, _node_names(graph))}")
-                continue
-            flow = _flows(graph)[idx]
-            if op == "remove_node":
-                _remove_node(graph, idx, arg)
-                continue
-            if flow.get("kind") != "node":
-                problems.add(p, f"{arg!r} is a subgraph; change its nodes with graph: {arg}")
-                continue
-            if op == "replace_node":
-                if change.get("factory") is None and change.get("factory_parameter") is None:
-                    problems.add(p, "nothing to replace: give factory and/or factory_parameter")
-                if change.get("factory") is not None:
-                    flow.setdefault("flow_parameter", {})["factory"] = change["factory"]
-                if change.get("factory_parameter") is not None:
-                    flow["factory_parameter"] = copy.deepcopy(change["factory_parameter"])
-            else:
-                flow["factory_parameter"] = _deep_merge(
-                    flow.get("factory_parameter") or {}, change["factory_parameter"]
-                )
-        elif op == "add_node":
-            if _node_index(graph, arg["name"]) is not None:
-                problems.add([*p, "name"], f"node {arg['name']!r} already exists; use replace_node to change it")
-                continue
-            _insert_node(
-                graph,
-                {
-                    "kind": "node",
-                    "flow_parameter": {"name": arg["name"], "factory": arg["factory"]},
-                    "factory_parameter": copy.deepcopy(arg.get("factory_parameter") or {}),
-                },
-            )
-        elif op == "add_edge":
-            _flows(graph).append({"kind": "edge", "flow_parameter": copy.deepcopy(arg)})
-        elif op == "remove_edge":
-            flows = _flows(graph)
-            hits = [j for j, f in enumerate(flows) if _same_edge(f, arg)]
-            if not hits:
-                starts = _as_list(arg["start_key"])
-                near = [
-                    f"{f['flow_parameter'].get('start_key')} -> {f['flow_parameter'].get('end_key')}"
-                    for f in flows
-                    if isinstance(f, dict)
-                    and f.get("kind") == "edge"
-                    and isinstance(f.get("flow_parameter"), dict)
-                    and set(_as_list(f["flow_parameter"].get("start_key"))) & set(starts)
-                ]
-                hint = f" (edges from there: {'; '.join(near)})" if near else ""
-                problems.add(p, f"no edge {arg['start_key']} -> {arg['end_key']} in graph {_name(graph)!r}{hint}")
-                continue
-            for j in reversed(hits):
-                del flows[j]
-        elif op == "add_flow":
-            if (
-                arg.get("kind") in ("node", "stategraph")
-                and isinstance(n := _name(arg), str)
-                and _node_index(graph, n) is not None
-            ):
-                problems.add(p, f"node {n!r} already exists; use replace_node to change it")
-                continue
-            if arg.get("kind") in ("node", "stategraph"):
-                _insert_node(graph, copy.deepcopy(arg))
-            else:
-                _flows(graph).append(copy.deepcopy(arg))
-        elif op == "remove_conditional_edge":
-            flows = _flows(graph)
-            if arg in ("START", "__start__"):
-                hits = [
-                    j
-                    for j, f in enumerate(flows)
-                    if isinstance(f, dict) and f.get("kind") == "configurable_conditional_entry_point"
-                ]
-            else:
-                hits = [
-                    j for j, f in enumerate(flows)
-                    if isinstance(f, dict) and f.get("kind") == "configurable_conditional_edge"
-                    and isinstance(f.get("flow_parameter"), dict) and f["flow_parameter"].get("start_key") == arg
-                ]  # fmt: skip
-            if not hits:
-                problems.add(p, f"no conditional edge from {arg!r} in graph {_name(graph)!r}")
-                continue
-            for j in reversed(hits):
-                del flows[j]
-        elif op == "add_state_field":
-            fp = graph.setdefault("flow_parameter", {})
-            state = fp.setdefault("state", [])
-            if any(isinstance(f, dict) and f.get("field_name") == arg["field_name"] for f in state):
-                problems.add([*p, "field_name"], f"state field {arg['field_name']!r} already exists")
-                continue
-            state.append(copy.deepcopy(arg))
+        if graph is not None:
+            _APPLY[op](graph, change, [*path, op], problems)
     return spec
+
+
+def _change_node(graph: dict[str, Any], change: dict[str, Any], p: list[PathPart], problems: Problems) -> None:
+    """``replace_node``, ``update_node`` and ``remove_node``."""
+    op = p[-1]
+    arg = change[op]
+    idx = _node_index(graph, arg)
+    if idx is None:
+        problems.add(p, f"no node {arg!r} in graph {_name(graph)!r}{did_you_mean(arg, _node_names(graph))}")
+        return
+    flow = _flows(graph)[idx]
+    if op == "remove_node":
+        _remove_node(graph, idx, arg)
+    elif flow.get("kind") != "node":
+        problems.add(p, f"{arg!r} is a subgraph; change its nodes with graph: {arg}")
+    elif op == "update_node":
+        flow["factory_parameter"] = _deep_merge(flow.get("factory_parameter") or {}, change["factory_parameter"])
+    else:
+        if change.get("factory") is None and change.get("factory_parameter") is None:
+            problems.add(p, "nothing to replace: give factory and/or factory_parameter")
+        if change.get("factory") is not None:
+            flow.setdefault("flow_parameter", {})["factory"] = change["factory"]
+        if change.get("factory_parameter") is not None:
+            flow["factory_parameter"] = copy.deepcopy(change["factory_parameter"])
+
+
+def _add_node(graph: dict[str, Any], change: dict[str, Any], p: list[PathPart], problems: Problems) -> None:
+    arg = change["add_node"]
+    if _node_index(graph, arg["name"]) is not None:
+        problems.add([*p, "name"], f"node {arg['name']!r} already exists; use replace_node to change it")
+        return
+    _insert_node(
+        graph,
+        {
+            "kind": "node",
+            "flow_parameter": {"name": arg["name"], "factory": arg["factory"]},
+            "factory_parameter": copy.deepcopy(arg.get("factory_parameter") or {}),
+        },
+    )
+
+
+def _add_edge(graph: dict[str, Any], change: dict[str, Any], p: list[PathPart], problems: Problems) -> None:
+    _flows(graph).append({"kind": "edge", "flow_parameter": copy.deepcopy(change["add_edge"])})
+
+
+def _remove_edge(graph: dict[str, Any], change: dict[str, Any], p: list[PathPart], problems: Problems) -> None:
+    arg = change["remove_edge"]
+    flows = _flows(graph)
+    hits = [j for j, f in enumerate(flows) if _same_edge(f, arg)]
+    if not hits:
+        starts = set(_as_list(arg["start_key"]))
+        near = [
+            f"{f['flow_parameter'].get('start_key')} -> {f['flow_parameter'].get('end_key')}"
+            for f in flows
+            if _same_edge(f, None) and set(_as_list(f["flow_parameter"].get("start_key"))) & starts
+        ]
+        hint = f" (edges from there: {'; '.join(near)})" if near else ""
+        problems.add(p, f"no edge {arg['start_key']} -> {arg['end_key']} in graph {_name(graph)!r}{hint}")
+    for j in reversed(hits):
+        del flows[j]
+
+
+def _add_flow(graph: dict[str, Any], change: dict[str, Any], p: list[PathPart], problems: Problems) -> None:
+    arg = change["add_flow"]
+    if arg.get("kind") not in ("node", "stategraph"):
+        _flows(graph).append(copy.deepcopy(arg))
+    elif isinstance(n := _name(arg), str) and _node_index(graph, n) is not None:
+        problems.add(p, f"node {n!r} already exists; use replace_node to change it")
+    else:
+        _insert_node(graph, copy.deepcopy(arg))
+
+
+def _remove_branch(graph: dict[str, Any], change: dict[str, Any], p: list[PathPart], problems: Problems) -> None:
+    arg = change["remove_conditional_edge"]
+    flows = _flows(graph)
+    if arg in ("START", "__start__"):
+        hits = [
+            j
+            for j, f in enumerate(flows)
+            if isinstance(f, dict) and f.get("kind") == "configurable_conditional_entry_point"
+        ]
+    else:
+        hits = [
+            j for j, f in enumerate(flows)
+            if isinstance(f, dict) and f.get("kind") == "configurable_conditional_edge"
+            and isinstance(f.get("flow_parameter"), dict) and f["flow_parameter"].get("start_key") == arg
+        ]  # fmt: skip
+    if not hits:
+        problems.add(p, f"no conditional edge from {arg!r} in graph {_name(graph)!r}")
+    for j in reversed(hits):
+        del flows[j]
+
+
+def _add_state_field(graph: dict[str, Any], change: dict[str, Any], p: list[PathPart], problems: Problems) -> None:
+    arg = change["add_state_field"]
+    state = graph.setdefault("flow_parameter", {}).setdefault("state", [])
+    if any(isinstance(f, dict) and f.get("field_name") == arg["field_name"] for f in state):
+        problems.add([*p, "field_name"], f"state field {arg['field_name']!r} already exists")
+        return
+    state.append(copy.deepcopy(arg))
+
+
+_APPLY = {
+    "replace_node": _change_node,
+    "update_node": _change_node,
+    "remove_node": _change_node,
+    "add_node": _add_node,
+    "add_edge": _add_edge,
+    "remove_edge": _remove_edge,
+    "add_flow": _add_flow,
+    "remove_conditional_edge": _remove_branch,
+    "add_state_field": _add_state_field,
+}
 
 
 def _remove_node(graph: dict[str, Any], idx: int, name: str) -> None:

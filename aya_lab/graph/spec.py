@@ -2,7 +2,8 @@
 
 The format follows kenkenpa: a ``stategraph`` has a ``flow_parameter`` (``name``, ``state``) and
 ``flows``; each flow has a ``kind`` (kenkenpa's ``graph_type`` is accepted as an alias) and a
-``flow_parameter``; nodes add ``factory_parameter``. Conditions are kept as plain data here; their
+``flow_parameter``; nodes add ``factory_parameter``. A list ``start_key`` is one edge per start, as in
+kenkenpa; ``wait_for: all`` makes it a join. ``compat`` (top level) selects kenkenpa's permissive reading. Conditions are kept as plain data here; their
 grammar is checked by :mod:`aya_lab.graph.conditions`.
 
 Why a hand-written structural checker beside pydantic: pydantic's union errors are noisy and carry
@@ -36,7 +37,6 @@ __all__ = [
     "StateFieldSpec",
     "FLOW_KINDS",
     "check_structure",
-    "normalize_aliases",
 ]
 
 _CONDITION_MARK = {"$comment": "aya_lab:condition"}  # replaced by CONDITION_REF in json_schema()
@@ -79,10 +79,16 @@ class NodeSpec(_Model):
 class EdgeParameter(_Model):
     start_key: Key
     end_key: Key
+    wait_for: Literal["all"] | None = Field(
+        None,
+        description="With a list start_key: 'all' makes the edge a join (end_key runs once every start ran). "
+        "Without it, as in kenkenpa, each start gets its own edge (end_key runs after whichever ran).",
+    )
 
 
 class EdgeSpec(_Model):
-    """``start_key -> end_key``; one side may be a list (a list of starts is a join: all must run)."""
+    """``start_key -> end_key``; one side may be a list. A list of starts is one edge per start
+    (kenkenpa's meaning) unless ``wait_for: all`` makes it a join that waits for every start."""
 
     kind: Literal["edge"]
     flow_parameter: EdgeParameter
@@ -123,10 +129,27 @@ class GraphSpec(_Model):
     """A ``stategraph``: the top-level spec, or (nested in ``flows``) a subgraph node."""
 
     kind: Literal["stategraph"]
+    compat: Literal["strict", "kenkenpa"] | None = Field(
+        None,
+        description="Top level only. 'kenkenpa' accepts what kenkenpa accepts (unknown keys, a missing or "
+        "repeated default, unknown state fields, null factory_parameter, START in a list) with warnings.",
+    )
     flow_parameter: StateGraphParameter
     flows: list[Flow] = []
     _source: str | None = PrivateAttr(default=None)
     _lineage: tuple[str, ...] = PrivateAttr(default=())
+    _mode: str | None = PrivateAttr(default=None)  # the compat= given to load_spec (not part of the data)
+    _warnings: tuple[str, ...] = PrivateAttr(default=())
+
+    @property
+    def compat_mode(self) -> str:
+        """How the spec is read: the ``compat=`` given to load_spec, else its own ``compat`` key, else strict."""
+        return self._mode or self.compat or "strict"
+
+    @property
+    def warnings(self) -> tuple[str, ...]:
+        """What compatibility mode accepted while loading, one located line each."""
+        return self._warnings
 
     @property
     def name(self) -> str:
@@ -208,18 +231,6 @@ def content_hash(spec: GraphSpec) -> str:
 
 
 # -- structural checking ------------------------------------------------------------------------------
-def normalize_aliases(data: Any) -> Any:
-    """Accept kenkenpa's ``graph_type`` as ``kind`` (recursively in ``flows``); returns new data."""
-    if not isinstance(data, dict):
-        return data
-    out = dict(data)
-    if "graph_type" in out and "kind" not in out:
-        out["kind"] = out.pop("graph_type")
-    if isinstance(out.get("flows"), list):
-        out["flows"] = [normalize_aliases(f) for f in out["flows"]]
-    return out
-
-
 def _describe(annotation: Any) -> str:
     origin = typing.get_origin(annotation)
     if origin is Annotated:
@@ -253,70 +264,74 @@ def check_value(value: Any, annotation: Any, path: list[PathPart], problems: Pro
         return
     if isinstance(annotation, typing.ForwardRef) or isinstance(annotation, str):
         annotation = GraphSpec
+    origin = typing.get_origin(annotation)
     if _is_flow_union(annotation):
         check_flow(value, path, problems)
-        return
-    origin = typing.get_origin(annotation)
-    if origin is Annotated:
+    elif origin is Annotated:
         check_value(value, typing.get_args(annotation)[0], path, problems)
-        return
-    if isinstance(annotation, type) and issubclass(annotation, BaseModel):
+    elif isinstance(annotation, type) and issubclass(annotation, BaseModel):
         check_model(value, annotation, path, problems)
-        return
-    if origin in (Union, pytypes.UnionType):
-        members = typing.get_args(annotation)
-        trials = []
-        for member in members:
-            sub = Problems()
-            check_value(value, member, path, sub)
-            if not sub:
-                return
-            trials.append((member, sub))
-        # Report the member whose container type matched (a mapping for a model, a list for a list).
-        for member, sub in trials:
-            m_origin = typing.get_origin(member) or member
-            if (m_origin is list and isinstance(value, list)) or (
-                isinstance(value, dict)
-                and (m_origin is dict or (isinstance(member, type) and issubclass(member, BaseModel)))
-            ):
-                problems.items.extend(sub.items)
-                return
-        problems.add(path, f"expected {_describe(annotation)}, got {_type_name(value)}")
-        return
-    if origin is list:
+    elif origin in (Union, pytypes.UnionType):
+        _check_union(value, annotation, path, problems)
+    elif origin is list:
         if not isinstance(value, list):
             problems.add(path, f"expected {_describe(annotation)}, got {_type_name(value)}")
             return
         (item,) = typing.get_args(annotation)
         for i, v in enumerate(value):
             check_value(v, item, [*path, i], problems)
-        return
-    if origin is dict:
-        if not isinstance(value, dict):
-            problems.add(path, f"expected a mapping, got {_type_name(value)}")
+    elif origin is dict:
+        _check_mapping(value, annotation, path, problems)
+    else:
+        _check_scalar(value, annotation, path, problems)
+
+
+def _check_union(value: Any, annotation: Any, path: list[PathPart], problems: Problems) -> None:
+    trials = []
+    for member in typing.get_args(annotation):
+        sub = Problems()
+        check_value(value, member, path, sub)
+        if not sub:
             return
-        key_t, val_t = typing.get_args(annotation)
-        for k, v in value.items():
-            if not isinstance(k, str):
-                problems.add([*path, str(k)], f"keys must be strings, got {_type_name(k)}")
-            else:
-                check_value(v, val_t, [*path, k], problems)
+        trials.append((member, sub))
+    # Report the member whose container type matched (a mapping for a model, a list for a list).
+    for member, sub in trials:
+        m_origin = typing.get_origin(member) or member
+        if (m_origin is list and isinstance(value, list)) or (
+            isinstance(value, dict)
+            and (m_origin is dict or (isinstance(member, type) and issubclass(member, BaseModel)))
+        ):
+            problems.items.extend(sub.items)
+            return
+    problems.add(path, f"expected {_describe(annotation)}, got {_type_name(value)}")
+
+
+def _check_mapping(value: Any, annotation: Any, path: list[PathPart], problems: Problems) -> None:
+    if not isinstance(value, dict):
+        problems.add(path, f"expected a mapping, got {_type_name(value)}")
         return
-    if origin is Literal:
+    _, val_t = typing.get_args(annotation)
+    for k, v in value.items():
+        if not isinstance(k, str):
+            problems.add([*path, str(k)], f"keys must be strings, got {_type_name(k)}")
+        else:
+            check_value(v, val_t, [*path, k], problems)
+
+
+def _check_scalar(value: Any, annotation: Any, path: list[PathPart], problems: Problems) -> None:
+    if typing.get_origin(annotation) is Literal:
         allowed = typing.get_args(annotation)
         if value not in allowed:
             problems.add(path, f"expected {_describe(annotation)}, got {value!r}{did_you_mean(value, allowed)}")
-        return
-    if annotation is type(None):
+    elif annotation is type(None):
         if value is not None:
             problems.add(path, f"expected null, got {_type_name(value)}")
-        return
-    if annotation in (str, int, bool, float):
+    elif annotation in (str, int, bool, float):
         ok = isinstance(value, annotation) and not (annotation is int and isinstance(value, bool))
         if not ok:
             problems.add(path, f"expected {_describe(annotation)}, got {_type_name(value)}")
-        return
-    raise TypeError(f"check_value: unsupported annotation {annotation!r}")  # pragma: no cover
+    else:
+        raise TypeError(f"check_value: unsupported annotation {annotation!r}")  # pragma: no cover
 
 
 def _type_name(value: Any) -> str:

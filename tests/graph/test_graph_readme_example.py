@@ -4,9 +4,10 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
 from graph_helpers import EXAMPLES
 
-from aya_lab.graph import build_graph, default_registry, draw, load_spec, spec_hash
+from aya_lab.graph import SpecError, build_graph, default_registry, draw, load_spec, spec_hash
 
 README = Path(__file__).resolve().parents[2] / "README.md"
 
@@ -38,3 +39,36 @@ def test_readme_shows_the_current_spec_diagram_and_hashes():
             assert line in text
     assert spec_hash(load_spec(EXAMPLES / "triage.yaml", registry=reg)) in text
     assert spec_hash(load_spec(EXAMPLES / "triage_always_summarize.yaml", registry=reg)) in text
+
+
+def test_readme_shows_the_current_starving_join_error():
+    """The README's starving-join example: nodes a..e, START -> a, a branches to b / [b, c] / d, a join
+    [b, c, d] -> e, e -> END; its error line is the one `graph validate` prints today."""
+    pick = {"type": "state_value", "name": "pick"}
+    data = {
+        "kind": "stategraph",
+        "flow_parameter": {"name": "fan-out", "state": [{"field_name": "pick", "type": "str"}]},
+        "flows": [{"kind": "node", "flow_parameter": {"name": n, "factory": "const_update.v1"}} for n in "abcde"]
+        + [
+            {"kind": "edge", "flow_parameter": {"start_key": "START", "end_key": "a"}},
+            {
+                "kind": "configurable_conditional_edge",
+                "flow_parameter": {
+                    "start_key": "a",
+                    "conditions": [
+                        {"expression": {"eq": [pick, "b"]}, "result": "b"},
+                        {"expression": {"eq": [pick, "bc"]}, "result": ["b", "c"]},
+                        {"default": "d"},
+                    ],
+                },
+            },
+            {"kind": "edge", "flow_parameter": {"start_key": ["b", "c", "d"], "end_key": "e", "wait_for": "all"}},
+            {"kind": "edge", "flow_parameter": {"start_key": "e", "end_key": "END"}},
+        ],
+    }
+    with pytest.raises(SpecError) as info:
+        load_spec(data, registry=default_registry())
+    (problem,) = info.value.problems
+    assert str(problem) in section()
+    del data["flows"][7]["flow_parameter"]["wait_for"]
+    assert load_spec(data, registry=default_registry()).name == "fan-out"  # kenkenpa's meaning: no join

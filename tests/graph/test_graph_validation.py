@@ -3,11 +3,13 @@
 from __future__ import annotations
 
 import copy
+import os
 
 import pytest
 import yaml
 
 from aya_lab.graph import SpecError, build_graph, load_spec
+from aya_lab.graph.errors import COMPAT_HINT
 
 
 def base() -> dict:
@@ -74,7 +76,7 @@ def test_unknown_key_and_unknown_node_reported_together(registry):
     data["flows"][0]["factory_paramter"] = {}
     data["flows"][5]["flow_parameter"]["start_key"] = "sumarize"
     assert problems(data, registry) == [
-        "flows[0].factory_paramter: unknown key (did you mean 'factory_parameter'?)",
+        "flows[0].factory_paramter: unknown key (did you mean 'factory_parameter'?)" + COMPAT_HINT,
         "flows[5].flow_parameter.start_key: unknown node 'sumarize' (did you mean 'summarize'?)",
     ]
 
@@ -108,7 +110,8 @@ def test_error_message_shape(registry):
         ),
         (
             lambda d: d["flows"][4]["flow_parameter"]["conditions"].pop(),
-            "flows[4].flow_parameter.conditions: no default: add a last condition like {default: END} (the target when no condition holds)",
+            "flows[4].flow_parameter.conditions: no default: add a last condition like {default: END} (the target when no condition holds)"
+            + COMPAT_HINT,
         ),
         (
             lambda d: d["flows"][5]["flow_parameter"].update(start_key=["summarize", "answer"], end_key=["END"]),
@@ -129,7 +132,8 @@ def test_error_message_shape(registry):
         ),
         (
             lambda d: d["flows"][4]["flow_parameter"]["conditions"][0]["expression"]["eq"][0].update(name="rout"),
-            "flows[4].flow_parameter.conditions[0].expression.eq[0].name: unknown state field 'rout' (did you mean 'route'?)",
+            "flows[4].flow_parameter.conditions[0].expression.eq[0].name: unknown state field 'rout' (did you mean 'route'?)"
+            + COMPAT_HINT,
         ),
         (
             lambda d: d["flows"][4]["flow_parameter"]["conditions"][0]["expression"]["eq"][0].update(type="state"),
@@ -163,7 +167,10 @@ def test_error_message_shape(registry):
             lambda d: d["flow_parameter"]["state"][1].update(field_name="__start__"),
             "flow_parameter.state[1].field_name: invalid state field name '__start__': use a non-empty name not starting with '__' (LangGraph reserves those)",
         ),
-        (lambda d: d["flow_parameter"].update(nmae="x"), "flow_parameter.nmae: unknown key (did you mean 'name'?)"),
+        (
+            lambda d: d["flow_parameter"].update(nmae="x"),
+            "flow_parameter.nmae: unknown key (did you mean 'name'?)" + COMPAT_HINT,
+        ),
         (lambda d: d["flows"][2].pop("flow_parameter"), "flows[2].flow_parameter: missing required key"),
         (
             lambda d: d["flows"][2]["flow_parameter"].update(name=3),
@@ -197,7 +204,8 @@ def test_join_reachability_needs_all_starts(registry):
     data = base()
     data["flows"].insert(3, {"kind": "node", "flow_parameter": {"name": "orphan", "factory": "test.record.v1"}})
     data["flows"].insert(3, {"kind": "node", "flow_parameter": {"name": "after", "factory": "test.record.v1"}})
-    data["flows"].append({"kind": "edge", "flow_parameter": {"start_key": ["summarize", "orphan"], "end_key": "after"}})
+    edge = {"start_key": ["summarize", "orphan"], "end_key": "after", "wait_for": "all"}
+    data["flows"].append({"kind": "edge", "flow_parameter": edge})
     assert sorted(problems(data, registry)) == [
         "flows[3]: node 'after' is unreachable from START (add an edge to it, or remove it)",
         "flows[4]: node 'orphan' is unreachable from START (add an edge to it, or remove it)",
@@ -206,9 +214,16 @@ def test_join_reachability_needs_all_starts(registry):
 
 def test_dynamic_targets_without_path_map_count_as_reaching_everything(registry):
     data = base()
+    data["flow_parameter"]["state"].append({"field_name": "visited", "type": "list", "reducer": "append_list.v1"})
     data["flows"].insert(3, {"kind": "node", "flow_parameter": {"name": "maybe", "factory": "test.record.v1"}})
+    static = copy.deepcopy(data)
     data["flows"][5]["flow_parameter"]["conditions"][2] = {"default": {"type": "state_value", "name": "route"}}
-    load_spec(data, registry=registry)
+    spec = load_spec(data, registry=registry)  # 'maybe' counts as reachable through the dynamic default
+    app = build_graph(spec, registry).compile()
+    assert app.invoke({"messages": ["hi"], "route": "maybe"})["visited"] == ["supervise", "maybe"]
+    assert problems(static, registry) == [
+        "flows[3]: node 'maybe' is unreachable from START (add an edge to it, or remove it)"
+    ]
 
 
 def test_subgraph_problems_are_located_inside(registry):
@@ -243,11 +258,22 @@ def test_yaml_is_loaded_safely(tmp_path, registry):
         load_spec(path, registry=registry)
 
 
-def test_strings_are_never_evaluated(registry):
+def test_strings_are_never_evaluated(registry, monkeypatch):
     data = base()
-    data["flows"][4]["flow_parameter"]["conditions"][0]["expression"] = {"eq": ["__import__('os').getcwd()", "x"]}
+    data["flow_parameter"]["state"].append({"field_name": "visited", "type": "list", "reducer": "append_list.v1"})
+    conditions = data["flows"][4]["flow_parameter"]["conditions"]
+    route = {"type": "state_value", "name": "route"}
+    # evaluated, this string equals the route ("summarize") and would take the summarize branch
+    conditions[0]["expression"] = {"eq": [route, "'summ' + 'arize'"]}
+    # evaluated, this one would set an environment variable
+    conditions[1]["expression"] = {"eq": [route, "__import__('os').environ.setdefault('AYA_LAB_EVALUATED', '1')"]}
+    monkeypatch.delenv("AYA_LAB_EVALUATED", raising=False)
     app = build_graph(load_spec(data, registry=registry), registry).compile()
-    app.invoke({"messages": ["hi"], "route": "x"})  # the string is a literal; nothing runs
+    assert app.invoke({"messages": ["hi"], "route": "summarize"})["visited"] == ["supervise"]  # default: END
+    assert "AYA_LAB_EVALUATED" not in os.environ
+    conditions[0]["expression"] = {"eq": [route, "summarize"]}  # the plain literal does take the branch
+    app = build_graph(load_spec(data, registry=registry), registry).compile()
+    assert app.invoke({"messages": ["hi"], "route": "summarize"})["visited"] == ["supervise", "summarize"]
 
 
 def test_factory_failure_is_located(registry):
