@@ -2,14 +2,29 @@
 
 from __future__ import annotations
 
+import re
 import uuid
 from datetime import UTC, datetime
 
 from pydantic import BaseModel, ConfigDict, Field
 
-__all__ = ["ChatMessage", "Delivery", "AYA"]
+__all__ = ["ChatMessage", "Delivery", "AYA", "AYA_MENTION", "parse_aya_request"]
 
 AYA = "aya"
+
+AYA_MENTION = re.compile(r"(?<![\w@])@aya\b[\s,:;.!?-]*", re.IGNORECASE)
+"""An ``@aya`` mention (any case) with the punctuation and spaces that follow it."""
+
+
+def parse_aya_request(text: str) -> str | None:
+    """The request addressed to Aya (the text without the ``@aya`` mention), or ``None`` if not addressed.
+
+    Returns ``""`` for a bare ``@aya`` (the room refuses it with a clear error). The room and the
+    evaluators share this one parser, so a data file may keep the mention as users type it.
+    """
+    if not AYA_MENTION.search(text):
+        return None
+    return AYA_MENTION.sub(" ", text).strip()
 
 
 def _now() -> str:

@@ -1,4 +1,4 @@
-"""Parallel test sets: one registry, one loader, one error line per kind of bad input.
+"""Parallel test sets: one loader, one error line per kind of bad input.
 
 ``load_parallel(name, src, tgt, split=None, n=None)`` returns a :class:`ParallelSet` of aligned,
 NFC-normalised segments with ids, document ids, the English side (for pivot scoring), a dataset id and
@@ -8,24 +8,36 @@ the license. Names:
 - ``floresv1`` — ``xx-en`` pairs in either direction, splits ``dev``/``devtest`` (default ``devtest``);
 - ``mafand`` — ``en-xx`` pairs in either direction, splits ``dev``/``test`` (default ``test``);
 - ``workplace`` — the project's own set in ``data/workplace/`` (English source, some references);
-- ``files:SRC.txt,REF.txt`` — any two line-aligned files a user brings (as sacrebleu's CLI takes them).
+- ``files:SRC.txt,REF.txt`` or ``files:eng-swh:SRC.txt,REF.txt`` — any two line-aligned files a user
+  brings (as sacrebleu's CLI takes them); such a set has exactly one language pair
+  (:func:`plan_datasets`).
 
 External sets are read from ``AYA_LAB_DATA_DIR`` (layout: ``$AYA_LAB_DATA_DIR/README.md``). Files are
 checked for equal line counts on every load; ``verify=True`` also checks them against the set's
-``SHA256SUMS`` (once per file and modification time). Simplification: only the layouts above are
-known; a new set is a new :class:`_Source` subclass registered in ``_SOURCES``.
+``SHA256SUMS`` (once per file and modification time). The registry of sets and the file reading
+live in :mod:`~.sources`; this module re-exports their public names.
 """
 
 from __future__ import annotations
 
 import hashlib
-import re
-import unicodedata
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from aya_lab.datasets.sources import (
+    _SOURCES,
+    DatasetError,
+    DatasetInfo,
+    DatasetNotFoundError,
+    MisalignedFilesError,
+    _read_aligned,
+    _sha256,
+    _Source,
+    _verify_sums,
+    read_lines,
+)
 from aya_lab.languages import Language, UnknownLanguageError, get_language
-from aya_lab.paths import data_dir, project_root
 
 __all__ = [
     "MAX_CONTEXT_WINDOW",
@@ -40,22 +52,12 @@ __all__ = [
     "dataset_names",
     "parse_pair",
     "read_lines",
+    "plan_datasets",
+    "split_files_spec",
 ]
 
 MAX_CONTEXT_WINDOW = 10
 """The most preceding segments of its document a system is ever shown (evaluator and systems)."""
-
-
-class DatasetError(ValueError):
-    """A dataset request that cannot be served (unknown set, pair or split); the message is one line."""
-
-
-class DatasetNotFoundError(DatasetError):
-    """A known dataset whose files are not where they are looked for."""
-
-
-class MisalignedFilesError(DatasetError):
-    """Two files that should be line-aligned have different line counts."""
 
 
 @dataclass
@@ -102,270 +104,6 @@ def document_contexts(texts: list[str], doc_ids: list[str] | None, window: int =
             start = i
         out.append(list(texts[max(start, i - window) : i]))
     return out
-
-
-@dataclass
-class DatasetInfo:
-    """What ``aya-lab data list`` shows for one set."""
-
-    name: str
-    present: bool
-    location: str
-    languages: list[str]
-    splits: list[str]
-    license: str
-    fetchable: bool
-
-
-# -- reading files ---------------------------------------------------------------------------------
-
-
-def read_lines(path: Path) -> list[str]:
-    """Read a UTF-8 text file as NFC-normalised lines (LF or CRLF; only ``\\n`` ends a line)."""
-    text = Path(path).read_text(encoding="utf-8")
-    if text.startswith("\ufeff"):
-        text = text[1:]
-    lines = text.split("\n")
-    if lines and lines[-1] == "":
-        lines.pop()
-    return [unicodedata.normalize("NFC", line.rstrip("\r")) for line in lines]
-
-
-_SHA_CACHE: dict[tuple[str, float, int], str] = {}
-
-
-def _sha256(path: Path) -> str:
-    st = path.stat()
-    key = (str(path.resolve()), st.st_mtime, st.st_size)
-    if key not in _SHA_CACHE:
-        _SHA_CACHE[key] = hashlib.sha256(path.read_bytes()).hexdigest()
-    return _SHA_CACHE[key]
-
-
-def _verify_sums(folder: Path, paths: list[Path]) -> None:
-    sums_file = folder / "SHA256SUMS"
-    if not sums_file.exists():
-        raise DatasetError(f"cannot verify {folder}: no SHA256SUMS file there")
-    expected = {}
-    for line in sums_file.read_text(encoding="utf-8").splitlines():
-        if line.strip():
-            digest, name = line.split(maxsplit=1)
-            expected[name.strip().lstrip("*")] = digest
-    for path in paths:
-        want = expected.get(path.name)
-        if want is None:  # e.g. DOCUMENT_IDS.tsv: not every side file is listed
-            continue
-        if _sha256(path) != want:
-            raise DatasetError(
-                f"{path} does not match its SHA256SUMS entry (corrupt or edited); fetch it again with "
-                f"`aya-lab data fetch {folder.name}`"
-            )
-
-
-def _read_aligned(paths: list[Path]) -> list[list[str]]:
-    columns = [read_lines(p) for p in paths]
-    first = paths[0]
-    for path, col in zip(paths[1:], columns[1:]):
-        if len(col) != len(columns[0]):
-            raise MisalignedFilesError(
-                f"misaligned files: {first} has {len(columns[0])} lines but {path} has {len(col)}"
-            )
-    return columns
-
-
-# -- sources ---------------------------------------------------------------------------------------
-
-
-class _Source:
-    """One registered dataset: where its files are and which pairs/splits it has."""
-
-    name: str = ""
-    license: str = ""
-    splits: tuple[str, ...] = ("test",)
-    default_split: str = "test"
-    fetchable: bool = True
-    has_sums: bool = True
-
-    def folder(self) -> Path:
-        root = data_dir()
-        if root is None:
-            raise DatasetNotFoundError(
-                f"dataset {self.name!r} not found: AYA_LAB_DATA_DIR is not set; point it at the data "
-                f"folder or run `aya-lab data fetch {self.name} --dest DIR`"
-            )
-        return root / self.name
-
-    def location(self) -> str:
-        try:
-            return str(self.folder())
-        except DatasetNotFoundError:
-            return "$AYA_LAB_DATA_DIR (unset)/" + self.name
-
-    def present(self) -> bool:
-        try:
-            return bool(self.languages(self.default_split))
-        except DatasetNotFoundError:
-            return False
-
-    def require(self) -> Path:
-        folder = self.folder()
-        if not folder.is_dir() or not self.languages(self.default_split):
-            raise DatasetNotFoundError(
-                f"dataset {self.name!r} not found: looked in {folder}; download it with "
-                f"`aya-lab data fetch {self.name}`"
-            )
-        return folder
-
-    def languages(self, split: str) -> list[str]:  # pragma: no cover - abstract
-        raise NotImplementedError
-
-    def pairs(self, split: str) -> list[tuple[str, str]]:  # pragma: no cover - abstract
-        raise NotImplementedError
-
-    def files(self, src: str, tgt: str, split: str) -> tuple[Path, Path, Path | None, Path | None]:
-        """(source file, reference file, English file or None, doc-id file or None)."""
-        raise NotImplementedError  # pragma: no cover
-
-
-def _codes_in(folder: Path, pattern: str) -> dict[str, str]:
-    """ISO 639-3 code -> the file's own code, for files matching ``pattern`` (one group: the code)."""
-    out: dict[str, str] = {}
-    if not folder.is_dir():
-        return out
-    rx = re.compile(pattern)
-    for path in sorted(folder.iterdir()):
-        m = rx.fullmatch(path.name)
-        if not m:
-            continue
-        try:
-            out[get_language(m.group(1)).code] = m.group(1)
-        except UnknownLanguageError:
-            continue
-    return out
-
-
-class _MultiWay(_Source):
-    """A multi-way set: ``<prefix>.<code>.txt`` per language, English original, optional doc ids."""
-
-    prefix = ""
-    doc_file: str | None = None
-
-    def _root(self) -> Path:
-        return self.folder()
-
-    def _codes(self) -> dict[str, str]:
-        return _codes_in(self._root(), re.escape(self.prefix) + r"\.([A-Za-z]{2,3}(?:-[A-Za-z]+)?)\.txt")
-
-    def languages(self, split: str) -> list[str]:
-        return sorted(self._codes())
-
-    def pairs(self, split: str) -> list[tuple[str, str]]:
-        langs = self.languages(split)
-        if "eng" not in langs:
-            return []
-        return [(a, b) for a in langs for b in langs if a != b]
-
-    def files(self, src, tgt, split):
-        codes = self._codes()
-        root = self._root()
-        doc = root / self.doc_file if self.doc_file and (root / self.doc_file).exists() else None
-        eng = root / f"{self.prefix}.{codes['eng']}.txt" if "eng" in codes else None
-        return (root / f"{self.prefix}.{codes[src]}.txt", root / f"{self.prefix}.{codes[tgt]}.txt", eng, doc)
-
-
-class _Ntrex(_MultiWay):
-    name = "ntrex128"
-    license = "CC-BY-SA-4.0"
-    prefix = "ntrex128"
-    doc_file = "DOCUMENT_IDS.tsv"
-
-
-class _Workplace(_MultiWay):
-    name = "workplace"
-    license = "see data/workplace/README.md (written by the aya_lab authors)"
-    prefix = "workplace"
-    doc_file = "workplace.doc_id.txt"
-    fetchable = False
-    has_sums = False
-
-    def folder(self) -> Path:
-        return project_root() / "data" / "workplace"
-
-    def require(self) -> Path:
-        folder = self.folder()
-        if not (folder / "workplace.eng.txt").exists():
-            raise DatasetNotFoundError(
-                f"dataset 'workplace' not found: looked for {folder / 'workplace.eng.txt'} (it ships "
-                "with the aya_lab repository, not with `aya-lab data fetch`)"
-            )
-        return folder
-
-
-class _EnglishPaired(_Source):
-    """Pairwise sets with English on one side; each pair has its own English file."""
-
-    file_rx = ""  # groups: split, pair code as in the file names, file language
-
-    def _scan(self) -> dict[tuple[str, str], dict[str, Path]]:
-        """(split, ISO code of the non-English language) -> {'xx': path, 'eng': path, 'doc': path}."""
-        folder = self.folder()
-        out: dict[tuple[str, str], dict[str, Path]] = {}
-        if not folder.is_dir():
-            return out
-        rx = re.compile(self.file_rx)
-        for path in sorted(folder.iterdir()):
-            m = rx.fullmatch(path.name)
-            if not m:
-                continue
-            split, other, side = m.group("split"), m.group("other"), m.group("side")
-            try:
-                code = get_language(other).code
-            except UnknownLanguageError:
-                continue
-            slot = out.setdefault((split, code), {})
-            if side in ("en", "eng"):
-                slot["eng"] = path
-            elif side == "doc_id":
-                slot["doc"] = path
-            else:
-                slot["xx"] = path
-        return {k: v for k, v in out.items() if "xx" in v and "eng" in v}
-
-    def languages(self, split: str) -> list[str]:
-        codes = sorted({code for (s, code) in self._scan() if s == split})
-        return ["eng", *codes] if codes else []
-
-    def pairs(self, split: str) -> list[tuple[str, str]]:
-        out = []
-        for s, code in sorted(self._scan()):
-            if s == split:
-                out += [("eng", code), (code, "eng")]
-        return out
-
-    def files(self, src, tgt, split):
-        other = tgt if src == "eng" else src
-        slot = self._scan()[(split, other)]
-        side = {"eng": slot["eng"], other: slot["xx"]}
-        return side[src], side[tgt], slot["eng"], slot.get("doc")
-
-
-class _Flores(_EnglishPaired):
-    name = "floresv1"
-    license = "CC-BY-SA-4.0"
-    splits = ("dev", "devtest")
-    default_split = "devtest"
-    file_rx = r"floresv1\.(?P<split>dev|devtest)\.(?P<other>[a-z]{2,3})-en\.(?P<side>[a-z]{2,3}|doc_id)\.txt"
-
-
-class _Mafand(_EnglishPaired):
-    name = "mafand"
-    license = "CC-BY-NC-4.0"
-    splits = ("dev", "test")
-    default_split = "test"
-    file_rx = r"mafand\.(?P<split>dev|test)\.en-(?P<other>[a-z]{2,3})\.(?P<side>[a-z]{2,3})\.txt"
-
-
-_SOURCES: dict[str, _Source] = {s.name: s for s in (_Ntrex(), _Flores(), _Mafand(), _Workplace())}
 
 
 def dataset_names() -> list[str]:
@@ -441,12 +179,64 @@ def list_datasets() -> list[DatasetInfo]:
     return out
 
 
-def _files_dataset(spec: str, src: Language, tgt: Language, n: int | None) -> ParallelSet:
+def split_files_spec(spec: str) -> tuple[tuple[str, str] | None, list[Path]]:
+    """``files:[SRC-TGT:]SRC.txt,REF.txt`` -> (the pair it names or ``None``, the two paths)."""
     body = spec[len("files:") :]
+    pair = None
+    head, sep, tail = body.partition(":")
+    if sep and "," not in head:
+        try:
+            pair = parse_pair(head)
+            body = tail
+        except (DatasetError, UnknownLanguageError):
+            pair = None
     parts = [p for p in body.split(",") if p.strip()]
     if len(parts) != 2:
-        raise DatasetError(f"files: takes two comma-separated paths (files:SRC.txt,REF.txt), got {spec!r}")
-    paths = [Path(p.strip()).expanduser() for p in parts]
+        raise DatasetError(
+            f"files: takes two comma-separated paths (files:SRC.txt,REF.txt or files:eng-swh:SRC.txt,REF.txt), got {spec!r}"
+        )
+    return pair, [Path(p.strip()).expanduser() for p in parts]
+
+
+def plan_datasets(
+    datasets: str | Sequence[str], pairs: Sequence[str | tuple[str, str]] | str | None
+) -> list[tuple[str, str, str]]:
+    """``(dataset, src, tgt)`` for every dataset and pair an evaluation should load.
+
+    A registered set serves each of ``pairs``. A ``files:`` set has exactly one pair: the one its spec
+    names (``files:eng-swh:SRC,REF``), else ``pairs``, which must then be a single pair; anything else
+    raises :class:`DatasetError` (a ``files:`` set cannot tell Swahili from Hausa, so it is never
+    scored under a pair it was not given). Several file pairs in one run: one spec per pair, each
+    naming its languages.
+    """
+    names = [datasets] if isinstance(datasets, str) else list(datasets)
+    if not names:
+        raise DatasetError("no dataset given; pass e.g. ntrex128 or files:eng-swh:SRC.txt,REF.txt")
+    if isinstance(pairs, str):
+        pairs = [p for p in pairs.split(",") if p.strip()]
+    pair_list = list(dict.fromkeys(parse_pair(p) for p in pairs or []))
+    plan: list[tuple[str, str, str]] = []
+    for name in names:
+        if not name.startswith("files:"):
+            if not pair_list:
+                raise DatasetError(f"no language pairs given for {name}; pass e.g. --pairs eng-swh")
+            plan += [(name, a, b) for a, b in pair_list]
+            continue
+        own, _ = split_files_spec(name)
+        if own is None and len(pair_list) != 1:
+            given = _fmt_pairs(pair_list)
+            raise DatasetError(
+                f"{name} holds one language pair but --pairs gives {given}; pass one pair, or name "
+                "each file pair's languages: files:eng-swh:SRC,REF (repeat --dataset for more)"
+            )
+        plan.append((name, *(own or pair_list[0])))
+    return list(dict.fromkeys(plan))
+
+
+def _files_dataset(spec: str, src: Language, tgt: Language, n: int | None) -> ParallelSet:
+    own, paths = split_files_spec(spec)
+    if own is not None and own != (src.code, tgt.code):
+        raise DatasetError(f"{spec} is {own[0]}-{own[1]}; it cannot be loaded as {src.code}-{tgt.code}")
     for p in paths:
         if not p.is_file():
             raise DatasetNotFoundError(f"file not found: {p}")
@@ -471,6 +261,12 @@ def _files_dataset(spec: str, src: Language, tgt: Language, n: int | None) -> Pa
         english=english,
         files=[str(p) for p in paths],
     )
+
+
+def _set_paths(src: Path, ref: Path, eng: Path | None, doc: Path | None) -> list[Path]:
+    """The files one pair reads, each once: source, reference, English side, document ids."""
+    paths = [src, ref] + ([eng] if eng and eng not in (src, ref) else [])
+    return paths + ([doc] if doc is not None else [])
 
 
 def load_parallel(
@@ -505,9 +301,7 @@ def load_parallel(
             f"{source.name} ({split}) has no pair {src_l.code}-{tgt_l.code}; available: {_fmt_pairs(pairs)}"
         )
     src_path, ref_path, eng_path, doc_path = source.files(src_l.code, tgt_l.code, split)
-    paths = [src_path, ref_path] + ([eng_path] if eng_path and eng_path not in (src_path, ref_path) else [])
-    if doc_path is not None:
-        paths.append(doc_path)
+    paths = _set_paths(src_path, ref_path, eng_path, doc_path)
     if verify and source.has_sums:
         _verify_sums(folder, paths)
     columns = dict(zip(paths, _read_aligned(paths)))

@@ -14,12 +14,15 @@ the transcript, an action-item owner who never speaks in the window) are model v
 from __future__ import annotations
 
 import json
+import re
+import unicodedata
 from pathlib import Path
 from typing import Literal, TypeVar
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
 
 from aya_lab.languages import normalize_language
+from aya_lab.messages import parse_aya_request
 from aya_lab.paths import project_root
 
 __all__ = [
@@ -39,6 +42,10 @@ __all__ = [
     "load_workplace",
     "load_workplace_doc_ids",
     "default_paths",
+    "GROUP_OWNERS",
+    "normalize_owner",
+    "RECORD_SCHEMAS",
+    "record_schema",
 ]
 
 RoutingLabel = Literal["query", "summarize", "remember", "chat"]
@@ -101,13 +108,44 @@ class RagQuestion(_Record):
 # --- transcripts ---------------------------------------------------------------------------------
 
 
-class TranscriptMessage(_Record):
-    """One chat message: ``text`` in language ``lang``, ``text_en`` its English meaning."""
+GROUP_OWNERS: frozenset[str] = frozenset({"all", "everyone", "everybody", "team", "the team", "all of us", "we"})
+"""Owners that name the whole group; :func:`normalize_owner` maps each of them to ``"all"``."""
 
-    sender: str = Field(pattern=r"^[a-z]+$")
+_EDGE_PUNCT = re.compile(r"^[\W_]+|[\W_]+$")
+
+
+def normalize_owner(name: str) -> str:
+    """A person or group as compared in action-item matching and gold checks.
+
+    NFKC, case-folded, quotes and punctuation stripped from both ends (``'"Jonas:'`` -> ``jonas``,
+    ``@amara`` -> ``amara``), inner spaces collapsed; a group owner (:data:`GROUP_OWNERS`: all,
+    everyone, team, ...) becomes ``"all"``.
+    """
+    text = unicodedata.normalize("NFKC", str(name)).casefold()
+    text = " ".join(_EDGE_PUNCT.sub("", text).split())
+    return "all" if text in GROUP_OWNERS else text
+
+
+def _aya_request(value: str) -> str:
+    """The text with a leading ``@aya`` mention removed by the room's own parser."""
+    parsed = parse_aya_request(value)
+    text = value.strip() if parsed is None else parsed
+    if not text:
+        raise ValueError("only an @aya mention, no request after it")
+    return text
+
+
+class TranscriptMessage(_Record):
+    """One chat message: ``text`` in language ``lang``; ``text_en`` its English meaning when known.
+
+    ``sender`` is any non-empty name (compared through :func:`normalize_owner`). Without ``text_en``
+    a non-English message reaches the summarizers as written.
+    """
+
+    sender: str = Field(min_length=1)
     lang: str
     text: str = Field(min_length=1)
-    text_en: str = Field(min_length=1)
+    text_en: str | None = Field(default=None, min_length=1)
 
     @field_validator("lang")
     @classmethod
@@ -116,39 +154,47 @@ class TranscriptMessage(_Record):
 
 
 class ActionItem(_Record):
-    """Who will do what: ``owner`` is a sender name, ``task`` a short imperative phrase."""
+    """Who will do what: ``owner`` a sender name or a group (all, everyone, team), ``task`` a short phrase."""
 
-    owner: str = Field(pattern=r"^[a-z]+$")
+    owner: str = Field(min_length=1)
     task: str = Field(min_length=1)
 
 
 class Transcript(_Record):
     """A chat history, a summarize request over it, and the gold answer for the requested window.
 
-    ``gold_count`` is the N of "the last N messages"; 0 means the whole conversation.
-    ``gold_action_items`` are the action items within that window only.
+    ``id`` is optional (the loader names a record without one ``<file stem>:<line>``). ``request`` may
+    keep its ``@aya`` mention (removed by the room's parser). ``gold_count`` is the N of "the last N
+    messages"; 0 means the whole conversation. ``gold_action_items`` are the action items within that
+    window only; an owner is a sender of the window or a group (:data:`GROUP_OWNERS`).
+    ``reference_summary`` is optional; without it the summary chrF of the record is n/a.
     """
 
-    id: str = Field(pattern=r"^t\d{3,}$")
+    id: str | None = Field(default=None, min_length=1)
     messages: list[TranscriptMessage] = Field(min_length=1)
     request: str = Field(min_length=1)
     request_lang: str
     gold_count: int = Field(ge=0)
-    gold_action_items: list[ActionItem]
-    reference_summary: str = Field(min_length=1)
+    gold_action_items: list[ActionItem] = Field(default_factory=list)
+    reference_summary: str | None = Field(default=None, min_length=1)
 
     @field_validator("request_lang")
     @classmethod
     def _norm_lang(cls, value: str) -> str:
         return normalize_language(value)
 
+    @field_validator("request")
+    @classmethod
+    def _strip_mention(cls, value: str) -> str:
+        return _aya_request(value)
+
     @model_validator(mode="after")
     def _window_is_consistent(self) -> Transcript:
         if self.gold_count > len(self.messages):
             raise ValueError(f"gold_count: {self.gold_count} is more than the {len(self.messages)} messages")
-        senders = {m.sender for m in self.window}
+        senders = {normalize_owner(m.sender) for m in self.window} | {"all"}
         for item in self.gold_action_items:
-            if item.owner not in senders:
+            if normalize_owner(item.owner) not in senders:
                 raise ValueError(
                     f"gold_action_items: owner {item.owner!r} does not speak in the last "
                     f"{self.gold_count or 'all'} messages"
@@ -170,18 +216,28 @@ class Transcript(_Record):
 
 
 class RoutingExample(_Record):
-    """A request to Aya (the text after ``@aya``) with its route."""
+    """A request to Aya with its route.
 
-    id: str = Field(pattern=r"^r\d{3,}$")
+    ``text`` is what the user wrote, with or without its ``@aya`` mention (removed by the room's
+    parser); ``id`` is optional (the loader names a record without one ``<file stem>:<line>``);
+    ``text_en``, an English gloss, is needed only to route the gold English (``--translate gold``).
+    """
+
+    id: str | None = Field(default=None, min_length=1)
     text: str = Field(min_length=1)
     lang: str
     label: RoutingLabel
-    text_en: str = Field(min_length=1)
+    text_en: str | None = Field(default=None, min_length=1)
 
     @field_validator("lang")
     @classmethod
     def _norm_lang(cls, value: str) -> str:
         return normalize_language(value)
+
+    @field_validator("text")
+    @classmethod
+    def _strip_mention(cls, value: str) -> str:
+        return _aya_request(value)
 
 
 # --- loading -------------------------------------------------------------------------------------
@@ -205,31 +261,47 @@ def _describe(exc: ValidationError) -> str:
     return f"{loc or '<record>'}: {msg}"
 
 
-def _load_jsonl(path: Path, model: type[_M]) -> list[_M]:
+def _read_text(path: Path) -> str:
+    """The file's text; one-line :class:`CorpusError` when it is missing, not UTF-8, or empty."""
     if not path.is_file():
         raise CorpusError(f"{_display(path)}: file not found")
+    try:
+        text = path.read_bytes().decode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise CorpusError(
+            f"{_display(path)}: <file>: not UTF-8 (byte 0x{exc.object[exc.start]:02x} at offset {exc.start}); "
+            "re-save it as UTF-8"
+        ) from None
+    if not text.strip():
+        raise CorpusError(f"{_display(path)}: <file>: the file is empty")
+    return text.removeprefix("\ufeff")
+
+
+def _load_jsonl(path: Path, model: type[_M]) -> list[_M]:
     records: list[_M] = []
     seen: dict[str, int] = {}
-    with path.open(encoding="utf-8") as fh:
-        for lineno, line in enumerate(fh, 1):
-            if not line.strip():
-                raise CorpusError(f"{_display(path)}:{lineno}: <line>: empty line")
-            try:
-                data = json.loads(line)
-            except json.JSONDecodeError as exc:
-                raise CorpusError(f"{_display(path)}:{lineno}: <json>: {exc.msg} (column {exc.colno})") from None
-            if not isinstance(data, dict):
-                raise CorpusError(f"{_display(path)}:{lineno}: <record>: expected a JSON object")
-            try:
-                record = model.model_validate(data)
-            except ValidationError as exc:
-                raise CorpusError(f"{_display(path)}:{lineno}: {_describe(exc)}") from None
-            rid = getattr(record, "id", None)
-            if rid is not None:
-                if rid in seen:
-                    raise CorpusError(f"{_display(path)}:{lineno}: id: {rid!r} already used on line {seen[rid]}")
-                seen[rid] = lineno
-            records.append(record)
+    for lineno, line in enumerate(_read_text(path).splitlines(), 1):
+        if not line.strip():
+            raise CorpusError(f"{_display(path)}:{lineno}: <line>: empty line")
+        try:
+            data = json.loads(line)
+        except json.JSONDecodeError as exc:
+            raise CorpusError(f"{_display(path)}:{lineno}: <json>: {exc.msg} (column {exc.colno})") from None
+        if not isinstance(data, dict):
+            raise CorpusError(f"{_display(path)}:{lineno}: <record>: expected a JSON object")
+        try:
+            record = model.model_validate(data)
+        except ValidationError as exc:
+            raise CorpusError(f"{_display(path)}:{lineno}: {_describe(exc)}") from None
+        if "id" in type(record).model_fields:
+            if record.id is None:  # ids are optional: name the record by its line
+                record = record.model_copy(update={"id": f"{path.stem}:{lineno}"})
+            if record.id in seen:
+                raise CorpusError(
+                    f"{_display(path)}:{lineno}: id: {record.id!r} already used on line {seen[record.id]}"
+                )
+            seen[record.id] = lineno
+        records.append(record)
     return records
 
 
@@ -249,12 +321,10 @@ def load_routing_examples(path: str | Path | None = None) -> list[RoutingExample
 
 
 def _read_lines(path: Path) -> list[str]:
-    if not path.is_file():
-        raise CorpusError(f"{_display(path)}: file not found")
-    raw = path.read_bytes()
-    if b"\r" in raw:
+    text = _read_text(path)
+    if "\r" in text:
         raise CorpusError(f"{_display(path)}: <file>: CR line endings; use LF")
-    lines = raw.decode("utf-8").split("\n")
+    lines = text.split("\n")
     if lines and lines[-1] == "":
         lines.pop()
     for lineno, line in enumerate(lines, 1):
@@ -273,3 +343,23 @@ def load_workplace_doc_ids(path: str | Path | None = None) -> list[str]:
     """One conversation id per workplace segment, line-aligned with :func:`load_workplace`."""
     folder = Path(path) if path is not None else default_paths()["workplace"]
     return _read_lines(folder / "workplace.doc_id.txt")
+
+
+# --- JSON Schemas ----------------------------------------------------------------------------------
+
+RECORD_SCHEMAS: dict[str, type[BaseModel]] = {"transcript": Transcript, "routing_request": RoutingExample}
+"""The record formats a user's own files may follow, by the name of their schema file under ``data/schemas``."""
+
+
+def record_schema(name: str) -> dict:
+    """The JSON Schema (draft 2020-12) of one JSONL record of format ``name`` (see :data:`RECORD_SCHEMAS`).
+
+    Generated from the pydantic model the loader validates with, so the two cannot drift;
+    ``data/schemas/<name>.schema.json`` is this output. Checks that span records (unique ids) and the
+    model validators (gold owners speak in the window, ``gold_count`` within the messages) are the
+    loader's alone.
+    """
+    if name not in RECORD_SCHEMAS:
+        raise KeyError(f"no record schema {name!r}; known: {', '.join(RECORD_SCHEMAS)}")
+    schema = RECORD_SCHEMAS[name].model_json_schema()
+    return {"$schema": "https://json-schema.org/draft/2020-12/schema", **schema}

@@ -4,119 +4,63 @@
 to the top-level parser's subparsers. Each command sets ``func(args) -> int`` (exit status) as its
 default; bad input prints one ``error: ...`` line on stderr and returns 2. The ``data`` and ``eval``
 groups are shared: :func:`command_group` returns a group's subparsers (creating it once), so other
-modules can add commands next to these.
+modules can add commands next to these. ``eval translate|summarize|route`` take the same model,
+sampling and progress options (:func:`~aya_lab.eval.cli_support.add_run_options`), with the
+notebooks' defaults, and show a tqdm bar on stderr unless ``--no-progress``.
 """
 
 from __future__ import annotations
 
 import argparse
-import sys
-from collections.abc import Callable
+from pathlib import Path
 
 from aya_lab.agents.summarizer import SUMMARIZER_VARIANTS
-from aya_lab.datasets.fetch import fetch_dataset
-from aya_lab.datasets.parallel import list_datasets
 from aya_lab.datasets.project import load_routing_examples, load_transcripts
-from aya_lab.eval.routing import evaluate_routing, sweep_routing
+from aya_lab.eval.cli_support import (
+    add_run_options,
+    check_run_options,
+    command_group,
+    guard,
+    model_from_args,
+    model_settings,
+    pandas_display,
+    register_data,
+    split_list,
+)
+from aya_lab.eval.progress import generation_progress
+from aya_lab.eval.routing import RoutingSweep, evaluate_routing, sweep_routing
+from aya_lab.eval.routing_sequences import check_sequence_options, evaluate_sequences, load_multi_intent
 from aya_lab.eval.summarization import evaluate_summarizers
 from aya_lab.eval.translation.evaluate import evaluate_translation
 from aya_lab.eval.translation.results import Results, compare
-from aya_lab.languages import LANGUAGES
-from aya_lab.models import load_chat_model
+from aya_lab.eval.translation.specs import model_options
+from aya_lab.models import default_model_spec
 from aya_lab.prompts import load_prompt
 
 __all__ = ["register", "command_group", "main"]
 
-_EXPECTED_ERRORS: tuple[type[BaseException], ...] = (ValueError, FileNotFoundError, RuntimeError, KeyError)
-
-
-def command_group(subparsers: argparse._SubParsersAction, name: str, help: str) -> argparse._SubParsersAction:
-    """The subparsers of top-level group ``name`` (``data``, ``eval``), created on first use."""
-    parser = subparsers.choices.get(name)
-    if parser is None:
-        parser = subparsers.add_parser(name, help=help, description=help)
-    group = getattr(parser, "_aya_group", None)
-    if group is None:
-        group = parser.add_subparsers(dest=f"{name}_command", metavar="COMMAND")
-        group.required = True
-        parser._aya_group = group
-    return group
-
-
-def _guard(fn: Callable[[argparse.Namespace], int]) -> Callable[[argparse.Namespace], int]:
-    def run(args: argparse.Namespace) -> int:
-        try:
-            return fn(args)
-        except _EXPECTED_ERRORS as exc:
-            message = exc.args[0] if isinstance(exc, KeyError) and exc.args else str(exc)
-            print(f"error: {message}", file=sys.stderr)
-            return 2
-
-    run.__name__ = fn.__name__
-    return run
-
-
-# -- data ------------------------------------------------------------------------------------------
-
-
-def _data_list(args: argparse.Namespace) -> int:
-    for info in list_datasets():
-        state = "present" if info.present else "absent "
-        langs = (
-            " ".join(info.languages)
-            if info.present
-            else (f"run `aya-lab data fetch {info.name}`" if info.fetchable else "ships with the repository")
-        )
-        print(f"{info.name:<10} {state} {info.location}")
-        print(f"{'':<10} splits: {', '.join(info.splits)}; license: {info.license}; languages: {langs}")
-    return 0
-
-
-def _data_fetch(args: argparse.Namespace) -> int:
-    langs = [x for x in args.languages.split(",") if x.strip()] if args.languages else None
-    path = fetch_dataset(args.name, args.dest, base_url=args.base_url, languages=langs, verify=not args.no_verify)
-    print(f"fetched {args.name} into {path}")
-    return 0
-
-
-def _data_languages(args: argparse.Namespace) -> int:
-    print(f"{'code':<5} {'name':<12} {'iso1':<5} {'nllb':<9} {'langid':<7} {'bleu tok':<8} aliases")
-    for lang in LANGUAGES:
-        print(
-            f"{lang.code:<5} {lang.name:<12} {lang.iso1 or '-':<5} {lang.nllb:<9} "
-            f"{'yes' if lang.lingua else 'n/a':<7} {lang.sacrebleu_tokenizer:<8} {', '.join(lang.aliases)}"
-        )
-    return 0
-
-
-# -- eval ------------------------------------------------------------------------------------------
-
 
 def _eval_translate(args: argparse.Namespace) -> int:
-    from pathlib import Path
-
-    if not args.system:
-        raise ValueError("no systems given; pass --system SPEC at least once")
-    checkpoint = None
-    if args.out:
-        out = Path(args.out)
-        if out.suffix.lower() != ".csv":
-            raise ValueError(f"--out must name a .csv file, not {out.name}")
-        checkpoint = out.with_name(out.stem + ".partial.jsonl")
-    results: Results = evaluate_translation(
-        args.system,
-        args.dataset,
-        args.pairs,
-        n=args.n,
-        split=args.split,
-        baseline=args.baseline,
-        n_bootstrap=args.n_bootstrap,
-        n_ar=args.n_ar,
-        chunk_size=args.chunk_size,
-        progress=not args.no_progress,
-        checkpoint=checkpoint,
-    )
-    with _pandas_display():
+    if args.system and args.model:
+        raise ValueError("pass --model (the default system) or --system SPEC, not both; e.g. --system MODEL@strict")
+    check_run_options(args)
+    systems = args.system or [args.model or default_model_spec()]
+    checkpoint = Path(args.out).with_name(Path(args.out).stem + ".partial.jsonl") if args.out else None
+    with model_options(**model_settings(args)):
+        results: Results = evaluate_translation(
+            systems,
+            args.dataset,
+            args.pairs,
+            n=args.n,
+            split=args.split,
+            baseline=args.baseline,
+            n_bootstrap=args.n_bootstrap,
+            n_ar=args.n_ar,
+            chunk_size=args.chunk_size,
+            progress=not args.no_progress,
+            checkpoint=checkpoint,
+        )
+    with pandas_display():
         print(results.table().data.to_string())
     if args.out:
         results.save(args.out)
@@ -129,48 +73,31 @@ def _eval_translate(args: argparse.Namespace) -> int:
 def _eval_compare(args: argparse.Namespace) -> int:
     a, b = Results.load(args.a), Results.load(args.b)
     table = compare(a, b, system_a=args.system_a, system_b=args.system_b, n_bootstrap=args.n_bootstrap, n_ar=args.n_ar)
-    with _pandas_display():
+    with pandas_display():
         print(table.to_string(index=False, float_format=lambda x: f"{x:.4g}"))
     return 0
 
 
-def _split_list(value: str | None) -> list[str]:
-    return [x.strip() for x in (value or "").split(",") if x.strip()]
-
-
-def _check_out(out: str | None) -> None:
-    if out and not out.lower().endswith(".csv"):
-        raise ValueError(f"--out must name a .csv file, not {out}")
-
-
-def _cli_model(args: argparse.Namespace):
-    settings = {"max_new_tokens": args.max_new_tokens} if args.max_new_tokens else None
-    return load_chat_model(args.model, settings=settings)
-
-
 def _eval_summarize(args: argparse.Namespace) -> int:
-    variants = _split_list(args.variants)
+    variants = split_list(args.variants)
     if not variants:
         raise ValueError(f"--variants is empty; use e.g. {','.join(SUMMARIZER_VARIANTS)}")
     unknown = [v for v in variants if v not in SUMMARIZER_VARIANTS]
     if unknown:
         raise ValueError(f"unknown summarizer variant {unknown[0]!r}; use one of {', '.join(SUMMARIZER_VARIANTS)}")
-    if args.n is not None and args.n <= 0:
-        raise ValueError(f"--n must be positive; got {args.n}")
-    _check_out(args.out)
-    transcripts = None
-    if args.data:
-        transcripts = load_transcripts(args.data)
+    check_run_options(args)
+    transcripts = load_transcripts(args.data) if args.data else None
     results = evaluate_summarizers(
         variants,
-        model=_cli_model(args),
+        model=model_from_args(args),
         transcripts=transcripts,
         n=args.n,
         translate_requests=not args.no_translate,
         n_bootstrap=args.n_bootstrap,
         seed=args.seed,
+        progress=not args.no_progress,
     )
-    with _pandas_display():
+    with pandas_display():
         print(results.table().to_string())
     if args.out:
         results.save(args.out)
@@ -181,12 +108,12 @@ def _eval_summarize(args: argparse.Namespace) -> int:
 def _eval_route(args: argparse.Namespace) -> int:
     if args.variants is not None and args.prompt is not None:
         raise ValueError("pass --prompt or --variants, not both")
-    variants = _split_list(args.variants) if args.variants is not None else None
+    variants = split_list(args.variants) if args.variants is not None else None
     if variants is not None and not variants:
         raise ValueError("--variants is empty; use e.g. baseline,fewshot")
-    if args.n is not None and args.n <= 0:
-        raise ValueError(f"--n must be positive; got {args.n}")
-    _check_out(args.out)
+    check_run_options(args)
+    if split_list(args.routers):
+        check_sequence_options(split_list(args.routers), split_list(args.paths))
 
     refs = variants or [args.prompt or "baseline"]
     for ref in refs:  # unknown variants fail before the model loads
@@ -195,24 +122,12 @@ def _eval_route(args: argparse.Namespace) -> int:
     if args.data:
         examples = load_routing_examples(args.data)
     translate = {"model": True, "gold": "gold", "none": False}[args.translate]
-    model = _cli_model(args)
-    if variants is not None and len(variants) > 1:
-        result = sweep_routing(
-            variants,
-            model=model,
-            examples=examples,
-            n=args.n,
-            translate=translate,
-            n_bootstrap=args.n_bootstrap,
-            seed=args.seed,
-        )
-        confusions = result.confusion
-    else:
-        result = evaluate_routing(
-            model, examples, prompt=refs[0], n=args.n, translate=translate, n_bootstrap=args.n_bootstrap, seed=args.seed
-        )
-        confusions = {result.meta["prompt"]: result.confusion}
-    with _pandas_display():
+    total = _routing_generations(examples, args, translate, len(refs))
+    model = model_from_args(args)
+    with generation_progress(total, "routing", enabled=not args.no_progress):
+        result = _route(args, model, examples, refs, variants, translate)
+    confusions = result.confusion if isinstance(result, RoutingSweep) else {result.meta["prompt"]: result.confusion}
+    with pandas_display():
         print(result.table().to_string())
         for name, conf in confusions.items():
             print(f"\nconfusion ({name}; rows gold, columns predicted):")
@@ -221,24 +136,65 @@ def _eval_route(args: argparse.Namespace) -> int:
         if paired is not None and len(paired):
             print()
             print(paired.to_string(index=False, float_format=lambda x: f"{x:.4g}"))
+    sequences = _route_sequences(args, model, examples, refs[0])
     if args.out:
         result.save(args.out)
+        if sequences is not None:
+            sequences.save(Path(args.out).with_suffix(".sequences.csv"))
         print(f"wrote {args.out}")
     return 0
 
 
-class _pandas_display:
-    def __enter__(self):
-        import pandas as pd
+def _route_sequences(args, model, examples, prompt):
+    """Single- and multi-intent tool sequences per router on each path (``--routers ''`` skips)."""
+    routers, paths = split_list(args.routers), split_list(args.paths)
+    if not routers:
+        return None
+    multi = load_multi_intent(args.multi_data) if args.multi_data else None
+    seq = evaluate_sequences(
+        model, routers=routers, paths=paths, prompt=prompt, single=examples, multi=multi, n=args.n,
+        n_bootstrap=args.n_bootstrap, seed=args.seed,
+    )  # fmt: skip
+    with pandas_display():
+        print("\ntool sequences (exact sequence and per-step accuracy; path room = translate then route):")
+        print(seq.table().to_string())
+    return seq
 
-        self._ctx = pd.option_context("display.width", 200, "display.max_columns", 50, "display.max_rows", 500)
-        self._ctx.__enter__()
 
-    def __exit__(self, *exc):
-        return self._ctx.__exit__(*exc)
+def _route(args, model, examples, refs, variants, translate):
+    """``sweep_routing`` for several variants, else ``evaluate_routing`` (routing.py's signatures)."""
+    if variants is not None and len(variants) > 1:
+        return sweep_routing(
+            variants,
+            model=model,
+            examples=examples,
+            n=args.n,
+            translate=translate,
+            n_bootstrap=args.n_bootstrap,
+            seed=args.seed,
+        )
+    return evaluate_routing(
+        model, examples, prompt=refs[0], n=args.n, translate=translate, n_bootstrap=args.n_bootstrap, seed=args.seed
+    )
 
 
-_SYSTEM_SPECS = """system specs:
+def _routing_generations(examples, args, translate, n_variants: int) -> int:
+    """Model generations ``eval route`` will make (request translations, then one per request and
+    variant), for the progress bar; refuses ``--translate gold`` on requests without ``text_en``."""
+    items = list(examples) if examples is not None else load_routing_examples()
+    items = items[: args.n] if args.n is not None else items
+    if translate == "gold":
+        missing = [ex.id for ex in items if ex.lang != "eng" and not ex.text_en]
+        if missing:
+            raise ValueError(
+                f"--translate gold needs an English gloss (text_en) on every non-English request; "
+                f"{len(missing)} lack one (first: {missing[0]}); use --translate model"
+            )
+    n_translations = sum(ex.lang != "eng" for ex in items) if translate is True else 0
+    return n_translations + len(items) * n_variants
+
+
+_SYSTEM_SPECS = """system specs (default: the --model, or $AYA_LAB_MODEL or smollm2, with the baseline prompt):
   copy                          the source unchanged (the echo floor)
   MODEL[@VARIANT][+ctxK]        a user_translate prompt variant on a chat model, with the last K
                                 (0..10) preceding segments of the document as context;
@@ -248,24 +204,16 @@ _SYSTEM_SPECS = """system specs:
   pivot:SPEC                    through English with SPEC on both hops
   NAME=SPEC                     any of the above, named NAME in the results
 examples: --system smollm2 --system strict=smollm2@strict --system smollm2@baseline+ctx3
+
+datasets: ntrex128, floresv1, mafand, workplace (with --pairs), or your own line-aligned files:
+  files:SRC.txt,REF.txt         one language pair, given by --pairs (exactly one)
+  files:eng-swh:SRC.txt,REF.txt the pair named in the spec; repeat --dataset for several file pairs
 """
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
     """Add ``data list|fetch|languages`` and ``eval translate|compare|summarize|route`` to ``subparsers``."""
-    data = command_group(subparsers, "data", "test sets: list, fetch, language codes")
-    p = data.add_parser("list", help="which test sets are present, with their languages")
-    p.set_defaults(func=_guard(_data_list))
-    p = data.add_parser("fetch", help="download a test set from its public source")
-    p.add_argument("name", help="ntrex128, floresv1 or mafand")
-    p.add_argument("--dest", default=None, help="target folder (default: $AYA_LAB_DATA_DIR/NAME)")
-    p.add_argument("--base-url", default=None, help="mirror of raw.githubusercontent.com")
-    p.add_argument("--languages", default=None, help="comma-separated subset, e.g. swh,yor")
-    p.add_argument("--no-verify", action="store_true", help="keep files whose checksums differ")
-    p.set_defaults(func=_guard(_data_fetch))
-    p = data.add_parser("languages", help="the language table (codes, names, coverage)")
-    p.set_defaults(func=_guard(_data_languages))
-
+    register_data(subparsers)
     ev = command_group(subparsers, "eval", "evaluate translation, summaries, routing")
     p = ev.add_parser(
         "translate",
@@ -279,19 +227,21 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         default=[],
         metavar="SPEC",
         help="system spec (repeatable), optionally NAME=SPEC; e.g. copy, smollm2@strict+ctx3, "
-        "seq2seq:PATH, pivot:SPEC (grammar below)",
+        "seq2seq:PATH, pivot:SPEC (grammar below; default: --model with the baseline prompt)",
     )
-    p.add_argument("--dataset", required=True, help="ntrex128, floresv1, mafand, workplace or files:SRC,REF")
-    p.add_argument("--pairs", required=True, help="comma-separated pairs, e.g. eng-swh,eng-yor")
+    p.add_argument(
+        "--dataset",
+        action="append",
+        required=True,
+        help="ntrex128, floresv1, mafand, workplace, files:SRC,REF or files:SRC-TGT:SRC,REF (repeatable)",
+    )
+    p.add_argument("--pairs", default=None, help="comma-separated pairs, e.g. eng-swh,eng-yor")
     p.add_argument("--split", default=None)
-    p.add_argument("--n", type=int, default=None, help="first N segments of each pair")
     p.add_argument("--baseline", default=None, help="system name to test against (default: the first)")
-    p.add_argument("--out", default=None, help="results CSV (also writes .outputs.csv and .json)")
-    p.add_argument("--n-bootstrap", type=int, default=1000)
     p.add_argument("--n-ar", type=int, default=10000)
     p.add_argument("--chunk-size", type=int, default=64)
-    p.add_argument("--no-progress", action="store_true")
-    p.set_defaults(func=_guard(_eval_translate))
+    add_run_options(p, "translate", out_help="results CSV (also .outputs.csv and .json)")
+    p.set_defaults(func=guard(_eval_translate))
     p = ev.add_parser("compare", help="paired tests between two saved translation results")
     p.add_argument("a", help="results CSV (its baseline or --system-a is the reference point)")
     p.add_argument("b", help="results CSV (its systems, or --system-b, are tested)")
@@ -299,7 +249,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     p.add_argument("--system-b", default=None)
     p.add_argument("--n-bootstrap", type=int, default=1000)
     p.add_argument("--n-ar", type=int, default=10000)
-    p.set_defaults(func=_guard(_eval_compare))
+    p.set_defaults(func=guard(_eval_compare))
     _register_summarize_route(ev)
 
 
@@ -316,19 +266,14 @@ def _add_summarize(ev: argparse._SubParsersAction) -> None:
         "summarize",
         help="score summarizer variants on the transcripts",
         description="Run summarizer variants (two_call, one_call) on data/transcripts and score "
-        "count exact match, last-N correctness, action-item P/R/F1, summary chrF, "
+        "count exact match and parse rate, last-N correctness, action-item P/R/F1, summary chrF, "
         "calls, tokens and latency, with paired bootstrap tests against the first.",
     )
-    p.add_argument("--model", default=None, help="chat model spec (default: $AYA_LAB_MODEL or smollm2)")
     p.add_argument("--variants", default="two_call,one_call", help="comma-separated; the first is the baseline")
-    p.add_argument("--n", type=int, default=None, help="first N transcripts")
     p.add_argument("--data", default=None, help="a transcripts JSONL file (default: data/transcripts)")
-    p.add_argument("--out", default=None, help="results CSV (also .transcripts.csv, .paired.csv, .json)")
     p.add_argument("--no-translate", action="store_true", help="give the summarizers the request as written")
-    p.add_argument("--max-new-tokens", type=int, default=None)
-    p.add_argument("--n-bootstrap", type=int, default=1000)
-    p.add_argument("--seed", type=int, default=0)
-    p.set_defaults(func=_guard(_eval_summarize))
+    add_run_options(p, "summarize", out_help="results CSV (also .transcripts.csv, .paired.csv, .json)")
+    p.set_defaults(func=guard(_eval_summarize))
 
 
 def _add_route(ev: argparse._SubParsersAction) -> None:
@@ -340,10 +285,8 @@ def _add_route(ev: argparse._SubParsersAction) -> None:
         "keyword-fallback rate and a confusion matrix; with several --variants, "
         "paired bootstrap and exact McNemar tests against the first.",
     )
-    p.add_argument("--model", default=None, help="chat model spec (default: $AYA_LAB_MODEL or smollm2)")
     p.add_argument("--prompt", default=None, help="one supervisor variant, e.g. fewshot (default: baseline)")
     p.add_argument("--variants", default=None, help="comma-separated supervisor variants; the first is the baseline")
-    p.add_argument("--n", type=int, default=None, help="first N requests")
     p.add_argument("--data", default=None, help="a routing requests JSONL file (default: data/routing)")
     p.add_argument(
         "--translate",
@@ -351,11 +294,13 @@ def _add_route(ev: argparse._SubParsersAction) -> None:
         default="model",
         help="non-English requests: translate with the model (default), use the gold English, or none",
     )
-    p.add_argument("--out", default=None, help="results CSV (also .examples.csv, .confusion.csv, .json)")
-    p.add_argument("--max-new-tokens", type=int, default=None)
-    p.add_argument("--n-bootstrap", type=int, default=1000)
-    p.add_argument("--seed", type=int, default=0)
-    p.set_defaults(func=_guard(_eval_route))
+    p.add_argument("--routers", default="keyword,llm,multi", help="tool-sequence table: routers ('' skips it)")
+    p.add_argument(
+        "--paths", default="room,original", help="tool-sequence table: room (translate first), original, gold"
+    )
+    p.add_argument("--multi-data", default=None, help="multi-intent JSONL (default: data/routing/multi_intent.jsonl)")
+    add_run_options(p, "route", out_help="results CSV (also .examples.csv, .confusion.csv, .sequences.csv, .json)")
+    p.set_defaults(func=guard(_eval_route))
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -7,7 +7,9 @@ What this module adds:
 - the BLEU tokenizer is chosen by target language (``zh`` for Chinese, ``char`` for Japanese, Korean,
   Thai, Khmer, Lao — the mecab tokenizers need extras we do not install), and BLEU is flagged
   ``reliable=False`` for scripts written without spaces, where chrF is the headline;
-- the confidence interval is sacrebleu's own (bootstrap mean ± half the 95% percentile range);
+- the confidence interval is the percentile bootstrap interval of sacrebleu's own resamples (the
+  2.5% and 97.5% order statistics sacrebleu's ``estimate_ci`` reads), not its printed mean ± half
+  the range, which can leave the metric's range for a score near 0;
 - one deliberate departure in the paired tests: sacrebleu counts resampled differences *strictly
   greater* than the observed one, so a system identical to the baseline gets the smallest possible
   p-value. When a system's outputs equal the baseline's segment for segment there is nothing to test,
@@ -21,6 +23,7 @@ from dataclasses import dataclass
 
 from sacrebleu.metrics import BLEU, CHRF
 from sacrebleu.metrics.base import Metric
+from sacrebleu.significance import _bootstrap_resample
 
 from aya_lab.languages import get_language
 
@@ -32,6 +35,7 @@ __all__ = [
     "bleu_reliable",
     "score_corpus",
     "paired_tests",
+    "percentile_bounds",
 ]
 
 METRICS = ("BLEU", "chrF", "chrF++")
@@ -63,7 +67,7 @@ def make_metrics(tgt: str | None = None, *, tokenize: str | None = None) -> dict
 
 @dataclass(frozen=True)
 class MetricScore:
-    """One corpus-level score with its sacrebleu signature and bootstrap 95% CI."""
+    """One corpus-level score with its sacrebleu signature and percentile bootstrap 95% CI (NaN without)."""
 
     metric: str
     score: float
@@ -97,10 +101,7 @@ def score_corpus(
     reliable_bleu = bleu_reliable(tgt) if tokenize is None else True  # callers pooling languages decide
     for name, metric in make_metrics(tgt, tokenize=tokenize).items():
         result = _corpus_score(metric, hypotheses, references, n_bootstrap)
-        if n_bootstrap > 1:
-            low, high = float(result._mean - result._ci), float(result._mean + result._ci)
-        else:
-            low = high = float("nan")
+        low, high = result.ci_bounds
         out[name] = MetricScore(
             name,
             float(result.score),
@@ -113,27 +114,41 @@ def score_corpus(
 
 
 def _corpus_score(metric: Metric, hypotheses, references, n_bootstrap: int):
-    """``metric.corpus_score`` with a bootstrap CI.
+    """``metric.corpus_score`` with percentile bootstrap bounds stored as ``ci_bounds``.
 
-    sacrebleu 2.6's chrF bootstrap can mix Python floats (a zero score) with numpy float32 scores,
-    and ``statistics.mean`` then raises TypeError; in that case we redo sacrebleu's own resampling
-    and hand the same scores, as floats, to sacrebleu's ``estimate_ci``.
+    The resamples are sacrebleu's own (``_bootstrap_resample``, seeded by ``SACREBLEU_SEED``) and the
+    bounds are the order statistics sacrebleu's ``estimate_ci`` reads (index ``n // 40`` from either
+    end of the sorted scores). We report those bounds themselves rather than sacrebleu's printed
+    "mean ± half-width", which can fall below 0 for a score near 0. Scores are cast to float first:
+    sacrebleu 2.6 can mix a Python-float zero with numpy float32 scores, and ``statistics.mean`` then
+    raises TypeError.
     """
-    try:
-        return metric.corpus_score(hypotheses, [references], n_bootstrap=n_bootstrap)
-    except TypeError:
-        if n_bootstrap <= 1:
-            raise
-    from sacrebleu.significance import _bootstrap_resample
-
     result = metric.corpus_score(hypotheses, [references])
+    result.ci_bounds = (float("nan"), float("nan"))
+    if n_bootstrap <= 1:
+        return result
     stats = metric._extract_corpus_statistics(hypotheses, [references])
-    metric.n_bootstrap = n_bootstrap
+    metric.n_bootstrap = n_bootstrap  # the signature then reads bs:N, as sacrebleu's own path writes it
     metric.seed, bs_scores = _bootstrap_resample(stats, metric, n_bootstrap)
     for score in bs_scores:
         score.score = float(score.score)
     result.estimate_ci(bs_scores)
+    result.ci_bounds = percentile_bounds([s.score for s in bs_scores])
     return result
+
+
+def percentile_bounds(samples, low: float = 0.0, high: float = 100.0) -> tuple[float, float]:
+    """The 95% percentile bounds of bootstrap ``samples`` as sacrebleu picks them, clipped to ``[low, high]``.
+
+    sacrebleu sorts the ``n`` resampled scores and reads indices ``n // 40`` and ``n - n // 40 - 1``.
+    Both bounds are resampled scores, so they never leave the metric's range; the clip only guards
+    against float noise.
+    """
+    ordered = sorted(float(x) for x in samples)
+    if not ordered:
+        return float("nan"), float("nan")
+    k = len(ordered) // 40
+    return max(low, ordered[k]), min(high, ordered[len(ordered) - k - 1])
 
 
 def paired_tests(

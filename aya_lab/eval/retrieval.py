@@ -85,56 +85,12 @@ def evaluate_retrieval(
     signature = getattr(kb, "signature", "")
     rows: list[dict[str, Any]] = []
     for i, q in enumerate(questions):
-        text = _field(q, "question", i)
-        gold = list(_field(q, "gold_docs", i, []) or [])
-        in_scope = bool(_field(q, "in_scope", i, bool(gold)))
-        if in_scope and not gold:
-            raise ValueError(f"question {i} ({text!r}) is in scope but names no gold_docs")
-        qid = _field(q, "id", i, None) or f"q{i:03d}"
-        hits = kb.retrieve(text, k=depth)
-        ranked = _ranked_sources(hits)
-        top = float(hits[0].score) if hits else float("-inf")
-        base = {
-            "level": "question",
-            "id": qid,
-            "question": text,
-            "in_scope": in_scope,
-            "n": 1,
-            "retrieved": ",".join(ranked),
-        }
-        metrics: dict[str, float] = {"top_score": top}
-        if in_scope:
-            gold_set = set(gold)
-            for k in ks:
-                metrics[f"recall@{k}"] = len(gold_set & set(ranked[:k])) / len(gold_set)
-            first = next((r for r, s in enumerate(ranked, start=1) if s in gold_set), None)
-            metrics["mrr"] = 1.0 / first if first else 0.0
-            metrics["answered"] = float(top >= threshold)
-        else:
-            metrics["idk"] = float(top < threshold)
-        rows += [{**base, "metric": m, "value": v} for m, v in metrics.items()]
+        rows += _question_rows(kb, q, i, ks, depth, threshold)
     if not rows:
         raise ValueError("no questions to evaluate")
 
     per_question = pd.DataFrame(rows)
-    aggregates = []
-    for (metric, in_scope), group in per_question.groupby(["metric", "in_scope"], sort=False):
-        values = group["value"].to_numpy(dtype=float)
-        low, high = bootstrap_ci(values, n_bootstrap=n_bootstrap, seed=seed)
-        aggregates.append(
-            {
-                "level": "aggregate",
-                "id": None,
-                "question": None,
-                "in_scope": in_scope,
-                "metric": metric,
-                "value": float(values.mean()),
-                "ci_low": low,
-                "ci_high": high,
-                "n": int(values.size),
-                "retrieved": None,
-            }
-        )
+    aggregates = _aggregates(per_question, n_bootstrap, seed)
     df = pd.concat([per_question, pd.DataFrame(aggregates)], ignore_index=True)
     df["min_score"] = threshold
     df["kb_signature"] = signature
@@ -149,6 +105,61 @@ def evaluate_retrieval(
         }
     )
     return df.reindex(columns=COLUMNS)
+
+
+def _question_rows(kb: Any, q: Any, i: int, ks: tuple[int, ...], depth: int, threshold: float) -> list[dict[str, Any]]:
+    """The per-question rows of question ``q`` (number ``i``): one row per metric."""
+    text = _field(q, "question", i)
+    gold = list(_field(q, "gold_docs", i, []) or [])
+    in_scope = bool(_field(q, "in_scope", i, bool(gold)))
+    if in_scope and not gold:
+        raise ValueError(f"question {i} ({text!r}) is in scope but names no gold_docs")
+    qid = _field(q, "id", i, None) or f"q{i:03d}"
+    hits = kb.retrieve(text, k=depth)
+    ranked = _ranked_sources(hits)
+    top = float(hits[0].score) if hits else float("-inf")
+    base = {
+        "level": "question",
+        "id": qid,
+        "question": text,
+        "in_scope": in_scope,
+        "n": 1,
+        "retrieved": ",".join(ranked),
+    }
+    metrics: dict[str, float] = {"top_score": top}
+    if in_scope:
+        gold_set = set(gold)
+        for k in ks:
+            metrics[f"recall@{k}"] = len(gold_set & set(ranked[:k])) / len(gold_set)
+        first = next((r for r, s in enumerate(ranked, start=1) if s in gold_set), None)
+        metrics["mrr"] = 1.0 / first if first else 0.0
+        metrics["answered"] = float(top >= threshold)
+    else:
+        metrics["idk"] = float(top < threshold)
+    return [{**base, "metric": m, "value": v} for m, v in metrics.items()]
+
+
+def _aggregates(per_question: pd.DataFrame, n_bootstrap: int, seed: int) -> list[dict[str, Any]]:
+    """One aggregate row per (metric, scope): the mean with its percentile bootstrap 95% CI."""
+    out = []
+    for (metric, in_scope), group in per_question.groupby(["metric", "in_scope"], sort=False):
+        values = group["value"].to_numpy(dtype=float)
+        low, high = bootstrap_ci(values, n_bootstrap=n_bootstrap, seed=seed)
+        out.append(
+            {
+                "level": "aggregate",
+                "id": None,
+                "question": None,
+                "in_scope": in_scope,
+                "metric": metric,
+                "value": float(values.mean()),
+                "ci_low": low,
+                "ci_high": high,
+                "n": int(values.size),
+                "retrieved": None,
+            }
+        )
+    return out
 
 
 def retrieval_summary(df: pd.DataFrame) -> pd.DataFrame:

@@ -50,35 +50,8 @@ __all__ = [
     "ROUTING_COLUMNS",
 ]
 
-ROUTING_COLUMNS = [
-    "prompt",
-    "lang",
-    "metric",
-    "mean",
-    "ci_low",
-    "ci_high",
-    "n",
-    "model_fingerprint",
-    "prompt_hash",
-    "dataset_id",
-]
-PAIRED_COLUMNS = [
-    "baseline",
-    "variant",
-    "lang",
-    "metric",
-    "mean_baseline",
-    "mean_variant",
-    "diff",
-    "ci_low",
-    "ci_high",
-    "p_bootstrap",
-    "b",
-    "c",
-    "p_mcnemar",
-    "significant",
-    "n",
-]
+ROUTING_COLUMNS = "prompt lang metric mean ci_low ci_high n model_fingerprint prompt_hash dataset_id".split()
+PAIRED_COLUMNS = "baseline variant lang metric mean_baseline mean_variant diff ci_low ci_high p_bootstrap b c p_mcnemar significant n".split()
 Translate = bool | Literal["gold"]
 
 
@@ -239,6 +212,23 @@ def _load_router_prompt(prompt: Any) -> Any:
     return load_prompt(ref)
 
 
+def _metric_rows(examples: pd.DataFrame, name: str, sig: dict, idx: np.ndarray) -> list[dict[str, Any]]:
+    """Accuracy and fallback rate, overall and per language, with percentile bootstrap CIs."""
+    rows = []
+    langs = ["all", *sorted(examples["lang"].unique())]
+    for lang in langs:
+        mask = np.ones(len(examples), bool) if lang == "all" else (examples["lang"] == lang).to_numpy()
+        for metric, col in (("accuracy", "correct"), ("fallback_rate", "fallback")):
+            values = examples.loc[mask, col].to_numpy(dtype=float)
+            if lang == "all":
+                low, high = _ci(values[idx].mean(axis=1))
+            else:  # resample within the language (its own seeded draws)
+                low, high = _ci(values[bootstrap_indices(len(values), idx.shape[0], seed=0)].mean(axis=1))
+            row = {"prompt": name, "lang": lang, "metric": metric, "mean": float(values.mean())}
+            rows.append({**row, "ci_low": low, "ci_high": high, "n": int(mask.sum()), **sig})
+    return rows
+
+
 def _run(model, prompt_file, items, texts, tr_cost, idx, dataset_id) -> tuple[pd.DataFrame, pd.DataFrame, pd.DataFrame]:
     name = prompt_file.variant or prompt_file.name
     decisions = _route_all(model, prompt_file, texts)
@@ -258,28 +248,7 @@ def _run(model, prompt_file, items, texts, tr_cost, idx, dataset_id) -> tuple[pd
         ]
     )
     sig = {"model_fingerprint": model.fingerprint, "prompt_hash": prompt_file.content_hash, "dataset_id": dataset_id}
-    rows = []
-    langs = ["all", *sorted(examples["lang"].unique())]
-    for lang in langs:
-        mask = np.ones(len(examples), bool) if lang == "all" else (examples["lang"] == lang).to_numpy()
-        for metric, col in (("accuracy", "correct"), ("fallback_rate", "fallback")):
-            values = examples.loc[mask, col].to_numpy(dtype=float)
-            if lang == "all":
-                low, high = _ci(values[idx].mean(axis=1))
-            else:  # resample within the language (its own seeded draws)
-                low, high = _ci(values[bootstrap_indices(len(values), idx.shape[0], seed=0)].mean(axis=1))
-            rows.append(
-                {
-                    "prompt": name,
-                    "lang": lang,
-                    "metric": metric,
-                    "mean": float(values.mean()),
-                    "ci_low": low,
-                    "ci_high": high,
-                    "n": int(mask.sum()),
-                    **sig,
-                }
-            )
+    rows = _metric_rows(examples, name, sig, idx)
     total = {
         "llm_calls": len(items) + tr_cost["calls"],
         "prompt_tokens": float(examples["prompt_tokens"].sum()) + tr_cost["prompt_tokens"],

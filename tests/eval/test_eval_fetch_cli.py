@@ -132,7 +132,22 @@ def test_cli_data_and_eval_commands(mini_data, tmp_path, capsys):
 @pytest.mark.parametrize(
     "argv, expected",
     [
-        (["eval", "translate", "--dataset", "ntrex128", "--pairs", "eng-swh"], "no systems given"),
+        (
+            [
+                "eval",
+                "translate",
+                "--model",
+                "fake:x",
+                "--system",
+                "copy",
+                "--dataset",
+                "ntrex128",
+                "--pairs",
+                "eng-swh",
+            ],
+            "not both",
+        ),
+        (["eval", "translate", "--system", "copy", "--dataset", "ntrex128"], "no language pairs given for ntrex128"),
         (["eval", "translate", "--system", "copy", "--dataset", "ntrex128", "--pairs", "eng-hau"], "available: "),
         (
             ["eval", "translate", "--system", "zzz:1", "--dataset", "ntrex128", "--pairs", "eng-swh"],

@@ -7,6 +7,7 @@ import pytest
 from aya_lab.agents.routing import LLMRouter
 from aya_lab.datasets.project import RoutingExample
 from aya_lab.eval.routing import evaluate_routing, mcnemar_exact, sweep_routing
+from aya_lab.eval.routing_sequences import MultiIntentExample, evaluate_sequences, load_multi_intent, step_accuracy
 from aya_lab.models.fake import FakeChatModel
 from aya_lab.prompts import PromptError, load_prompt
 
@@ -150,6 +151,8 @@ def test_cli_route(tmp_path, capsys):
     assert main(["eval", "route", "--model", "fake:query", "--n", "8", "--n-bootstrap", "20", "--out", str(out)]) == 0
     text = capsys.readouterr().out
     assert "accuracy" in text and "confusion (supervisor/baseline" in text and out.exists()
+    assert "tool sequences" in text and "multi sequence_accuracy" in text
+    assert (tmp_path / "route.sequences.csv").exists()
     assert (
         main(
             [
@@ -185,6 +188,8 @@ def test_cli_route(tmp_path, capsys):
         (["--prompt", "fewshot", "--variants", "baseline"], "not both"),
         (["--n", "-1"], "--n must be positive"),
         (["--data", "/nonexistent/r.jsonl"], "file not found"),
+        (["--routers", "keyword,nope", "--n", "2"], "unknown router ['nope']"),
+        (["--paths", "sideways", "--n", "2"], "unknown path ['sideways']"),
     ],
 )
 def test_cli_route_bad_input_is_one_line(argv, needle, capsys):
@@ -193,3 +198,51 @@ def test_cli_route_bad_input_is_one_line(argv, needle, capsys):
     assert main(["eval", "route", "--model", "fake:query", *argv]) == 2
     err = capsys.readouterr().err.strip()
     assert err.startswith("error: ") and needle in err and "\n" not in err
+
+
+# -- tool sequences: single- and multi-intent, per router, on both paths --------------------------------
+
+
+def _multi():
+    rows = [
+        ("m901", "summarize the last 5 messages and remember the action items", "eng", ("summarize", "remember")),
+        ("m902", "quelle est la politique de voyage, et retiens que je pars lundi", "fra", ("query", "remember")),
+        ("m903", "what is the per diem, and remember that I leave Monday", "eng", ("query", "remember")),
+    ]
+    return [MultiIntentExample(i, t, lang, tools, t) for i, t, lang, tools in rows]
+
+
+def test_step_accuracy():
+    assert step_accuracy(["a", "b"], ["a", "b"]) == 1.0
+    assert step_accuracy(["a", "b"], ["a"]) == 0.5
+    assert step_accuracy(["a"], ["b", "a"]) == 0.0
+
+
+def test_sequences_per_router_and_path():
+    model = _model()
+    res = evaluate_sequences(model, single=_examples(), multi=_multi(), paths=("room", "original"), n_bootstrap=50)
+    df = res.df.set_index(["router", "path", "set", "metric"])["mean"]
+    # one-step routers never get a two-tool request right; the keyword rules (remember before query)
+    # get the first tool of the summarize request only: 1 step right of 2, on 1 request of 3
+    assert df[("keyword", "original", "multi", "sequence_accuracy")] == 0.0
+    assert df[("keyword", "original", "multi", "step_accuracy")] == pytest.approx(1 / 6)
+    assert df[("multi", "original", "multi", "sequence_accuracy")] == 1.0
+    # on single intents the re-deciding router is the LLM router (same decisions)
+    for path in ("room", "original"):
+        assert df[("multi", path, "single", "sequence_accuracy")] == df[("llm", path, "single", "sequence_accuracy")]
+    # the room path routes the model's English; the original path the text as written
+    ex = res.examples
+    fr = ex[(ex["id"] == "r904") & (ex["router"] == "keyword")].set_index("path")["routed_text"]
+    assert fr["original"] == "bonjour à tous" and fr["room"] == "hello everyone"
+    assert set(res.table().columns) == {
+        "single sequence_accuracy", "single step_accuracy", "multi sequence_accuracy", "multi step_accuracy"
+    }  # fmt: skip
+
+
+def test_the_multi_intent_set_loads_and_bad_lines_are_located(tmp_path):
+    items = load_multi_intent()
+    assert len(items) >= 30 and len({i.lang for i in items}) >= 5 and all(len(i.tools) >= 2 for i in items)
+    bad = tmp_path / "m.jsonl"
+    bad.write_text('{"text": "x", "lang": "eng", "tools": ["fly"]}\n', encoding="utf-8")
+    with pytest.raises(ValueError, match=r"m.jsonl:1: needs a text and tools"):
+        load_multi_intent(bad)

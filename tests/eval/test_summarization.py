@@ -4,12 +4,14 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+from pandas import isnull as pd_isnull
 
 from aya_lab.datasets.project import Transcript
 from aya_lab.eval.summarization import (
     bootstrap_indices,
     content_words,
     count_exact,
+    count_parsed,
     evaluate_summarizers,
     last_n_correct,
     match_action_items,
@@ -38,10 +40,12 @@ def test_last_n_correct(ids, gold, ok):
 
 
 @pytest.mark.parametrize(
-    "parsed, gold, ok", [(None, 0, True), (None, 3, False), (3, 3, True), (0, 0, True), (4, 3, False), (0, 5, False)]
+    "parsed, gold, ok", [(None, 0, False), (None, 3, False), (3, 3, True), (0, 0, True), (4, 3, False), (0, 5, False)]
 )
-def test_count_exact_treats_none_as_all(parsed, gold, ok):
+def test_count_exact_scores_an_unparseable_count_as_wrong(parsed, gold, ok):
+    # the room falls back to "all" when it cannot read a count; the metric must not credit that
     assert count_exact(parsed, gold) is ok
+    assert count_parsed(parsed) is (parsed is not None)
 
 
 def test_prf_conventions():
@@ -164,11 +168,16 @@ def test_evaluate_summarizers_scores_hand_computed_cases():
     assert o1["llm_calls"] == 1
     for variant in ("two_call", "one_call"):  # whole conversation, no items either side
         t2 = per.loc[(variant, "t902")]
-        assert (t2["count_exact"], t2["last_n_correct"], t2["action_f1"]) == (1.0, 1.0, 1.0)
+        assert (t2["last_n_correct"], t2["action_f1"]) == (1.0, 1.0)
         assert t2["request_translation_calls"] == 0
+    # one_call wrote no COUNT line on t902: the room falls back to "all" (gold), but the metric says wrong
+    assert per.loc[("two_call", "t902"), "count_exact"] == 1.0
+    assert pd_isnull(per.loc[("one_call", "t902"), "count_requested"])
+    assert per.loc[("one_call", "t902"), ["count_exact", "count_parsed"]].tolist() == [0.0, 0.0]
     means = res.df.set_index(["variant", "metric"])["mean"]
     assert means[("two_call", "action_f1")] == pytest.approx((2 / 3 + 1) / 2)
-    assert means[("one_call", "count_exact")] == 0.5 and means[("one_call", "last_n_correct")] == 0.5
+    assert means[("one_call", "count_exact")] == 0.0 and means[("one_call", "last_n_correct")] == 0.5
+    assert means[("one_call", "count_parsed")] == 0.5 and means[("two_call", "count_parsed")] == 1.0
     assert means[("two_call", "action_precision_micro")] == 0.5
     assert means[("one_call", "action_f1_micro")] == 0.0
     assert 0 < means[("two_call", "summary_chrF")] <= 100
@@ -189,7 +198,9 @@ def test_identical_variants_are_not_significantly_different():
     frame = per_a.per_transcript
     twin = frame.assign(variant="twin")
     both = summarization.pd.concat([frame, twin], ignore_index=True)
-    paired = summarization._paired(both, ["two_call", "twin"], bootstrap_indices(2, 100))
+    paired = summarization.paired_table(
+        both, ["two_call", "twin"], bootstrap_indices(2, 100), summarization.SUMMARY_METRICS
+    )
     assert (paired["diff"] == 0).all() and (paired["p_value"] == 1.0).all() and not paired["significant"].any()
 
 

@@ -269,49 +269,59 @@ def compare(
             raise ValueError(f"system {s!r} is not in result B; it has: {', '.join(b.systems)}")
     out_a = a.outputs[a.outputs["system"] == sys_a]
     rows = []
-    keys = ["dataset_id", "pair", "hop"]
-    for (did, pair, hop), grp_a in out_a.groupby(keys, sort=False):
+    for (did, pair, hop), grp_a in out_a.groupby(["dataset_id", "pair", "hop"], sort=False):
         grp_a = grp_a.sort_values("idx")
-        tgt = grp_a["tgt"].iloc[0] if hop != "src-pivot" else "eng"
-        hyps_b = {}
-        for s in systems_b:
-            grp_b = b.outputs[
-                (b.outputs["system"] == s)
-                & (b.outputs["dataset_id"] == did)
-                & (b.outputs["pair"] == pair)
-                & (b.outputs["hop"] == hop)
-            ].sort_values("idx")
-            if grp_b.empty:
-                continue
-            if list(grp_b["reference"]) != list(grp_a["reference"]):
-                raise ValueError(f"{did} {pair} {hop}: results A and B were scored against different references")
-            hyps_b[s if s != sys_a else f"{s} (B)"] = list(grp_b["hypothesis"])
-        if not hyps_b:
-            continue
-        refs = list(grp_a["reference"])
-        base = list(grp_a["hypothesis"])
-        tests = paired_tests(base, hyps_b, refs, tgt, n_bootstrap=n_bootstrap, n_ar=n_ar)
-        score_a = score_corpus(base, refs, tgt, n_bootstrap=1)
-        for s, hyps in hyps_b.items():
-            score_b = score_corpus(hyps, refs, tgt, n_bootstrap=1)
-            for metric in SCORE_METRICS:
-                p = tests[(s, metric)]
-                rows.append(
-                    {
-                        "system_a": sys_a,
-                        "system_b": s,
-                        "dataset_id": did,
-                        "pair": pair,
-                        "hop": hop,
-                        "metric": metric,
-                        "score_a": score_a[metric].score,
-                        "score_b": score_b[metric].score,
-                        "p_bootstrap": p["p_bootstrap"],
-                        "p_ar": p["p_ar"],
-                        "significant": p["p_bootstrap"] < ALPHA and p["p_ar"] < ALPHA,
-                        "n": len(refs),
-                    }
-                )
+        hyps_b = _matching_outputs(b, systems_b, sys_a, grp_a, did, pair, hop)
+        if hyps_b:
+            rows += _compare_rows(sys_a, grp_a, hyps_b, did, pair, hop, n_bootstrap, n_ar)
     if not rows:
         raise ValueError("results A and B share no dataset/pair/hop to compare")
     return pd.DataFrame(rows)
+
+
+def _matching_outputs(b: Results, systems_b, sys_a: str, grp_a: pd.DataFrame, did, pair, hop) -> dict[str, list[str]]:
+    """Each B system's hypotheses on the segments of ``grp_a`` (same references required)."""
+    hyps_b = {}
+    for s in systems_b:
+        grp_b = b.outputs[
+            (b.outputs["system"] == s)
+            & (b.outputs["dataset_id"] == did)
+            & (b.outputs["pair"] == pair)
+            & (b.outputs["hop"] == hop)
+        ].sort_values("idx")
+        if grp_b.empty:
+            continue
+        if list(grp_b["reference"]) != list(grp_a["reference"]):
+            raise ValueError(f"{did} {pair} {hop}: results A and B were scored against different references")
+        hyps_b[s if s != sys_a else f"{s} (B)"] = list(grp_b["hypothesis"])
+    return hyps_b
+
+
+def _compare_rows(sys_a, grp_a: pd.DataFrame, hyps_b: dict, did, pair, hop, n_bootstrap, n_ar) -> list[dict]:
+    tgt = grp_a["tgt"].iloc[0] if hop != "src-pivot" else "eng"
+    refs = list(grp_a["reference"])
+    base = list(grp_a["hypothesis"])
+    tests = paired_tests(base, hyps_b, refs, tgt, n_bootstrap=n_bootstrap, n_ar=n_ar)
+    score_a = score_corpus(base, refs, tgt, n_bootstrap=1)
+    rows = []
+    for s, hyps in hyps_b.items():
+        score_b = score_corpus(hyps, refs, tgt, n_bootstrap=1)
+        for metric in SCORE_METRICS:
+            p = tests[(s, metric)]
+            rows.append(
+                {
+                    "system_a": sys_a,
+                    "system_b": s,
+                    "dataset_id": did,
+                    "pair": pair,
+                    "hop": hop,
+                    "metric": metric,
+                    "score_a": score_a[metric].score,
+                    "score_b": score_b[metric].score,
+                    "p_bootstrap": p["p_bootstrap"],
+                    "p_ar": p["p_ar"],
+                    "significant": p["p_bootstrap"] < ALPHA and p["p_ar"] < ALPHA,
+                    "n": len(refs),
+                }
+            )
+    return rows

@@ -15,16 +15,34 @@ kind is the part before the first ``@`` or ``+``, and the factory gets the suffi
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from contextvars import ContextVar
+from typing import Any
 
 from aya_lab.eval.translation.model_systems import PromptSystem, Seq2SeqSystem, parse_prompt_spec, translate_prompt
 from aya_lab.eval.translation.systems import CopySystem, PivotSystem, SystemSpecError, TranslationSystem
+from aya_lab.models import load_chat_model, load_model
 
-__all__ = ["SystemFactory", "register_system_kind", "resolve_system", "system_kinds"]
+__all__ = ["SystemFactory", "register_system_kind", "resolve_system", "system_kinds", "model_options"]
 
 
 SystemFactory = Callable[[str], TranslationSystem]
 _KINDS: dict[str, SystemFactory] = {}
+_MODEL_OPTIONS: ContextVar[dict[str, Any] | None] = ContextVar("aya_lab_system_model_options", default=None)
+
+
+@contextmanager
+def model_options(*, settings: dict[str, Any] | None = None, batch_size: int | None = None) -> Iterator[None]:
+    """Generation ``settings`` (e.g. ``{"max_new_tokens": 64}``) and ``batch_size`` for the models that
+    spec-built systems (``smollm2@strict``, ``seq2seq:PATH``) load inside the block; ``None`` keeps the
+    model's default. ``aya-lab eval translate --max-new-tokens/--batch-size`` use this."""
+    options = {k: v for k, v in {"settings": settings, "batch_size": batch_size}.items() if v is not None}
+    token = _MODEL_OPTIONS.set(options)
+    try:
+        yield
+    finally:
+        _MODEL_OPTIONS.reset(token)
 
 
 def register_system_kind(prefix: str, factory: SystemFactory, *, replace: bool = False) -> None:
@@ -107,7 +125,9 @@ def _prompt_factory(kind: str):
         except ValueError as exc:
             raise SystemSpecError(str(exc)) from None
         name = model_part + f"@{variant}" + (f"+ctx{k}" if k else "")
-        return PromptSystem(model_part, prompt, context_window=k, name=name)
+        options = _MODEL_OPTIONS.get() or {}
+        model = load_chat_model(model_part, **options) if options else model_part
+        return PromptSystem(model, prompt, context_window=k, name=name)
 
     return build
 
@@ -115,7 +135,9 @@ def _prompt_factory(kind: str):
 def _seq2seq_factory(rest: str) -> Seq2SeqSystem:
     if not rest.strip():
         raise SystemSpecError("seq2seq: needs a model path or hub id, e.g. seq2seq:facebook/nllb-200-distilled-600M")
-    return Seq2SeqSystem(f"seq2seq:{rest.strip()}")
+    options = _MODEL_OPTIONS.get() or {}
+    spec = f"seq2seq:{rest.strip()}"
+    return Seq2SeqSystem(load_model(spec, **options) if options else spec)
 
 
 for _kind in ("smollm2", "hf", "fake"):

@@ -1,0 +1,186 @@
+"""Scoring rules of the summarizer evaluation, one function per rule, independent of any model.
+
+- message count: :func:`count_exact` (an unparseable count is wrong) and :func:`count_parsed`;
+- window: :func:`last_n_correct`;
+- action items: :func:`match_action_items` (owners compared through
+  :func:`~aya_lab.datasets.project.normalize_owner`, tasks by sacrebleu chrF or content-word
+  Jaccard), :func:`prf` and its micro-averaged, resampled form.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from typing import Any
+
+import numpy as np
+import pandas as pd
+from sacrebleu.metrics import CHRF
+
+from aya_lab.datasets.project import normalize_owner
+from aya_lab.eval.stats import ALPHA, bootstrap_indices, paired_bootstrap
+
+__all__ = [
+    "TASK_CHRF",
+    "TASK_JACCARD",
+    "content_words",
+    "task_similarity",
+    "match_action_items",
+    "prf",
+    "count_exact",
+    "count_parsed",
+    "last_n_correct",
+    "micro_prf",
+    "micro_prf_boot",
+    "paired_table",
+    "PAIRED_COLUMNS",
+]
+
+TASK_CHRF = 50.0
+TASK_JACCARD = 0.5
+PAIRED_COLUMNS = [
+    "baseline",
+    "variant",
+    "metric",
+    "mean_baseline",
+    "mean_variant",
+    "diff",
+    "ci_low",
+    "ci_high",
+    "p_value",
+    "significant",
+    "n",
+]
+
+# English stop words (a compact list; content words are what is left of the alphanumeric tokens).
+_STOP = frozenset(
+    """
+a about above after again against all am an and any are as at be because been before being below
+between both but by can could did do does doing down during each few for from further had has have
+having he her here hers herself him himself his how i if in into is it its itself just let me more most
+my myself no nor not now of off on once only or other our ours ourselves out over own please same she
+should so some such than that the their theirs them themselves then there these they this those through
+to too under until up very was we were what when where which while who whom why will with would you
+your yours yourself yourselves ll s t d m re ve
+""".split()
+)
+
+
+def content_words(text: str) -> set[str]:
+    """Lowercased alphanumeric tokens minus English stop words."""
+    return {w for w in re.findall(r"[^\W_]+", text.lower()) if w not in _STOP}
+
+
+def task_similarity(predicted: str, gold: str) -> tuple[float, float]:
+    """``(chrF, jaccard)``: sacrebleu sentence chrF (prediction as hypothesis) and content-word Jaccard."""
+    chrf = float(CHRF().sentence_score(predicted, [gold]).score)
+    a, b = content_words(predicted), content_words(gold)
+    jaccard = len(a & b) / len(a | b) if (a | b) else 0.0
+    return chrf, jaccard
+
+
+def _pair(item: Any) -> tuple[str, str]:
+    if isinstance(item, tuple | list):
+        return str(item[0]), str(item[1])
+    return str(item.owner), str(item.task)
+
+
+def match_action_items(predicted: Sequence[Any], gold: Sequence[Any]) -> list[tuple[int, int, float]]:
+    """One-to-one matches ``(pred_index, gold_index, score)``, greedily by best score.
+
+    A pair is a candidate when the owners are equal after :func:`~aya_lab.datasets.project.normalize_owner`
+    (case, surrounding quotes and punctuation ignored; a group owner — all, everyone, team — matches
+    any group owner, not a person) and the tasks match: chrF >= 50 or content-word Jaccard >= 0.5. The
+    score ranking candidates is ``max(chrF/100, jaccard)``. Items are ``(owner, task)`` tuples or
+    objects with ``owner`` and ``task``.
+    """
+    preds, golds = [_pair(p) for p in predicted], [_pair(g) for g in gold]
+    candidates = []
+    for i, (po, pt) in enumerate(preds):
+        for j, (go, gt) in enumerate(golds):
+            if normalize_owner(po) != normalize_owner(go):
+                continue
+            chrf, jac = task_similarity(pt, gt)
+            if chrf >= TASK_CHRF or jac >= TASK_JACCARD:
+                candidates.append((max(chrf / 100.0, jac), i, j))
+    candidates.sort(key=lambda c: (-c[0], c[1], c[2]))
+    used_p, used_g, out = set(), set(), []
+    for score, i, j in candidates:
+        if i not in used_p and j not in used_g:
+            used_p.add(i)
+            used_g.add(j)
+            out.append((i, j, score))
+    return out
+
+
+def prf(tp: int, n_pred: int, n_gold: int) -> tuple[float, float, float]:
+    """Precision, recall, F1; both lists empty is (1, 1, 1), any other undefined ratio is 0."""
+    if n_pred == 0 and n_gold == 0:
+        return 1.0, 1.0, 1.0
+    p = tp / n_pred if n_pred else 0.0
+    r = tp / n_gold if n_gold else 0.0
+    f = 2 * p * r / (p + r) if p + r else 0.0
+    return p, r, f
+
+
+def count_exact(count_requested: int | None, gold_count: int) -> bool:
+    """The parsed count equals the gold one; an unparseable count (``None``) is wrong.
+
+    The room falls back to "all messages" when it cannot read a count, but the metric does not give
+    that fallback credit: a variant that never writes a count would otherwise score on every chat
+    whose gold is "all". :func:`count_parsed` reports how often a count was read at all.
+    """
+    return count_requested is not None and count_requested == gold_count
+
+
+def count_parsed(count_requested: int | None) -> bool:
+    """A count was read from the summarizer's output (``None`` means it could not be)."""
+    return count_requested is not None
+
+
+def last_n_correct(message_ids: Sequence[str], all_ids: Sequence[str], gold_count: int) -> bool:
+    """The summarized ids are exactly the last ``gold_count`` of ``all_ids`` (all of them when 0)."""
+    expected = list(all_ids) if gold_count == 0 else list(all_ids)[-gold_count:]
+    return list(message_ids) == expected
+
+
+def micro_prf(tp: np.ndarray, n_pred: np.ndarray, n_gold: np.ndarray) -> tuple[float, float, float]:
+    return prf(int(tp.sum()), int(n_pred.sum()), int(n_gold.sum()))
+
+
+def micro_prf_boot(tp, n_pred, n_gold, idx) -> np.ndarray:
+    tps, ps, gs = tp[idx].sum(axis=1), n_pred[idx].sum(axis=1), n_gold[idx].sum(axis=1)
+    return np.array([micro_prf(np.array([t]), np.array([p]), np.array([g])) for t, p, g in zip(tps, ps, gs)])
+
+
+def paired_table(per: pd.DataFrame, variants: list[str], idx: np.ndarray, metrics: Sequence[str]) -> pd.DataFrame:
+    """Paired bootstrap of each variant against the first over ``per`` (transcript x variant rows).
+
+    A metric with n/a (NaN) items is tested on the transcripts where both variants have a value.
+    """
+    rows = []
+    base = variants[0]
+    a = per[per["variant"] == base].set_index("transcript_id")
+    for v in variants[1:]:
+        b = per[per["variant"] == v].set_index("transcript_id").loc[a.index]
+        for metric in metrics:
+            x, y = a[metric].to_numpy(dtype=float), b[metric].to_numpy(dtype=float)
+            known = ~(np.isnan(x) | np.isnan(y))
+            if not known.any():
+                continue
+            sub_idx = idx if known.all() else bootstrap_indices(int(known.sum()), idx.shape[0], seed=0)
+            x, y = x[known], y[known]
+            test = paired_bootstrap(x, y, sub_idx)
+            rows.append(
+                {
+                    "baseline": base,
+                    "variant": v,
+                    "metric": metric,
+                    "mean_baseline": float(x.mean()),
+                    "mean_variant": float(y.mean()),
+                    **test,
+                    "significant": bool(test["p_value"] < ALPHA),
+                    "n": len(x),
+                }
+            )
+    return pd.DataFrame(rows, columns=PAIRED_COLUMNS)
