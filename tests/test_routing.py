@@ -1,6 +1,7 @@
 """Router, LLM router with fallback, routing chain with step limit."""
 
 import pytest
+from langchain_core.runnables import Runnable, RunnableLambda
 
 from aya_lab.agents.routing import (
     FINISH,
@@ -9,6 +10,9 @@ from aya_lab.agents.routing import (
     Router,
     RouterOutput,
     RoutingChain,
+    Step,
+    ToolConfig,
+    Transcript,
     parse_tool_choice,
 )
 from aya_lab.models.fake import FakeChatModel
@@ -63,31 +67,95 @@ def test_llm_router_garbage_falls_back_and_says_so():
     out = LLMRouter(model, load_prompt("supervisor/baseline")).route("please summarize everything")
     assert out.tool == "summarize"
     assert "unparseable router answer" in out.log and "KeywordRouter" in out.log
+    assert out.fallback  # typed: nobody needs to search the log
+
+
+def test_llm_router_reads_action_format():
+    model = FakeChatModel(responses=["Thought: a policy question\nAction: query\nAction Input: per-diem Berlin"])
+    out = LLMRouter(model, load_prompt("supervisor/baseline")).route("what is the per-diem for Berlin?")
+    assert (out.tool, out.tool_input, out.fallback) == ("query", "per-diem Berlin", False)
 
 
 def test_chain_runs_one_tool_then_finishes():
     calls = []
     chain = RoutingChain(KeywordRouter(), {t: (lambda x, t=t: calls.append(t) or f"{t} done") for t in TOOLS})
-    result = chain.run("summarize the chat")
+    result = chain.invoke("summarize the chat")
     assert result.output == "summarize done" and calls == ["summarize"]
-    assert [s["tool"] for s in result.steps] == ["summarize", FINISH]
+    assert [s.output.tool for s in result.steps] == ["summarize", FINISH] and FINISH == "Final Answer"
+    assert result.intermediate_steps == [(result.steps[0].output, "summarize done")]
+    assert isinstance(result.steps[0].output, RouterOutput)
     assert result.tool == "summarize" and not result.stopped_by_limit
 
 
 class Stubborn(Router):
     tools = ("chat",)
 
-    def route(self, text, observations=()):
-        return RouterOutput("chat", text, "never finishes")
+    def route(self, transcript):
+        return RouterOutput("chat", "hi", "never finishes")
 
 
 def test_step_limit_stops_a_looping_router():
     chain = RoutingChain(Stubborn(), {"chat": lambda x: "again"}, max_steps=2)
-    result = chain.run("hi")
+    result = chain.invoke("hi")
     assert result.stopped_by_limit and result.output == "again"
-    assert sum(1 for s in result.steps if "observation" in s) == 2
+    assert len(result.intermediate_steps) == 2 and result.steps[-1].stopped_by_limit
 
 
 def test_chain_refuses_missing_tools():
     with pytest.raises(ValueError, match=r"router can choose \['remember'\]"):
         RoutingChain(KeywordRouter(), {"query": str, "summarize": str, "chat": str})
+
+
+class Recorder(Router):
+    """Finishes after two tools; records the transcripts it was handed."""
+
+    tools = ("a", "b")
+    observation_prefix, router_prefix, starter_string = "Obs: ", "Next: ", "\nBegin.\n"
+
+    def __init__(self):
+        self.seen = []
+
+    def route(self, transcript):
+        self.seen.append(transcript.text)
+        n = len(transcript.steps)
+        if n == 2:
+            return self.finish(" + ".join(transcript.observations))
+        return RouterOutput("ab"[n], f"in{n}", f"log{n}")
+
+
+def test_router_reads_the_chained_transcript_as_the_design_writes_it():
+    router = Recorder()
+    result = RoutingChain(
+        router, [ToolConfig("a", lambda x: "A:" + x, "first"), ToolConfig("b", lambda x: "B:" + x)]
+    ).invoke({"input": "go"})
+    assert result.output == "A:in0 + B:in1" and result.tools == ["a", "b"]
+    assert router.seen == [
+        "go\nBegin.\n",
+        "go\nBegin.\nlog0\nObs: A:in0\nNext: ",
+        "go\nBegin.\nlog0\nObs: A:in0\nNext: log1\nObs: B:in1\nNext: ",
+    ]
+
+
+def test_chain_is_a_runnable_batch_stream_and_compose():
+    chain = RoutingChain(KeywordRouter(), {t: RunnableLambda(lambda x, t=t: f"{t}:{x}") for t in TOOLS})
+    assert isinstance(chain, Runnable)
+    results = chain.batch(["summarize it", "thanks!"])
+    assert [r.tools for r in results] == [["summarize"], ["chat"]]
+    steps = list(chain.stream("remember that x"))
+    assert all(isinstance(s, Step) for s in steps) and [s.output.tool for s in steps] == ["remember", FINISH]
+    only_answer = RunnableLambda(lambda x: x.strip()) | RoutingChain(
+        KeywordRouter(), {t: (lambda x, t=t: t) for t in TOOLS}, return_intermediate_steps=False
+    )
+    assert only_answer.invoke("  what is the travel policy ") == "query"
+
+
+def test_chain_refuses_a_non_text_input():
+    chain = RoutingChain(KeywordRouter(), {t: str for t in TOOLS})
+    with pytest.raises(TypeError, match="request string"):
+        chain.invoke(3)
+
+
+def test_keyword_router_finishes_with_the_first_observation():
+    router = KeywordRouter()
+    t = Transcript.start("summarize", router).add(Step(RouterOutput("summarize", "summarize"), "done"), router)
+    assert router.route(t) == RouterOutput(FINISH, "done", "finish with the tool's answer")

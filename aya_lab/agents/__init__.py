@@ -1,8 +1,21 @@
 """Aya's agents and the per-user translation agent. Each is a small class with its own prompt files."""
 
+from aya_lab.agents.multi_intent import ReDecidingRouter, split_intents
+from aya_lab.agents.protocols import KnowledgeBaseLike, RoomLike, TextModel
 from aya_lab.agents.query import AyaQuery
+from aya_lab.agents.routing import (
+    KeywordRouter,
+    LLMRouter,
+    Router,
+    RouterOutput,
+    RoutingChain,
+    RoutingResult,
+    Step,
+    ToolConfig,
+    Transcript,
+)
 from aya_lab.agents.summarizer import OneCallSummarizer, SummaryResult, TwoCallSummarizer, make_summarizer
-from aya_lab.agents.supervisor import AyaChat, AyaRemember, AyaSupervisor
+from aya_lab.agents.supervisor import AyaChat, AyaRemember, AyaSupervisor, SupervisorResult
 from aya_lab.agents.translator import AyaTranslator
 from aya_lab.agents.user import UserAgent, clean_translation
 
@@ -12,10 +25,25 @@ __all__ = [
     "AyaRemember",
     "AyaSupervisor",
     "AyaTranslator",
+    "KeywordRouter",
+    "KnowledgeBaseLike",
+    "LLMRouter",
     "OneCallSummarizer",
+    "ReDecidingRouter",
+    "RoomLike",
+    "Router",
+    "RouterOutput",
+    "RoutingChain",
+    "RoutingResult",
+    "Step",
     "SummaryResult",
+    "SupervisorResult",
+    "TextModel",
+    "ToolConfig",
+    "Transcript",
     "TwoCallSummarizer",
     "UserAgent",
     "clean_translation",
     "make_summarizer",
+    "split_intents",
 ]

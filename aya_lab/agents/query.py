@@ -9,8 +9,8 @@ documents actually retrieved.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any
 
+from aya_lab.agents.protocols import KnowledgeBaseLike, TextModel
 from aya_lab.prompts import PromptFile, load_prompt
 
 __all__ = ["AyaQuery", "QueryAnswer", "IDK"]
@@ -29,8 +29,8 @@ class QueryAnswer:
 class AyaQuery:
     def __init__(
         self,
-        model: Any,
-        kb: Any,
+        model: TextModel,
+        kb: KnowledgeBaseLike,
         prompt: str | PromptFile = "query/baseline",
         k: int = 3,
         min_score: float | None = None,

@@ -17,8 +17,9 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import Any, Literal, get_args
+from typing import Literal, get_args
 
+from aya_lab.agents.protocols import TextModel
 from aya_lab.messages import ChatMessage
 from aya_lab.models.base import record_generations
 from aya_lab.prompts import load_prompt
@@ -104,7 +105,7 @@ def _compose(summary: str, items: list[tuple[str, str]]) -> str:
 class _Base:
     variant = ""
 
-    def __init__(self, model: Any) -> None:
+    def __init__(self, model: TextModel) -> None:
         self.model = model
 
     def summarize(self, request: str, history: Sequence[ChatMessage]) -> SummaryResult:
@@ -126,7 +127,7 @@ class _Base:
 class TwoCallSummarizer(_Base):
     variant: SummarizerVariant = "two_call"
 
-    def __init__(self, model: Any) -> None:
+    def __init__(self, model: TextModel) -> None:
         super().__init__(model)
         self.count_prompt = load_prompt("summarizer_count/baseline")
         self.summary_prompt = load_prompt("summarizer_summary/baseline")
@@ -151,7 +152,7 @@ class TwoCallSummarizer(_Base):
 class OneCallSummarizer(_Base):
     variant: SummarizerVariant = "one_call"
 
-    def __init__(self, model: Any) -> None:
+    def __init__(self, model: TextModel) -> None:
         super().__init__(model)
         self.prompt = load_prompt("summarizer_onecall/baseline")
 
@@ -174,7 +175,7 @@ class OneCallSummarizer(_Base):
         return SummaryResult(_compose(summary, items), summary, items, count, [m.id for m in window], notes=notes)
 
 
-def make_summarizer(variant: str, model: Any) -> TwoCallSummarizer | OneCallSummarizer:
+def make_summarizer(variant: str, model: TextModel) -> TwoCallSummarizer | OneCallSummarizer:
     """The summarizer ``variant`` names (one of :data:`SUMMARIZER_VARIANTS`) on ``model``."""
     variants = {"two_call": TwoCallSummarizer, "one_call": OneCallSummarizer}
     if variant not in variants:

@@ -1,10 +1,14 @@
-"""AyaSupervisor: reads the English request, routes it to one tool, emits exactly one reply.
+"""AyaSupervisor: reads the English request, routes it through a routing chain, emits exactly one reply.
 
 Tools: ``query`` (:class:`~aya_lab.agents.query.AyaQuery`), ``summarize`` (a summarizer variant over
-the room history), ``remember`` (:class:`AyaRemember`: add a fact to the knowledge base) and ``chat``
-(:class:`AyaChat`: a short direct answer). Routing is an :class:`~aya_lab.agents.routing.LLMRouter` with the
-keyword fallback; :class:`~aya_lab.agents.routing.RoutingChain` loops router -> tool -> observation until the
-finish tool (step limit ``max_steps``). Whatever happens, one final text leaves :meth:`handle`.
+the room history), ``remember`` (:class:`AyaRemember`: add a fact to the knowledge base, attributed to
+the sender — the room's memory policy) and ``chat`` (:class:`AyaChat`: a short direct answer). The
+router is an :class:`~aya_lab.agents.routing.LLMRouter` with the keyword fallback; with
+``multi_intent=True`` it is wrapped in a :class:`~aya_lab.agents.multi_intent.ReDecidingRouter`, so a
+request that asks for two tools runs both and gets one composed reply (a single-intent request makes
+exactly the same model calls either way). Whatever happens, one typed :class:`SupervisorResult`
+leaves :meth:`AyaSupervisor.handle`: the reply, the tools in order, every step as a ``RouterOutput``
+with its observation, the notes and whether the fallback router decided.
 """
 
 from __future__ import annotations
@@ -12,19 +16,27 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import Any
 
-from aya_lab.agents.query import AyaQuery
-from aya_lab.agents.routing import LLMRouter, RoutingChain
-from aya_lab.agents.summarizer import make_summarizer
+from aya_lab.agents.multi_intent import ReDecidingRouter
+from aya_lab.agents.protocols import KnowledgeBaseLike, TextModel
+from aya_lab.agents.query import AyaQuery, QueryAnswer
+from aya_lab.agents.routing import LLMRouter, Router, RoutingChain, Step, ToolConfig
+from aya_lab.agents.summarizer import SummaryResult, make_summarizer
 from aya_lab.messages import ChatMessage
 from aya_lab.prompts import load_prompt
 
-__all__ = ["AyaSupervisor", "AyaChat", "AyaRemember", "SupervisorResult"]
+__all__ = ["AyaSupervisor", "AyaChat", "AyaRemember", "SupervisorResult", "TOOL_DESCRIPTIONS"]
+
+TOOL_DESCRIPTIONS = {
+    "query": "a question about company policies, answered from the knowledge base with its sources",
+    "summarize": "summarize the last N chat messages and list the action items",
+    "remember": "store a fact the user states in the knowledge base, attributed to them",
+    "chat": "greetings, thanks, small talk or anything else",
+}
 
 
 class AyaChat:
-    def __init__(self, model: Any, prompt: str = "chat/baseline") -> None:
+    def __init__(self, model: TextModel, prompt: str = "chat/baseline") -> None:
         self.model, self.prompt = model, load_prompt(prompt)
 
     def __call__(self, request: str) -> str:
@@ -38,7 +50,7 @@ _REMEMBER = re.compile(r"^\s*(please\s+)?(remember|note|keep in mind|store|save)
 class AyaRemember:
     """Stores the fact in the knowledge base (the request minus its 'remember that' lead-in)."""
 
-    def __init__(self, kb: Any, author: str | None = None) -> None:
+    def __init__(self, kb: KnowledgeBaseLike, author: str | None = None) -> None:
         self.kb, self.author = kb, author
 
     def __call__(self, request: str) -> str:
@@ -49,43 +61,70 @@ class AyaRemember:
 
 @dataclass
 class SupervisorResult:
+    """Everything the supervisor did for one request, typed (the room reads these fields)."""
+
     reply: str
-    tool: str | None
-    steps: list[dict[str, Any]] = field(default_factory=list)
-    details: dict[str, Any] = field(default_factory=dict)
+    tools: list[str]  # the tools that ran, in order
+    steps: list[Step] = field(default_factory=list)  # every RouterOutput with its observation; finish last
+    notes: list[str] = field(default_factory=list)  # what a reader should know (fallbacks, malformed counts)
+    fallback: bool = False  # a decision came from the fallback router (the model's answer was unparseable)
+    stopped_by_limit: bool = False
+    summaries: list[SummaryResult] = field(default_factory=list)
+    answers: list[QueryAnswer] = field(default_factory=list)
+
+    @property
+    def tool(self) -> str | None:
+        """The first tool that ran."""
+        return self.tools[0] if self.tools else None
 
 
 class AyaSupervisor:
+    """Aya's routing chain over query, summarize, remember and chat (see the module docstring)."""
+
     def __init__(
         self,
-        model: Any,
-        kb: Any,
+        model: TextModel,
+        kb: KnowledgeBaseLike,
         *,
         router_prompt: str = "supervisor/baseline",
         summarizer: str = "two_call",
         query_k: int = 3,
         max_steps: int = 3,
+        multi_intent: bool = False,
     ) -> None:
         self.model, self.kb = model, kb
-        self.router = LLMRouter(model, load_prompt(router_prompt))
+        self.llm_router = LLMRouter(model, load_prompt(router_prompt))
+        self.router: Router = ReDecidingRouter(self.llm_router) if multi_intent else self.llm_router
         self.summarizer = make_summarizer(summarizer, model)
         self.query = AyaQuery(model, kb, k=query_k)
         self.chat = AyaChat(model)
         self.max_steps = max_steps
 
     def handle(self, request_en: str, history: Sequence[ChatMessage], author: str | None = None) -> SupervisorResult:
-        details: dict[str, Any] = {}
+        """Route ``request_en`` (tools may run in turn) and return the one reply with its account."""
+        summaries: list[SummaryResult] = []
+        answers: list[QueryAnswer] = []
 
         def summarize(text: str) -> str:
-            result = self.summarizer.summarize(text, history)
-            details["summary"] = result
-            return result.text
+            summaries.append(self.summarizer.summarize(text, history))
+            return summaries[-1].text
 
         def query(text: str) -> str:
-            answer = self.query.answer(text)
-            details["query"] = answer
-            return answer.text
+            answers.append(self.query.answer(text))
+            return answers[-1].text
 
-        tools = {"query": query, "summarize": summarize, "remember": AyaRemember(self.kb, author), "chat": self.chat}
+        run = {"query": query, "summarize": summarize, "remember": AyaRemember(self.kb, author), "chat": self.chat}
+        tools = [ToolConfig(name, fn, TOOL_DESCRIPTIONS[name]) for name, fn in run.items()]
         result = RoutingChain(self.router, tools, self.max_steps).run(request_en)
-        return SupervisorResult(result.output, result.tool, result.steps, details)
+        notes = [n for summary in summaries for n in summary.notes]
+        notes += [s.output.log for s in result.steps if s.output.fallback]
+        return SupervisorResult(
+            result.output,
+            result.tools,
+            result.steps,
+            notes,
+            result.fallback,
+            result.stopped_by_limit,
+            summaries,
+            answers,
+        )

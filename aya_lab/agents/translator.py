@@ -1,14 +1,42 @@
-"""AyaTranslator: brings a request to Aya into English before her agents work on it."""
+"""AyaTranslator: brings a request to Aya into English before her agents work on it.
+
+:func:`is_english` is the output-language check the room uses to choose the routing path: a request
+whose "English" is not English is routed on the original text instead (issue 10, item 7).
+"""
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Sequence
 from typing import Any
 
-from aya_lab.agents.user import clean_translation
-from aya_lab.prompts import PromptFile, load_prompt
+from lingua import Language as LinguaLanguage
+from lingua import LanguageDetectorBuilder
 
-__all__ = ["AyaTranslator"]
+from aya_lab.agents.user import clean_translation
+from aya_lab.languages import get_language, language_name
+from aya_lab.prompts import PromptFile, cut_at_stop, fit_prompt
+
+__all__ = ["AyaTranslator", "is_english"]
+
+_CANDIDATES = ("ENGLISH", "FRENCH", "SPANISH", "PORTUGUESE", "GERMAN")
+
+
+@functools.lru_cache(maxsize=16)
+def _detector(names: tuple[str, ...]) -> Any:
+    return LanguageDetectorBuilder.from_languages(*[getattr(LinguaLanguage, n) for n in names]).build()
+
+
+def is_english(text: str, source: str | None = None) -> bool:
+    """Whether lingua identifies ``text`` as English among English, the ``source`` language (when
+    lingua covers it) and the languages small models drift into. Empty text is not English."""
+    if not text.strip():
+        return False
+    names = set(_CANDIDATES)
+    if source is not None and get_language(source).lingua is not None:
+        names.add(get_language(source).lingua)
+    found = _detector(tuple(sorted(names))).detect_language_of(text)
+    return found is not None and found.name == "ENGLISH"
 
 
 class AyaTranslator:
@@ -16,7 +44,7 @@ class AyaTranslator:
 
     def __init__(self, model: Any, prompt: str | PromptFile = "aya_translate/baseline") -> None:
         self.model = model
-        self.prompt = load_prompt(prompt) if isinstance(prompt, str) else prompt
+        self.prompt = fit_prompt(prompt, model)  # a base model gets the completion variant of the baseline
 
     def to_english(self, request: str, lang: str) -> str:
         return self.to_english_many([request], [lang])[0]
@@ -26,7 +54,12 @@ class AyaTranslator:
         out = list(requests)
         todo = [i for i, lang in enumerate(langs) if lang != "eng"]
         if todo:
-            results = self.model.generate_texts([self.prompt.render(request=requests[i]) for i in todo])
+            results = self.model.generate_texts([self._render(requests[i], langs[i]) for i in todo])
             for i, result in zip(todo, results, strict=True):
-                out[i] = clean_translation(result.text, "English")
+                out[i] = clean_translation(cut_at_stop(result.text, self.prompt.stop_strings), "English")
         return out
+
+    def _render(self, request: str, lang: str) -> list[Any]:
+        """The prompt for one request; completion prompts also get the source language's name and code."""
+        values = {"request": request, "source_language": language_name(lang), "source_code": lang}
+        return self.prompt.render(**{k: v for k, v in values.items() if k in self.prompt.variables})

@@ -15,7 +15,7 @@ from typing import Any
 
 from aya_lab.languages import language_name
 from aya_lab.messages import ChatMessage
-from aya_lab.prompts import PromptFile, load_prompt
+from aya_lab.prompts import PromptFile, cut_at_stop, fit_prompt
 
 __all__ = ["UserAgent", "clean_translation", "render_context"]
 
@@ -53,7 +53,7 @@ class UserAgent:
         if context_window < 0:
             raise ValueError(f"context_window must be >= 0; got {context_window}")
         self.model = model
-        self.prompt = load_prompt(prompt) if isinstance(prompt, str) else prompt
+        self.prompt = fit_prompt(prompt, model)  # a base model gets the completion variant of the baseline
         self.context_window = context_window
 
     def conversation(self, text: str, source: str, target: str, history: Sequence[ChatMessage] = ()) -> list[Any]:
@@ -62,10 +62,14 @@ class UserAgent:
             "target_language": language_name(target),
             "message": text,
             "context": render_context(history, target, self.context_window),
+            "source_language": language_name(source),
+            "source_code": source,
+            "target_code": target,
         }
-        if "source_language" in self.prompt.variables:
-            values["source_language"] = language_name(source)
-        return self.prompt.render(**values)
+        return self.prompt.render(**{k: v for k, v in values.items() if k in self.prompt.variables})
+
+    def _clean(self, text: str, target: str) -> str:
+        return clean_translation(cut_at_stop(text, self.prompt.stop_strings), language_name(target))
 
     def translate_texts(
         self, texts: Sequence[str], source: str, target: str, contexts: Sequence[Sequence[ChatMessage]] | None = None
@@ -75,8 +79,7 @@ class UserAgent:
             return list(texts)
         contexts = contexts or [()] * len(texts)
         convs = [self.conversation(t, source, target, c) for t, c in zip(texts, contexts, strict=True)]
-        name = language_name(target)
-        return [clean_translation(r.text, name) for r in self.model.generate_texts(convs)]
+        return [self._clean(r.text, target) for r in self.model.generate_texts(convs)]
 
     def translate_many(
         self, message: ChatMessage, targets: Sequence[str], history: Sequence[ChatMessage] = ()
@@ -88,5 +91,5 @@ class UserAgent:
             convs = [self.conversation(message.content, message.lang, t, history) for t in needed]
             results = self.model.generate_texts(convs)
             for t, r in zip(needed, results, strict=True):
-                out[t] = clean_translation(r.text, language_name(t))
+                out[t] = self._clean(r.text, t)
         return out

@@ -4,7 +4,7 @@ The graph itself is data (``aya_lab/graphs/aya.yaml``); this module provides wha
 
 - node factories ``aya_ingest.v1``, ``aya_user_agents.v1``, ``aya_translator.v1``, ``aya_supervisor.v1``,
   ``aya_reply_delivery.v1`` (each ``factory(*, factory_parameter, flow_parameter) -> node``);
-- reducers ``room_messages.v1`` (list appended, non-list ignored) and ``room_users.v1``;
+- (the spec's reducers are the graph registry's own: ``append_list.v1`` and ``merge_dict.v1``);
 - the state type ``chat_message``.
 
 Nodes get the run's resources (model, knowledge base, trace) from ``config["configurable"]["aya"]``
@@ -14,7 +14,6 @@ Each node records its visit (timing, model calls, prompts, outputs) in the runti
 
 from __future__ import annotations
 
-import re
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -23,23 +22,55 @@ from typing import Any
 from langchain_core.runnables import RunnableConfig
 
 from aya_lab.agents import AyaSupervisor, AyaTranslator, UserAgent
+from aya_lab.agents.protocols import KnowledgeBaseLike, TextModel
+from aya_lab.agents.supervisor import SupervisorResult
+from aya_lab.agents.translator import is_english
 from aya_lab.graph import Registry, default_registry
-from aya_lab.messages import AYA, ChatMessage, Delivery
+from aya_lab.messages import AYA, AYA_MENTION, ChatMessage, Delivery, parse_aya_request
 from aya_lab.models.base import record_generations
+from aya_lab.models.result import GenerationRecord
 
-__all__ = ["AyaRuntime", "NodeVisit", "aya_registry", "parse_aya_request", "AYA_MENTION"]
+__all__ = [
+    "AyaRuntime",
+    "NodeVisit",
+    "TracedGeneration",
+    "aya_registry",
+    "parse_aya_request",
+    "AYA_MENTION",
+    "ROUTE_ON",
+]
 
-AYA_MENTION = re.compile(r"(?<![\w@])@aya\b[\s,:;.!?-]*", re.IGNORECASE)
+ROUTE_ON = ("english", "original", "auto")
+"""Which text the supervisor routes: the English translation (the room's path), the original, or
+``auto`` — the original when the translation fails the output-language check (is it English?)."""
 
 
-def parse_aya_request(text: str) -> str | None:
-    """The request addressed to Aya (the text without the ``@aya`` mention), or ``None`` if not addressed.
+@dataclass(frozen=True)
+class TracedGeneration:
+    """One model generation made in a node visit: the exact prompt, the output and its cost.
 
-    Returns ``""`` for a bare ``@aya`` (the room refuses it with a clear error).
+    ``g["prompt_tokens"]`` reads a field too (traces were dicts before; the notebooks index them).
     """
-    if not AYA_MENTION.search(text):
-        return None
-    return AYA_MENTION.sub(" ", text).strip()
+
+    model: str
+    prompt: str
+    output: str
+    prompt_tokens: int
+    completion_tokens: int
+    cached: bool
+    latency_s: float
+
+    @classmethod
+    def from_record(cls, r: GenerationRecord) -> TracedGeneration:
+        res = r.result
+        return cls(
+            r.model, r.prompt, res.text, res.prompt_tokens, res.completion_tokens, res.cached, round(res.latency_s, 4)
+        )
+
+    def __getitem__(self, key: str) -> Any:
+        if key not in self.__dataclass_fields__:
+            raise KeyError(f"{key!r}; a traced generation has {', '.join(self.__dataclass_fields__)}")
+        return getattr(self, key)
 
 
 @dataclass
@@ -49,17 +80,34 @@ class NodeVisit:
     node: str
     started: float
     seconds: float
-    generations: list[dict[str, Any]] = field(default_factory=list)
+    generations: list[TracedGeneration] = field(default_factory=list)
     note: str = ""
+
+    def __post_init__(self) -> None:  # a trace read back from JSON holds dicts
+        self.generations = [g if isinstance(g, TracedGeneration) else TracedGeneration(**g) for g in self.generations]
 
 
 @dataclass
 class AyaRuntime:
-    """What nodes need at run time (passed in ``config["configurable"]["aya"]``)."""
+    """What nodes need at run time (passed in ``config["configurable"]["aya"]``).
 
-    model: Any
-    kb: Any
+    ``request`` is the room's one parse of the ``@aya`` mention (``parsed`` says it was given);
+    ``result`` is the supervisor's typed result once it ran.
+    """
+
+    model: TextModel
+    kb: KnowledgeBaseLike
     visits: list[NodeVisit] = field(default_factory=list)
+    request: str | None = None
+    parsed: bool = False
+    result: SupervisorResult | None = None
+    translator_model: TextModel | None = None  # the translator role; ``model`` is the aya role
+
+    @property
+    def translator(self) -> TextModel:
+        """The ``translator`` role's model (user agents, Aya's translator, reply delivery); ``model``
+        when none was given. ``model`` is the ``aya`` role's (supervisor, query, summarizer)."""
+        return self.model if self.translator_model is None else self.translator_model
 
 
 def _runtime(config: Any) -> AyaRuntime:
@@ -84,18 +132,7 @@ def traced(name: str, fn: Callable[[dict, AyaRuntime], dict]) -> Callable[..., d
             name,
             started,
             time.perf_counter() - t0,
-            [
-                {
-                    "model": r.model,
-                    "prompt": r.prompt,
-                    "output": r.result.text,
-                    "prompt_tokens": r.result.prompt_tokens,
-                    "completion_tokens": r.result.completion_tokens,
-                    "cached": r.result.cached,
-                    "latency_s": round(r.result.latency_s, 4),
-                }
-                for r in records
-            ],
+            [TracedGeneration.from_record(r) for r in records],
         )
         if isinstance(update, dict) and "aya_log" in update and update["aya_log"]:
             visit.note = "; ".join(str(x.get("log", "")) for x in update["aya_log"] if isinstance(x, dict))
@@ -137,7 +174,7 @@ def ingest(*, factory_parameter: dict, flow_parameter: dict) -> Callable[..., di
     def body(state: dict, runtime: AyaRuntime) -> dict:
         incoming: ChatMessage = state["incoming"]
         return {
-            "aya_request": parse_aya_request(incoming.content),
+            "aya_request": runtime.request if runtime.parsed else parse_aya_request(incoming.content),
             "aya_request_en": None,
             "aya_reply": None,
             "aya_log": [],
@@ -156,7 +193,7 @@ def _delivery_factory(field_name: str, doc: str) -> Callable[..., Callable[..., 
         def body(state: dict, runtime: AyaRuntime) -> dict:
             original: ChatMessage = state[field_name]
             users = state.get("users") or {}
-            agent = UserAgent(runtime.model, prompt, context_window=window)
+            agent = UserAgent(runtime.translator, prompt, context_window=window)
             translations = agent.translate_many(original, _targets(users), _history(state))
             others = {k: v for k, v in translations.items() if k != original.lang}
             message = original.model_copy(update={"translations": others})
@@ -180,40 +217,75 @@ def translator(*, factory_parameter: dict, flow_parameter: dict) -> Callable[...
 
     def body(state: dict, runtime: AyaRuntime) -> dict:
         incoming: ChatMessage = state["incoming"]
-        english = AyaTranslator(runtime.model, prompt).to_english(state["aya_request"], incoming.lang)
+        english = AyaTranslator(runtime.translator, prompt).to_english(state["aya_request"], incoming.lang)
         return {"aya_request_en": english}
 
     return traced(flow_parameter["name"], body)
 
 
-def supervisor(*, factory_parameter: dict, flow_parameter: dict) -> Callable[..., dict]:
-    """Route the English request to one tool and produce Aya's one reply."""
+def _supervisor_params(factory_parameter: dict) -> tuple[dict, str]:
     params = {
         "router_prompt": factory_parameter.get("router_prompt", "supervisor/baseline"),
         "summarizer": factory_parameter.get("summarizer", "two_call"),
         "query_k": int(factory_parameter.get("query_k", 3)),
         "max_steps": int(factory_parameter.get("max_steps", 3)),
+        "multi_intent": bool(factory_parameter.get("multi_intent", True)),
     }
     if params["summarizer"] not in {"two_call", "one_call"}:
         raise ValueError(f"summarizer must be 'two_call' or 'one_call', got {params['summarizer']!r}")
+    route_on = factory_parameter.get("route_on", "english")
+    if route_on not in ROUTE_ON:
+        raise ValueError(f"route_on must be one of {', '.join(ROUTE_ON)}, got {route_on!r}")
+    return params, route_on
+
+
+def _routed_text(state: dict, route_on: str) -> tuple[str, str | None]:
+    """The text the supervisor routes, and a log line when it is not the English translation."""
+    incoming: ChatMessage = state["incoming"]
+    english, original = state["aya_request_en"], state["aya_request"]
+    if route_on == "original" and incoming.lang != "eng":
+        return original, "routed on the original request (route_on: original)"
+    if route_on == "auto" and incoming.lang != "eng" and not is_english(english, incoming.lang):
+        return original, f"routed on the original request: its translation {english[:40]!r} is not English"
+    return english, None
+
+
+def _aya_log(result: SupervisorResult, variant: str, path_log: str | None) -> list[dict]:
+    """The supervisor's steps as plain data for the checkpointed state (the typed result is in the runtime)."""
+    log: list[dict] = [{"log": path_log}] if path_log else []
+    for step in result.steps:
+        entry = {"tool": step.output.tool, "input": step.output.tool_input, "log": step.output.log}
+        if step.observation is not None:
+            entry["observation"] = step.observation
+        log.append(entry)
+    for s in result.summaries:
+        log.append(
+            {
+                "log": f"summarizer {variant}: count={s.count_requested}, {len(s.message_ids)} messages, {s.calls} calls",
+                "notes": s.notes,
+            }
+        )
+    return log
+
+
+def supervisor(*, factory_parameter: dict, flow_parameter: dict) -> Callable[..., dict]:
+    """Route the request through Aya's routing chain (one or more tools) and produce her one reply.
+
+    Parameters: ``router_prompt``, ``summarizer``, ``query_k``, ``max_steps``; ``multi_intent``
+    (default true: a request asking for two tools runs both; single-intent requests make the same
+    model calls as without it); ``route_on`` (one of :data:`ROUTE_ON`, default ``english``).
+    """
+    params, route_on = _supervisor_params(factory_parameter)
 
     def body(state: dict, runtime: AyaRuntime) -> dict:
         incoming: ChatMessage = state["incoming"]
         history = [m for m in _history(state, exclude=incoming.id) if m.sender != AYA]
         sup = AyaSupervisor(runtime.model, runtime.kb, **params)
-        result = sup.handle(state["aya_request_en"], history, author=incoming.sender)
+        text, path_log = _routed_text(state, route_on)
+        result = sup.handle(text, history, author=incoming.sender)
+        runtime.result = result
         reply = ChatMessage(sender=AYA, content=result.reply, lang="eng", reply_to=incoming.id)
-        log = [dict(step) for step in result.steps]
-        if "summary" in result.details:
-            s = result.details["summary"]
-            log.append(
-                {
-                    "log": f"summarizer {sup.summarizer.variant}: count={s.count_requested}, "
-                    f"{len(s.message_ids)} messages, {s.calls} calls",
-                    "notes": s.notes,
-                }
-            )
-        return {"aya_reply": reply, "aya_log": log}
+        return {"aya_reply": reply, "aya_log": _aya_log(result, sup.summarizer.variant, path_log)}
 
     return traced(flow_parameter["name"], body)
 

@@ -28,10 +28,10 @@ from typing import Any
 
 from aya_lab.graph import build_graph, draw, load_spec, spec_hash
 from aya_lab.languages import get_language
-from aya_lab.messages import AYA, ChatMessage, Delivery
-from aya_lab.models import load_chat_model
+from aya_lab.messages import AYA, ChatMessage, Delivery, parse_aya_request
+from aya_lab.models.loader import load_role_models
 from aya_lab.rag import KnowledgeBase
-from aya_lab.room.nodes import AyaRuntime, NodeVisit, aya_registry, parse_aya_request
+from aya_lab.room.nodes import AyaRuntime, NodeVisit, aya_registry
 from aya_lab.room.panel import RoomPanel
 
 __all__ = ["ChatRoom", "RoomError", "RunReport", "RunSemanticsError", "default_graph_path"]
@@ -76,6 +76,9 @@ class RunReport:
     seconds: float
     node_seconds: dict[str, float] = field(default_factory=dict)
     notes: list[str] = field(default_factory=list)
+    aya_tools: list[str] = field(default_factory=list)  # every tool Aya ran, in order
+    aya_fallback: bool = False  # the router's model answer was unparseable; the keyword router decided
+    aya_steps: list[dict[str, Any]] = field(default_factory=list)  # tool, input, log, observation per step
 
     def __str__(self) -> str:
         lines = [
@@ -84,7 +87,8 @@ class RunReport:
             f"({self.cached_calls} cached), {self.prompt_tokens}+{self.completion_tokens} tokens"
         ]
         if self.aya_reply is not None:
-            lines.append(f"  aya used tool {self.aya_tool!r}; her reply reached {len(self.aya_reply)} users")
+            used = f"tool {self.aya_tool!r}" if len(self.aya_tools) < 2 else f"tools {' -> '.join(self.aya_tools)}"
+            lines.append(f"  aya used {used}; her reply reached {len(self.aya_reply)} users")
         lines += [f"  note: {n}" for n in self.notes]
         return "\n".join(lines)
 
@@ -97,7 +101,8 @@ class ChatRoom:
         from langgraph.checkpoint.sqlite import SqliteSaver
 
         self.path = path
-        self.model = model
+        self.model = model  # the aya role's model; self.models has every role's
+        self.models: dict[str, Any] = {"translator": model, "aya": model}
         self.spec = graph_spec
         self.kb = kb
         self.max_message_tokens = max_message_tokens
@@ -125,20 +130,24 @@ class ChatRoom:
         kb_dir: str | Path | None = None,
         embeddings: Any = None,
         max_message_tokens: int = 1000,
+        models: dict[str, str | Any] | None = None,
     ) -> ChatRoom:
         """Open or create the room in ``path``; ``users`` (id -> language) are added if new.
 
-        ``model`` is a spec string (``smollm2``, ``hf:...``) or a chat model object; ``graph`` a spec
+        ``model`` is a spec string (``smollm2``, ``hf:...``) or a chat model object for every role;
+        ``models`` names one per role (``{"translator": "gemma3-270m", "aya": "smollm2"}``; a role left
+        out gets ``model``; a spec named for two roles is loaded once); ``graph`` a spec
         file (default ``aya_lab/graphs/aya.yaml``); ``kb`` a ready knowledge base, else one is opened
         beside the room file from ``kb_dir`` (default ``data/kb``).
         """
         path = Path(path)
         path.parent.mkdir(parents=True, exist_ok=True)
         spec = load_spec(graph or default_graph_path(), registry=aya_registry())
-        chat_model = load_chat_model(model) if isinstance(model, str) else model
+        roles = load_role_models(model, models)
         if kb is None:
             kb = KnowledgeBase.open(path.with_suffix(".kb.sqlite"), docs_dir=kb_dir, embeddings=embeddings)
-        room = cls(path, chat_model, spec, kb, max_message_tokens)
+        room = cls(path, roles["aya"], spec, kb, max_message_tokens)
+        room.models = roles
         for user, lang in (users or {}).items():
             if user not in room.users:
                 room.add_user(user, lang)
@@ -223,6 +232,10 @@ class ChatRoom:
         return spec_hash(self.spec)
 
     # -- sending ------------------------------------------------------------------------------------------
+    def check_user(self, user: str) -> None:
+        """Raise :class:`RoomError` unless ``user`` is in the room (naming a close id and how to add one)."""
+        self._check_user(user)
+
     def _check_user(self, user: str) -> None:
         if user not in self.users:
             close = difflib.get_close_matches(user, list(self.users), n=1)
@@ -232,7 +245,8 @@ class ChatRoom:
                 f"(add one with room.add_user({user!r}, 'language'))"
             )
 
-    def _validate(self, user: str, text: str) -> None:
+    def _validate(self, user: str, text: str) -> str | None:
+        """Refuse bad input; the request to Aya (the one parse of the ``@aya`` mention), or ``None``."""
         self._check_user(user)
         if not isinstance(text, str) or not text.strip():
             raise RoomError(f"empty message from {user!r}; write some text")
@@ -245,13 +259,16 @@ class ChatRoom:
                 f"message from {user!r} has {n} tokens, over the room's limit of "
                 f"{self.max_message_tokens}; split it into shorter messages"
             )
+        return request
 
     def send(self, user: str, text: str) -> RunReport:
         """Send ``text`` as ``user``; returns the :class:`RunReport`. Bad input or a failed run changes nothing."""
-        self._validate(user, text)
+        request = self._validate(user, text)
         users = self.users
         message = ChatMessage(sender=user, content=text.strip(), lang=users[user])
-        runtime = AyaRuntime(self.model, self.kb)
+        runtime = AyaRuntime(
+            self.model, self.kb, request=request, parsed=True, translator_model=self.models["translator"]
+        )
         run_id = uuid.uuid4().hex[:10]
         config = {"configurable": {"thread_id": THREAD, "aya": runtime}, "run_id": uuid.uuid4()}
         before = self.app.get_state({"configurable": {"thread_id": THREAD}}).config["configurable"].get("checkpoint_id")
@@ -292,7 +309,7 @@ class ChatRoom:
         deliveries = values.get("deliveries") or []
         got = [d for d in deliveries if d.message_id == message.id]
         _exactly_once(got, users, f"message {message.id}")
-        addressed = parse_aya_request(message.content) is not None
+        addressed = runtime.request is not None
         reply: ChatMessage | None = values.get("aya_reply") if addressed else None
         replies = [m for m in values.get("messages") or [] if m.sender == AYA and m.reply_to == message.id]
         if addressed:
@@ -302,8 +319,7 @@ class ChatRoom:
         elif replies:
             raise RunSemanticsError(f"run {run_id}: Aya replied without being addressed")
         gens = [g for v in runtime.visits for g in v.generations]
-        log = values.get("aya_log") or []
-        tool = next((s.get("tool") for s in log if s.get("tool") not in (None, "finish")), None)
+        aya = runtime.result if addressed else None
         node_seconds: dict[str, float] = {}
         for v in runtime.visits:
             node_seconds[v.node] = round(node_seconds.get(v.node, 0.0) + v.seconds, 4)
@@ -315,16 +331,26 @@ class ChatRoom:
             aya_reply={d.user: d.text for d in deliveries if reply is not None and d.message_id == reply.id}
             if addressed
             else None,
-            aya_tool=tool if addressed else None,
+            aya_tool=aya.tool if aya else None,
             nodes=[v.node for v in runtime.visits],
             model_calls=len(gens),
-            cached_calls=sum(1 for g in gens if g["cached"]),
-            prompt_tokens=sum(g["prompt_tokens"] for g in gens),
-            completion_tokens=sum(g["completion_tokens"] for g in gens),
+            cached_calls=sum(1 for g in gens if g.cached),
+            prompt_tokens=sum(g.prompt_tokens for g in gens),
+            completion_tokens=sum(g.completion_tokens for g in gens),
             seconds=round(seconds, 4),
             node_seconds=node_seconds,
-            notes=[n for s in log for n in (s.get("notes") or [])]
-            + [s["log"] for s in log if "unparseable" in str(s.get("log", ""))],
+            notes=list(aya.notes) if aya else [],
+            aya_tools=list(aya.tools) if aya else [],
+            aya_fallback=aya.fallback if aya else False,
+            aya_steps=[
+                {
+                    "tool": st.output.tool,
+                    "input": st.output.tool_input,
+                    "log": st.output.log,
+                    "observation": st.observation,
+                }
+                for st in (aya.steps if aya else [])
+            ],
         )
 
 

@@ -4,9 +4,11 @@ import sqlite3
 
 import pytest
 
+from aya_lab.messages import ChatMessage
 from aya_lab.models.fake import FakeModelError
 from aya_lab.rag import KnowledgeBaseError
 from aya_lab.room import ChatRoom, RoomError, default_graph_path
+from aya_lab.room.nodes import _routed_text, _supervisor_params
 from tests.fakes import FakeRoomModel
 
 SUMMARY_RULES = [("Tool:", "summarize"), ("Number:", "2"), ("Summary:", "Plans changed.\n- lena: send the report")]
@@ -106,8 +108,48 @@ def test_garbage_router_output_falls_back_and_is_recorded(make_room):
     report = room.send("kofi", "@aya thanks a lot")
     assert report.aya_tool == "chat"
     assert any("unparseable router answer" in n for n in report.notes)
+    assert report.aya_fallback and report.aya_tools == ["chat"]
     visit = [v for v in room.trace(report.run_id) if v.node == "supervisor"][0]
     assert "KeywordRouter" in visit.note
+
+
+def test_a_two_tool_request_gets_one_reply_using_both(make_room):
+    room = make_room(model=FakeRoomModel(rules=SUMMARY_RULES))
+    room.send("amara", "Habari")
+    room.send("lena", "Ich schicke den Bericht.")
+    report = room.send("kofi", "@aya summarize the last 2 messages and remember the action items")
+    assert report.aya_tools == ["summarize", "remember"] and report.aya_tool == "summarize"
+    assert report.aya_reply["kofi"] == "Plans changed.\n- lena: send the report\n\nNoted: lena: send the report"
+    assert [f.text for f in room.kb.facts()] == ["lena: send the report"]
+    assert [s["tool"] for s in report.aya_steps] == ["summarize", "remember", "Final Answer"]
+    assert not report.aya_fallback and "tools summarize -> remember" in str(report)
+    visit = [v for v in room.trace(report.run_id) if v.node == "supervisor"][0]
+    assert "intent 1/2" in visit.note and "intent 2/2" in visit.note
+    assert len(room.runs()) == 3 and room.runs()[-1].aya_tools == ["summarize", "remember"]
+
+
+@pytest.mark.parametrize(
+    "route_on,english,routed",
+    [
+        ("english", "[English] x", "[English] x"),
+        ("original", "what is the travel policy?", "Wie lautet unsere Reiserichtlinie?"),
+        ("auto", "[English] Wie lautet unsere Reiserichtlinie, bitte?", "Wie lautet unsere Reiserichtlinie?"),
+        ("auto", "What is our travel policy for flights?", "What is our travel policy for flights?"),
+    ],
+)
+def test_route_on_chooses_the_path_by_the_output_language_check(route_on, english, routed):
+    state = {
+        "incoming": ChatMessage(sender="lena", content="@aya Wie lautet unsere Reiserichtlinie?", lang="deu"),
+        "aya_request": "Wie lautet unsere Reiserichtlinie?",
+        "aya_request_en": english,
+    }
+    text, log = _routed_text(state, route_on)
+    assert text == routed and (log is None) == (routed == english)
+
+
+def test_route_on_refuses_an_unknown_path():
+    with pytest.raises(ValueError, match="route_on must be one of english, original, auto"):
+        _supervisor_params({"route_on": "gold"})
 
 
 def test_room_survives_reopen(make_room, tmp_path):
@@ -191,7 +233,7 @@ def test_trace_lists_prompts_outputs_and_timings(make_room):
     trace = room.trace(report.run_id)
     assert [v.node for v in trace] == report.nodes
     gens = [g for v in trace for g in v.generations]
-    assert len(gens) == report.model_calls and all(g["prompt"] and "output" in g for g in gens)
+    assert len(gens) == report.model_calls and all(g.prompt and g.output == g["output"] for g in gens)
     assert sum(g["prompt_tokens"] for g in gens) == report.prompt_tokens
     assert all(v.seconds >= 0 for v in trace)
     with pytest.raises(RoomError, match=r"no run 'nope' in this room; runs: "):
