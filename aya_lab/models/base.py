@@ -26,6 +26,7 @@ from langchain_core.outputs import ChatGeneration, ChatResult
 from pydantic import ConfigDict, Field
 
 from aya_lab.models.cache import GenerationCache, get_default_cache
+from aya_lab.models.executor import current_executor
 from aya_lab.models.result import GenerationRecord, GenerationResult, publish, record_generations
 from aya_lab.models.settings import GenerationSettings
 
@@ -133,7 +134,8 @@ def cached_generate(model: CachedGenerator, prompts: Sequence[str], *, repeat: i
     """Answer rendered ``prompts`` through the cache; misses go to the model in length-sorted batches.
 
     Identical prompts are generated once. Each batch is written to the cache as soon as it completes,
-    so an interrupted run resumes where it stopped. Every result is published to the recorders.
+    so an interrupted run resumes where it stopped. Batches run on the current executor (local by
+    default, or Ray: :mod:`aya_lab.models.executor`). Every result is published to the recorders.
     """
     if len(prompts) == 0:
         raise ValueError(f"{model.spec}: got an empty list of inputs; pass at least one")
@@ -152,9 +154,8 @@ def cached_generate(model: CachedGenerator, prompts: Sequence[str], *, repeat: i
         cache.check_can_generate(model.spec, next(iter(misses)))
     unique = sorted(misses, key=len)  # similar lengths share a batch: less padding
     size = max(1, model.batch_size)
-    for start in range(0, len(unique), size):
-        chunk = unique[start : start + size]
-        generated = model._generate_uncached(chunk, repeat)
+    batches = [unique[start : start + size] for start in range(0, len(unique), size)]
+    for chunk, generated in current_executor().run(model, batches, repeat):
         for prompt, result in zip(chunk, generated, strict=True):
             if cache is not None:
                 cache.put(fingerprint, prompt, settings_key, repeat, result)

@@ -7,7 +7,8 @@ Modes (``AYA_LAB_CACHE_MODE``):
   a changed prompt shows up as a miss instead of silent drift);
 - ``off``: no cache at all.
 
-The file location is ``AYA_LAB_GENERATION_CACHE`` or ``<cache dir>/generations.sqlite``. The table is
+The file location is ``AYA_LAB_GENERATION_CACHE`` or ``<cache dir>/generations.sqlite``; one model's own
+file (notebooks run on a model other than the embedded ones) is :func:`model_cache_file`. The table is
 written in WAL mode with a busy timeout, so two processes may write at once; rows are insert-or-ignore
 (the first writer wins, as both computed the same deterministic key). A file that is not a valid cache
 is reported with its path, never silently replaced.
@@ -21,6 +22,7 @@ from __future__ import annotations
 import hashlib
 import json
 import os
+import re
 import sqlite3
 import threading
 import time
@@ -41,6 +43,7 @@ __all__ = [
     "get_default_cache",
     "set_default_cache",
     "cache_mode",
+    "model_cache_file",
 ]
 
 CacheMode = Literal["off", "readwrite", "replay"]
@@ -237,6 +240,16 @@ _DEFAULT_LOCK = threading.Lock()
 def default_cache_path() -> Path:
     env = os.environ.get("AYA_LAB_GENERATION_CACHE")
     return Path(env).expanduser() if env else cache_dir() / "generations.sqlite"
+
+
+def model_cache_file(directory: str | os.PathLike[str], weights: str) -> Path:
+    """``<directory>/generations-<weights>.sqlite``: the cache file of one model, named by the weights part of
+    its fingerprint (``sha256:…``, ``hub:org/name@rev``) with every character outside ``[A-Za-z0-9._-]``
+    replaced by ``-``. Rows inside still carry the full fingerprint (weights + generation settings)."""
+    slug = re.sub(r"[^A-Za-z0-9._-]+", "-", weights.split("#", 1)[0]).strip("-.")
+    if not slug:
+        raise ValueError(f"weights id {weights!r} gives no file name; pass a fingerprint like 'sha256:abc...'")
+    return Path(directory) / f"generations-{slug[:120]}.sqlite"
 
 
 def get_default_cache() -> GenerationCache | None:

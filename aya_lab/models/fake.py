@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import hashlib
 import itertools
+import time
 from typing import Any
 
 from pydantic import Field, PrivateAttr
@@ -18,7 +19,9 @@ from pydantic import Field, PrivateAttr
 from aya_lab.models.base import Conversation, LocalChatModel
 from aya_lab.models.result import GenerationResult
 
-__all__ = ["FakeChatModel", "FakeEchoChatModel", "FakeModelError"]
+__all__ = ["FakeChatModel", "FakeEchoChatModel", "FakeModelError", "SLOW_BATCH_S"]
+
+SLOW_BATCH_S = 0.5
 
 
 class FakeModelError(RuntimeError):
@@ -36,6 +39,7 @@ class FakeChatModel(LocalChatModel):
     fail_on: str | None = None  # raise FakeModelError when a prompt contains this substring
     prompts: list[str] = Field(default_factory=list)
     batches: list[int] = Field(default_factory=list)  # size of each _generate_uncached call
+    delay_s: float = 0.0  # simulated compute time per batch
     _counter: Any = PrivateAttr(default=None)
 
     def model_post_init(self, __context: Any) -> None:
@@ -43,10 +47,13 @@ class FakeChatModel(LocalChatModel):
 
     @classmethod
     def from_spec(cls, spec: str, **kwargs: Any) -> FakeChatModel:
-        """``fake:a|b|c`` answers a, b, c in order; ``fake:echo`` repeats the last message."""
+        """``fake:a|b|c`` answers a, b, c in order; ``fake:echo`` repeats the last message;
+        ``fake:slow-echo`` does too, taking ``SLOW_BATCH_S`` per batch (to test killed workers)."""
         body = spec.split(":", 1)[1] if ":" in spec else ""
         if body == "echo":
             return FakeEchoChatModel(spec=spec, **kwargs)
+        if body == "slow-echo":
+            return FakeEchoChatModel(spec=spec, delay_s=SLOW_BATCH_S, **kwargs)
         return cls(spec=spec, responses=[r for r in body.split("|") if r], cycle=True, **kwargs)
 
     @property
@@ -74,6 +81,8 @@ class FakeChatModel(LocalChatModel):
 
     def _generate_uncached(self, prompts: list[str], repeat: int = 0) -> list[GenerationResult]:
         self.batches.append(len(prompts))
+        if self.delay_s:
+            time.sleep(self.delay_s)
         out = []
         for prompt in prompts:
             if self.fail_on is not None and self.fail_on in prompt:

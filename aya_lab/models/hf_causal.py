@@ -1,4 +1,11 @@
-"""Causal LMs with a chat template (``hf:<path-or-hub-id>`` and the embedded ``smollm2``).
+"""Causal LMs: chat models (``hf:<path-or-hub-id>``, the embedded ``smollm2``) and base models (``gemma3-270m``).
+
+Prompt formats: a chat conversation is rendered with the tokenizer's chat template; a rendered
+**completion** prompt (:func:`aya_lab.prompts.completion_request`) is sent as plain text (after the
+tokenizer's BOS token, if it adds one) and generation stops at its stop strings: a per-row
+:class:`StopOnStrings` criterion ends a row once its decoded output contains one of its stop strings
+(no compute spent past the line), and the text is cut there. A base model (no chat template) refuses
+chat conversations with a one-line :class:`NoChatTemplateError` naming the completion variant to use.
 
 Batching: each batch of rendered prompts is tokenized with **left** padding and sent to one
 ``model.generate`` call; transformers derives position ids from the attention mask, so a padded prompt
@@ -11,19 +18,23 @@ assistant header, stays) and a warning is logged; the result carries ``truncated
 
 from __future__ import annotations
 
+import hashlib
+import json
 import logging
 import time
+from collections.abc import Sequence
 from typing import Any
 
 import torch
 from pydantic import PrivateAttr
 
-from aya_lab.models.base import Conversation, GenerationResult, LocalChatModel
+from aya_lab.models.base import Conversation, GenerationResult, LocalChatModel, cached_generate
 from aya_lab.models.device import pick_device
 from aya_lab.models.errors import NoChatTemplateError
 from aya_lab.models.fingerprint import combine
+from aya_lab.prompts import completion_request, cut_at_stop
 
-__all__ = ["HFChatModel", "to_chat_dicts"]
+__all__ = ["HFChatModel", "StopOnStrings", "to_chat_dicts"]
 
 log = logging.getLogger(__name__)
 
@@ -45,19 +56,32 @@ class HFChatModel(LocalChatModel):
     model_dir: str
     weights: str  # weights identity (see aya_lab.models.fingerprint.weights_id)
     device: str | None = None
+    has_chat_template: bool = True
     _model: Any = PrivateAttr(default=None)
     _tokenizer: Any = PrivateAttr(default=None)
+    _bos: str = PrivateAttr(default="")
 
     @classmethod
     def load(
-        cls, spec: str, model_dir: str, weights: str, *, settings: Any = None, device: str | None = None
+        cls,
+        spec: str,
+        model_dir: str,
+        weights: str,
+        *,
+        settings: Any = None,
+        device: str | None = None,
+        require_chat_template: bool = True,
     ) -> HFChatModel:
-        """Load tokenizer and weights (CUDA+bf16 when available, else CPU+fp32) and check the template."""
+        """Load tokenizer and weights (CUDA+bf16 when available, else CPU+fp32) and check the template.
+
+        ``require_chat_template=False`` loads a base model: it then takes completion prompts only.
+        """
         from transformers import AutoModelForCausalLM, AutoTokenizer
 
         device, dtype = pick_device(device)
         tokenizer = AutoTokenizer.from_pretrained(model_dir)
-        if not getattr(tokenizer, "chat_template", None):
+        has_template = bool(getattr(tokenizer, "chat_template", None))
+        if require_chat_template and not has_template:
             raise NoChatTemplateError(
                 f"model {spec!r} has no chat template in its tokenizer; use an instruct/chat "
                 "checkpoint, or seq2seq:<path> for translation models"
@@ -67,8 +91,11 @@ class HFChatModel(LocalChatModel):
             tokenizer.pad_token = tokenizer.eos_token
         model = AutoModelForCausalLM.from_pretrained(model_dir, dtype=dtype).to(device).eval()
         kwargs = {"settings": settings} if settings is not None else {}
-        self = cls(spec=spec, model_dir=model_dir, weights=weights, device=device, **kwargs)
+        self = cls(
+            spec=spec, model_dir=model_dir, weights=weights, device=device, has_chat_template=has_template, **kwargs
+        )
         self._tokenizer, self._model = tokenizer, model
+        self._bos = _bos_prefix(tokenizer)
         return self
 
     @property
@@ -88,8 +115,19 @@ class HFChatModel(LocalChatModel):
         return int(getattr(self._model.config, "max_position_embeddings", 2048))
 
     def render(self, conversation: Conversation) -> str:
+        """The prompt text: the chat template's rendering, or a completion prompt's text after BOS."""
+        completion = completion_request(conversation)
+        if completion is not None:
+            return self._bos + completion[0]
+        if not self.has_chat_template:
+            raise NoChatTemplateError(
+                f"model {self.spec!r} is a base model without a chat template and cannot take a chat prompt; "
+                "use the task's completion variant (e.g. user_translate/completion, format: completion)"
+            )
+        # enable_thinking=False: Qwen3-style templates then open the answer with an empty think block
+        # (no hidden reasoning eating max_new_tokens); templates that do not use the flag ignore it.
         return self._tokenizer.apply_chat_template(
-            to_chat_dicts(conversation), tokenize=False, add_generation_prompt=True
+            to_chat_dicts(conversation), tokenize=False, add_generation_prompt=True, enable_thinking=False
         )
 
     def count_tokens(self, text: str) -> int:
@@ -103,6 +141,8 @@ class HFChatModel(LocalChatModel):
             "pad_token_id": self._tokenizer.pad_token_id,
             "repetition_penalty": s.repetition_penalty,
         }
+        if s.min_new_tokens:
+            kwargs["min_new_tokens"] = s.min_new_tokens
         if s.greedy:
             kwargs.update(do_sample=False, temperature=None, top_p=None, top_k=None)
         else:
@@ -126,26 +166,53 @@ class HFChatModel(LocalChatModel):
         batch = self._tokenizer.pad({"input_ids": ids}, padding=True, return_tensors="pt")
         return {k: v.to(self.device) for k, v in batch.items()}, truncated
 
+    def generate_texts(self, conversations: Sequence[Conversation], *, repeat: int = 0) -> list[GenerationResult]:
+        """As :meth:`LocalChatModel.generate_texts`; completion prompts are grouped by their stop strings,
+        and each group goes through the cache under a fingerprint that includes them (the same text with
+        other stop strings is another generation). Chat prompts keep the model's own fingerprint."""
+        prompts = [self.render(conv) for conv in conversations]
+        stops = [tuple((completion_request(conv) or ("", []))[1]) for conv in conversations]
+        if not any(stops):
+            return cached_generate(self, prompts, repeat=repeat)
+        out: list[GenerationResult | None] = [None] * len(prompts)
+        for group in dict.fromkeys(stops):
+            rows = [i for i, s in enumerate(stops) if s == group]
+            view = self if not group else _StopView(self, list(group))
+            for i, result in zip(rows, cached_generate(view, [prompts[i] for i in rows], repeat=repeat), strict=True):
+                out[i] = result
+        return [r for r in out if r is not None]
+
     @torch.inference_mode()
-    def _generate_uncached(self, prompts: list[str], repeat: int = 0) -> list[GenerationResult]:
+    def _generate_uncached(
+        self, prompts: list[str], repeat: int = 0, stop: list[str] | None = None
+    ) -> list[GenerationResult]:
         inputs, truncated = self._encode(prompts)
         if not self.settings.greedy:
             torch.manual_seed(self.settings.seed + repeat)
-        started = time.perf_counter()
-        output = self._model.generate(**inputs, **self.generation_kwargs())
-        elapsed = time.perf_counter() - started
         width = inputs["input_ids"].shape[1]
+        stops = [list(stop or []) for _ in prompts]
+        kwargs = self.generation_kwargs()
+        if any(stops):
+            from transformers import StoppingCriteriaList
+
+            criterion = StopOnStrings(self._tokenizer, width, stops, self.settings.min_new_tokens)
+            kwargs["stopping_criteria"] = StoppingCriteriaList([criterion])
+        started = time.perf_counter()
+        output = self._model.generate(**inputs, **kwargs)
+        elapsed = time.perf_counter() - started
         new = output[:, width:]
         prompt_lens = inputs["attention_mask"].sum(dim=1).tolist()
         results = []
         stop_ids = self._stop_ids()
-        for row, plen, trunc in zip(new.tolist(), prompt_lens, truncated, strict=True):
+        for row, plen, trunc, row_stops in zip(new.tolist(), prompt_lens, truncated, stops, strict=True):
             n = len(row)
             for j, tok in enumerate(row):
                 if tok in stop_ids:
                     n = j + 1
                     break
             text = self._tokenizer.decode(row[:n], skip_special_tokens=True).strip()
+            if row_stops:
+                text = cut_at_stop(text, row_stops).strip()
             results.append(GenerationResult(text, int(plen), n, latency_s=elapsed / len(prompts), truncated=trunc))
         return results
 
@@ -157,3 +224,49 @@ class HFChatModel(LocalChatModel):
         elif isinstance(gen_eos, list):
             ids.update(gen_eos)
         return {i for i in ids if i is not None}
+
+
+class _StopView:
+    """The model seen through one set of stop strings: what :func:`cached_generate` needs, with a
+    fingerprint that names the stop strings and generation that stops at them."""
+
+    def __init__(self, model: HFChatModel, stop: list[str]) -> None:
+        self.model, self.stop = model, stop
+        self.spec, self.settings, self.batch_size = model.spec, model.settings, model.batch_size
+
+    @property
+    def fingerprint(self) -> str:
+        return self.model.fingerprint + "+stop:" + hashlib.sha256(json.dumps(self.stop).encode()).hexdigest()[:8]
+
+    def _active_cache(self) -> Any:
+        return self.model._active_cache()
+
+    def _generate_uncached(self, prompts: list[str], repeat: int = 0) -> list[GenerationResult]:
+        return self.model._generate_uncached(prompts, repeat, self.stop)
+
+
+class StopOnStrings:
+    """A transformers stopping criterion (duck-typed) for per-row stop strings: row ``i`` is done once its new text (leading whitespace aside) holds one of
+    ``stops[i]``, and not before ``min_new_tokens`` new tokens. Rows without stop strings never stop here."""
+
+    def __init__(self, tokenizer: Any, width: int, stops: list[list[str]], min_new_tokens: int = 0) -> None:
+        self.tokenizer, self.width, self.stops, self.min_new_tokens = tokenizer, width, stops, min_new_tokens
+
+    def __call__(self, input_ids: torch.LongTensor, scores: Any, **kwargs: Any) -> torch.BoolTensor:
+        done = torch.zeros(input_ids.shape[0], dtype=torch.bool, device=input_ids.device)
+        if input_ids.shape[1] - self.width < max(1, self.min_new_tokens):
+            return done
+        for i, row_stops in enumerate(self.stops):
+            if row_stops:
+                text = self.tokenizer.decode(input_ids[i, self.width :], skip_special_tokens=True).lstrip()
+                done[i] = any(s in text for s in row_stops)
+        return done
+
+
+def _bos_prefix(tokenizer: Any) -> str:
+    """The text of the special tokens the tokenizer puts before a text (e.g. Gemma's ``<bos>``), or ``""``."""
+    plain = tokenizer("a", add_special_tokens=False)["input_ids"]
+    full = tokenizer("a", add_special_tokens=True)["input_ids"]
+    if len(full) <= len(plain) or full[len(full) - len(plain) :] != plain:
+        return ""
+    return tokenizer.decode(full[: len(full) - len(plain)])

@@ -1,18 +1,26 @@
-"""Spec strings -> models. ``smollm2`` | ``hf:<path-or-hub-id>`` | ``seq2seq:<path-or-hub-id>`` | ``fake:...``.
+"""Spec strings -> models. ``smollm2`` | ``gemma3-270m`` | ``hf:<path-or-hub-id>`` | ``seq2seq:<path-or-hub-id>``
+| ``fake:...``.
 
 Loaded models are memoised per (spec, settings, device) within a process, because loading weights is
 the slow part and a notebook asks for the same model many times.
+
+**Roles.** The room and the evaluators name a model per role (:data:`ROLES`): ``translator`` (user
+agents, Aya's translator, reply delivery) and ``aya`` (supervisor, query, summarizer).
+:func:`parse_role_models` reads ``role=spec`` / ``spec`` arguments (a bare spec sets every role);
+:func:`load_role_models` loads each distinct spec once, so a model named for two roles is one object.
 """
 
 from __future__ import annotations
 
+import difflib
 import os
 import threading
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
 from aya_lab.models.device import silence_transformers
-from aya_lab.models.embedded import embedded_model_dir, embedded_weights_hash
+from aya_lab.models.embedded import EMBEDDED, converted_model_dir
 from aya_lab.models.errors import ModelSpecError
 from aya_lab.models.fake import FakeChatModel
 from aya_lab.models.fingerprint import weights_id
@@ -21,10 +29,22 @@ from aya_lab.models.resolve import resolve_checkpoint
 from aya_lab.models.seq2seq import Seq2SeqTranslator
 from aya_lab.models.settings import GenerationSettings
 
-__all__ = ["ModelSpec", "parse_spec", "load_model", "load_chat_model", "default_model_spec", "DEFAULT_SPEC"]
+__all__ = [
+    "DEFAULT_SPEC",
+    "ROLES",
+    "ModelSpec",
+    "default_model_spec",
+    "load_chat_model",
+    "load_model",
+    "load_role_models",
+    "parse_role_models",
+    "parse_spec",
+]
 
 DEFAULT_SPEC = "smollm2"
-_KINDS = ("smollm2", "hf", "seq2seq", "fake")
+ROLES = ("translator", "aya")
+_PREFIXES = ("hf", "seq2seq", "fake")
+_KINDS = (*EMBEDDED, *_PREFIXES)
 _LOCK = threading.Lock()
 _LOADED: dict[tuple[str, str, str | None], Any] = {}
 
@@ -32,7 +52,7 @@ _LOADED: dict[tuple[str, str, str | None], Any] = {}
 @dataclass(frozen=True)
 class ModelSpec:
     kind: str  # one of _KINDS
-    target: str  # path, hub id or fake script ("" for smollm2)
+    target: str  # path, hub id or fake script ("" for embedded models)
     text: str  # the spec as written
 
 
@@ -44,13 +64,15 @@ def default_model_spec() -> str:
 def parse_spec(spec: str) -> ModelSpec:
     """Parse a spec string; raises :class:`ModelSpecError` naming the value and the accepted forms."""
     text = (spec or "").strip()
-    if text == "smollm2":
-        return ModelSpec("smollm2", "", text)
+    if text in EMBEDDED:
+        return ModelSpec(text, "", text)
     prefix, sep, target = text.partition(":")
-    if not sep or prefix not in _KINDS or prefix == "smollm2":
+    if not sep or prefix not in _PREFIXES:
+        close = difflib.get_close_matches(text, list(EMBEDDED), n=1)
+        hint = f" (did you mean {close[0]!r}?)" if close else ""
         raise ModelSpecError(
-            f"unknown model spec {spec!r}; use smollm2, hf:<path-or-hub-id>, seq2seq:<path-or-hub-id> "
-            "or fake:... (tests only)"
+            f"unknown model spec {spec!r}{hint}; use {', '.join(EMBEDDED)}, hf:<path-or-hub-id>, "
+            "seq2seq:<path-or-hub-id> or fake:... (tests only)"
         )
     if not target.strip():
         raise ModelSpecError(f"model spec {spec!r} names no model after '{prefix}:'; e.g. {prefix}:org/name")
@@ -93,7 +115,7 @@ def load_chat_model(spec: str | None = None, **kwargs: Any) -> Any:
     if parsed.kind == "seq2seq":
         raise ModelSpecError(
             f"{parsed.text!r} is a seq2seq translation model; agents need a chat model "
-            "(smollm2 or hf:<path>); use seq2seq models in translation evaluations"
+            f"({' or '.join(EMBEDDED)} or hf:<path>); use seq2seq models in translation evaluations"
         )
     return load_model(parsed.text, **kwargs)
 
@@ -103,12 +125,72 @@ def _build(parsed: ModelSpec, settings: GenerationSettings, device: str | None) 
         return FakeChatModel.from_spec(parsed.text, settings=settings)
     silence_transformers()
 
-    if parsed.kind == "smollm2":
-        model_dir, weights = embedded_model_dir(), f"gguf-sha256:{embedded_weights_hash()[:24]}"
+    if parsed.kind in EMBEDDED:
+        model_dir = converted_model_dir(parsed.kind)
+        weights = f"gguf-sha256:{EMBEDDED[parsed.kind].expected_sha256()[:24]}"
     else:
         model_dir = resolve_checkpoint(parsed.target, parsed.text)
         weights = weights_id(model_dir)
     if parsed.kind == "seq2seq":
         return Seq2SeqTranslator(parsed.text, str(model_dir), weights, settings=settings, device=device)
+    base = parsed.kind in EMBEDDED and not EMBEDDED[parsed.kind].chat
+    return HFChatModel.load(
+        parsed.text, str(model_dir), weights, settings=settings, device=device, require_chat_template=not base
+    )
 
-    return HFChatModel.load(parsed.text, str(model_dir), weights, settings=settings, device=device)
+
+def parse_role_models(values: Iterable[str] | str | None) -> dict[str, str]:
+    """``["translator=gemma3-270m", "aya=smollm2"]`` -> ``{role: spec}``; a bare spec sets every role.
+
+    Later values win. An unknown role is a one-line :class:`ModelSpecError` with a did-you-mean.
+    """
+    if isinstance(values, str):
+        values = [values]
+    out: dict[str, str] = {}
+    for value in values or []:
+        role, sep, spec = value.partition("=")
+        if sep and ":" not in role and "/" not in role:
+            out[_check_role(role.strip(), value)] = spec.strip()
+            parse_spec(spec)
+        else:
+            parse_spec(value)
+            out.update(dict.fromkeys(ROLES, value.strip()))
+    return out
+
+
+def _check_role(role: str, written: str) -> str:
+    if role in ROLES:
+        return role
+    close = difflib.get_close_matches(role, ROLES, n=1)
+    hint = f"did you mean {close[0]!r}? " if close else ""
+    raise ModelSpecError(
+        f"unknown model role {role!r} in {written!r}; {hint}roles: {', '.join(ROLES)} (write ROLE=SPEC, or a "
+        "bare SPEC for every role)"
+    )
+
+
+def load_role_models(
+    model: str | Any | None = None,
+    models: Mapping[str, str | Any] | None = None,
+    *,
+    loader: Callable[..., Any] = load_chat_model,
+    **kwargs: Any,
+) -> dict[str, Any]:
+    """``{role: model}`` for every role in :data:`ROLES`: ``models[role]`` if given, else ``model`` (else
+    the default spec). Specs are loaded with ``loader`` once per distinct spec (objects pass through), so
+    a model named for two roles is one object, loaded once."""
+    for role in models or {}:
+        _check_role(role, f"models={{{role!r}: ...}}")
+    chosen = {role: (models or {}).get(role, model) for role in ROLES}
+    loaded: dict[str, Any] = {}
+    out = {}
+    for role, value in chosen.items():
+        spec = default_model_spec() if value is None else value
+        if isinstance(spec, str):
+            key = spec.strip()
+            if key not in loaded:
+                loaded[key] = loader(key, **kwargs)
+            out[role] = loaded[key]
+        else:
+            out[role] = spec
+    return out

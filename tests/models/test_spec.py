@@ -10,6 +10,7 @@ from aya_lab.models.fake import FakeChatModel
     "spec,kind,target",
     [
         ("smollm2", "smollm2", ""),
+        ("gemma3-270m", "gemma3-270m", ""),
         ("hf:HuggingFaceTB/SmolLM2-360M-Instruct", "hf", "HuggingFaceTB/SmolLM2-360M-Instruct"),
         ("seq2seq:/models/nllb", "seq2seq", "/models/nllb"),
         ("fake:a|b", "fake", "a|b"),
@@ -66,3 +67,26 @@ def test_default_spec_from_env(monkeypatch):
     monkeypatch.setenv("AYA_LAB_MODEL", "fake:hi")
     assert default_model_spec() == "fake:hi"
     assert load_model().invoke("q").content == "hi"
+
+
+def test_near_miss_embedded_spec_says_did_you_mean():
+    with pytest.raises(ModelSpecError) as err:
+        parse_spec("gemma3")
+    msg = str(err.value)
+    assert "did you mean 'gemma3-270m'?" in msg and "smollm2, gemma3-270m" in msg and "\n" not in msg
+
+
+def test_gemma3_is_a_chat_model_spec_for_agents(monkeypatch):
+    """``gemma3-270m`` loads as a base model (completion prompts only), never refused as seq2seq."""
+    from aya_lab.models import loader
+
+    seen = {}
+
+    def fake_load(spec, model_dir, weights, **kw):
+        seen.update(spec=spec, weights=weights, **kw)
+        return "model"
+
+    monkeypatch.setattr(loader, "converted_model_dir", lambda name: f"/converted/{name}")
+    monkeypatch.setattr(loader.HFChatModel, "load", staticmethod(fake_load))
+    assert load_chat_model("gemma3-270m", reuse=False) == "model"
+    assert seen["require_chat_template"] is False and seen["weights"].startswith("gguf-sha256:a5fd3b62230aa5ec")
