@@ -9,7 +9,7 @@ export AYA_LAB_DATA_DIR ?= $(if $(wildcard $(SHARED_DATA)),$(SHARED_DATA),)
 export TOKENIZERS_PARALLELISM := false
 export PYTHONHASHSEED := 0
 
-.PHONY: install demo test test-fast nbval lab bench clean sync-notebooks
+.PHONY: install demo lint test test-fast nbval lab bench clean sync-notebooks
 
 install: $(STAMP)
 
@@ -24,7 +24,13 @@ $(STAMP): requirements.txt pyproject.toml
 demo: $(STAMP)
 	$(BIN)/aya-lab demo
 
-test: $(STAMP)
+# ruff (lint + format check) on the code and tests, mypy on the package; both pinned in requirements.txt
+lint: $(STAMP)
+	$(BIN)/ruff check aya_lab tests benchmarks
+	$(BIN)/ruff format --check aya_lab tests benchmarks
+	$(BIN)/mypy
+
+test: lint
 	$(BIN)/python -m pytest tests
 	$(MAKE) nbval
 
@@ -39,6 +45,10 @@ nbval: $(STAMP)
 
 lab: $(STAMP)
 	$(BIN)/jupyter lab --ip=127.0.0.1 --no-browser --allow-root notebooks
+
+# re-pair every notebook with its jupytext .py file (the newer side wins)
+sync-notebooks: $(STAMP)
+	$(BIN)/jupytext --sync notebooks/*.ipynb
 
 bench: $(STAMP)
 	$(BIN)/python benchmarks/bench_generate.py

@@ -6,11 +6,12 @@ feed. Generations go through the generation cache, so a second run replays insta
 
 from __future__ import annotations
 
+import sys
 import time
 from pathlib import Path
 from typing import TextIO
 
-from aya_lab.models import load_chat_model
+from aya_lab.models.loader import ROLES, load_role_models, parse_role_models, parse_spec
 from aya_lab.room import ChatRoom
 
 USERS = {"amara": "swh", "lena": "deu", "kofi": "eng", "sophie": "fra"}
@@ -25,30 +26,53 @@ SCRIPT: list[tuple[str, str]] = [
 ]
 
 
+def _remove_room(room_path: Path) -> None:
+    """Delete a room file and its knowledge base (with their WAL files); refuse a file that is no SQLite
+    database, so that a mistyped ``--room`` never deletes someone's data."""
+    for p in (room_path, room_path.with_suffix(".kb.sqlite")):
+        if p.is_file() and p.stat().st_size:
+            with p.open("rb") as f:
+                if f.read(16) != b"SQLite format 3\x00":
+                    raise ValueError(f"{p} exists and is not a SQLite room file; pass another --room path")
+    for p in (room_path, room_path.with_suffix(".kb.sqlite")):
+        for suffix in ("", "-wal", "-shm"):
+            Path(str(p) + suffix).unlink(missing_ok=True)
+
+
 def run_demo(
     room_path: str | Path = "runs/demo.sqlite",
     model: str = "smollm2",
     out: TextIO | None = None,
     fresh: bool = True,
     max_new_tokens: int = 64,
+    models: dict[str, str] | None = None,
 ) -> ChatRoom:
-    """Play :data:`SCRIPT` in a room at ``room_path`` (recreated when ``fresh``) and print what happened."""
-    import sys
+    """Play :data:`SCRIPT` in a room at ``room_path`` (recreated when ``fresh``) and print what happened.
 
+    Bad input (an unknown model spec, ``max_new_tokens`` below 1, a ``room_path`` that exists and is not
+    a SQLite file) raises ``ValueError`` before any file is touched. ``models`` names a model per role (``{"translator": "gemma3-270m", "aya": "smollm2"}``);
+    a role it leaves out gets ``model``."""
+    if max_new_tokens < 1:
+        raise ValueError(f"max_new_tokens must be at least 1; got {max_new_tokens}")
+    specs = {**dict.fromkeys(ROLES, model), **parse_role_models([f"{r}={s}" for r, s in (models or {}).items()])}
+    for spec in set(specs.values()):
+        parse_spec(spec)
     out = out or sys.stdout
     room_path = Path(room_path)
     if fresh:
-        for p in (room_path, room_path.with_suffix(".kb.sqlite")):
-            for suffix in ("", "-wal", "-shm"):
-                Path(str(p) + suffix).unlink(missing_ok=True)
+        _remove_room(room_path)
     t0 = time.perf_counter()
-    chat_model = load_chat_model(model, settings={"max_new_tokens": max_new_tokens})
-    print(
-        f"model {chat_model.spec} ({chat_model.fingerprint}) on {getattr(chat_model, 'device', 'cpu')}, "
-        f"loaded in {time.perf_counter() - t0:.1f} s",
-        file=out,
-    )
-    room = ChatRoom.open(room_path, model=chat_model, users=USERS)
+    roles = load_role_models(model, specs, settings={"max_new_tokens": max_new_tokens})
+    for role, chat_model in roles.items():
+        if role != "aya" and chat_model is roles["aya"]:
+            continue  # one model for every role: one line, as before roles existed
+        print(
+            f"{'' if chat_model is roles.get('translator') is roles['aya'] else role + ': '}"
+            f"model {chat_model.spec} ({chat_model.fingerprint}) on {getattr(chat_model, 'device', 'cpu')}, "
+            f"loaded in {time.perf_counter() - t0:.1f} s",
+            file=out,
+        )
+    room = ChatRoom.open(room_path, model=roles["aya"], models=roles, users=USERS)
     print(
         f"room {room_path}: users {', '.join(f'{u} ({lang})' for u, lang in room.users.items())}; "
         f"graph {room.spec.flow_parameter.name} {room.spec_hash}\n",

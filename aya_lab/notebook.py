@@ -1,25 +1,51 @@
 """Notebook support: one call at the top of every notebook.
 
-:func:`setup_notebook` points the generation cache at the committed ``notebooks/generations.sqlite``
-(unless ``AYA_LAB_GENERATION_CACHE`` says otherwise), keeps progress bars off stderr, and returns the
-model spec to use (``AYA_LAB_MODEL`` or ``smollm2``), so a notebook runs unchanged with ``hf:...`` on
-a GPU. Under ``make test`` nbval runs with ``AYA_LAB_CACHE_MODE=replay``: every generation is
-replayed from the cache, and a changed prompt or input is a cache miss (an error), not silent drift.
+:func:`setup_notebook` points the generation cache at the right file, keeps progress bars off stderr, and
+returns the model spec to use (``AYA_LAB_MODEL`` or the default), so a notebook runs unchanged with
+``hf:...`` on a GPU. Under ``make test`` nbval runs with ``AYA_LAB_CACHE_MODE=replay``: every generation
+is replayed from the cache, and a changed prompt or input is a cache miss (an error), not silent drift.
+
+**One cache file per model.** The committed ``notebooks/generations.sqlite`` holds the generations of the
+embedded models only. When the environment names any other model for a role (``AYA_LAB_MODEL`` for every
+role, ``AYA_LAB_MODEL_TRANSLATOR`` / ``AYA_LAB_MODEL_AYA`` for one), the notebook reads and writes that
+model's own file, ``runs/caches/generations-<weights>.sqlite`` (:func:`notebook_cache_for`), and never
+the committed one; in replay mode a missing file is an error naming the model. An explicit
+``AYA_LAB_GENERATION_CACHE`` still wins.
 """
 
 from __future__ import annotations
 
+import hashlib
 import os
 import warnings
+from collections.abc import Mapping
 from pathlib import Path
 
-from aya_lab.models import default_model_spec
+from aya_lab.models import CacheMissError, default_model_spec, parse_spec
+from aya_lab.models.cache import cache_mode, model_cache_file
+from aya_lab.models.embedded import EMBEDDED
+from aya_lab.models.fingerprint import weights_id
+from aya_lab.models.loader import ROLES
+from aya_lab.models.resolve import resolve_checkpoint
 from aya_lab.paths import project_root
 
-__all__ = ["setup_notebook", "notebook_cache_path", "runs_dir"]
+__all__ = [
+    "ROLE_ENV",
+    "expected_footprint",
+    "model_weights",
+    "notebook_cache_for",
+    "notebook_cache_path",
+    "notebook_models",
+    "runs_dir",
+    "setup_notebook",
+]
+
+ROLE_ENV = {role: f"AYA_LAB_MODEL_{role.upper()}" for role in ROLES}
+_ROUTED: dict[str, str] = {}  # the cache path setup_notebook itself put in the environment
 
 
 def notebook_cache_path() -> Path:
+    """The committed cache: the embedded models' generations for every notebook."""
     return project_root() / "notebooks" / "generations.sqlite"
 
 
@@ -30,9 +56,44 @@ def runs_dir() -> Path:
     return path
 
 
+def notebook_models() -> dict[str, str]:
+    """``{role: spec}`` from the environment: ``AYA_LAB_MODEL`` (default: the embedded default) for every
+    role, ``AYA_LAB_MODEL_<ROLE>`` for one. A bad spec raises :class:`~aya_lab.models.ModelSpecError`."""
+    base = default_model_spec()
+    models = {}
+    for role, var in ROLE_ENV.items():
+        spec = os.environ.get(var, "").strip() or base
+        parse_spec(spec)
+        models[role] = spec
+    return models
+
+
+def model_weights(spec: str) -> str | None:
+    """The weights part of ``spec``'s fingerprint, found without loading the model (a content hash of a
+    checkpoint directory is memoised); ``None`` for an embedded model."""
+    parsed = parse_spec(spec)
+    if parsed.kind in EMBEDDED:
+        return None
+    if parsed.kind == "fake":
+        return "fake-" + hashlib.sha256(parsed.text.encode()).hexdigest()[:16]
+    return weights_id(resolve_checkpoint(parsed.target, parsed.text))
+
+
+def notebook_cache_for(models: Mapping[str, str]) -> Path:
+    """The committed cache when every model is embedded, else ``runs/caches/generations-<weights>.sqlite``
+    named by the weights of the models that are not (joined by ``+`` when there are several)."""
+    weights = sorted({w for w in map(model_weights, models.values()) if w})
+    if not weights:
+        return notebook_cache_path()
+    return model_cache_file(runs_dir() / "caches", "+".join(weights))
+
+
 def setup_notebook() -> str:
-    """Configure caching and quiet output for a notebook; return the model spec to use."""
-    os.environ.setdefault("AYA_LAB_GENERATION_CACHE", str(notebook_cache_path()))
+    """Configure caching and quiet output for a notebook; return the model spec to use.
+
+    Raises :class:`~aya_lab.models.CacheMissError` in replay mode when the models named by the
+    environment have no cache file of their own yet (naming them and the file expected).
+    """
     os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
     os.environ["HF_HUB_DISABLE_PROGRESS_BARS"] = "1"
     os.environ["TQDM_DISABLE"] = "1"
@@ -43,4 +104,40 @@ def setup_notebook() -> str:
     hf_logging.disable_progress_bar()
     hf_logging.set_verbosity_error()
 
+    explicit = os.environ.get("AYA_LAB_GENERATION_CACHE")
+    if explicit is None or explicit == _ROUTED.get("path"):
+        models = notebook_models()
+        path = notebook_cache_for(models)
+        if path != notebook_cache_path() and cache_mode() == "replay" and not path.exists():
+            named = ", ".join(f"{role}={spec}" for role, spec in models.items() if model_weights(spec))
+            raise CacheMissError(
+                f"replay mode: no generation cache for {named} (expected {path}); the committed "
+                "notebooks/generations.sqlite holds only the embedded models' generations. Run once with "
+                "AYA_LAB_CACHE_MODE=readwrite to record this model's"
+            )
+        os.environ["AYA_LAB_GENERATION_CACHE"] = _ROUTED["path"] = str(path)
     return default_model_spec()
+
+
+# Effective memory bandwidth used for the decoding-time floor: the CPU figure is what SmolLM2-135M in fp32
+# reached on this project's 2-core machines (18.8 tok/s at batch 1 = 10 GB/s of weights read); the GPU
+# figure is an H200's published 4.8 TB/s (an estimate until measured: see benchmarks/bench_gpu.py).
+BANDWIDTH = {"CPU, fp32": (4, 10e9), "GPU (H200), bf16": (2, 4.8e12)}
+
+
+def expected_footprint(n_params: int) -> list[dict[str, object]]:
+    """Rough expectations for a model of ``n_params`` parameters, one row per device: weights in memory
+    (GB) and the floor on decoding time per token at batch 1 (every weight read once per step), in ms.
+    Real runs add the KV cache and activations to memory and framework overhead to time."""
+    rows = []
+    for device, (bytes_per_param, bandwidth) in BANDWIDTH.items():
+        weight_bytes = n_params * bytes_per_param
+        rows.append(
+            {
+                "device": device,
+                "weights GB": round(weight_bytes / 1e9, 2),
+                "ms/token floor (batch 1)": round(1000 * weight_bytes / bandwidth, 2),
+                "tok/s ceiling (batch 1)": round(bandwidth / weight_bytes, 1),
+            }
+        )
+    return rows

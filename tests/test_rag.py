@@ -525,3 +525,25 @@ def test_packaged_embedder_finds_the_travel_policy(docs, db):
         assert kb.relevant("How many days of holiday do I get each year?")[0].source == "leave_policy.md"
         assert kb.relevant("Who won the football match last night?") == []
         assert kb.meta()["dim"] == "384"
+
+
+def test_a_link_out_of_the_kb_folder_is_refused_and_the_store_is_untouched(docs, db, fake, tmp_path):
+    with KnowledgeBase.open(db, docs_dir=docs, embeddings=fake) as kb:
+        before = kb.sources()
+    secret = tmp_path / "secret.md"
+    secret.write_text("# Payroll\nThe CEO earns a lot.\n", encoding="utf-8")
+    (docs / "payroll.md").symlink_to(secret)
+    with pytest.raises(KnowledgeBaseError, match=r"payroll\.md links outside the KB folder .*remove the link") as err:
+        KnowledgeBase.open(db, docs_dir=docs, embeddings=fake)
+    assert "\n" not in str(err.value)
+    (docs / "payroll.md").unlink()
+    with KnowledgeBase.open(db, docs_dir=docs, embeddings=fake, refresh=False) as kb:
+        assert kb.sources() == before
+
+
+def test_an_oversized_kb_file_is_refused(docs, db, fake, monkeypatch):
+    from aya_lab.rag import documents
+
+    monkeypatch.setattr(documents, "MAX_KB_FILE_BYTES", 10)
+    with pytest.raises(KnowledgeBaseError, match=r"over the limit of 10: split it"):
+        KnowledgeBase.open(db, docs_dir=docs, embeddings=fake)

@@ -33,6 +33,7 @@ SPLITTER_VERSION = "md-headers-h1h2h3+recursive.v1"
 DEFAULT_CHUNK_SIZE = 400  # characters (~100 word pieces; all-MiniLM-L6-v2 was trained on <=128)
 DEFAULT_CHUNK_OVERLAP = 50
 KB_SUFFIXES = (".md", ".markdown", ".txt")
+MAX_KB_FILE_BYTES = 2_000_000  # a policy document, not a corpus: larger files are refused
 _HEADERS = (("#", "h1"), ("##", "h2"), ("###", "h3"))
 
 
@@ -64,6 +65,21 @@ def _is_kb_file(path: Path, root: Path) -> bool:
     return path.is_file() or path.is_symlink()
 
 
+def _check_confined(path: Path, docs_dir: Path) -> None:
+    """A KB file must lie inside the KB folder (a link out of it is refused) and be of bounded size."""
+    target = path.resolve()
+    if not target.is_relative_to(docs_dir.resolve()):
+        raise KnowledgeBaseError(
+            f"KB file {path} links outside the KB folder (to {target}): copy the document into {docs_dir} "
+            "or remove the link"
+        )
+    size = target.stat().st_size if target.exists() else 0
+    if size > MAX_KB_FILE_BYTES:
+        raise KnowledgeBaseError(
+            f"KB file {path} is {size} bytes, over the limit of {MAX_KB_FILE_BYTES}: split it into smaller documents"
+        )
+
+
 def read_documents(docs_dir: Path) -> list[KBDocument]:
     """Read and validate every KB file; raise KnowledgeBaseError (one line) on the first bad one."""
     if not docs_dir.exists():
@@ -90,6 +106,7 @@ def read_documents(docs_dir: Path) -> list[KBDocument]:
         )
     docs = []
     for path in paths:
+        _check_confined(path, docs_dir)
         try:
             data = path.read_bytes()
         except PermissionError:

@@ -1,0 +1,153 @@
+# ---
+# jupyter:
+#   jupytext:
+#     formats: ipynb,py:percent
+#     text_representation:
+#       extension: .py
+#       format_name: percent
+#       format_version: '1.3'
+#       jupytext_version: 1.19.6
+#   kernelspec:
+#     display_name: Python 3 (ipykernel)
+#     language: python
+#     name: python3
+# ---
+
+# %% [markdown]
+# # 07 · Bring your own model
+#
+# **Question.** How does *your* model do in the room and against the copy floor, on the same inputs as
+# the embedded model — and what will it cost in memory and time?
+#
+# **How to run it on your model.** Name it in the environment before starting Jupyter, then run all cells:
+#
+# ```bash
+# AYA_LAB_MODEL=hf:CohereForAI/aya-expanse-8b make lab                # one model for every role
+# AYA_LAB_MODEL_TRANSLATOR=seq2seq:facebook/nllb-200-distilled-600M \
+#   AYA_LAB_MODEL_AYA=hf:Qwen/Qwen2.5-7B-Instruct make lab            # one model per role
+# ```
+#
+# Local checkpoint directories work too (`hf:/models/my-llama`). Generations of any model other than the
+# embedded ones go to that model's own cache file, `runs/caches/generations-<weights>.sqlite`, never into
+# the committed `notebooks/generations.sqlite`; a rerun replays them. The committed outputs below are of
+# the embedded default (SmolLM2-135M-Instruct on 2 CPU cores, recorded 2026-11-30), replayed by nbval.
+# Every sentence of prose below is filled from the variables, so it stays true on any model.
+
+# %%
+from aya_lab.notebook import expected_footprint, notebook_models, runs_dir, setup_notebook
+
+MODEL = setup_notebook()
+MODELS = notebook_models()
+
+import os
+
+import pandas as pd
+from IPython.display import Markdown
+
+from aya_lab.eval import CopySystem, PromptSystem, Seq2SeqSystem, evaluate_translation
+from aya_lab.models import load_chat_model, load_model, parse_spec
+from aya_lab.models.cache import default_cache_path
+
+print("roles:", MODELS)
+print("generation cache:", os.path.relpath(default_cache_path(), runs_dir().parent))
+
+# %% [markdown]
+# ## The models, and what they cost
+# Each role's model is loaded once (a spec named for two roles is one object). Greedy decoding, at most
+# 48 new tokens.
+
+# %%
+SETTINGS = {"max_new_tokens": 48}
+seq2seq_translator = parse_spec(MODELS["translator"]).kind == "seq2seq"
+translator = (load_model if seq2seq_translator else load_chat_model)(MODELS["translator"], settings=SETTINGS)
+aya = translator if MODELS["aya"] == MODELS["translator"] else load_chat_model(MODELS["aya"], settings=SETTINGS)
+
+
+def describe(model):
+    hf = model.model if hasattr(model, "family") else model.hf_model
+    return {"spec": model.spec, "parameters": sum(p.numel() for p in hf.parameters()), "dtype": str(hf.dtype),
+            "device": str(model.device), "fingerprint": model.fingerprint}
+
+
+models_df = pd.DataFrame({role: describe(m) for role, m in {"translator": translator, "aya": aya}.items()}).T
+models_df
+
+# %% [markdown]
+# What to expect per model size. The weights alone take parameters × 4 bytes in fp32 (the CPU default)
+# and × 2 in bf16 (chosen on a CUDA GPU). Decoding one token at batch 1 reads every weight once, so
+# memory bandwidth sets a floor on its time: the CPU row uses the 10 GB/s SmolLM2 reached on this
+# project's 2 cores, the GPU row an H200's 4.8 TB/s (a ceiling — measured GPU figures await a device:
+# `benchmarks/bench_gpu.py`). Batching amortises the weight reads: many rows decode for nearly the price
+# of one until compute, not bandwidth, is the limit.
+
+# %%
+SIZES = {"your translator": int(models_df.loc["translator", "parameters"]), "SmolLM2-135M": 135_000_000,
+         "Gemma 3 270M": 268_000_000, "NLLB-200 distilled 600M": 615_000_000, "Aya Expanse 8B": 8_030_000_000,
+         "Aya Expanse 32B": 32_300_000_000}
+footprint = pd.DataFrame([{"model": name, "parameters (M)": round(n / 1e6), **row}
+                          for name, n in SIZES.items() for row in expected_footprint(n)]).set_index(["model", "device"])
+footprint
+
+# %%
+mine = footprint.loc["your translator"]
+cpu, gpu = mine.loc["CPU, fp32"], mine.loc["GPU (H200), bf16"]
+Markdown(
+    f"**Your translator** (`{translator.spec}`, {SIZES['your translator'] / 1e6:,.0f}M parameters) needs about "
+    f"{cpu['weights GB']:.2f} GB for its weights on the CPU and {gpu['weights GB']:.2f} GB on a GPU in bf16; "
+    f"at batch 1 it cannot decode faster than about {cpu['tok/s ceiling (batch 1)']:,.1f} tokens/s on the CPU "
+    f"or {gpu['tok/s ceiling (batch 1)']:,.0f} tokens/s on an H200."
+)
+
+# %% [markdown]
+# ## The model comparison: your translator against the copy floor
+# The workplace set (the project's own chat messages, English into French and German, first 6 segments
+# each — deliberately small, so a rerun on a new model takes seconds on a GPU). Systems: your
+# translator (with the room's `user_translate/baseline` prompt, or directly for a seq2seq model) and
+# `copy`, which returns the source unchanged — the score an echo gets. chrF and BLEU with 95% bootstrap
+# CIs (200 resamples: a quick look, not a publishable test); the paired test is against `copy`.
+
+# %%
+mine_system = (Seq2SeqSystem(translator, name="yours") if seq2seq_translator
+               else PromptSystem(translator, "user_translate/baseline", name="yours"))
+systems = [mine_system, CopySystem()]
+
+# %%
+# NBVAL_IGNORE_OUTPUT
+# %time res = evaluate_translation(systems, "workplace", ["eng-fra", "eng-deu"], n=6, baseline="copy", n_bootstrap=200, n_ar=200, langid=False)
+
+# %%
+res.table(metrics=("chrF", "BLEU")).set_uuid("nb07-scores")
+
+# %%
+chrf = res.df[(res.df["metric"] == "chrF") & (res.df["pair"] == "pooled") & (res.df["hop"] == "e2e")].set_index("system")
+yours, floor = chrf.loc["yours"], chrf.loc["copy"]
+delta = yours["score"] - floor["score"]
+verdict = ("beats" if delta > 0 else "does not beat") + " copying the source"
+Markdown(
+    f"Pooled over both pairs ({int(yours['n'])} segments), `{translator.spec}` scores chrF "
+    f"{yours['score']:.1f} against {floor['score']:.1f} for copying the source (Δ {delta:+.1f}): it {verdict}"
+    + (" on this small sample." if abs(delta) > 0 else ".")
+)
+
+# %% [markdown]
+# ## Your model in the room
+# Three colleagues; Kofi writes in English, and the translator role renders it for Lena (German) and Amara
+# (Swahili) in one batched call.
+
+# %%
+from aya_lab.room import ChatRoom
+
+room_path = runs_dir() / "nb07_room.sqlite"
+for stale in (room_path, room_path.with_suffix(".kb.sqlite")):  # a fresh room on every run
+    stale.unlink(missing_ok=True)
+room_models = {"translator": aya if seq2seq_translator else translator, "aya": aya}
+room = ChatRoom.open(room_path, models=room_models, users={"kofi": "en", "lena": "German", "amara": "Swahili"})
+report = room.send("kofi", "The budget meeting moved to Friday at 10.")
+pd.DataFrame({"reads": report.delivered}).rename_axis("user")
+
+# %%
+Markdown(
+    f"The send made {report.model_calls} model call(s) and {report.completion_tokens} new tokens; every one of "
+    f"the {len(report.delivered)} users received the message. What the model wrote is above: judge it by eye, "
+    "and by the scores of the comparison."
+)
