@@ -35,9 +35,11 @@ test: lint
 	$(MAKE) nbval
 
 test-fast: $(STAMP)
-	$(BIN)/python -m pytest tests -m "not slow"
+	$(BIN)/python -m pytest tests -m "not slow and not ray"
 
+# the embedded models are converted once, here, so no notebook cell prints the conversion
 nbval: $(STAMP)
+	$(BIN)/python -c "from aya_lab.models import load_model; load_model('smollm2')"
 	@if ls notebooks/*.ipynb >/dev/null 2>&1; then \
 	  AYA_LAB_CACHE_MODE=replay $(BIN)/python -m pytest -p no:cacheprovider --nbval notebooks \
 	    --nbval-sanitize-with notebooks/sanitize.cfg --nbval-current-env; \

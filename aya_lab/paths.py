@@ -5,7 +5,7 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
-__all__ = ["cache_dir", "data_dir", "kb_dir", "project_root", "prompts_dir"]
+__all__ = ["cache_dir", "data_dir", "fewshot_pools_dir", "kb_dir", "project_root", "prompts_dir"]
 
 
 def cache_dir() -> Path:
@@ -44,3 +44,8 @@ def prompts_dir() -> Path:
 def kb_dir() -> Path:
     """The company knowledge base Aya answers from (``data/kb``)."""
     return _resource("data/kb")
+
+
+def fewshot_pools_dir() -> Path:
+    """The few-shot example pools of completion prompts (``data/fewshot``)."""
+    return _resource("data/fewshot")

@@ -137,7 +137,7 @@ import copy
 
 data = copy.deepcopy(base.to_dict())
 data["flows"][-1]["flow_parameter"]["end_key"] = "deliver_replies"
-data["flow_parameter"]["state"][1]["reducer"] = "room_mesages.v1"
+data["flow_parameter"]["state"][1]["reducer"] = "append_lsit.v1"
 try:
     load_spec(data, registry=registry)
 except SpecError as err:

@@ -136,7 +136,7 @@ summ.df[summ.df["metric"].isin(["llm_calls", "prompt_tokens", "completion_tokens
 # %% [markdown]
 # ## Where the counts go wrong
 # The parsed count against the gold count, for transcripts where a variant got it wrong (`<NA>` = no
-# number found, which counts as 0 = all):
+# number found: scored as wrong, though the room then summarizes every message):
 
 # %%
 per = summ.per_transcript
@@ -185,16 +185,17 @@ side_by_side(per[per["request_lang"] != "eng"]["transcript_id"].iloc[0])
 
 # %% [markdown]
 # ## What this shows
-# - **Two calls keep the "last N" contract; one call does not.** The two-call summarizer parses the
-#   right count for 81% of the transcripts (95% CI 70–92%) and summarizes exactly the last N messages for
-#   83%; the one-call summarizer manages 17% and 28% (paired differences −0.64 [−0.77, −0.49] and
-#   −0.55 [−0.68, −0.40], p = 0.001). SmolLM2-135M never writes a parseable `COUNT:` line (0 of 47),
-#   so the one-call variant always summarizes everything — right only for the 8 "summarize
-#   everything" requests and the 5 that ask for as many messages as there are.
-# - **The two-call count fails on number words and on Aya's translation.** It is right for 34 of the
-#   38 English requests; the four misses spell the number ("eight", "seven", "twelve", "two"). Of the
-#   nine requests in other languages only four survive translation: "résume les 4 derniers messages"
-#   came back as "I'm ready to assist you. What's your request?", and the number was gone.
+# - **Two calls keep the "last N" contract; one call does not.** The two-call summarizer finds a count
+#   in 68% of the requests and the right one in 64% (95% CI 49–77%), and summarizes exactly the last N
+#   messages for 83%; the one-call summarizer gets 0% and 28% (paired differences −0.64 [−0.77, −0.49]
+#   and −0.55 [−0.68, −0.40], p = 0.001). An unparseable count is scored as wrong: SmolLM2-135M never
+#   writes a parseable `COUNT:` line (0 of 47), so the one-call variant always falls back to
+#   summarizing everything — which keeps the window only for the "summarize everything" requests and
+#   those that ask for as many messages as there are.
+# - **The two-call count fails on number words and on Aya's translation.** English requests that spell
+#   the number ("eight", "seven", "twelve", "two") get no count. Of the nine requests in other
+#   languages only four survive translation: "résume les 4 derniers messages" came back as "I'm ready
+#   to assist you. What's your request?", and the number was gone.
 # - **Neither variant finds action items.** The two-call summarizer proposed 19 items and matched none
 #   of the 104 gold ones; the one-call summarizer proposed 65 and matched one. Their macro F1 (0.17
 #   and 0.20, difference +0.03, p = 0.26) comes from the nine transcripts with no action item in the

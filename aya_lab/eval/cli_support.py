@@ -20,6 +20,8 @@ from aya_lab.datasets.fetch import fetch_dataset
 from aya_lab.datasets.parallel import list_datasets
 from aya_lab.languages import LANGUAGES
 from aya_lab.models import load_chat_model
+from aya_lab.models.engine import executor_from_env
+from aya_lab.models.executor import ENGINES, use_executor
 
 __all__ = [
     "NOTEBOOK_DEFAULTS",
@@ -61,7 +63,16 @@ def guard(fn: Callable[[argparse.Namespace], int]) -> Callable[[argparse.Namespa
 
     def run(args: argparse.Namespace) -> int:
         try:
-            return fn(args)
+            if getattr(args, "engine", None) is None:
+                return fn(args)
+            executor = executor_from_env(args.engine)
+            try:
+                with use_executor(executor):
+                    return fn(args)
+            finally:
+                shutdown = getattr(executor, "shutdown", None)
+                if shutdown is not None:
+                    shutdown()
         except _EXPECTED_ERRORS as exc:
             message = exc.args[0] if isinstance(exc, KeyError) and exc.args else str(exc)
             print(f"error: {message}", file=sys.stderr)
@@ -117,6 +128,13 @@ def add_run_options(p: argparse.ArgumentParser, command: str, *, out_help: str) 
     p.add_argument("--n-bootstrap", type=int, default=1000)
     p.add_argument("--seed", type=int, default=0, help="seed of the bootstrap resamples")
     p.add_argument("--no-progress", action="store_true", help="no progress bar on stderr")
+    p.add_argument(
+        "--engine",
+        choices=ENGINES,
+        default=None,
+        help="where cache misses are generated: local, or ray (AYA_LAB_RAY_ADDRESS=auto|ray://HOST:PORT, "
+        "else a local cluster); default $AYA_LAB_ENGINE or local",
+    )
 
 
 def check_run_options(args: argparse.Namespace) -> None:
