@@ -32,7 +32,7 @@ from langchain_core.messages import BaseMessage, HumanMessage, SystemMessage
 from langchain_core.prompts import ChatPromptTemplate
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
 
-from aya_lab.paths import project_root, prompts_dir
+from aya_lab.paths import fewshot_pools_dir, prompts_dir
 
 __all__ = [
     "COMPLETION_KEY",
@@ -205,7 +205,7 @@ def _fields(text: str) -> set[str]:
 def fewshot_dir() -> Path:
     """The few-shot example pools: ``data/fewshot/<pool>.yaml`` (``AYA_LAB_FEWSHOT_DIR`` overrides)."""
     env = os.environ.get("AYA_LAB_FEWSHOT_DIR")
-    return Path(env).expanduser() if env else project_root() / "data" / "fewshot"
+    return Path(env).expanduser() if env else fewshot_pools_dir()
 
 
 def load_pool(name: str) -> list[dict[str, str]]:
