@@ -83,10 +83,10 @@ def split_intents(text: str) -> list[Intent]:
         if prev is None:
             intents.append(Intent(tool or "chat", ""))
             bounds.append([a, b])
-        elif new and prev.tool == "chat" and len(intents) == 1:
+        elif new and tool is not None and prev.tool == "chat" and len(intents) == 1:
             intents[0] = Intent(tool, "")  # a lead-in ("hi Aya, ...") is no intent of its own
             bounds[0][1] = b
-        elif new:
+        elif new and tool is not None:
             intents.append(Intent(tool, ""))
             bounds.append([a, b])
         else:

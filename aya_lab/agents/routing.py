@@ -195,9 +195,9 @@ class LLMRouter(Router):
         if action is not None and action[0] in self.tools:
             tool, given = action
             return RouterOutput(tool, given or text, f"model answered {answer[:60]!r} -> {tool}")
-        tool = parse_tool_choice(answer, self.tools)
-        if tool is not None:
-            return RouterOutput(tool, text, f"model answered {answer[:60]!r} -> {tool}")
+        choice = parse_tool_choice(answer, self.tools)
+        if choice is not None:
+            return RouterOutput(choice, text, f"model answered {answer[:60]!r} -> {choice}")
         decision = self.fallback.choose(text)
         return RouterOutput(
             decision.tool,

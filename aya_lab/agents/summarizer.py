@@ -157,7 +157,7 @@ class OneCallSummarizer(_Base):
         self.prompt = load_prompt("summarizer_onecall/baseline")
 
     def _summarize(self, request: str, history: list[ChatMessage]) -> SummaryResult:
-        notes = []
+        notes: list[str] = []
         if not history:
             return SummaryResult("There are no messages to summarize yet.", "", [], 0, [], notes=notes)
         shown = history[-MAX_HISTORY:]
@@ -177,7 +177,10 @@ class OneCallSummarizer(_Base):
 
 def make_summarizer(variant: str, model: TextModel) -> TwoCallSummarizer | OneCallSummarizer:
     """The summarizer ``variant`` names (one of :data:`SUMMARIZER_VARIANTS`) on ``model``."""
-    variants = {"two_call": TwoCallSummarizer, "one_call": OneCallSummarizer}
+    variants: dict[str, type[TwoCallSummarizer] | type[OneCallSummarizer]] = {
+        "two_call": TwoCallSummarizer,
+        "one_call": OneCallSummarizer,
+    }
     if variant not in variants:
         raise ValueError(f"unknown summarizer variant {variant!r}; use one of {', '.join(SUMMARIZER_VARIANTS)}")
     return variants[variant](model)

@@ -33,8 +33,9 @@ def is_english(text: str, source: str | None = None) -> bool:
     if not text.strip():
         return False
     names = set(_CANDIDATES)
-    if source is not None and get_language(source).lingua is not None:
-        names.add(get_language(source).lingua)
+    lingua = get_language(source).lingua if source is not None else None
+    if lingua is not None:
+        names.add(lingua)
     found = _detector(tuple(sorted(names))).detect_language_of(text)
     return found is not None and found.name == "ENGLISH"
 

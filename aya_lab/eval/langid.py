@@ -41,8 +41,7 @@ def _detector(names: tuple[str, ...]):
 
 def detector_for(*languages: str):
     """A lingua detector for the given languages (those it covers) plus the usual drift languages."""
-    names = {get_language(lang).lingua for lang in languages} | set(_DRIFT)
-    names.discard(None)
+    names = {n for n in (get_language(lang).lingua for lang in languages) if n is not None} | set(_DRIFT)
     return _detector(tuple(sorted(names)))
 
 

@@ -22,7 +22,7 @@ import json
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal
 
 import pandas as pd
 
@@ -55,7 +55,7 @@ __all__ = [
 
 ROUTERS = ("keyword", "llm", "multi")
 PATHS = ("room", "original", "gold")
-_TRANSLATE = {"room": True, "original": False, "gold": "gold"}
+_TRANSLATE: dict[str, bool | Literal["gold"]] = {"room": True, "original": False, "gold": "gold"}
 
 
 @dataclass(frozen=True)
@@ -192,7 +192,7 @@ def evaluate_sequences(
     check_sequence_options(routers, paths)
     model = _chat_model(model)
     prompt_file = _load_router_prompt(prompt)
-    sets = {
+    sets: dict[str, Sequence[tuple[Any, tuple[str, ...]]]] = {
         "single": [(ex, (ex.label,)) for ex in (single if single is not None else load_routing_examples())][:n],
         "multi": [(ex, ex.tools) for ex in (multi if multi is not None else load_multi_intent())][:n],
     }

@@ -62,7 +62,8 @@ def _check_graph(g: dict[str, Any], lvl: _Level) -> None:
     if lvl.path and "compat" in g:
         lvl.problems.add([*lvl.path, "compat"], "compat applies to the whole spec; put it at the top level only")
     _check_state(fp, lvl)
-    flows = g.get("flows") if isinstance(g.get("flows"), list) else []
+    raw_flows = g.get("flows")
+    flows: list[Any] = raw_flows if isinstance(raw_flows, list) else []
     _check_nodes(flows, lvl)
     for i, flow in enumerate(flows):
         if not isinstance(flow, dict):
@@ -84,7 +85,8 @@ def _check_graph(g: dict[str, Any], lvl: _Level) -> None:
 
 
 def _check_state(fp: dict[str, Any], lvl: _Level) -> None:
-    state = fp.get("state") if isinstance(fp.get("state"), list) else []
+    raw_state = fp.get("state")
+    state: list[Any] = raw_state if isinstance(raw_state, list) else []
     for i, f in enumerate(state):
         if not isinstance(f, dict):
             continue

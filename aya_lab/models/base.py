@@ -162,8 +162,9 @@ def cached_generate(model: CachedGenerator, prompts: Sequence[str], *, repeat: i
             for i in misses[prompt]:
                 results[i] = result
     out: list[GenerationResult] = []
-    for prompt, result in zip(prompts, results, strict=True):
-        assert result is not None
+    for prompt, maybe in zip(prompts, results, strict=True):
+        assert maybe is not None
+        result = maybe
         publish(GenerationRecord(model.spec, fingerprint, prompt, result))
         out.append(result)
     return out

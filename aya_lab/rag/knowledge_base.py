@@ -36,7 +36,7 @@ import threading
 from collections.abc import Sequence
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, cast
 
 import numpy as np
 from langchain_core.documents import Document
@@ -282,7 +282,7 @@ class KnowledgeBase:
             hits = store.similarity_search_with_score_by_vector(q, k=min(k, store.index.ntotal))
             order = self._order
             # equal scores keep the store's order (documents, then facts), whatever FAISS's heap did
-            hits.sort(key=lambda hit: (-float(hit[1]), order[hit[0].id]))
+            hits.sort(key=lambda hit: (-float(hit[1]), order[cast(str, hit[0].id)]))
         return [to_retrieved(doc, score) for doc, score in hits]
 
     def relevant(self, query: str, k: int = 4, min_score: float | None = None) -> list[Retrieved]:

@@ -118,4 +118,6 @@ def insert_fact(
     except BaseException:
         conn.execute("ROLLBACK")
         raise
-    return StoredRow("fact", int(cur.lastrowid), text, source, FACT_SECTION, author, blob)
+    row_id = cur.lastrowid
+    assert row_id is not None, "INSERT sets lastrowid"
+    return StoredRow("fact", row_id, text, source, FACT_SECTION, author, blob)

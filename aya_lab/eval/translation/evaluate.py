@@ -201,7 +201,9 @@ def _run_system(system, ds: ParallelSet, sig: str, window: int, chunk_size: int,
         )
         return [run]
     hop2_call = lambda t, c: system.hop2(t, ds.tgt, context=c)  # noqa: E731
-    hop1 = Run(system.name, ds, "src-pivot", ds.src, system.pivot, ds.sources, ds.english)
+    english = ds.english
+    assert english is not None, "pivot runs need ds.english (checked by the caller)"
+    hop1 = Run(system.name, ds, "src-pivot", ds.src, system.pivot, ds.sources, english)
     _run_chunks(hop1, lambda t, c: system.hop1(t, ds.src, context=c), contexts, sig, chunk_size, ckpt, bar)
     e2e = Run(system.name, ds, "e2e", ds.src, ds.tgt, hop1.outputs, ds.references)
     mid_ctx = document_contexts(hop1.outputs, ds.doc_ids, window)
@@ -210,8 +212,8 @@ def _run_system(system, ds: ParallelSet, sig: str, window: int, chunk_size: int,
     e2e.calls += hop1.calls
     e2e.prompt_tokens += hop1.prompt_tokens
     e2e.completion_tokens += hop1.completion_tokens
-    hop2 = Run(system.name, ds, "pivot-tgt", system.pivot, ds.tgt, ds.english, ds.references)
-    eng_ctx = document_contexts(ds.english, ds.doc_ids, window)
+    hop2 = Run(system.name, ds, "pivot-tgt", system.pivot, ds.tgt, english, ds.references)
+    eng_ctx = document_contexts(english, ds.doc_ids, window)
     _run_chunks(hop2, hop2_call, eng_ctx, sig, chunk_size, ckpt, bar)
     return [e2e, hop1, hop2]
 
