@@ -14,7 +14,7 @@ with its observation, the notes and whether the fallback router decided.
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 
 from aya_lab.agents.multi_intent import ReDecidingRouter
@@ -113,7 +113,12 @@ class AyaSupervisor:
             answers.append(self.query.answer(text))
             return answers[-1].text
 
-        run = {"query": query, "summarize": summarize, "remember": AyaRemember(self.kb, author), "chat": self.chat}
+        run: dict[str, Callable[[str], str]] = {
+            "query": query,
+            "summarize": summarize,
+            "remember": AyaRemember(self.kb, author),
+            "chat": self.chat,
+        }
         tools = [ToolConfig(name, fn, TOOL_DESCRIPTIONS[name]) for name, fn in run.items()]
         result = RoutingChain(self.router, tools, self.max_steps).run(request_en)
         notes = [n for summary in summaries for n in summary.notes]

@@ -213,7 +213,7 @@ def _plan_flores(base, langs, timeout) -> dict[str, bytes]:
                 m = _FLORES_MEMBER.fullmatch(member.name)
                 if m is None:
                     if member.name.lower().endswith("readme.md"):
-                        files["README_flores_test_sets.md"] = tar.extractfile(member).read()
+                        files["README_flores_test_sets.md"] = _member_bytes(tar, member)
                     continue
                 split, lang, side = m.groups()
                 if lang not in wanted:
@@ -221,7 +221,7 @@ def _plan_flores(base, langs, timeout) -> dict[str, bytes]:
                 side = "doc_id" if "doc" in side else side
                 if side not in (lang, "en", "doc_id"):
                     continue
-                files[f"floresv1.{split}.{lang}-en.{side}.txt"] = _text(tar.extractfile(member).read())
+                files[f"floresv1.{split}.{lang}-en.{side}.txt"] = _text(_member_bytes(tar, member))
     except tarfile.TarError as exc:
         raise FetchError(f"{url} is not a readable .tgz ({exc})") from None
     if not any(name.endswith(".txt") for name in files):
@@ -303,3 +303,11 @@ def fetch_dataset(
             sums[fname] = hashlib.sha256(data).hexdigest()
     sums_file.write_text("".join(f"{d}  {f}\n" for f, d in sorted(sums.items())), encoding="utf-8")
     return dest
+
+
+def _member_bytes(tar: tarfile.TarFile, member: tarfile.TarInfo) -> bytes:
+    """The bytes of a regular file in ``tar`` (a member that is no regular file is a broken archive)."""
+    handle = tar.extractfile(member)
+    if handle is None:
+        raise tarfile.TarError(f"{member.name} is not a regular file")
+    return handle.read()

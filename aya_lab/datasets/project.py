@@ -294,13 +294,14 @@ def _load_jsonl(path: Path, model: type[_M]) -> list[_M]:
         except ValidationError as exc:
             raise CorpusError(f"{_display(path)}:{lineno}: {_describe(exc)}") from None
         if "id" in type(record).model_fields:
-            if record.id is None:  # ids are optional: name the record by its line
+            if record.id is None:  # type: ignore[attr-defined]  # ids are optional: name the record by its line
                 record = record.model_copy(update={"id": f"{path.stem}:{lineno}"})
-            if record.id in seen:
+            record_id: str = record.id  # type: ignore[attr-defined]  # checked: the model has an id field
+            if record_id in seen:
                 raise CorpusError(
-                    f"{_display(path)}:{lineno}: id: {record.id!r} already used on line {seen[record.id]}"
+                    f"{_display(path)}:{lineno}: id: {record_id!r} already used on line {seen[record_id]}"
                 )
-            seen[record.id] = lineno
+            seen[record_id] = lineno
         records.append(record)
     return records
 

@@ -19,6 +19,7 @@ What this module adds:
 from __future__ import annotations
 
 import logging
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 from sacrebleu.metrics import BLEU, CHRF
@@ -188,13 +189,15 @@ def paired_tests(
     try:
         for test_type, n_samples, key in (("bs", n_bootstrap, "p_bootstrap"), ("ar", n_ar, "p_ar")):
             metrics = make_metrics(tgt, tokenize=tokenize)
-            test = PairedTest(named, metrics, [list(references)], test_type=test_type, n_samples=n_samples)
+            named_systems: list[tuple[str, Sequence[str]]] = list(named)
+            test = PairedTest(named_systems, metrics, [list(references)], test_type=test_type, n_samples=n_samples)
             _, scores = test()
             systems_col = scores["System"]
             # columns follow the order of ``metrics`` but carry sacrebleu's names (chrF2, chrF2++)
             columns = [k for k in scores if k != "System"]
             for metric_name, column in zip(METRICS, columns, strict=True):
                 for sys_name, result in zip(systems_col[1:], scores[column][1:]):
+                    assert isinstance(sys_name, str) and not isinstance(result, str) and result.p_value is not None
                     out.setdefault((sys_name, metric_name), {})[key] = float(result.p_value)
     finally:
         log.setLevel(level)

@@ -150,7 +150,11 @@ def _add_branch(
     placeholders: bool,
 ) -> None:
     fp = flow.flow_parameter
-    source = START if isinstance(flow, ConditionalEntryPointSpec) else SPECIAL.get(fp.start_key, fp.start_key)
+    source = (
+        START
+        if isinstance(flow, ConditionalEntryPointSpec)
+        else SPECIAL.get(flow.flow_parameter.start_key, flow.flow_parameter.start_key)
+    )
     if placeholders:
         for n in _function_names(fp.conditions):
             functions.setdefault(n, lambda state, config, **kw: None)

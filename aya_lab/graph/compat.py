@@ -64,8 +64,8 @@ def _model_of(annotation: Any, value: Any) -> type[BaseModel] | None:
         return GraphSpec
     if typing.get_origin(annotation) is Annotated:
         kind = value.get("kind") if isinstance(value, dict) else None
-        model = FLOW_KINDS.get(kind) if isinstance(kind, str) else None
-        return model or _model_of(typing.get_args(annotation)[0], value)
+        flow_model: type[BaseModel] | None = FLOW_KINDS.get(kind) if isinstance(kind, str) else None
+        return flow_model or _model_of(typing.get_args(annotation)[0], value)
     if isinstance(annotation, type) and issubclass(annotation, BaseModel):
         return annotation
     for member in typing.get_args(annotation):

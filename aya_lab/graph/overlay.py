@@ -255,7 +255,7 @@ def apply_changes(base: dict[str, Any], overlay: dict[str, Any], problems: Probl
 
 def _change_node(graph: dict[str, Any], change: dict[str, Any], p: list[PathPart], problems: Problems) -> None:
     """``replace_node``, ``update_node`` and ``remove_node``."""
-    op = p[-1]
+    op = str(p[-1])
     arg = change[op]
     idx = _node_index(graph, arg)
     if idx is None:

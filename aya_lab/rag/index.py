@@ -73,7 +73,7 @@ def add_rows(store: FAISS, rows: Sequence[StoredRow]) -> None:
     """Add stored vectors to ``store`` as they are (nothing is embedded)."""
     if rows:
         store.add_embeddings(
-            [(row.text, row.vector) for row in rows],
+            [(row.text, row.vector.tolist()) for row in rows],
             metadatas=[row.metadata for row in rows],
             ids=[row.key for row in rows],
         )

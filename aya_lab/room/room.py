@@ -274,7 +274,8 @@ class ChatRoom:
         before = self.app.get_state({"configurable": {"thread_id": THREAD}}).config["configurable"].get("checkpoint_id")
         started = time.perf_counter()
         try:
-            self.app.invoke({"incoming": message, "users": users}, config, durability="exit")
+            # LangGraph's overloads do not accept a plain dict config with run_id; the call is the documented one
+            self.app.invoke({"incoming": message, "users": users}, config, durability="exit")  # type: ignore[call-overload]
             report = self._check_run(run_id, message, users, runtime, time.perf_counter() - started)
         except BaseException:
             self._rollback(before)

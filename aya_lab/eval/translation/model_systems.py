@@ -143,12 +143,12 @@ class Seq2SeqSystem:
         if not hasattr(model, "translate"):
             raise ValueError(f"Seq2SeqSystem needs a seq2seq model (seq2seq:PATH); got {type(model).__name__}")
         self.model = model
-        self.name = name or getattr(model, "spec", "seq2seq")
+        self.name: str = name or str(getattr(model, "spec", "seq2seq"))
 
     def __repr__(self) -> str:
         return f"Seq2SeqSystem({self.name!r})"
 
-    def translate(self, texts, src, tgt, *, context=None):
+    def translate(self, texts: list[str], src: str, tgt: str, *, context: list[list[str]] | None = None) -> list[str]:
         texts = list(texts)
         if not texts:
             return []
