@@ -102,6 +102,14 @@ class AyaRuntime:
     parsed: bool = False
     result: SupervisorResult | None = None
     translator_model: TextModel | None = None  # the translator role; ``model`` is the aya role
+    node_order: list[str] = field(default_factory=list)  # the spec's node order
+
+    def ordered_visits(self) -> list[NodeVisit]:
+        """Visits in the spec's node order (a stable sort: repeated visits of one node keep their order).
+        Parallel nodes finish in any order, so the trace would otherwise differ between two runs of one
+        send; the room's graphs list their nodes in an order their edges respect."""
+        rank = {name: i for i, name in enumerate(self.node_order)}
+        return sorted(self.visits, key=lambda v: rank.get(v.node, len(rank)))
 
     @property
     def translator(self) -> TextModel:

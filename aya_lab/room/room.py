@@ -267,7 +267,12 @@ class ChatRoom:
         users = self.users
         message = ChatMessage(sender=user, content=text.strip(), lang=users[user])
         runtime = AyaRuntime(
-            self.model, self.kb, request=request, parsed=True, translator_model=self.models["translator"]
+            self.model,
+            self.kb,
+            request=request,
+            parsed=True,
+            translator_model=self.models["translator"],
+            node_order=self.spec.node_names(),
         )
         run_id = uuid.uuid4().hex[:10]
         config = {"configurable": {"thread_id": THREAD, "aya": runtime}, "run_id": uuid.uuid4()}
@@ -276,6 +281,7 @@ class ChatRoom:
         try:
             # LangGraph's overloads do not accept a plain dict config with run_id; the call is the documented one
             self.app.invoke({"incoming": message, "users": users}, config, durability="exit")  # type: ignore[call-overload]
+            runtime.visits[:] = runtime.ordered_visits()
             report = self._check_run(run_id, message, users, runtime, time.perf_counter() - started)
         except BaseException:
             self._rollback(before)

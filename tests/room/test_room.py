@@ -265,3 +265,19 @@ def test_graph_draws(make_room):
         assert node in mermaid
     assert "supervisor" in room.draw("ascii")
     assert len(room.spec_hash) == 16
+
+
+def test_trace_order_is_the_spec_order(tmp_path):
+    """deliver and aya_translate run in parallel; the trace lists them in the spec's order every time."""
+    from tests.fakes import FakeRoomModel
+
+    for attempt in range(3):
+        room = ChatRoom.open(
+            tmp_path / f"order{attempt}.sqlite",
+            model=FakeRoomModel(default="chat"),
+            users={"amara": "swh", "kofi": "eng"},
+        )
+        report = room.send("kofi", "@aya hello there")
+        nodes = [v.node for v in room.trace(report.run_id)]
+        assert nodes[:3] == ["ingest", "deliver", "aya_translate"], nodes
+        room.close()
