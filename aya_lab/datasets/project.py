@@ -17,9 +17,9 @@ import json
 import re
 import unicodedata
 from pathlib import Path
-from typing import Literal, TypeVar
+from typing import Annotated, Literal, TypeVar
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
+from pydantic import AfterValidator, BaseModel, ConfigDict, Field, ValidationError, model_validator
 
 from aya_lab.languages import normalize_language
 from aya_lab.messages import parse_aya_request
@@ -135,6 +135,12 @@ def _aya_request(value: str) -> str:
     return text
 
 
+LanguageCode = Annotated[str, AfterValidator(normalize_language)]
+"""A language name or code, normalised to ISO 639-3 (an unknown one is refused)."""
+AyaRequestText = Annotated[str, Field(min_length=1), AfterValidator(_aya_request)]
+"""A request as a user writes it, with a leading ``@aya`` mention removed by the room's parser."""
+
+
 class TranscriptMessage(_Record):
     """One chat message: ``text`` in language ``lang``; ``text_en`` its English meaning when known.
 
@@ -143,14 +149,9 @@ class TranscriptMessage(_Record):
     """
 
     sender: str = Field(min_length=1)
-    lang: str
+    lang: LanguageCode
     text: str = Field(min_length=1)
     text_en: str | None = Field(default=None, min_length=1)
-
-    @field_validator("lang")
-    @classmethod
-    def _norm_lang(cls, value: str) -> str:
-        return normalize_language(value)
 
 
 class ActionItem(_Record):
@@ -172,21 +173,11 @@ class Transcript(_Record):
 
     id: str | None = Field(default=None, min_length=1)
     messages: list[TranscriptMessage] = Field(min_length=1)
-    request: str = Field(min_length=1)
-    request_lang: str
+    request: AyaRequestText
+    request_lang: LanguageCode
     gold_count: int = Field(ge=0)
     gold_action_items: list[ActionItem] = Field(default_factory=list)
     reference_summary: str | None = Field(default=None, min_length=1)
-
-    @field_validator("request_lang")
-    @classmethod
-    def _norm_lang(cls, value: str) -> str:
-        return normalize_language(value)
-
-    @field_validator("request")
-    @classmethod
-    def _strip_mention(cls, value: str) -> str:
-        return _aya_request(value)
 
     @model_validator(mode="after")
     def _window_is_consistent(self) -> Transcript:
@@ -224,20 +215,10 @@ class RoutingExample(_Record):
     """
 
     id: str | None = Field(default=None, min_length=1)
-    text: str = Field(min_length=1)
-    lang: str
+    text: AyaRequestText
+    lang: LanguageCode
     label: RoutingLabel
     text_en: str | None = Field(default=None, min_length=1)
-
-    @field_validator("lang")
-    @classmethod
-    def _norm_lang(cls, value: str) -> str:
-        return normalize_language(value)
-
-    @field_validator("text")
-    @classmethod
-    def _strip_mention(cls, value: str) -> str:
-        return _aya_request(value)
 
 
 # --- loading -------------------------------------------------------------------------------------
