@@ -1,6 +1,7 @@
-"""The scripted demo: four colleagues in four languages (one low-resource) and two requests to Aya.
+"""The scripted demo: four colleagues in four languages (one low-resource) and two requests to Aya, the
+first of which needs two tools (a summary, then a policy question) and gets one reply.
 
-Runs on the embedded default model unless told otherwise; prints every run report and each user's
+Runs on each role's embedded default model unless told otherwise; prints every run report and each user's
 feed. Generations go through the generation cache, so a second run replays instantly.
 """
 
@@ -11,7 +12,7 @@ import time
 from pathlib import Path
 from typing import TextIO
 
-from aya_lab.models.loader import ROLES, load_role_models, parse_role_models, parse_spec
+from aya_lab.models.loader import ROLES, default_role_models, load_role_models, parse_role_models, parse_spec
 from aya_lab.room import ChatRoom
 
 USERS = {"amara": "swh", "lena": "deu", "kofi": "eng", "sophie": "fra"}
@@ -21,7 +22,7 @@ SCRIPT: list[tuple[str, str]] = [
     ("lena", "Danke, Amara. Ich schicke den überarbeiteten Bericht bis Donnerstag."),
     ("kofi", "Great, I will book the meeting room and invite finance."),
     ("sophie", "Parfait. Je prépare les chiffres du trimestre pour vendredi."),
-    ("kofi", "@aya summarize the last 4 messages"),
+    ("kofi", "@aya summarize the last 4 messages, then tell me what our travel policy says about flights"),
     ("lena", "@aya Wie lautet unsere Reiserichtlinie für Flüge?"),
 ]
 
@@ -41,7 +42,7 @@ def _remove_room(room_path: Path) -> None:
 
 def run_demo(
     room_path: str | Path = "runs/demo.sqlite",
-    model: str = "smollm2",
+    model: str | None = None,
     out: TextIO | None = None,
     fresh: bool = True,
     max_new_tokens: int = 64,
@@ -51,10 +52,12 @@ def run_demo(
 
     Bad input (an unknown model spec, ``max_new_tokens`` below 1, a ``room_path`` that exists and is not
     a SQLite file) raises ``ValueError`` before any file is touched. ``models`` names a model per role (``{"translator": "gemma3-270m", "aya": "smollm2"}``);
-    a role it leaves out gets ``model``."""
+    a role it leaves out gets ``model``, or its measured default when ``model`` is ``None``
+    (:func:`~aya_lab.models.loader.default_model_spec`)."""
     if max_new_tokens < 1:
         raise ValueError(f"max_new_tokens must be at least 1; got {max_new_tokens}")
-    specs = {**dict.fromkeys(ROLES, model), **parse_role_models([f"{r}={s}" for r, s in (models or {}).items()])}
+    base = default_role_models() if model is None else dict.fromkeys(ROLES, model)
+    specs = {**base, **parse_role_models([f"{r}={s}" for r, s in (models or {}).items()])}
     for spec in set(specs.values()):
         parse_spec(spec)
     out = out or sys.stdout

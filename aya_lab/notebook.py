@@ -57,12 +57,11 @@ def runs_dir() -> Path:
 
 
 def notebook_models() -> dict[str, str]:
-    """``{role: spec}`` from the environment: ``AYA_LAB_MODEL`` (default: the embedded default) for every
-    role, ``AYA_LAB_MODEL_<ROLE>`` for one. A bad spec raises :class:`~aya_lab.models.ModelSpecError`."""
-    base = default_model_spec()
+    """``{role: spec}`` from the environment: ``AYA_LAB_MODEL_<ROLE>`` for one role, ``AYA_LAB_MODEL`` for
+    every role, else each role's measured default (:func:`~aya_lab.models.loader.default_model_spec`). A bad spec raises :class:`~aya_lab.models.ModelSpecError`."""
     models = {}
-    for role, var in ROLE_ENV.items():
-        spec = os.environ.get(var, "").strip() or base
+    for role in ROLE_ENV:
+        spec = default_model_spec(role)
         parse_spec(spec)
         models[role] = spec
     return models

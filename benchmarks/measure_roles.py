@@ -233,7 +233,7 @@ def measure(
     roles: tuple[str, ...] = ROLES,
     n: int | None = 100,
     ntrex_n: int | None = 100,
-    datasets: tuple[str, ...] = ("workplace", "ntrex"),
+    datasets: tuple[str, ...] = ("workplace", "ntrex128"),
     pairs: tuple[str, ...] = PAIRS,
     n_bootstrap: int = 1000,
 ) -> pd.DataFrame:
@@ -244,7 +244,7 @@ def measure(
     rows: list[dict] = []
     if "translator" in roles:
         for dataset in datasets:
-            rows += translation_rows(cands, dataset, list(pairs), ntrex_n if dataset == "ntrex" else n, n_bootstrap)
+            rows += translation_rows(cands, dataset, list(pairs), ntrex_n if dataset == "ntrex128" else n, n_bootstrap)
     if "aya" in roles:
         rows += routing_rows(cands, n, n_bootstrap)
         rows += summarizer_rows(cands, n, n_bootstrap)
@@ -272,7 +272,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--roles", default=",".join(ROLES))
     parser.add_argument("--n", type=int, default=100, help="items per set (workplace has 63 per pair)")
     parser.add_argument("--ntrex-n", type=int, default=100)
-    parser.add_argument("--datasets", default="workplace,ntrex")
+    parser.add_argument("--datasets", default="workplace,ntrex128")
     parser.add_argument("--n-bootstrap", type=int, default=1000)
     parser.add_argument("--max-new-tokens", type=int, default=64)
     parser.add_argument("--csv", default=None, help="also write the tidy frame here")

@@ -13,7 +13,8 @@ import pytest
 def _isolated_generation_cache(tmp_path, monkeypatch):
     monkeypatch.setenv("AYA_LAB_GENERATION_CACHE", str(tmp_path / "generations.sqlite"))
     monkeypatch.setenv("AYA_LAB_CACHE_MODE", "readwrite")
-    monkeypatch.delenv("AYA_LAB_MODEL", raising=False)
+    for var in ("AYA_LAB_MODEL", "AYA_LAB_MODEL_TRANSLATOR", "AYA_LAB_MODEL_AYA"):
+        monkeypatch.delenv(var, raising=False)
     yield
 
 

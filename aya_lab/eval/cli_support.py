@@ -22,6 +22,7 @@ from aya_lab.languages import LANGUAGES
 from aya_lab.models import load_chat_model
 from aya_lab.models.engine import executor_from_env
 from aya_lab.models.executor import ENGINES, use_executor
+from aya_lab.models.loader import default_role_models, parse_role_models
 
 __all__ = [
     "NOTEBOOK_DEFAULTS",
@@ -31,6 +32,7 @@ __all__ = [
     "register_data",
     "add_run_options",
     "model_from_args",
+    "role_spec",
     "split_list",
     "check_out",
 ]
@@ -110,7 +112,14 @@ def check_out(out: str | None) -> None:
 def add_run_options(p: argparse.ArgumentParser, command: str, *, out_help: str) -> None:
     """The options every model-backed ``eval`` command takes, with ``command``'s notebook defaults."""
     defaults = NOTEBOOK_DEFAULTS[command]
-    p.add_argument("--model", default=None, help="chat model spec (default: $AYA_LAB_MODEL or smollm2)")
+    p.add_argument(
+        "--model",
+        action="append",
+        default=None,
+        metavar="[ROLE=]SPEC",
+        help="a model for every role (SPEC) or for one (translator=SPEC, aya=SPEC; repeatable); default: each "
+        "role's measured default (translator gemma3-270m, aya smollm2), $AYA_LAB_MODEL_<ROLE> or $AYA_LAB_MODEL",
+    )
     p.add_argument(
         "--max-new-tokens",
         type=int,
@@ -151,9 +160,15 @@ def model_settings(args: argparse.Namespace) -> dict[str, Any]:
     return {"settings": {"max_new_tokens": args.max_new_tokens}, "batch_size": args.batch_size}
 
 
-def model_from_args(args: argparse.Namespace) -> Any:
-    """The chat model ``--model`` names, loaded with ``--max-new-tokens`` and ``--batch-size``."""
-    return load_chat_model(args.model, **model_settings(args))
+def role_spec(args: argparse.Namespace, role: str = "aya") -> str:
+    """The spec ``--model`` gives ``role`` (``ROLE=SPEC`` or a bare ``SPEC``), else the role's default."""
+    return {**default_role_models(), **parse_role_models(args.model)}[role]
+
+
+def model_from_args(args: argparse.Namespace, role: str = "aya") -> Any:
+    """The chat model ``--model`` names for ``role``, loaded with ``--max-new-tokens`` and ``--batch-size``
+    (a spec named for both roles is one object: loaded models are memoised)."""
+    return load_chat_model(role_spec(args, role), **model_settings(args))
 
 
 # -- data ------------------------------------------------------------------------------------------

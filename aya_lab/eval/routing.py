@@ -32,7 +32,7 @@ import numpy as np
 import pandas as pd
 
 from aya_lab.agents.routing import LLMRouter
-from aya_lab.agents.translator import AyaTranslator
+from aya_lab.agents.translator import AyaTranslator, is_english
 from aya_lab.datasets.project import ROUTING_LABELS, load_routing_examples
 from aya_lab.eval.stats import ALPHA, bootstrap_indices, mcnemar_exact, paired_bootstrap
 from aya_lab.eval.stats import percentile_ci as _ci
@@ -52,7 +52,10 @@ __all__ = [
 
 ROUTING_COLUMNS = "prompt lang metric mean ci_low ci_high n model_fingerprint prompt_hash dataset_id".split()
 PAIRED_COLUMNS = "baseline variant lang metric mean_baseline mean_variant diff ci_low ci_high p_bootstrap b c p_mcnemar significant n".split()
-Translate = bool | Literal["gold"]
+Translate = bool | Literal["gold", "auto"]
+"""``True``: translate first, as the room does (route_on: english); ``False``: route the text as written;
+``"gold"``: the data set's English; ``"auto"``: translate first, but route the text as written where the
+translation fails the output-language check (the room's ``route_on: auto``)."""
 
 
 @dataclass
@@ -170,22 +173,30 @@ def _examples(examples: Sequence[Any] | None, n: int | None) -> list[Any]:
     return items
 
 
-def translate_requests(model: Any, examples: Sequence[Any], translate: Translate = True) -> tuple[list[str], dict]:
-    """The English texts the router sees, and the cost of getting them (one batch for all non-English)."""
+def translate_requests(
+    model: Any, examples: Sequence[Any], translate: Translate = True, translator: Any = None
+) -> tuple[list[str], dict]:
+    """The English texts the router sees, and the cost of getting them (one batch for all non-English).
+
+    ``translator``: the model that translates (the room's ``translator`` role; default ``model``)."""
     texts = [ex.text for ex in examples]
     cost = {"calls": 0, "prompt_tokens": 0, "completion_tokens": 0}
     if translate == "gold":
         return [ex.text_en if ex.lang != "eng" else ex.text for ex in examples], cost
-    if translate not in (True, False):
-        raise ValueError(f"translate must be True, False or 'gold'; got {translate!r}")
+    if translate not in (True, False, "auto"):
+        raise ValueError(f"translate must be True, False, 'gold' or 'auto'; got {translate!r}")
     if translate:
+        langs = [ex.lang for ex in examples]
         with record_generations() as records:
-            texts = AyaTranslator(model).to_english_many(texts, [ex.lang for ex in examples])
+            english = AyaTranslator(translator if translator is not None else model).to_english_many(texts, langs)
         cost = {
             "calls": len(records),
             "prompt_tokens": sum(x.result.prompt_tokens for x in records),
             "completion_tokens": sum(x.result.completion_tokens for x in records),
         }
+        if translate == "auto":
+            english = [e if lang == "eng" or is_english(e, lang) else t for t, e, lang in zip(texts, english, langs)]
+        texts = english
     return texts, cost
 
 
@@ -286,17 +297,19 @@ def evaluate_routing(
     *,
     n_bootstrap: int = 1000,
     seed: int = 0,
+    translator: Any = None,
 ) -> RoutingResults:
     """Route ``examples`` (default: ``data/routing``, first ``n``) with a ``supervisor`` prompt; score them.
 
     ``model``: a chat model or spec (default ``AYA_LAB_MODEL`` or ``smollm2``); ``prompt``:
     ``"supervisor/fewshot"``, ``"fewshot"`` or a PromptFile. The LLM-call count includes the request
-    translations (one per non-English request, sent as one batch).
+    translations (one per non-English request, sent as one batch), made by ``translator`` (a chat model
+    or spec; default ``model``), as the room's ``translator`` role does.
     """
     model = _chat_model(model)
     prompt_file = _load_router_prompt(prompt)
     items = _examples(examples, n)
-    texts, cost = translate_requests(model, items, translate)
+    texts, cost = translate_requests(model, items, translate, _chat_model(translator) if translator else None)
     idx = bootstrap_indices(len(items), n_bootstrap, seed)
     dataset_id = "routing" if examples is None else "routing:custom"
     df, ex, conf = _run(model, prompt_file, items, texts, cost, idx, dataset_id)
@@ -322,6 +335,7 @@ def sweep_routing(
     *,
     n_bootstrap: int = 1000,
     seed: int = 0,
+    translator: Any = None,
 ) -> RoutingSweep:
     """Each ``supervisor`` prompt variant on the same requests; paired tests of each against the first."""
     names = [v.strip() for v in variants if v and v.strip()]
@@ -334,7 +348,7 @@ def sweep_routing(
         raise ValueError(f"prompt variants must be unique; repeated: {', '.join(dupes)}")
     model = _chat_model(model)
     items = _examples(examples, n)
-    texts, cost = translate_requests(model, items, translate)
+    texts, cost = translate_requests(model, items, translate, _chat_model(translator) if translator else None)
     idx = bootstrap_indices(len(items), n_bootstrap, seed)
     dataset_id = "routing" if examples is None else "routing:custom"
     dfs, exs, confusion = [], [], {}

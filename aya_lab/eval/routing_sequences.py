@@ -7,7 +7,9 @@ whose tools only echo their name, on two labelled sets — the single-intent req
 ``data/routing/requests.jsonl`` (gold sequence: the one label) and the multi-intent requests of
 ``data/routing/multi_intent.jsonl`` (gold: the tools in order) — and on two paths: ``room``
 (translate to English with the ``aya_translate`` prompt, then route: what the room does) and
-``original`` (route the untranslated text); ``gold`` routes the data set's English.
+``original`` (route the untranslated text); ``auto`` translates, then routes the untranslated text where
+the translation fails the output-language check (the room's ``route_on: auto``); ``gold`` routes the data
+set's English. ``translator`` is the model that translates (the ``translator`` role; default ``model``).
 
 Metrics per model x router x path x set: ``sequence_accuracy`` (the predicted tool sequence equals the
 gold one exactly), ``step_accuracy`` (position-wise matches over the longer of the two sequences) and
@@ -54,8 +56,13 @@ __all__ = [
 ]
 
 ROUTERS = ("keyword", "llm", "multi")
-PATHS = ("room", "original", "gold")
-_TRANSLATE: dict[str, bool | Literal["gold"]] = {"room": True, "original": False, "gold": "gold"}
+PATHS = ("room", "original", "auto", "gold")
+_TRANSLATE: dict[str, bool | Literal["gold", "auto"]] = {
+    "room": True,
+    "original": False,
+    "auto": "auto",
+    "gold": "gold",
+}
 
 
 @dataclass(frozen=True)
@@ -187,10 +194,12 @@ def evaluate_sequences(
     n: int | None = None,
     n_bootstrap: int = 1000,
     seed: int = 0,
+    translator: Any = None,
 ) -> SequenceResults:
     """Each router on each path, on the single- and multi-intent sets (first ``n`` of each); see the module."""
     check_sequence_options(routers, paths)
     model = _chat_model(model)
+    translator = _chat_model(translator) if translator is not None else None
     prompt_file = _load_router_prompt(prompt)
     sets: dict[str, Sequence[tuple[Any, tuple[str, ...]]]] = {
         "single": [(ex, (ex.label,)) for ex in (single if single is not None else load_routing_examples())][:n],
@@ -200,7 +209,7 @@ def evaluate_sequences(
     spec = getattr(model, "spec", "?")
     for set_name, items in sets.items():
         for path in paths:
-            texts, _ = translate_requests(model, [ex for ex, _ in items], _TRANSLATE[path])
+            texts, _ = translate_requests(model, [ex for ex, _ in items], _TRANSLATE[path], translator)
             for router_name in routers:
                 predicted = _predict(_router(router_name, model, prompt_file, texts), texts)
                 ex = pd.DataFrame(

@@ -30,10 +30,12 @@ from aya_lab.models.seq2seq import Seq2SeqTranslator
 from aya_lab.models.settings import GenerationSettings
 
 __all__ = [
+    "DEFAULT_ROLE_SPECS",
     "DEFAULT_SPEC",
     "ROLES",
     "ModelSpec",
     "default_model_spec",
+    "default_role_models",
     "load_chat_model",
     "load_model",
     "load_role_models",
@@ -43,6 +45,8 @@ __all__ = [
 
 DEFAULT_SPEC = "smollm2"
 ROLES = ("translator", "aya")
+DEFAULT_ROLE_SPECS: Mapping[str, str] = {"translator": "gemma3-270m", "aya": "smollm2"}
+"""Each role's default, chosen by ``benchmarks/measure_roles.py`` (README, "Models per role")."""
 _PREFIXES = ("hf", "seq2seq", "fake")
 _KINDS = (*EMBEDDED, *_PREFIXES)
 _LOCK = threading.Lock()
@@ -56,9 +60,23 @@ class ModelSpec:
     text: str  # the spec as written
 
 
-def default_model_spec() -> str:
-    """``AYA_LAB_MODEL`` or ``smollm2``."""
+def default_model_spec(role: str | None = None) -> str:
+    """The spec a caller gets when it names none.
+
+    Without ``role``: ``AYA_LAB_MODEL`` or ``smollm2`` (the default chat model). With a role of
+    :data:`ROLES`: ``AYA_LAB_MODEL_<ROLE>``, else ``AYA_LAB_MODEL`` (which sets every role), else the role's
+    measured default in :data:`DEFAULT_ROLE_SPECS`.
+    """
+    if role is not None:
+        role = _check_role(role, role)
+        own = os.environ.get(f"AYA_LAB_MODEL_{role.upper()}", "").strip()
+        return own or os.environ.get("AYA_LAB_MODEL", "").strip() or DEFAULT_ROLE_SPECS[role]
     return os.environ.get("AYA_LAB_MODEL", "").strip() or DEFAULT_SPEC
+
+
+def default_role_models() -> dict[str, str]:
+    """``{role: spec}`` for every role when nothing is named: see :func:`default_model_spec`."""
+    return {role: default_model_spec(role) for role in ROLES}
 
 
 def parse_spec(spec: str) -> ModelSpec:
@@ -177,7 +195,7 @@ def load_role_models(
     **kwargs: Any,
 ) -> dict[str, Any]:
     """``{role: model}`` for every role in :data:`ROLES`: ``models[role]`` if given, else ``model`` (else
-    the default spec). Specs are loaded with ``loader`` once per distinct spec (objects pass through), so
+    the role's default, :func:`default_model_spec`). Specs are loaded with ``loader`` once per distinct spec (objects pass through), so
     a model named for two roles is one object, loaded once."""
     for role in models or {}:
         _check_role(role, f"models={{{role!r}: ...}}")
@@ -185,7 +203,7 @@ def load_role_models(
     loaded: dict[str, Any] = {}
     out = {}
     for role, value in chosen.items():
-        spec = default_model_spec() if value is None else value
+        spec = default_model_spec(role) if value is None else value
         if isinstance(spec, str):
             key = spec.strip()
             if key not in loaded:

@@ -38,7 +38,7 @@ def test_model_cache_file_is_named_by_the_weights():
 def test_embedded_models_use_the_committed_cache(notebook_env):
     assert nb.setup_notebook() == "smollm2"
     assert default_cache_path() == nb.notebook_cache_path()
-    assert nb.notebook_models() == dict.fromkeys(nb.ROLE_ENV, "smollm2")
+    assert nb.notebook_models() == {"translator": "gemma3-270m", "aya": "smollm2"}
 
 
 def test_another_model_gets_its_own_file_and_writes_only_there(notebook_env, tiny_dir, monkeypatch):

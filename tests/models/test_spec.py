@@ -69,6 +69,18 @@ def test_default_spec_from_env(monkeypatch):
     assert load_model().invoke("q").content == "hi"
 
 
+def test_each_role_has_its_measured_default_and_env_overrides_it(monkeypatch):
+    from aya_lab.models.loader import DEFAULT_ROLE_SPECS, default_model_spec, default_role_models
+
+    assert default_role_models() == dict(DEFAULT_ROLE_SPECS) == {"translator": "gemma3-270m", "aya": "smollm2"}
+    monkeypatch.setenv("AYA_LAB_MODEL", "fake:hi")  # sets every role
+    assert default_role_models() == {"translator": "fake:hi", "aya": "fake:hi"}
+    monkeypatch.setenv("AYA_LAB_MODEL_TRANSLATOR", "fake:bonjour")  # one role wins over the global one
+    assert default_role_models() == {"translator": "fake:bonjour", "aya": "fake:hi"}
+    with pytest.raises(ModelSpecError, match="did you mean 'translator'"):
+        default_model_spec("translater")
+
+
 def test_near_miss_embedded_spec_says_did_you_mean():
     with pytest.raises(ModelSpecError) as err:
         parse_spec("gemma3")
