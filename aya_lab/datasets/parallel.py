@@ -269,6 +269,33 @@ def _set_paths(src: Path, ref: Path, eng: Path | None, doc: Path | None) -> list
     return paths + ([doc] if doc is not None else [])
 
 
+def select_segments(total: int, n: int | None, doc_ids: Sequence[str] | None, docs: int | None) -> list[int]:
+    """Indices of the segments to keep, in file order.
+
+    Without ``n``: all. Without ``docs`` or document ids: the first ``n``. Otherwise ``docs`` documents
+    (all of them when the set has fewer) evenly spaced in order of first appearance, and from each its
+    first ``ceil(n / docs)`` segments, cut to ``n`` in file order: the first 100 segments of NTREX-128
+    are only 7 documents, too few to resample.
+    """
+    if n is None or n >= total:
+        return list(range(total))
+    if not docs or doc_ids is None:
+        return list(range(n))
+    if docs < 1:
+        raise DatasetError(f"docs must be a positive number of documents, got {docs}")
+    order = list(dict.fromkeys(doc_ids))
+    k = min(docs, len(order))
+    chosen = {order[round(i * (len(order) - 1) / max(k - 1, 1))] for i in range(k)} if k > 1 else {order[0]}
+    per_doc = -(-n // len(chosen))
+    taken: dict[str, int] = {}
+    keep = []
+    for i, d in enumerate(doc_ids):
+        if d in chosen and taken.get(d, 0) < per_doc:
+            taken[d] = taken.get(d, 0) + 1
+            keep.append(i)
+    return keep[:n]
+
+
 def load_parallel(
     name: str,
     src: str,
@@ -277,10 +304,13 @@ def load_parallel(
     n: int | None = None,
     *,
     verify: bool = False,
+    docs: int | None = None,
 ) -> ParallelSet:
     """Load aligned segments of dataset ``name`` for ``src`` -> ``tgt`` (any accepted language spelling).
 
-    ``n`` keeps the first ``n`` segments (deterministic). ``verify=True`` checks the files against the
+    ``n`` keeps the first ``n`` segments (deterministic); with ``docs`` and a set that has document ids,
+    the ``n`` segments come from ``docs`` documents spread evenly over the set instead
+    (:func:`select_segments`), so that a document-level bootstrap has units to resample. ``verify=True`` checks the files against the
     set's ``SHA256SUMS`` (cached per file). Raises :class:`DatasetError` subclasses with one-line
     messages: unknown set/split, missing set (where it was looked for and the fetch command), a pair
     the set lacks (the available pairs), misaligned files (both files and their line counts).
@@ -309,11 +339,12 @@ def load_parallel(
     english = columns[eng_path] if eng_path else None
     doc_ids = columns[doc_path] if doc_path else None
     total = len(sources)
-    if n is not None:
-        sources, refs = sources[:n], refs[:n]
-        english = english[:n] if english is not None else None
-        doc_ids = doc_ids[:n] if doc_ids is not None else None
+    keep = select_segments(total, n, doc_ids, docs)
+    sources, refs = [sources[i] for i in keep], [refs[i] for i in keep]
+    english = [english[i] for i in keep] if english is not None else None
+    doc_ids = [doc_ids[i] for i in keep] if doc_ids is not None else None
     did = f"{source.name}:{src_l.code}-{tgt_l.code}:{split}" + (f":n={n}" if n is not None and n < total else "")
+    did += f":docs={docs}" if docs and doc_ids is not None and n is not None and n < total else ""
     return ParallelSet(
         name=source.name,
         src=src_l.code,
@@ -321,7 +352,7 @@ def load_parallel(
         split=split,
         sources=sources,
         references=refs,
-        ids=[f"{source.name}:{split}:{i}" for i in range(len(sources))],
+        ids=[f"{source.name}:{split}:{i}" for i in keep],
         doc_ids=doc_ids,
         dataset_id=did,
         license=source.license,

@@ -1,7 +1,9 @@
 """Progress bars for model-backed evaluations: tqdm on stderr, never in a notebook's outputs.
 
 :func:`progress_bar` is a context manager yielding a tqdm bar (or ``None`` when off) that the caller
-updates itself. :func:`generation_progress` counts the model generations made inside its block (as
+updates itself. :func:`sweep_progress` is one bar for a whole translation sweep, counted in segments,
+whose postfix says where outputs came from (generation-cache hits, fresh generations, chunks resumed
+from a checkpoint). :func:`generation_progress` counts the model generations made inside its block (as
 the generation recorder sees them) for evaluators that batch their calls internally; a background
 thread moves the bar, so the evaluator needs no hook.
 
@@ -14,15 +16,15 @@ from __future__ import annotations
 import os
 import sys
 import threading
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
 from typing import Any
 
 from tqdm.auto import tqdm
 
-from aya_lab.models.base import record_generations
+from aya_lab.models.base import GenerationRecord, record_generations
 
-__all__ = ["progress_enabled", "progress_bar", "generation_progress"]
+__all__ = ["progress_enabled", "progress_bar", "generation_progress", "SweepCounter", "sweep_progress"]
 
 
 def progress_enabled(enabled: bool | None) -> bool:
@@ -49,6 +51,50 @@ def progress_bar(total: int | None, desc: str, *, unit: str = "it", enabled: boo
         yield bar
     finally:
         bar.close()
+
+
+class SweepCounter:
+    """Segments done in a sweep and where their outputs came from; moves its bar (if any) as it counts.
+
+    ``cache_hits``/``generated`` count model generations (as :func:`record_generations` sees them,
+    by ``GenerationResult.cached``); ``resumed`` counts segments whose chunk came from a checkpoint.
+    """
+
+    def __init__(self, bar: Any = None) -> None:
+        self.bar = bar
+        self.segments = 0
+        self.cache_hits = 0
+        self.generated = 0
+        self.resumed = 0
+
+    def add(self, segments: int, records: Iterable[GenerationRecord] = (), *, resumed: bool = False) -> None:
+        """Count a finished chunk of ``segments`` and the generations it made (or that it was resumed)."""
+        self.segments += segments
+        self.resumed += segments if resumed else 0
+        for record in records:
+            if record.result.cached:
+                self.cache_hits += 1
+            else:
+                self.generated += 1
+        if self.bar is not None:
+            self.bar.set_postfix(self.postfix(), refresh=False)
+            self.bar.update(segments)
+
+    def postfix(self) -> dict[str, int]:
+        """What the bar shows after the counts: ``cache_hits``, ``generated`` (and ``resumed`` when any)."""
+        out = {"cache_hits": self.cache_hits, "generated": self.generated}
+        return {**out, "resumed": self.resumed} if self.resumed else out
+
+    def as_dict(self) -> dict[str, int]:
+        return {"segments": self.segments, **self.postfix(), "resumed": self.resumed}
+
+
+@contextmanager
+def sweep_progress(total: int, desc: str = "translating", *, enabled: bool | None = None) -> Iterator[SweepCounter]:
+    """One bar for a whole sweep: ``total`` segments (every system x pair x hop); yields a :class:`SweepCounter`
+    that counts even when the bar is off. ``tqdm.auto``: a text bar in a terminal, a widget in JupyterLab."""
+    with progress_bar(total, desc, unit="seg", enabled=enabled) as bar:
+        yield SweepCounter(bar)
 
 
 @contextmanager

@@ -2,9 +2,7 @@
 
 :func:`evaluate_routing` routes the labelled requests of ``data/routing`` the way the room does: a
 request not in English is first brought into English with the ``aya_translate`` prompt of
-:class:`~aya_lab.agents.translator.AyaTranslator` (``translate=True``; ``"gold"`` uses the data set's
-English instead, isolating the router from translation errors; ``False`` routes the text as written),
-then an :class:`~aya_lab.agents.routing.LLMRouter` prompt is answered and parsed with
+:class:`~aya_lab.agents.translator.AyaTranslator` (``translate``: see :data:`Translate`), then an :class:`~aya_lab.agents.routing.LLMRouter` prompt is answered and parsed with
 :func:`~aya_lab.agents.routing.parse_tool_choice`, falling back to the router's keyword router when the answer
 names no tool. Unlike ``LLMRouter.route`` (one call per request), all translations go to the model as
 one ``generate_texts`` batch, and all router prompts as another; the decisions are the same.
@@ -53,9 +51,8 @@ __all__ = [
 ROUTING_COLUMNS = "prompt lang metric mean ci_low ci_high n model_fingerprint prompt_hash dataset_id".split()
 PAIRED_COLUMNS = "baseline variant lang metric mean_baseline mean_variant diff ci_low ci_high p_bootstrap b c p_mcnemar significant n".split()
 Translate = bool | Literal["gold", "auto"]
-"""``True``: translate first, as the room does (route_on: english); ``False``: route the text as written;
-``"gold"``: the data set's English; ``"auto"``: translate first, but route the text as written where the
-translation fails the output-language check (the room's ``route_on: auto``)."""
+"""``True``: translate first (the room's path); ``False``: the text as written; ``"gold"``: the set's English;
+``"auto"``: translate, but keep the original where the translation is not English (``route_on: auto``)."""
 
 
 @dataclass
@@ -176,9 +173,7 @@ def _examples(examples: Sequence[Any] | None, n: int | None) -> list[Any]:
 def translate_requests(
     model: Any, examples: Sequence[Any], translate: Translate = True, translator: Any = None
 ) -> tuple[list[str], dict]:
-    """The English texts the router sees, and the cost of getting them (one batch for all non-English).
-
-    ``translator``: the model that translates (the room's ``translator`` role; default ``model``)."""
+    """The English texts the router sees and their cost (one batch); ``translator`` (default ``model``) translates."""
     texts = [ex.text for ex in examples]
     cost = {"calls": 0, "prompt_tokens": 0, "completion_tokens": 0}
     if translate == "gold":

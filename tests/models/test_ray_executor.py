@@ -136,3 +136,75 @@ def test_eval_translate_on_ray_gives_the_local_scores(ray_executor, tmp_path, ca
     with pytest.raises(SystemExit) as exit_:
         main([*common, "--engine", "spark"])
     assert exit_.value.code == 2 and "invalid choice: 'spark'" in capsys.readouterr().err
+
+
+# -- the driver killed: the rerun resumes from the driver's cache ---------------------------------------
+_DRIVER = '''
+import os, signal, sys, json
+from aya_lab.eval.translation.evaluate import evaluate_translation
+from aya_lab.models.fake import FakeEchoChatModel
+from tests.fakes import ChatModelTranslator
+
+COUNT, KILL_AFTER, OUT = sys.argv[1], int(sys.argv[2]), sys.argv[3]
+
+
+class CountingEcho(FakeEchoChatModel):
+    """Appends each generated prompt to COUNT; SIGKILLs its own process once KILL_AFTER are generated."""
+
+    def _generate_uncached(self, prompts, repeat=0):
+        done = open(COUNT).read().count("\\n") if os.path.exists(COUNT) else 0
+        if KILL_AFTER and done >= KILL_AFTER:
+            os.kill(os.getpid(), signal.SIGKILL)  # the driver dies mid-sweep, as under kill -9
+        out = super()._generate_uncached(prompts, repeat)
+        with open(COUNT, "a", encoding="utf-8") as fh:
+            fh.writelines(p.replace("\\n", " ") + "\\n" for p in prompts)
+        return out
+
+
+system = ChatModelTranslator(CountingEcho(spec="fake:echo", batch_size=2), name="echo")
+res = evaluate_translation(
+    [system], "ntrex128", ["eng-fra", "swh-fra"], chunk_size=4, n_bootstrap=20, n_ar=20, langid=False, progress=False
+)
+json.dump({"generations": res.meta["generations"], "outputs": list(res.outputs["hypothesis"])}, open(OUT, "w"))
+'''
+
+
+def test_a_killed_driver_resumes_from_its_cache_generating_only_what_is_missing(tmp_path):
+    import json
+    import os
+    import signal
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    from aya_lab.models import GenerationCache
+    from tests.eval.conftest import ENG, SWA, build_mini_data
+
+    root = Path(__file__).resolve().parents[2]
+    script, count, out = tmp_path / "driver.py", tmp_path / "generated.txt", tmp_path / "out.json"
+    script.write_text(_DRIVER, encoding="utf-8")
+    env = {
+        **os.environ,
+        "PYTHONPATH": str(root),
+        "AYA_LAB_DATA_DIR": str(build_mini_data(tmp_path / "data")),
+        "AYA_LAB_GENERATION_CACHE": str(tmp_path / "driver-cache.sqlite"),
+        "AYA_LAB_CACHE_MODE": "readwrite",
+        "AYA_LAB_ENGINE": "local",
+        "TQDM_DISABLE": "1",
+    }
+
+    def drive(kill_after: int) -> subprocess.CompletedProcess:
+        cmd = [sys.executable, str(script), str(count), str(kill_after), str(out)]
+        return subprocess.run(cmd, cwd=root, env=env, capture_output=True, text=True, timeout=300)
+
+    killed = drive(kill_after=10)  # 2 pairs x 12 segments = 24 prompts; killed before the 6th batch of 2
+    assert killed.returncode == -signal.SIGKILL, killed.stderr[-2000:]
+    assert not out.exists()
+    assert len(GenerationCache(tmp_path / "driver-cache.sqlite")) == 10  # every finished batch was kept
+    rerun = drive(kill_after=0)
+    assert rerun.returncode == 0, rerun.stderr[-2000:]
+    generated = count.read_text(encoding="utf-8").splitlines()
+    assert len(generated) == 24 and len(set(generated)) == 24  # the rerun made only the 14 missing ones
+    result = json.loads(out.read_text(encoding="utf-8"))
+    assert result["generations"] == {"segments": 24, "cache_hits": 10, "generated": 14, "resumed": 0}
+    assert result["outputs"] == ENG + SWA  # echo: the sources, in order, as an uninterrupted run gives

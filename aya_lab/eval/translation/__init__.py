@@ -5,7 +5,13 @@ from aya_lab.eval.translation.evaluate import evaluate_translation
 from aya_lab.eval.translation.model_systems import PromptSystem, Seq2SeqSystem
 from aya_lab.eval.translation.results import Results, compare
 from aya_lab.eval.translation.specs import register_system_kind, resolve_system, system_kinds
-from aya_lab.eval.translation.systems import CopySystem, PivotSystem, SystemSpecError, TranslationSystem
+from aya_lab.eval.translation.systems import (
+    CopySystem,
+    PivotSystem,
+    ShuffledReferenceSystem,
+    SystemSpecError,
+    TranslationSystem,
+)
 
 __all__ = [
     "CopySystem",
@@ -13,6 +19,7 @@ __all__ = [
     "PromptSystem",
     "Results",
     "Seq2SeqSystem",
+    "ShuffledReferenceSystem",
     "SystemSpecError",
     "TranslationSystem",
     "compare",

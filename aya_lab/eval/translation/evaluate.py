@@ -18,7 +18,6 @@ from __future__ import annotations
 
 import hashlib
 import json
-import math
 from collections.abc import Sequence
 from pathlib import Path
 
@@ -27,14 +26,16 @@ import sacrebleu
 
 import aya_lab
 from aya_lab.datasets.parallel import MAX_CONTEXT_WINDOW, ParallelSet, document_contexts, load_parallel, plan_datasets
-from aya_lab.eval.progress import progress_bar
+from aya_lab.eval.progress import SweepCounter, sweep_progress
 from aya_lab.eval.translation.results import COLUMNS, OUTPUT_COLUMNS, Results
 from aya_lab.eval.translation.scoring import Run, score_rows
 from aya_lab.eval.translation.specs import resolve_system
 from aya_lab.eval.translation.systems import PivotSystem, TranslationSystem, signature_hash
 from aya_lab.models.base import record_generations
 
-__all__ = ["evaluate_translation"]
+__all__ = ["evaluate_translation", "RESAMPLE"]
+
+RESAMPLE = ("auto", "segment")
 
 
 class _Checkpoint:
@@ -90,7 +91,7 @@ def _chunk_key(sig: str, hop: str, src: str, tgt: str, texts: list[str], context
 
 
 def _run_chunks(
-    run: Run, call, context: list[list[str]], sig: str, chunk_size: int, checkpoint: _Checkpoint, bar
+    run: Run, call, context: list[list[str]], sig: str, chunk_size: int, checkpoint: _Checkpoint, bar: SweepCounter
 ) -> None:
     outputs: list[str] = []
     for start in range(0, len(run.inputs), chunk_size):
@@ -113,12 +114,13 @@ def _run_chunks(
                 "completion_tokens": sum(r.result.completion_tokens for r in records),
             }
             checkpoint.put(key, item)
+            bar.add(len(texts), records)
+        else:
+            bar.add(len(texts), resumed=True)
         outputs += item["outputs"]
         run.calls += item["calls"]
         run.prompt_tokens += item["prompt_tokens"]
         run.completion_tokens += item["completion_tokens"]
-        if bar is not None:
-            bar.update(1)
     run.outputs = outputs
 
 
@@ -134,6 +136,14 @@ def _check_systems(systems: Sequence[TranslationSystem | str], baseline: str | N
     if baseline not in names:
         raise ValueError(f"baseline {baseline!r} is not one of the systems: {', '.join(names)}")
     return resolved, baseline
+
+
+def _check_pivots(resolved: list, sets: list[ParallelSet]) -> None:
+    for system in resolved:
+        if isinstance(system, PivotSystem):
+            for ds in sets:
+                if system.hops(ds.src, ds.tgt) and ds.english is None:
+                    raise ValueError(f"{ds.dataset_id} has no English side, which pivot system {system.name!r} needs")
 
 
 def evaluate_translation(
@@ -152,6 +162,8 @@ def evaluate_translation(
     progress: bool | None = None,
     checkpoint: str | Path | None = None,
     verify: bool = False,
+    resample: str = "auto",
+    docs: int | None = None,
 ) -> Results:
     """Evaluate ``systems`` on ``dataset`` for each of ``pairs``; return :class:`Results`.
 
@@ -161,39 +173,46 @@ def evaluate_translation(
     comma-separated string; a ``files:`` set takes exactly one pair, its own or the only one given
     (:func:`~aya_lab.datasets.parallel.plan_datasets`; anything else raises). ``n``: first ``n``
     segments of each pair. ``baseline``: the system the others are tested against (default: the
-    first). ``progress``: a tqdm bar on stderr (``None``: only when stderr is a terminal; ``TQDM_DISABLE``
-    silences it, as notebooks do). ``checkpoint``: a JSONL file of finished chunks that lets a killed
-    run resume (see the module docstring).
+    first). ``progress``: one tqdm bar for the whole sweep, in segments (every system x pair x hop),
+    its postfix counting generation-cache hits and fresh generations (``None``: only when stderr is
+    a terminal; ``TQDM_DISABLE`` silences it, as notebooks do; the counts also land in
+    ``meta["generations"]``). ``docs``: take the ``n`` segments from that many documents spread over the
+    set where it has document ids (:func:`~aya_lab.datasets.parallel.select_segments`). ``checkpoint``: a JSONL file of finished chunks that lets a killed run
+    resume (see the module docstring). ``resample``: ``"auto"`` resamples whole documents in
+    bootstrap CIs and paired tests where the set has document ids, segments elsewhere; ``"segment"``
+    always resamples segments (sacrebleu's own test, for comparison).
     """
+    if resample not in RESAMPLE:
+        raise ValueError(f"resample must be one of {', '.join(RESAMPLE)}, got {resample!r}")
     resolved, baseline = _check_systems(systems, baseline)
     if chunk_size <= 0:
         raise ValueError("chunk_size must be positive")
     plan = plan_datasets(dataset, pairs)
-    sets = [load_parallel(name, s, t, split=split, n=n, verify=verify) for name, s, t in plan]
-    for system in resolved:
-        if isinstance(system, PivotSystem):
-            for ds in sets:
-                if system.hops(ds.src, ds.tgt) and ds.english is None:
-                    raise ValueError(f"{ds.dataset_id} has no English side, which pivot system {system.name!r} needs")
+    sets = [load_parallel(name, s, t, split=split, n=n, verify=verify, docs=docs) for name, s, t in plan]
+    _check_pivots(resolved, sets)
     window = min(context_window, MAX_CONTEXT_WINDOW)
     ckpt = _Checkpoint(checkpoint)
-    n_chunks = sum(math.ceil(len(ds) / chunk_size) for ds in sets)
-    total = sum(n_chunks * (3 if isinstance(s, PivotSystem) else 1) for s in resolved)
+    total = sum(
+        len(ds) * (3 if isinstance(s, PivotSystem) and s.hops(ds.src, ds.tgt) else 1) for s in resolved for ds in sets
+    )
     runs: list[Run] = []
-    with progress_bar(total, "translating", unit="chunk", enabled=progress) as bar:
+    with sweep_progress(total, "translating", enabled=progress) as bar:
         for system in resolved:
             sig = signature_hash(system)
             for ds in sets:
                 runs += _run_system(system, ds, sig, window, chunk_size, ckpt, bar)
     by_name = {s.name: s for s in resolved}
-    rows = score_rows(runs, by_name, baseline, n_bootstrap, n_ar, langid)
+    rows = score_rows(runs, by_name, baseline, n_bootstrap, n_ar, langid, by_document=resample == "auto")
     meta = _meta(dataset, sets, n, baseline, resolved, n_bootstrap, n_ar, chunk_size, context_window)
+    meta.update(resample=resample, generations=bar.as_dict())
     return Results(pd.DataFrame(rows, columns=COLUMNS), _outputs_frame(runs), meta)
 
 
 def _run_system(system, ds: ParallelSet, sig: str, window: int, chunk_size: int, ckpt, bar) -> list[Run]:
     """The runs of one system on one pair: ``e2e``, plus the two hops of a pivot system."""
     contexts = document_contexts(ds.sources, ds.doc_ids, window)
+    if getattr(system, "needs_references", False):  # e.g. the other-sentence floor
+        system.use_references(ds.src, ds.tgt, ds.sources, ds.references)
     if not (isinstance(system, PivotSystem) and system.hops(ds.src, ds.tgt)):
         run = Run(system.name, ds, "e2e", ds.src, ds.tgt, ds.sources, ds.references)
         _run_chunks(
@@ -229,6 +248,7 @@ def _outputs_frame(runs: list[Run]) -> pd.DataFrame:
                 "tgt": r.ds.tgt,
                 "hop": r.hop,
                 "idx": i,
+                "doc_id": r.ds.doc_ids[i] if r.ds.doc_ids is not None else "",
                 "source": inp,
                 "reference": ref,
                 "hypothesis": hyp,

@@ -21,11 +21,12 @@ import pandas as pd
 
 from aya_lab.eval.metrics import paired_tests, score_corpus
 from aya_lab.eval.stats import ALPHA
+from aya_lab.eval.translation.forest import forest_plot, paired_deltas
 
 __all__ = ["Results", "ResultsFormatError", "COLUMNS", "OUTPUT_COLUMNS", "FORMAT", "FORMAT_VERSION", "compare"]
 
 FORMAT = "aya_lab.eval.translation.evaluate-results"
-FORMAT_VERSION = 1
+FORMAT_VERSION = 2
 
 COLUMNS = [
     "system",
@@ -42,7 +43,14 @@ COLUMNS = [
     "p_bootstrap",
     "p_ar",
     "significant",
+    "p_holm",
+    "significant_holm",
+    "delta",
+    "delta_low",
+    "delta_high",
     "n",
+    "resample_unit",
+    "n_units",
     "sacrebleu_signature",
     "reliable",
     "note",
@@ -52,11 +60,36 @@ COLUMNS = [
     "dataset_id",
     "baseline",
 ]
-OUTPUT_COLUMNS = ["system", "dataset_id", "pair", "src", "tgt", "hop", "idx", "source", "reference", "hypothesis"]
+OUTPUT_COLUMNS = [
+    "system",
+    "dataset_id",
+    "pair",
+    "src",
+    "tgt",
+    "hop",
+    "idx",
+    "doc_id",
+    "source",
+    "reference",
+    "hypothesis",
+]
 SCORE_METRICS = ("BLEU", "chrF", "chrF++")
-SHARE_METRICS = ("target_lang_share", "echo_share")
+SHARE_METRICS = ("target_lang_share", "echo_share", "echo_source_share", "echo_example_share")
 HOPS = ("e2e", "src-pivot", "pivot-tgt")
-_NUMERIC = ("score", "ci_low", "ci_high", "p_bootstrap", "p_ar", "n")
+_NUMERIC = (
+    "score",
+    "ci_low",
+    "ci_high",
+    "p_bootstrap",
+    "p_ar",
+    "p_holm",
+    "delta",
+    "delta_low",
+    "delta_high",
+    "n",
+    "n_units",
+)
+_BOOLS = ("significant", "significant_holm", "reliable")
 
 
 class ResultsFormatError(ValueError):
@@ -133,6 +166,32 @@ class Results:
             )
         return styler
 
+    def tests(self, metric: str = "chrF", hop: str = "e2e") -> pd.DataFrame:
+        """The paired-test table: each system against the baseline per pair (and pooled), one metric.
+
+        Columns: system, pair, score, delta (system minus baseline) with its 95% CI, p_bootstrap, p_ar,
+        significant (both p < 0.05), p_holm and significant_holm (Holm across the pairs), and what was
+        resampled (``resample_unit``: document or segment; ``n_units``).
+        """
+        cols = ["system", "dataset_id", "pair", "score", "delta", "delta_low", "delta_high", "p_bootstrap", "p_ar"]
+        cols += ["significant", "p_holm", "significant_holm", "resample_unit", "n_units", "n"]
+        sub = self.df[(self.df["metric"] == metric) & (self.df["hop"] == hop) & (self.df["system"] != self.baseline)]
+        return sub[cols].reset_index(drop=True)
+
+    def deltas(self, metric: str = "chrF", against: str | None = None, hop: str = "e2e") -> pd.DataFrame:
+        """Per pair, every other system's ``metric`` minus ``against``'s (default: the baseline) with the 95%
+        CI of the paired bootstrap, documents resampled where there are ids
+        (:func:`~aya_lab.eval.translation.forest.paired_deltas`, from the saved outputs)."""
+        n_bootstrap = int(self.meta.get("n_bootstrap") or 1000)
+        against = against or self.baseline or self.systems[0]
+        return paired_deltas(self.outputs, against=against, metric=metric, hop=hop, n_bootstrap=n_bootstrap)
+
+    def forest(self, metric: str = "chrF", against: str = "copy", ax=None, *, hop: str = "e2e"):
+        """A forest plot of :meth:`deltas`: Δ ``metric`` of every other system against ``against`` per pair,
+        95% CIs, a vertical line at 0. Returns the matplotlib Axes."""
+        title = f"Δ {metric} against {against} ({hop}) on {self.meta.get('dataset', '')}"
+        return forest_plot(self.deltas(metric, against, hop), ax=ax, title=title)
+
     def plot(self, metric: str = "chrF", hop: str = "e2e", *, ax=None, heatmap: bool | None = None):
         """Per-pair bars with CI error bars, systems side by side; a heatmap for many pairs.
 
@@ -206,18 +265,15 @@ class Results:
                 f"{meta.get('format')!r} v{meta.get('format_version')}, this version reads v{FORMAT_VERSION}); "
                 "re-run the evaluation to compare it"
             )
-        text_cols = [c for c in COLUMNS if c not in _NUMERIC and c not in ("significant", "reliable")]
+        text_cols = [c for c in COLUMNS if c not in _NUMERIC and c not in _BOOLS]
         df = pd.read_csv(
             path, keep_default_na=False, na_values={c: [""] for c in _NUMERIC}, dtype={c: str for c in text_cols}
         )
-        df["significant"] = df["significant"].astype(str).str.lower().eq("true")
-        df["reliable"] = df["reliable"].astype(str).str.lower().eq("true")
+        for col in _BOOLS:
+            df[col] = df[col].astype(str).str.lower().eq("true")
         outputs_file = _outputs_path(path)
-        outputs = (
-            pd.read_csv(outputs_file, keep_default_na=False, dtype={"source": str, "reference": str, "hypothesis": str})
-            if outputs_file.exists()
-            else None
-        )
+        text = {c: str for c in ("source", "reference", "hypothesis", "doc_id")}
+        outputs = pd.read_csv(outputs_file, keep_default_na=False, dtype=text) if outputs_file.exists() else None
         meta = {k: v for k, v in meta.items() if k not in ("format", "format_version")}
         return cls(df, outputs, meta)
 
@@ -255,7 +311,8 @@ def compare(
     ``system_a`` defaults to ``a``'s baseline (or its only system); ``system_b`` to every system of
     ``b``. Segments are matched by dataset id, pair, hop and index, and must share their references.
     Returns a tidy DataFrame: system_a, system_b, dataset_id, pair, hop, metric, score_a, score_b,
-    p_bootstrap, p_ar, significant, n.
+    p_bootstrap, p_ar, significant, n. These tests resample segments (sacrebleu's own), even where the
+    outputs carry document ids; :meth:`Results.deltas` resamples documents.
     """
     for res, label in ((a, "A"), (b, "B")):
         if res.outputs is None or res.outputs.empty:

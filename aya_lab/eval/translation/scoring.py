@@ -2,21 +2,27 @@
 
 :func:`score_rows` turns the finished runs of :mod:`~.evaluate` into rows of
 :data:`~.results.COLUMNS`: per dataset pair and hop, every metric of :data:`~aya_lab.eval.metrics.METRICS`
-with its percentile bootstrap CI and paired tests against the baseline, the target-language and echo
-shares, and the cost; then the same metrics pooled over pairs when there are several.
+with its percentile bootstrap CI and paired tests against the baseline (documents resampled where the
+set has document ids: :mod:`~.resampling`), the target-language and echo shares (:mod:`~.echo`), and
+the cost; then the same metrics pooled over pairs when there are several; finally Holm's correction
+of each system-vs-baseline comparison across the pairs (:func:`add_holm`).
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+import numpy as np
+
 import aya_lab.eval.langid as _langid
 from aya_lab.datasets.parallel import ParallelSet
-from aya_lab.eval.metrics import METRICS, bleu_reliable, bleu_tokenizer, paired_tests, score_corpus
-from aya_lab.eval.stats import ALPHA
+from aya_lab.eval.metrics import METRICS, bleu_reliable, bleu_tokenizer
+from aya_lab.eval.stats import ALPHA, cluster_labels, holm
+from aya_lab.eval.translation.echo import echo_shares
+from aya_lab.eval.translation.resampling import Units, analyse_group, units_for
 from aya_lab.eval.translation.systems import TranslationSystem
 
-__all__ = ["Run", "score_rows"]
+__all__ = ["Run", "score_rows", "add_holm"]
 
 
 @dataclass
@@ -37,9 +43,10 @@ class Run:
 
 
 def _base_row(
-    system: TranslationSystem, ds: ParallelSet, pair: str, hop: str, metric: str, n: int, baseline: str
+    system: TranslationSystem, ds: ParallelSet, pair: str, hop: str, metric: str, n: int, baseline: str, units: Units
 ) -> dict:
     sig = system.signature()
+    nan = float("nan")
     return {
         "system": system.name,
         "dataset": ds.name,
@@ -49,13 +56,20 @@ def _base_row(
         "pair": pair,
         "hop": hop,
         "metric": metric,
-        "score": float("nan"),
-        "ci_low": float("nan"),
-        "ci_high": float("nan"),
-        "p_bootstrap": float("nan"),
-        "p_ar": float("nan"),
+        "score": nan,
+        "ci_low": nan,
+        "ci_high": nan,
+        "p_bootstrap": nan,
+        "p_ar": nan,
         "significant": False,
+        "p_holm": nan,
+        "significant_holm": False,
+        "delta": nan,
+        "delta_low": nan,
+        "delta_high": nan,
         "n": n,
+        "resample_unit": units.kind,
+        "n_units": units.n_units,
         "sacrebleu_signature": "",
         "reliable": True,
         "note": "",
@@ -67,27 +81,11 @@ def _base_row(
     }
 
 
-def _metric_rows(
-    system,
-    ds,
-    pair,
-    hop,
-    hyps,
-    refs,
-    tgt,
-    baseline,
-    n_bootstrap,
-    tests,
-    *,
-    tokenize=None,
-    reliable=None,
-    dataset_id=None,
-) -> list[dict]:
+def _metric_rows(system, ds, pair, hop, scores, tests, baseline, units, *, reliable=None, dataset_id=None) -> list:
     rows = []
-    scores = score_corpus(hyps, refs, tgt, n_bootstrap=n_bootstrap, tokenize=tokenize)
     for metric in METRICS:
         s = scores[metric]
-        row = _base_row(system, ds, pair, hop, metric, len(hyps), baseline)
+        row = _base_row(system, ds, pair, hop, metric, len(units.index), baseline, units)
         row.update(
             score=s.score,
             ci_low=s.ci_low,
@@ -101,59 +99,100 @@ def _metric_rows(
             row["dataset_id"] = dataset_id
         p = tests.get((system.name, metric))
         if p is not None:
-            row.update(
-                p_bootstrap=p["p_bootstrap"],
-                p_ar=p["p_ar"],
-                significant=bool(p["p_bootstrap"] < ALPHA and p["p_ar"] < ALPHA),
-            )
+            row.update({k: p[k] for k in ("p_bootstrap", "p_ar", "delta", "delta_low", "delta_high")})
+            row["significant"] = bool(p["p_bootstrap"] < ALPHA and p["p_ar"] < ALPHA)
         rows.append(row)
     return rows
 
 
-def score_rows(runs: list[Run], systems: dict, baseline: str, n_bootstrap: int, n_ar: int, langid: bool) -> list[dict]:
-    """Rows of :data:`~.results.COLUMNS` for ``runs`` (per dataset pair and hop, then pooled)."""
+def _check_rows(run: Run, system, baseline: str, units: Units) -> list[dict]:
+    """Target-language share and echo shares (of the source, of the few-shot examples, either)."""
+    ds, n = run.ds, len(run.outputs)
+    rows = []
+    share = _langid.target_share(run.outputs, run.tgt, src=run.src)
+    row = _base_row(system, ds, ds.pair, run.hop, "target_lang_share", n, baseline, units)
+    if share is None:
+        row["note"] = f"n/a: the language identifier does not cover {run.tgt}"
+    else:
+        row["score"] = share
+    rows.append(row)
+    for metric, value in echo_shares(run.outputs, run.inputs, run.src, run.tgt).items():
+        row = _base_row(system, ds, ds.pair, run.hop, metric, n, baseline, units)
+        row["score"] = value
+        rows.append(row)
+    return rows
+
+
+def score_rows(
+    runs: list[Run], systems: dict, baseline: str, n_bootstrap: int, n_ar: int, langid: bool, *, by_document=True
+) -> list[dict]:
+    """Rows of :data:`~.results.COLUMNS` for ``runs`` (per dataset pair and hop, then pooled), Holm-adjusted.
+
+    ``by_document``: resample documents where a set has document ids (else always segments)."""
     rows: list[dict] = []
     groups: dict[tuple[str, str], list[Run]] = {}
     for run in runs:
         groups.setdefault((run.ds.dataset_id, run.hop), []).append(run)
     for (_, hop), group in groups.items():
-        ds = group[0].ds
-        tgt = group[0].tgt
-        base = next((r for r in group if r.system == baseline), None)
-        tests = {}
-        if base is not None:
-            others = {r.system: r.outputs for r in group if r.system != baseline}
-            if others:
-                tests = paired_tests(base.outputs, others, base.references, tgt, n_bootstrap=n_bootstrap, n_ar=n_ar)
+        ds, tgt = group[0].ds, group[0].tgt
+        units = units_for(ds.doc_ids if by_document else None, len(group[0].references))
+        hyps = {r.system: r.outputs for r in group}
+        scores, tests = analyse_group(
+            hyps, group[0].references, tgt, units, baseline=baseline, n_bootstrap=n_bootstrap, n_ar=n_ar
+        )
         for run in group:
             system = systems[run.system]
-            rows += _metric_rows(
-                system, ds, ds.pair, hop, run.outputs, run.references, tgt, baseline, n_bootstrap, tests
-            )
+            rows += _metric_rows(system, ds, ds.pair, hop, scores[run.system], tests, baseline, units)
             if langid:
-                share = _langid.target_share(run.outputs, run.tgt, src=run.src)
-                row = _base_row(system, ds, ds.pair, hop, "target_lang_share", len(run.outputs), baseline)
-                if share is None:
-                    row["note"] = f"n/a: the language identifier does not cover {run.tgt}"
-                else:
-                    row["score"] = share
-                rows.append(row)
-                row = _base_row(system, ds, ds.pair, hop, "echo_share", len(run.outputs), baseline)
-                row["score"] = _langid.echo_share(run.outputs, run.inputs)
-                rows.append(row)
+                rows += _check_rows(run, system, baseline, units)
             for metric in ("llm_calls", "prompt_tokens", "completion_tokens"):
-                row = _base_row(system, ds, ds.pair, hop, metric, len(run.outputs), baseline)
+                row = _base_row(system, ds, ds.pair, hop, metric, len(run.outputs), baseline, units)
                 row["score"] = float(getattr(run, "calls" if metric == "llm_calls" else metric))
                 rows.append(row)
-    rows += _pooled_rows(runs, systems, baseline, n_bootstrap, n_ar)
+    rows += _pooled_rows(runs, systems, baseline, n_bootstrap, n_ar, by_document)
+    return add_holm(rows)
+
+
+def add_holm(rows: list[dict]) -> list[dict]:
+    """Fill ``p_holm``/``significant_holm``: Holm's correction across the pairs of one evaluation.
+
+    For each system, hop and metric, the per-pair comparisons against the baseline form one family
+    (pooled rows are not in it and keep NaN). A comparison's p-value is ``max(p_bootstrap, p_ar)``:
+    ``significant`` asks both tests to reject, which is the same as asking the larger p to, so Holm
+    adjusts that one. ``significant_holm`` is ``p_holm < ALPHA``.
+    """
+    families: dict[tuple, list[int]] = {}
+    for i, row in enumerate(rows):
+        if row["pair"] != "pooled" and row["metric"] in METRICS and row["p_bootstrap"] == row["p_bootstrap"]:
+            families.setdefault((row["system"], row["hop"], row["metric"]), []).append(i)
+    for members in families.values():
+        p = [np.nanmax([rows[i]["p_bootstrap"], rows[i]["p_ar"]]) for i in members]
+        for i, adjusted in zip(members, holm(p)):
+            rows[i]["p_holm"] = float(adjusted)
+            rows[i]["significant_holm"] = bool(adjusted < ALPHA)
     return rows
 
 
-def _pooled_rows(runs, systems, baseline, n_bootstrap, n_ar) -> list[dict]:
+def _pooled_units(first: list[Run], by_document: bool) -> Units:
+    """Documents of every pair as units (ids made unique per pair), segments where a pair has none."""
+    labels, kinds = [], set()
+    for r in first:
+        docs = r.ds.doc_ids if by_document else None
+        kinds.add("document" if docs is not None else "segment")
+        labels += (
+            [f"{r.ds.dataset_id}\x1f{d}" for d in docs]
+            if docs is not None
+            else [f"{r.ds.dataset_id}\x1f#{i}" for i in range(len(r.references))]
+        )
+    index = cluster_labels(labels, len(labels))
+    kind = kinds.pop() if len(kinds) == 1 else "document+segment"
+    return Units(kind, index, int(index.max()) + 1 if len(labels) else 0)
+
+
+def _pooled_rows(runs, systems, baseline, n_bootstrap, n_ar, by_document) -> list[dict]:
     """Scores and paired tests over the concatenation of all pairs (per hop), when there are several."""
     rows: list[dict] = []
-    hops = list(dict.fromkeys(r.hop for r in runs))
-    for hop in hops:
+    for hop in dict.fromkeys(r.hop for r in runs):
         hop_runs = [r for r in runs if r.hop == hop]
         pairs = list(dict.fromkeys(r.ds.dataset_id for r in hop_runs))
         if len(pairs) < 2:
@@ -177,28 +216,13 @@ def _pooled_rows(runs, systems, baseline, n_bootstrap, n_ar) -> list[dict]:
 
         refs = concat(first, "references")
         hyps = {s: concat(rs, "outputs") for s, rs in complete.items()}
-        tests = {}
-        if baseline in hyps and len(hyps) > 1:
-            others = {s: h for s, h in hyps.items() if s != baseline}
-            tests = paired_tests(
-                hyps[baseline], others, refs, None, n_bootstrap=n_bootstrap, n_ar=n_ar, tokenize=tokenize
-            )
-        ds = first[0].ds
-        dataset_id = "+".join(order)
-        for s, h in hyps.items():
+        units = _pooled_units(first, by_document)
+        scores, tests = analyse_group(
+            hyps, refs, None, units, baseline=baseline, n_bootstrap=n_bootstrap, n_ar=n_ar, tokenize=tokenize
+        )
+        for s in hyps:
             rows += _metric_rows(
-                systems[s],
-                ds,
-                "pooled",
-                hop,
-                h,
-                refs,
-                None,
-                baseline,
-                n_bootstrap,
-                tests,
-                tokenize=tokenize,
-                reliable=reliable,
-                dataset_id=dataset_id,
-            )
+                systems[s], first[0].ds, "pooled", hop, scores[s], tests, baseline, units,
+                reliable=reliable, dataset_id="+".join(order),
+            )  # fmt: skip
     return rows

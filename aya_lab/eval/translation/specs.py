@@ -4,6 +4,8 @@
 factory registered for it with :func:`register_system_kind`. Built-in kinds:
 
 - ``copy`` — the source unchanged (the echo floor every system should beat);
+- ``other-sentence`` (``other-sentence:SEED``) — another segment's reference of the same pair
+  (:class:`~.systems.ShuffledReferenceSystem`: the floor of writing the language without translating);
 - ``pivot:SPEC`` — :class:`~.systems.PivotSystem` through English with ``SPEC`` on both hops;
 - ``smollm2``, ``hf:PATH``, ``fake:...`` — a prompt variant on a chat model
   (:class:`~.model_systems.PromptSystem`), with ``@VARIANT`` and ``+ctxK`` suffixes;
@@ -21,7 +23,13 @@ from contextvars import ContextVar
 from typing import Any
 
 from aya_lab.eval.translation.model_systems import PromptSystem, Seq2SeqSystem, parse_prompt_spec, translate_prompt
-from aya_lab.eval.translation.systems import CopySystem, PivotSystem, SystemSpecError, TranslationSystem
+from aya_lab.eval.translation.systems import (
+    CopySystem,
+    PivotSystem,
+    ShuffledReferenceSystem,
+    SystemSpecError,
+    TranslationSystem,
+)
 from aya_lab.models import load_chat_model, load_model
 
 __all__ = ["SystemFactory", "register_system_kind", "resolve_system", "system_kinds", "model_options"]
@@ -104,7 +112,15 @@ def _pivot_factory(rest: str) -> TranslationSystem:
     return PivotSystem(resolve_system(rest))
 
 
+def _other_sentence_factory(rest: str) -> TranslationSystem:
+    text = rest.strip()
+    if text and not text.isdigit():
+        raise SystemSpecError(f"other-sentence takes a numeric seed (other-sentence:7), got {rest!r}")
+    return ShuffledReferenceSystem(seed=int(text) if text else 0)
+
+
 register_system_kind("copy", _copy_factory)
+register_system_kind("other-sentence", _other_sentence_factory)
 register_system_kind("pivot", _pivot_factory)
 
 

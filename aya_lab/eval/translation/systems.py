@@ -5,6 +5,15 @@ A system is anything with a ``name``, ``translate(texts, src, tgt, *, context=No
 ISO 639-3 codes and, per segment, the preceding source segments of its document (oldest first, at most
 10; an empty list when the set has no documents); a system with a smaller context window trims it.
 
+A system that sets ``needs_references = True`` is also shown each pair's references before its
+chunks run: the evaluator calls ``system.use_references(src, tgt, sources, references)`` once per
+pair (the only way references reach a system; used by the other-sentence floor).
+
+Floors (``floor = True``; their ``model_fingerprint`` starts with ``floor:`` or is ``copy-source``):
+:class:`CopySystem` (the source itself: beats it and you are not just echoing) and
+:class:`ShuffledReferenceSystem` (a fluent, unrelated sentence in the target language: beat it and
+you translate, rather than merely write the language).
+
 Spec strings that build systems: :mod:`aya_lab.eval.translation.specs`.
 """
 
@@ -12,6 +21,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import random
 from typing import Protocol, runtime_checkable
 
 from aya_lab.languages import get_language
@@ -20,6 +30,7 @@ __all__ = [
     "TranslationSystem",
     "PivotSystem",
     "CopySystem",
+    "ShuffledReferenceSystem",
     "SystemSpecError",
     "signature_hash",
     "NO_SIGNATURE",
@@ -60,6 +71,8 @@ def signature_hash(system: TranslationSystem) -> str:
 class CopySystem:
     """Returns the source unchanged: the echo floor, and a handy baseline in tests."""
 
+    floor = True
+
     def __init__(self, name: str = "copy") -> None:
         self.name = name
 
@@ -68,6 +81,71 @@ class CopySystem:
 
     def signature(self) -> dict[str, str]:
         return {"model_fingerprint": "copy-source", "prompt_hash": "-", "graph_spec_hash": "-"}
+
+
+class ShuffledReferenceSystem:
+    """The other-sentence floor: each segment gets a reference of *another* segment of the same pair.
+
+    The hypothesis is fluent text in the target language that translates nothing, so the floor
+    separates *writing the language* from *translating*. The pair's distinct references are put in a
+    random cycle (Sattolo's algorithm, seeded by ``seed``): a derangement, so no segment ever gets
+    its own reference, and equal references map alike. Needs at least two distinct references.
+
+    The evaluator hands the references over through :meth:`use_references` (``needs_references``);
+    ``translate`` then looks each source up in that pair's table, so chunking, checkpoints and the
+    order of calls do not change the answer.
+    """
+
+    floor = True
+    needs_references = True
+
+    def __init__(self, name: str = "other-sentence", *, seed: int = 0) -> None:
+        self.name = name
+        self.seed = seed
+        self._tables: dict[tuple[str, str], dict[str, str]] = {}
+
+    def use_references(self, src: str, tgt: str, sources: list[str], references: list[str]) -> None:
+        """Take the pair's aligned sources and references (called by the evaluator before translating)."""
+        if len(sources) != len(references):
+            raise ValueError(f"{len(sources)} sources but {len(references)} references; they must be aligned")
+        distinct = list(dict.fromkeys(references))
+        if len(distinct) < 2:
+            raise ValueError(
+                f"the other-sentence floor needs at least two different references for {src}-{tgt}, "
+                f"got {len(distinct)}; evaluate more segments (n >= 2)"
+            )
+        order = list(range(len(distinct)))
+        rng = random.Random(f"{self.seed}:{src}-{tgt}")
+        for i in range(len(order) - 1, 0, -1):  # Sattolo: one cycle through all items, no fixed point
+            j = rng.randrange(i)
+            order[i], order[j] = order[j], order[i]
+        other = {distinct[i]: distinct[order[i]] for i in range(len(distinct))}
+        table: dict[str, str] = {}
+        for source, ref in zip(sources, references):
+            table.setdefault(source, other[ref])
+        self._tables[(get_language(src).code, get_language(tgt).code)] = table
+
+    def translate(self, texts, src, tgt, *, context=None):
+        key = (get_language(src).code, get_language(tgt).code)
+        table = self._tables.get(key)
+        if table is None:
+            raise ValueError(
+                f"{self.name}: no references for {key[0]}-{key[1]}; run it through evaluate_translation "
+                "(which calls use_references) or call use_references(src, tgt, sources, references) first"
+            )
+        missing = [t for t in texts if t not in table]
+        if missing:
+            raise ValueError(
+                f"{self.name}: source {missing[0][:60]!r} is not in the {key[0]}-{key[1]} references given"
+            )
+        return [table[t] for t in texts]
+
+    def signature(self) -> dict[str, str]:
+        return {
+            "model_fingerprint": f"floor:other-sentence(seed={self.seed})",
+            "prompt_hash": "-",
+            "graph_spec_hash": "-",
+        }
 
 
 class PivotSystem:

@@ -1,0 +1,123 @@
+"""Document-level (cluster) bootstrap, its equality with sacrebleu's on segments, and Holm's correction."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from sacrebleu.metrics import CHRF
+
+from aya_lab.datasets.parallel import load_parallel
+from aya_lab.eval.metrics import METRICS, paired_tests, score_corpus
+from aya_lab.eval.stats import cluster_bootstrap_counts, cluster_bootstrap_indices, holm
+from aya_lab.eval.translation.evaluate import evaluate_translation
+from aya_lab.eval.translation.resampling import analyse_group, units_for
+from aya_lab.eval.translation.results import Results
+from aya_lab.eval.translation.systems import CopySystem
+from tests.eval.conftest import ENG, FRA, SWA
+from tests.fakes import ReferenceSystem
+
+FAST = dict(n_bootstrap=200, n_ar=200, progress=False)
+NOISY = [" ".join(w for k, w in enumerate(s.split()) if k % 3) for s in SWA]  # every third word dropped
+TWO_DOCS = ["d1"] * 7 + ["d2"] * 5
+
+
+def test_cluster_indices_draw_whole_documents():
+    labels = ["a"] * 3 + ["b"] * 5
+    draws = cluster_bootstrap_indices(labels, 8, n_bootstrap=300, seed=3)
+    doc_a, doc_b = [0, 1, 2], [3, 4, 5, 6, 7]
+    seen = set()
+    for idx in draws:
+        rest, drawn = list(idx), []
+        while rest:  # peel off whole documents; a stray segment would fail here
+            doc = doc_a if rest[0] == 0 else doc_b
+            assert rest[: len(doc)] == doc
+            drawn.append("a" if doc is doc_a else "b")
+            rest = rest[len(doc) :]
+        assert len(drawn) == 2  # as many documents as the set has
+        seen.add(tuple(sorted(drawn)))
+    assert seen == {("a", "a"), ("a", "b"), ("b", "b")}
+    counts = cluster_bootstrap_counts(2, 300, seed=3)
+    assert [np.bincount(np.r_[idx, 0, 3])[[0, 3]].tolist() for idx in draws[:5]] == (counts[:5] + 1).tolist()
+    # no labels: every segment is its own unit, i.e. the plain segment bootstrap
+    assert all(len(idx) == 8 for idx in cluster_bootstrap_indices(None, 8, n_bootstrap=20))
+
+
+def test_document_bootstrap_gives_another_ci_than_the_segment_bootstrap():
+    by_doc = units_for(TWO_DOCS, 12)
+    by_seg = units_for(None, 12)
+    assert (by_doc.kind, by_doc.n_units) == ("document", 2) and (by_seg.kind, by_seg.n_units) == ("segment", 12)
+    hyps = {"copy": ENG, "noisy": NOISY}
+    doc_scores, doc_tests = analyse_group(hyps, SWA, "swh", by_doc, baseline="copy", n_bootstrap=300, n_ar=300)
+    seg_scores, seg_tests = analyse_group(hyps, SWA, "swh", by_seg, baseline="copy", n_bootstrap=300, n_ar=300)
+    d, s = doc_scores["noisy"]["chrF"], seg_scores["noisy"]["chrF"]
+    assert d.score == s.score  # the point estimate does not depend on the resampling unit
+    assert (d.ci_low, d.ci_high) != (s.ci_low, s.ci_high)
+    # two documents: three distinct resampled corpora (d1+d1, d1+d2, d2+d2), so the bounds are among their scores
+    possible = [CHRF().corpus_score(NOISY[a:b], [SWA[a:b]]).score for a, b in ((0, 7), (0, 12), (7, 12))]
+    assert min(abs(d.ci_low - x) for x in possible) < 1e-3 and min(abs(d.ci_high - x) for x in possible) < 1e-3
+    # with 2 units approximate randomisation has only 4 distinct swaps: p cannot go below ~1/4
+    assert doc_tests[("noisy", "chrF")]["p_ar"] > 0.2 and seg_tests[("noisy", "chrF")]["p_ar"] < 0.01
+    t = doc_tests[("noisy", "chrF")]
+    assert t["delta_low"] <= t["delta"] <= t["delta_high"] and t["delta"] == pytest.approx(
+        d.score - doc_scores["copy"]["chrF"].score
+    )
+
+
+def test_segment_units_reproduce_sacrebleu_exactly():
+    hyps = {"base": ENG, "noisy": NOISY, "other": FRA, "same": list(ENG)}
+    scores, tests = analyse_group(hyps, SWA, "swh", units_for(None, 12), baseline="base", n_bootstrap=150, n_ar=150)
+    theirs = paired_tests(ENG, {k: v for k, v in hyps.items() if k != "base"}, SWA, "swh", n_bootstrap=150, n_ar=150)
+    for key, p in theirs.items():
+        assert (tests[key]["p_bootstrap"], tests[key]["p_ar"]) == (p["p_bootstrap"], p["p_ar"])
+    corpus = score_corpus(NOISY, SWA, "swh", n_bootstrap=150)
+    for metric in METRICS:
+        assert scores["noisy"][metric] == corpus[metric]  # score, CI bounds, signature, reliable
+
+
+def test_evaluation_records_the_resampled_unit(mini_data):
+    sets = [load_parallel("ntrex128", "eng", "swh"), load_parallel("mafand", "eng", "swh")]
+    res = evaluate_translation(
+        [CopySystem("copy"), ReferenceSystem(sets, name="oracle")], ["ntrex128", "mafand"], ["eng-swh"], **FAST
+    )
+    chrf = res.df[(res.df.metric == "chrF") & (res.df.system == "oracle")].set_index("dataset_id")
+    assert chrf.loc["ntrex128:eng-swh:test", ["resample_unit", "n_units"]].tolist() == ["document", 3]
+    assert chrf.loc["mafand:eng-swh:test", ["resample_unit", "n_units"]].tolist() == ["segment", 12]
+    pooled = res.df[(res.df.pair == "pooled") & (res.df.metric == "chrF")].iloc[0]
+    assert (pooled.resample_unit, pooled.n_units) == ("document+segment", 15)
+    out = res.outputs[(res.outputs.system == "oracle") & (res.outputs.dataset_id == "ntrex128:eng-swh:test")]
+    assert list(out.doc_id) == ["doc.a"] * 5 + ["doc.b"] * 4 + ["doc.c"] * 3
+
+
+def test_holm_by_hand():
+    assert holm([0.01, 0.04, 0.03, 0.005]).tolist() == pytest.approx([0.03, 0.06, 0.06, 0.02])
+    got = holm([float("nan"), 0.5, 0.01])
+    assert np.isnan(got[0]) and got[1:].tolist() == pytest.approx([0.5, 0.02])
+    assert holm([0.3, 0.9]).tolist() == pytest.approx([0.6, 0.9]) and holm([]).size == 0
+    assert holm([0.6, 0.7]).tolist() == [1.0, 1.0]  # capped at 1
+
+
+def test_holm_matches_statsmodels():
+    multitest = pytest.importorskip("statsmodels.stats.multitest")
+    p = np.random.default_rng(0).uniform(0, 0.2, size=9)
+    assert holm(p) == pytest.approx(multitest.multipletests(p, method="holm")[1])
+
+
+def test_results_adjust_each_comparison_across_pairs(mini_data, tmp_path):
+    sets = [load_parallel("ntrex128", "eng", t) for t in ("swh", "fra", "yor")]
+    res = evaluate_translation(
+        [CopySystem("copy"), ReferenceSystem(sets, name="oracle"), ReferenceSystem(sets, name="noisy", noise=0.3)],
+        "ntrex128",
+        ["eng-swh", "eng-fra", "eng-yor"],
+        **FAST,
+    )
+    for system in ("oracle", "noisy"):
+        table = res.tests("chrF").query(f"system == '{system}' and pair != 'pooled'")
+        raw = np.maximum(table["p_bootstrap"], table["p_ar"])
+        assert table["p_holm"].tolist() == pytest.approx(holm(raw).tolist())
+        assert (table["p_holm"] >= raw).all() and (table["significant_holm"] == (table["p_holm"] < 0.05)).all()
+    assert res.df[res.df.pair == "pooled"]["p_holm"].isna().all()
+    assert res.df[res.df.system == "copy"]["p_holm"].isna().all()  # the baseline is not tested
+    back = Results.load(res.save(tmp_path / "r.csv"))
+    cols = ["p_holm", "significant_holm", "resample_unit", "n_units", "delta_low"]
+    assert back.df[cols].astype(str).equals(res.df[cols].astype(str))
+    assert list(back.outputs["doc_id"]) == list(res.outputs["doc_id"])
