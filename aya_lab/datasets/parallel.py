@@ -296,6 +296,12 @@ def select_segments(total: int, n: int | None, doc_ids: Sequence[str] | None, do
     return keep[:n]
 
 
+def _require_pair(source: _Source, split: str, src: str, tgt: str) -> None:
+    pairs = source.pairs(split)
+    if (src, tgt) not in pairs:
+        raise DatasetError(f"{source.name} ({split}) has no pair {src}-{tgt}; available: {_fmt_pairs(pairs)}")
+
+
 def load_parallel(
     name: str,
     src: str,
@@ -309,8 +315,7 @@ def load_parallel(
     """Load aligned segments of dataset ``name`` for ``src`` -> ``tgt`` (any accepted language spelling).
 
     ``n`` keeps the first ``n`` segments (deterministic); with ``docs`` and a set that has document ids,
-    the ``n`` segments come from ``docs`` documents spread evenly over the set instead
-    (:func:`select_segments`), so that a document-level bootstrap has units to resample. ``verify=True`` checks the files against the
+    the ``n`` come from ``docs`` documents spread over the set (:func:`select_segments`). ``verify=True`` checks the files against the
     set's ``SHA256SUMS`` (cached per file). Raises :class:`DatasetError` subclasses with one-line
     messages: unknown set/split, missing set (where it was looked for and the fetch command), a pair
     the set lacks (the available pairs), misaligned files (both files and their line counts).
@@ -325,11 +330,7 @@ def load_parallel(
     source = _source(name)
     split = _split(source, split)
     folder = source.require()
-    pairs = source.pairs(split)
-    if (src_l.code, tgt_l.code) not in pairs:
-        raise DatasetError(
-            f"{source.name} ({split}) has no pair {src_l.code}-{tgt_l.code}; available: {_fmt_pairs(pairs)}"
-        )
+    _require_pair(source, split, src_l.code, tgt_l.code)
     src_path, ref_path, eng_path, doc_path = source.files(src_l.code, tgt_l.code, split)
     paths = _set_paths(src_path, ref_path, eng_path, doc_path)
     if verify and source.has_sums:
@@ -343,8 +344,9 @@ def load_parallel(
     sources, refs = [sources[i] for i in keep], [refs[i] for i in keep]
     english = [english[i] for i in keep] if english is not None else None
     doc_ids = [doc_ids[i] for i in keep] if doc_ids is not None else None
-    did = f"{source.name}:{src_l.code}-{tgt_l.code}:{split}" + (f":n={n}" if n is not None and n < total else "")
-    did += f":docs={docs}" if docs and doc_ids is not None and n is not None and n < total else ""
+    cut = n is not None and n < total
+    did = f"{source.name}:{src_l.code}-{tgt_l.code}:{split}" + (f":n={n}" if cut else "")
+    did += f":docs={docs}" if cut and docs and doc_ids is not None else ""
     return ParallelSet(
         name=source.name,
         src=src_l.code,

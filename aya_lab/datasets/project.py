@@ -46,6 +46,7 @@ __all__ = [
     "normalize_owner",
     "RECORD_SCHEMAS",
     "record_schema",
+    "read_data_text",
 ]
 
 RoutingLabel = Literal["query", "summarize", "remember", "chat"]
@@ -242,26 +243,34 @@ def _describe(exc: ValidationError) -> str:
     return f"{loc or '<record>'}: {msg}"
 
 
-def _read_text(path: Path) -> str:
-    """The file's text; one-line :class:`CorpusError` when it is missing, not UTF-8, or empty."""
+def read_data_text(path: Path, needs: str = "one JSON record per line") -> str:
+    """The file's text; one-line :class:`CorpusError` naming the file and the fix when it is missing,
+    unreadable, not UTF-8, or empty (``needs`` says what it should hold, for the empty case)."""
     if not path.is_file():
         raise CorpusError(f"{_display(path)}: file not found")
     try:
-        text = path.read_bytes().decode("utf-8")
+        raw = path.read_bytes()
+    except OSError as exc:
+        raise CorpusError(
+            f"{_display(path)}: <file>: cannot be read ({exc.strerror or exc}); pass a readable text file"
+        ) from None
+    try:
+        text = raw.decode("utf-8")
     except UnicodeDecodeError as exc:
         raise CorpusError(
             f"{_display(path)}: <file>: not UTF-8 (byte 0x{exc.object[exc.start]:02x} at offset {exc.start}); "
             "re-save it as UTF-8"
         ) from None
+    text = text.removeprefix("\ufeff")
     if not text.strip():
-        raise CorpusError(f"{_display(path)}: <file>: the file is empty")
-    return text.removeprefix("\ufeff")
+        raise CorpusError(f"{_display(path)}: <file>: the file is empty; it needs {needs}")
+    return text
 
 
 def _load_jsonl(path: Path, model: type[_M]) -> list[_M]:
     records: list[_M] = []
     seen: dict[str, int] = {}
-    for lineno, line in enumerate(_read_text(path).splitlines(), 1):
+    for lineno, line in enumerate(read_data_text(path).splitlines(), 1):
         if not line.strip():
             raise CorpusError(f"{_display(path)}:{lineno}: <line>: empty line")
         try:
@@ -303,7 +312,7 @@ def load_routing_examples(path: str | Path | None = None) -> list[RoutingExample
 
 
 def _read_lines(path: Path) -> list[str]:
-    text = _read_text(path)
+    text = read_data_text(path, "one segment per line")
     if "\r" in text:
         raise CorpusError(f"{_display(path)}: <file>: CR line endings; use LF")
     lines = text.split("\n")

@@ -58,7 +58,8 @@ class DatasetInfo:
 def read_lines(path: Path) -> list[str]:
     """Read a UTF-8 text file as NFC-normalised lines (LF or CRLF; only ``\\n`` ends a line).
 
-    Raises :class:`DatasetError` (one line naming the file) when it is not UTF-8 or has no lines.
+    Raises :class:`DatasetError` (one line naming the file) when it cannot be read, is not UTF-8 or has
+    no lines.
     """
     path = Path(path)
     try:
@@ -68,6 +69,8 @@ def read_lines(path: Path) -> list[str]:
             f"{path}: not UTF-8 text (byte 0x{exc.object[exc.start]:02x} at offset {exc.start}); "
             "re-save it as UTF-8, e.g. `iconv -f LATIN1 -t UTF-8`"
         ) from None
+    except (PermissionError, IsADirectoryError) as exc:
+        raise DatasetError(f"{path}: cannot be read ({exc.strerror or exc}); pass a readable text file") from None
     if text.startswith("\ufeff"):
         text = text[1:]
     lines = text.split("\n")

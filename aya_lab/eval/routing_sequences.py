@@ -38,7 +38,7 @@ from aya_lab.agents.routing import (
     Transcript,
     as_transcript,
 )
-from aya_lab.datasets.project import ROUTING_LABELS, load_routing_examples
+from aya_lab.datasets.project import ROUTING_LABELS, load_routing_examples, read_data_text
 from aya_lab.eval.routing import _chat_model, _load_router_prompt, translate_requests
 from aya_lab.eval.stats import bootstrap_indices
 from aya_lab.eval.stats import percentile_ci as _ci
@@ -82,10 +82,15 @@ def load_multi_intent(path: str | Path | None = None) -> list[MultiIntentExample
     if not path.is_file():
         raise FileNotFoundError(f"{path}: no such multi-intent file; see data/routing/README.md for the format")
     items = []
-    for n, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1):
+    for n, line in enumerate(read_data_text(path).splitlines(), 1):  # empty or non-UTF-8: one line naming it
         if not line.strip():
             continue
-        row = json.loads(line)
+        try:
+            row = json.loads(line)
+        except json.JSONDecodeError as exc:
+            raise ValueError(
+                f"{path}:{n}: not JSON ({exc.msg}, column {exc.colno}); write one JSON object per line"
+            ) from None
         tools = tuple(row.get("tools") or ())
         bad = [t for t in tools if t not in ROUTING_LABELS]
         if not tools or bad or not str(row.get("text", "")).strip():

@@ -12,15 +12,16 @@
 
 Modules: :mod:`~aya_lab.graph.spec` (pydantic models, structural check), :mod:`~.conditions`
 (the condition language), :mod:`~.registry`, :mod:`~.overlay` (variant specs), :mod:`~.compat`
-(kenkenpa's compatibility mode), :mod:`~.check`, :mod:`~.joins` (joins that can starve), :mod:`~.load`,
-:mod:`~.build`, :mod:`~.schema`, :mod:`~.errors`, :mod:`~.cli` (``aya-lab graph ...``).
+(kenkenpa's compatibility mode), :mod:`~.check`, :mod:`~.joins` (joins that can starve, loops that
+never end), :mod:`~.reader` (hostile files: size, depth and alias limits, confined bases),
+:mod:`~.load`, :mod:`~.build`, :mod:`~.schema`, :mod:`~.errors`, :mod:`~.cli` (``aya-lab graph ...``).
 """
 
 from __future__ import annotations
 
 from aya_lab.graph.build import build_graph, draw, spec_hash, to_spec
 from aya_lab.graph.check import check_spec
-from aya_lab.graph.errors import ConditionError, Problem, RegistryError, SpecError, SpecWarning
+from aya_lab.graph.errors import ConditionError, Problem, RegistryError, SpecError, SpecFileError, SpecWarning
 from aya_lab.graph.load import load_spec, read_spec_data
 from aya_lab.graph.registry import (
     Registry,
@@ -58,6 +59,7 @@ __all__ = [
     "ConditionalEntryPointSpec",
     "StateFieldSpec",
     "SpecError",
+    "SpecFileError",
     "SpecWarning",
     "Problem",
     "RegistryError",

@@ -1,7 +1,7 @@
 """What a resolved spec means: registered names, node references, a default on every condition,
-reachability, an entry, and joins that cannot starve. :func:`check_spec` returns every located
-problem at once; in kenkenpa's compatibility mode (:mod:`~aya_lab.graph.compat`) what kenkenpa
-accepts becomes a warning instead."""
+reachability, an entry, a way to END from every node, and joins that cannot starve.
+:func:`check_spec` returns every located problem at once; in kenkenpa's compatibility mode
+(:mod:`~aya_lab.graph.compat`) what kenkenpa accepts becomes a warning instead."""
 
 from __future__ import annotations
 
@@ -262,6 +262,14 @@ def _check_flow(lvl: _Level) -> None:
             lvl.problems.add(
                 [*lvl.path, "flows", i], f"node {name!r} is unreachable from START (add an edge to it, or remove it)"
             )
+    stuck = lvl.flow.cannot_finish()
+    if stuck:
+        names = ", ".join(repr(n) for n in sorted(stuck))
+        lvl.problems.add(
+            [*lvl.path, "flows"],
+            f"{'nodes' if len(stuck) > 1 else 'node'} {names} can never reach END: a run that enters them loops "
+            "until the step limit; add an edge or a condition from the loop to END (or to a node that reaches END)",
+        )
     for s in lvl.flow.starving():
         starts = ", ".join(repr(m) for m in s.join.starts)
         missing = ", ".join(repr(m) for m in s.missing)

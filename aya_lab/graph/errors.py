@@ -16,6 +16,7 @@ from dataclasses import dataclass
 __all__ = [
     "Problem",
     "SpecError",
+    "SpecFileError",
     "SpecWarning",
     "RegistryError",
     "ConditionError",
@@ -84,6 +85,18 @@ class SpecError(ValueError):
 
     def __str__(self) -> str:
         return self._render()
+
+
+class SpecFileError(SpecError):
+    """A spec file refused as a whole (too big, too deep, an alias, unreadable, a base outside its
+    folder). ``str()`` is one line: ``WHERE: message`` where ``WHERE`` is ``file[:line:col]``."""
+
+    def __init__(self, where: str, message: str, source: str | None = None) -> None:
+        self.where = where
+        super().__init__([Problem(where, message)], source)
+
+    def _render(self) -> str:
+        return f"{self.where}: {self.problems[0].message}"
 
 
 class SpecWarning(UserWarning):

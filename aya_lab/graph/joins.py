@@ -1,4 +1,10 @@
-"""The flow of one graph level, as the checker sees it: reachability, and joins that can starve.
+"""The flow of one graph level, as the checker sees it: reachability, loops that can never finish,
+and joins that can starve.
+
+A run finishes at ``END`` or at a node with no outgoing edge. :meth:`FlowGraph.cannot_finish` names
+the reachable nodes from which neither is reachable: a run that enters them loops until LangGraph's
+step limit. (A join is credited as an edge from each of its starts, so a loop is never reported when
+some path might leave it.)
 
 A join (``wait_for: all``) runs its end once *every* start ran. It starves when a run reaches some of
 its starts but not all: LangGraph then waits forever and the end silently never runs. The proof here
@@ -19,7 +25,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 
-from langgraph.graph import START
+from langgraph.graph import END, START
 
 from aya_lab.graph.errors import PathPart
 
@@ -83,6 +89,26 @@ class FlowGraph:
                 return done
             done.update(fresh)
             frontier.extend(fresh)
+
+    def cannot_finish(self) -> set[str]:
+        """Reachable nodes from which no path leads to END or to a node without successors."""
+        succ = {n: set(s) for n, s in self.possible.items()}
+        for join in self.joins:
+            for s in join.starts:
+                succ.setdefault(s, set()).add(join.end)
+        reached = self.reached()
+        pred: dict[str, set[str]] = {}
+        for n, ends in succ.items():
+            for m in ends:
+                pred.setdefault(m, set()).add(n)
+        done = {n for n in reached if not succ.get(n)} | {END}
+        frontier = list(done)
+        while frontier:
+            for p in pred.get(frontier.pop(), ()):
+                if p not in done:
+                    done.add(p)
+                    frontier.append(p)
+        return reached - done - {START}
 
     def starving(self) -> list[Starving]:
         """Every reachable join whose starts are not all run on every path that reaches one of them."""

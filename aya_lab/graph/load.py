@@ -1,37 +1,27 @@
-"""Read a spec: YAML (safe loader) or JSON files, or dicts; resolve overlays; check; return a
+"""Read a spec: YAML (safe loader, no aliases) or JSON files within size and depth limits
+(:mod:`~aya_lab.graph.reader`), or dicts; resolve overlays; check; return a
 validated :class:`~aya_lab.graph.spec.GraphSpec` or raise one :class:`SpecError` listing every
 located problem."""
 
 from __future__ import annotations
 
-import json
 import warnings
 from collections.abc import Mapping
 from os import PathLike
 from pathlib import Path
 from typing import Any
 
-import yaml
 from pydantic import ValidationError
 
 from aya_lab.graph.check import check_spec
 from aya_lab.graph.compat import normalize_aliases, prune_for_kenkenpa, resolve_mode
 from aya_lab.graph.errors import Problem, Problems, SpecError, SpecWarning, format_path
-from aya_lab.graph.overlay import apply_changes, check_overlay_structure, is_overlay, resolve_base_path
+from aya_lab.graph.overlay import apply_changes, check_overlay_structure, is_overlay
+from aya_lab.graph.reader import check_data_limits, confine_base, read_spec_file, require_mapping
 from aya_lab.graph.registry import Registry, default_registry
 from aya_lab.graph.spec import GraphSpec, Source
 
 __all__ = ["load_spec", "read_spec_data"]
-
-
-def _read_file(path: Path) -> Any:
-    text = path.read_text(encoding="utf-8")
-    try:
-        if path.suffix.lower() == ".json":
-            return json.loads(text)
-        return yaml.safe_load(text)
-    except (yaml.YAMLError, json.JSONDecodeError) as exc:
-        raise SpecError([Problem("<file>", f"cannot parse {path.name}: {exc}".replace("\n", " "))], str(path)) from None
 
 
 def read_spec_data(
@@ -49,15 +39,16 @@ def _resolve(source: Source, base_dir: Path | None, seen: tuple[str, ...]) -> tu
     if isinstance(source, GraphSpec):
         data: Any = source.to_dict()
     elif isinstance(source, Mapping):
+        check_data_limits(source, None)
         data = dict(source)
     elif not isinstance(source, (str, PathLike)):
         data = source  # not a mapping: the structural check reports it
     else:
         path = Path(source)
         label = str(path)
-        if label in seen:
-            raise SpecError([Problem("base", f"overlay cycle: {' -> '.join([*seen, label])}")], label)
-        data = _read_file(path)
+        if str(path.resolve()) in seen:  # resolved: sub/../a.yaml is a.yaml
+            raise SpecError([Problem("base", f"overlay cycle: {' -> '.join([*seen, str(path.resolve())])}")], label)
+        data = read_spec_file(path)
         base_dir = path.parent
     data = normalize_aliases(data)
     if not is_overlay(data):
@@ -65,11 +56,13 @@ def _resolve(source: Source, base_dir: Path | None, seen: tuple[str, ...]) -> tu
     problems = Problems()
     check_overlay_structure(data, problems)
     problems.raise_if_any(label)
-    base_path = resolve_base_path(data["base"], base_dir or Path.cwd())
+    where = label or "<overlay>"
+    base_path = confine_base(data["base"], base_dir or Path.cwd(), where)
     if not base_path.is_file():
         problems.add(["base"], f"base spec {str(base_path)!r} not found (a base path is relative to the overlay file)")
         problems.raise_if_any(label)
-    base, lineage = _resolve(base_path, None, (*seen, *((label,) if label else ())))
+    base, lineage = _resolve(base_path, None, (*seen, *((str(Path(label).resolve()),) if label else ())))
+    require_mapping(base, base_path, where)
     resolved = normalize_aliases(apply_changes(base, data, problems))
     problems.raise_if_any(label)
     return resolved, (*lineage, *((label,) if label else ("<overlay>",)))

@@ -19,6 +19,8 @@
       - add_flow: {kind: configurable_conditional_edge, flow_parameter: {...}}
       - add_state_field: {field_name: notes, type: list, reducer: operator.add}
 
+``base`` must lie in the overlay's own folder (or a subfolder) or in the packaged ``aya_lab/graphs``;
+any other path is refused before it is opened (:func:`aya_lab.graph.reader.confine_base`).
 Every change may name a subgraph with ``graph: Sub`` (``Sub/Inner`` for deeper ones). Changes apply
 in order to plain data; the result is then validated like any spec, and its content hash is the
 variant's identity. Errors in the changes themselves are located (``changes[2].replace_node: ...``).
@@ -27,7 +29,6 @@ variant's identity. Errors in the changes themselves are located (``changes[2].r
 from __future__ import annotations
 
 import copy
-from pathlib import Path
 from typing import Any
 
 from pydantic import BaseModel, ConfigDict
@@ -121,7 +122,7 @@ Change = (
 
 
 class OverlaySpec(_Model):
-    """A variant: ``base`` (a spec file, relative to the overlay) plus ordered ``changes``."""
+    """A variant: ``base`` (a spec file, relative to the overlay and inside its folder) plus ordered ``changes``."""
 
     base: str
     name: str | None = None
@@ -387,8 +388,3 @@ def _remove_node(graph: dict[str, Any], idx: int, name: str) -> None:
             continue
         keep.append(f)
     flows[:] = keep
-
-
-def resolve_base_path(base: str, base_dir: Path) -> Path:
-    path = Path(base)
-    return path if path.is_absolute() else (base_dir / path)

@@ -1,8 +1,11 @@
-"""Resolve ``hf:``/``seq2seq:`` targets to a local checkpoint directory, never downloading silently.
+"""Resolve ``hf:``/``seq2seq:`` targets to a local checkpoint directory; offline unless the user opts in.
 
 A target is a local path (absolute, ``./``, ``~`` or an existing directory) or a hub id
-(``org/name``). Hub ids are looked up in the local Hugging Face cache; when ``HF_HUB_OFFLINE`` is set
-(or nothing is cached and the hub cannot be reached) the error says how to make the weights available.
+(``org/name``). Hub ids are looked up in the local Hugging Face cache only (``local_files_only``: no
+network call). A hub id missing from the cache is downloaded only when the user opted in with
+``AYA_LAB_ALLOW_DOWNLOADS=1`` and ``HF_HUB_OFFLINE`` is not set; otherwise the error names the id and
+how to make the weights available. An unset ``HF_HUB_OFFLINE`` does not mean "go online": a run never
+reaches the network by surprise.
 """
 
 from __future__ import annotations
@@ -13,17 +16,43 @@ from pathlib import Path
 
 from aya_lab.models.errors import ModelNotFoundError
 
-__all__ = ["resolve_checkpoint", "hub_offline"]
+__all__ = ["resolve_checkpoint", "hub_offline", "downloads_allowed", "ALLOW_DOWNLOADS_ENV"]
+
+ALLOW_DOWNLOADS_ENV = "AYA_LAB_ALLOW_DOWNLOADS"
+"""Set to ``1`` to let a hub id missing from the local cache be downloaded."""
 
 _HUB_ID = re.compile(r"^[A-Za-z0-9][\w.-]*/[\w.-]+$")
+_TRUE = {"1", "true", "yes", "on"}
 
 
 def hub_offline() -> bool:
-    return os.environ.get("HF_HUB_OFFLINE", "").strip().lower() in {"1", "true", "yes", "on"}
+    """``HF_HUB_OFFLINE`` is set to a true value."""
+    return os.environ.get("HF_HUB_OFFLINE", "").strip().lower() in _TRUE
+
+
+def downloads_allowed() -> bool:
+    """The user opted in to downloads (``AYA_LAB_ALLOW_DOWNLOADS=1``) and ``HF_HUB_OFFLINE`` is not set."""
+    return os.environ.get(ALLOW_DOWNLOADS_ENV, "").strip().lower() in _TRUE and not hub_offline()
+
+
+def _not_cached(target: str) -> ModelNotFoundError:
+    if hub_offline():
+        return ModelNotFoundError(
+            f"hub model {target!r} is not in the local Hugging Face cache and HF_HUB_OFFLINE is set; "
+            f"run `huggingface-cli download {target}` on a machine with network, or pass a local path"
+        )
+    return ModelNotFoundError(
+        f"hub model {target!r} is not in the local Hugging Face cache and downloads are off by default; "
+        f"set {ALLOW_DOWNLOADS_ENV}=1 to download it, run `huggingface-cli download {target}`, or pass a local path"
+    )
 
 
 def resolve_checkpoint(target: str, spec: str) -> Path:
-    """Return the local directory holding ``target``'s weights (see module docstring)."""
+    """Return the local directory holding ``target``'s weights (see module docstring).
+
+    Raises :class:`ModelNotFoundError` (one line) for a missing path, or for a hub id that is not
+    cached when downloads are not allowed (:func:`downloads_allowed`) or fail.
+    """
     expanded = Path(os.path.expanduser(target))
     if expanded.is_dir():
         return expanded.resolve()
@@ -38,11 +67,8 @@ def resolve_checkpoint(target: str, spec: str) -> Path:
     try:
         return Path(snapshot_download(target, local_files_only=True))
     except Exception:
-        if hub_offline():
-            raise ModelNotFoundError(
-                f"hub model {target!r} is not in the local Hugging Face cache and HF_HUB_OFFLINE is set; "
-                f"run `huggingface-cli download {target}` on a machine with network, or pass a local path"
-            ) from None
+        if not downloads_allowed():
+            raise _not_cached(target) from None
     try:
         return Path(snapshot_download(target))
     except Exception as exc:

@@ -42,7 +42,8 @@ class _Checkpoint:
     """Finished chunks in a JSONL file.
 
     A run killed mid-write leaves a broken last line; it is dropped from the file on open (so the
-    next chunk starts on a clean line) and its chunk is run again. Broken lines elsewhere are skipped.
+    next chunk starts on a clean line) and its chunk is run again; a whole last record missing only its
+    newline is kept and its line ended. Broken lines elsewhere are skipped.
     """
 
     def __init__(self, path: str | Path | None) -> None:
@@ -72,6 +73,9 @@ class _Checkpoint:
         if good_end < len(raw):
             with path.open("r+b") as fh:
                 fh.truncate(good_end)
+        elif raw and not raw.endswith(b"\n"):  # killed between a whole record and its newline: end the line
+            with path.open("ab") as fh:
+                fh.write(b"\n")
 
     def get(self, key: str) -> dict | None:
         return self.done.get(key)

@@ -1,0 +1,238 @@
+"""Reading spec files that may be hostile: bounded size and depth, no YAML anchors or aliases, and
+overlay bases confined to the overlay's folder.
+
+A graph spec is small, hand-written data, so a file is refused before it can cost much:
+
+- over :data:`MAX_SPEC_BYTES` (checked before reading, and at most that much is ever read);
+- not UTF-8 text;
+- nested deeper than :data:`MAX_SPEC_DEPTH` mappings/lists (checked while YAML is composed and
+  before JSON is parsed, so a deep file never reaches a recursive function);
+- using a YAML anchor (``&name``) or alias (``*name``): the composer refuses the first one it meets,
+  so an alias bomb ("billion laughs") is never expanded. Spec values are written out instead.
+
+Data handed over as a dict gets the same depth limit plus a budget of :data:`MAX_SPEC_ITEMS` values
+(a value shared by reference counts each time it appears, which bounds a dict built as a bomb).
+
+An overlay's ``base`` must lie inside the overlay's own folder (subfolders included, links followed)
+or inside the packaged ``aya_lab/graphs`` folder; anything else is refused before the file is opened,
+so no error can echo another file's content. Every refusal is one :class:`SpecFileError` line
+``FILE[:LINE:COL]: what is wrong; the fix``.
+"""
+
+from __future__ import annotations
+
+import json
+import stat
+from pathlib import Path
+from typing import Any
+
+import yaml
+
+from aya_lab.graph.errors import PathPart, SpecFileError, format_path
+
+__all__ = [
+    "MAX_SPEC_BYTES",
+    "MAX_SPEC_DEPTH",
+    "MAX_SPEC_ITEMS",
+    "BUILTIN_GRAPHS",
+    "read_spec_file",
+    "check_data_limits",
+    "confine_base",
+    "require_mapping",
+]
+
+MAX_SPEC_BYTES = 256 * 1024
+"""The largest spec file read (the room's own spec is about 5 KB)."""
+MAX_SPEC_DEPTH = 32
+"""The deepest nesting of mappings and lists (the deepest shipped or test spec has 12)."""
+MAX_SPEC_ITEMS = 100_000
+"""The most values a dict spec may hold, shared references counted each time."""
+BUILTIN_GRAPHS = Path(__file__).resolve().parent.parent / "graphs"
+"""The packaged specs (``aya_lab/graphs``): any overlay may name one of them as its base."""
+
+_ALIAS_FIX = "write the value out instead of using an alias"
+_DEPTH_FIX = f"nested more than {MAX_SPEC_DEPTH} levels deep; a graph spec is shallow: flatten this value"
+
+
+class _Refused(Exception):
+    """Raised inside the YAML composer: ``mark`` locates it."""
+
+    def __init__(self, mark: yaml.Mark | None, message: str) -> None:
+        super().__init__(message)
+        self.mark = mark
+        self.message = message
+
+
+class _SpecLoader(yaml.SafeLoader):
+    """PyYAML's safe loader that refuses anchors and aliases and counts nesting while composing."""
+
+    def __init__(self, stream: str) -> None:
+        super().__init__(stream)
+        self._depth = 0
+
+    def fetch_flow_collection_start(self, TokenClass: Any) -> None:
+        """Stop the scanner at too deep a ``[``/``{`` (it looks ahead of the composer in flow style)."""
+        if self.flow_level >= MAX_SPEC_DEPTH:
+            raise _Refused(self.get_mark(), _DEPTH_FIX)
+        super().fetch_flow_collection_start(TokenClass)  # type: ignore[misc]
+
+    def compose_node(self, parent: yaml.Node | None, index: Any) -> yaml.Node | None:
+        event = self.peek_event()
+        if isinstance(event, yaml.AliasEvent):
+            raise _Refused(event.start_mark, f"YAML alias *{event.anchor} is not allowed in a graph spec; {_ALIAS_FIX}")
+        if getattr(event, "anchor", None):
+            raise _Refused(
+                event.start_mark, f"YAML anchor &{event.anchor} is not allowed in a graph spec; {_ALIAS_FIX}"
+            )
+        if not isinstance(event, (yaml.MappingStartEvent, yaml.SequenceStartEvent)):
+            return super().compose_node(parent, index)
+        self._depth += 1
+        if self._depth > MAX_SPEC_DEPTH:
+            raise _Refused(event.start_mark, _DEPTH_FIX)
+        try:
+            return super().compose_node(parent, index)
+        finally:
+            self._depth -= 1
+
+
+def _at(label: str, line: int, col: int) -> str:
+    return f"{label}:{line}:{col}"
+
+
+def _read_text(path: Path) -> str:
+    label = str(path)
+    info = path.stat()  # a missing file raises FileNotFoundError, as before
+    if not stat.S_ISREG(info.st_mode):
+        raise SpecFileError(label, "not a regular file; pass a .yaml or .json spec file", label)
+    with path.open("rb") as fh:
+        raw = fh.read(MAX_SPEC_BYTES + 1)
+    if len(raw) > MAX_SPEC_BYTES:
+        raise SpecFileError(
+            label,
+            f"larger than {MAX_SPEC_BYTES // 1024} KiB, the limit for a graph spec; "
+            "split it into a base spec and overlays, or remove what it does not use",
+            label,
+        )
+    try:
+        return raw.decode("utf-8").removeprefix("\ufeff")
+    except UnicodeDecodeError as exc:
+        raise SpecFileError(
+            label, f"not UTF-8 text (byte 0x{raw[exc.start]:02x} at offset {exc.start}); re-save it as UTF-8", label
+        ) from None
+
+
+def _parse_yaml(text: str, label: str, name: str) -> Any:
+    loader = _SpecLoader(text)
+    try:
+        return loader.get_single_data()
+    except _Refused as exc:
+        where = _at(label, exc.mark.line + 1, exc.mark.column + 1) if exc.mark else label
+        raise SpecFileError(where, exc.message, label) from None
+    except yaml.MarkedYAMLError as exc:
+        mark = exc.problem_mark or exc.context_mark
+        where = _at(label, mark.line + 1, mark.column + 1) if mark else label
+        what = "; ".join(x for x in (exc.context, exc.problem) if x)  # never the snippet of the file
+        raise SpecFileError(where, f"cannot parse {name}: {what}; fix the YAML syntax there", label) from None
+    except (yaml.YAMLError, ValueError) as exc:
+        first = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
+        raise SpecFileError(label, f"cannot parse {name}: {first}", label) from None
+    finally:
+        loader.dispose()
+
+
+def _json_too_deep(text: str) -> int | None:
+    """The offset of the first ``[``/``{`` nested deeper than the limit (outside strings), or None."""
+    depth, in_string, escaped = 0, False, False
+    for i, ch in enumerate(text):
+        if in_string:
+            if escaped:
+                escaped = False
+            elif ch == "\\":
+                escaped = True
+            elif ch == '"':
+                in_string = False
+        elif ch == '"':
+            in_string = True
+        elif ch in "[{":
+            depth += 1
+            if depth > MAX_SPEC_DEPTH:
+                return i
+        elif ch in "]}":
+            depth -= 1
+    return None
+
+
+def _parse_json(text: str, label: str, name: str) -> Any:
+    deep = _json_too_deep(text)
+    if deep is not None:
+        line = text.count("\n", 0, deep) + 1
+        raise SpecFileError(_at(label, line, deep - text.rfind("\n", 0, deep)), _DEPTH_FIX, label)
+    try:
+        return json.loads(text)
+    except json.JSONDecodeError as exc:
+        where = _at(label, exc.lineno, exc.colno)
+        raise SpecFileError(where, f"cannot parse {name}: {exc.msg}; fix the JSON syntax there", label) from None
+    except (ValueError, RecursionError) as exc:
+        raise SpecFileError(label, f"cannot parse {name}: {str(exc).splitlines()[0]}", label) from None
+
+
+def read_spec_file(path: Path) -> Any:
+    """The data of a YAML or JSON spec file, within the limits above (:class:`SpecFileError` if not)."""
+    text = _read_text(path)
+    if path.suffix.lower() == ".json":
+        return _parse_json(text, str(path), path.name)
+    return _parse_yaml(text, str(path), path.name)
+
+
+def check_data_limits(data: Any, label: str | None) -> None:
+    """Refuse spec data nested deeper than :data:`MAX_SPEC_DEPTH` or holding more than
+    :data:`MAX_SPEC_ITEMS` values (walked without recursion; shared values counted each time)."""
+    stack: list[tuple[Any, int, tuple[PathPart, ...]]] = [(data, 1, ())]
+    seen = 0
+    where = label or "<spec>"
+    while stack:
+        node, depth, path = stack.pop()
+        seen += 1
+        if seen > MAX_SPEC_ITEMS:
+            raise SpecFileError(
+                where,
+                f"more than {MAX_SPEC_ITEMS} values (a value shared by reference counts each time); "
+                "a graph spec is small: pass plain, unshared data",
+                label,
+            )
+        if isinstance(node, dict):
+            children: Any = node.items()
+        elif isinstance(node, (list, tuple)):
+            children = enumerate(node)
+        else:
+            continue
+        if depth > MAX_SPEC_DEPTH:
+            raise SpecFileError(f"{where}: {format_path(path)}", _DEPTH_FIX, label)
+        for key, value in children:
+            stack.append((value, depth + 1, (*path, key if isinstance(key, int) else str(key))))
+
+
+def confine_base(base: str, folder: Path, overlay: str) -> Path:
+    """The path of an overlay's ``base``: relative to ``folder`` (the overlay's), and refused unless it
+    lies inside ``folder`` or the packaged :data:`BUILTIN_GRAPHS` (links followed). Nothing is read."""
+    candidate = Path(base) if Path(base).is_absolute() else folder / base
+    target = candidate.resolve()
+    if not any(target.is_relative_to(root.resolve()) for root in (folder, BUILTIN_GRAPHS)):
+        raise SpecFileError(
+            f"{overlay}: base",
+            f"{base!r} lies outside the overlay's folder {str(folder)!r}; put the base spec in that folder "
+            "(or a subfolder) and name it relative to the overlay, or name a packaged spec in aya_lab/graphs",
+            overlay,
+        )
+    return candidate
+
+
+def require_mapping(data: Any, base: Path, overlay: str) -> None:
+    """A base spec must be a mapping; say so in one line without echoing its content."""
+    if not isinstance(data, dict):
+        raise SpecFileError(
+            f"{overlay}: base",
+            f"base spec {str(base)!r} is a {type(data).__name__}, not a mapping; "
+            "a base is a graph spec (kind: stategraph) or another overlay",
+            overlay,
+        )
