@@ -284,7 +284,7 @@ def test_add_fact_persists_and_survives_reindex(docs, db, fake):
         assert (top.text, top.source, top.kind, top.author) == (fact, "remembered", "fact", "lena")
         assert top.section == FACT_SECTION and top.score == pytest.approx(1.0, abs=1e-5)
         assert "remembered" in kb.sources()
-        kb.add_fact("Standups are at 09:30.", source="team-notes")
+        kb.add_fact("Standups are at 09:30.", source="team-notes", author="kofi")
     with KnowledgeBase.open(db, docs, Counting(fake)) as kb:  # reopened: still there
         assert [f.text for f in kb.facts()] == [fact, "Standups are at 09:30."]
         assert kb.retrieve(fact, k=1)[0].text == fact
@@ -304,10 +304,10 @@ def test_empty_fact_is_a_one_line_value_error(docs, db, fake, text):
     with KnowledgeBase.open(db, docs, fake) as kb:
         n = len(kb)
         with pytest.raises(ValueError, match="empty") as err:
-            kb.add_fact(text)
+            kb.add_fact(text, author="kofi")
         assert "\n" not in str(err.value)
         with pytest.raises(ValueError, match="source"):
-            kb.add_fact("A fact.", source=" ")
+            kb.add_fact("A fact.", source=" ", author="kofi")
         assert len(kb) == n
 
 
@@ -315,7 +315,7 @@ def test_facts_from_another_connection_are_seen(docs, db, fake):
     with KnowledgeBase.open(db, docs, fake) as reader, KnowledgeBase.open(db, docs, fake) as writer:
         assert reader.retrieve("x", k=1)  # loads the vectors
         before = reader.vectorstore
-        writer.add_fact("The VPN is called KivuNet.")
+        writer.add_fact("The VPN is called KivuNet.", author="kofi")
         assert reader.retrieve("The VPN is called KivuNet.", k=1)[0].kind == "fact"
         assert reader.vectorstore is not before  # rebuilt from the file, with the other process's fact
         assert reader.vectorstore.index.ntotal == len(reader) == len(writer)
@@ -415,7 +415,7 @@ def _unreadable(folder: Path, monkeypatch) -> Path:
 )
 def test_bad_kb_file_is_one_line_and_leaves_the_store_intact(docs, db, fake, monkeypatch, make_bad, expect):
     with KnowledgeBase.open(db, docs, fake) as kb:
-        kb.add_fact("Fridays are meeting-free.")
+        kb.add_fact("Fridays are meeting-free.", author="kofi")
         before = [(r.text, r.score) for r in kb.retrieve("economy flights", k=3)]
     digest = file_digest(db)
     bad = make_bad(docs, monkeypatch)

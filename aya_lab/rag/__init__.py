@@ -25,6 +25,7 @@ Simplified, and why
 
 from aya_lab.rag.documents import DEFAULT_CHUNK_OVERLAP, DEFAULT_CHUNK_SIZE, KnowledgeBaseError
 from aya_lab.rag.embeddings import default_embeddings, embeddings_fingerprint
+from aya_lab.rag.facts import Fact
 from aya_lab.rag.index import Retrieved
 from aya_lab.rag.knowledge_base import DEFAULT_MIN_SCORE, KnowledgeBase, KnowledgeBaseRetriever
 
@@ -32,6 +33,7 @@ __all__ = [
     "DEFAULT_CHUNK_OVERLAP",
     "DEFAULT_CHUNK_SIZE",
     "DEFAULT_MIN_SCORE",
+    "Fact",
     "KnowledgeBase",
     "KnowledgeBaseError",
     "KnowledgeBaseRetriever",

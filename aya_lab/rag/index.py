@@ -16,7 +16,12 @@ from aya_lab.rag.store import StoredRow
 if TYPE_CHECKING:
     from langchain_community.vectorstores import FAISS
 
-__all__ = ["Retrieved", "add_rows", "new_vectorstore", "to_retrieved"]
+__all__ = ["FACT_PENALTY", "Retrieved", "add_rows", "new_vectorstore", "rank_score", "to_retrieved"]
+
+FACT_PENALTY = 0.05
+"""Subtracted from a remembered fact's cosine score when it is ranked against document chunks, so a
+document outranks a fact of equal relevance (set by judgement; see data/rag/README.md). The scores
+reported stay the cosine similarities."""
 
 
 @dataclass(frozen=True)
@@ -77,6 +82,11 @@ def add_rows(store: FAISS, rows: Sequence[StoredRow]) -> None:
             metadatas=[row.metadata for row in rows],
             ids=[row.key for row in rows],
         )
+
+
+def rank_score(score: float, kind: str) -> float:
+    """The score a hit is ranked by: its cosine score, less :data:`FACT_PENALTY` for a fact."""
+    return score - FACT_PENALTY if kind == "fact" else score
 
 
 def to_retrieved(doc: Document, score: float) -> Retrieved:

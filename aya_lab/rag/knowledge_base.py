@@ -16,9 +16,12 @@ nothing changed.
 * ``relevant(query, k, min_score)`` keeps those at or above a threshold; an empty list means "I don't
   know". The default :data:`DEFAULT_MIN_SCORE` was chosen on ``data/kb`` + ``data/rag/questions.jsonl``
   with the packaged all-MiniLM-L6-v2 (how: ``data/rag/README.md``).
-* ``add_fact(text, source="remembered", author=None)`` (Aya's ``remember`` tool) stores a fact at once
-  and for good: facts live in their own table, survive reopening and re-indexing (they are re-embedded
-  when the documents are), and are retrieved beside document chunks with ``kind="fact"``.
+* ``add_fact(text, author=..., run_id=None)`` (Aya's ``remember`` tool) stores an attributed fact and
+  returns its id: at once without a run id; with one it stays pending (invisible) until
+  ``commit_run(run_id)``, and ``discard_run`` / ``discard_uncommitted`` drop it. ``forget(fact_id, by=...)``
+  removes a fact with an audit row (``audit()``); ``facts()`` lists the committed ones (:class:`Fact`).
+  Facts live in their own table (:mod:`aya_lab.rag.facts`), survive reopening and re-indexing (they are
+  re-embedded when the documents are), and are retrieved beside document chunks with ``kind="fact"``.
 * A KB file that cannot be read (not UTF-8, permission denied, empty), a missing or empty KB folder, or
   a file that is not a knowledge-base store raises :class:`KnowledgeBaseError` with one line that names
   the file and the fix. Files are read and validated before the store is touched, and a rebuild is one
@@ -55,13 +58,12 @@ from aya_lab.rag.documents import (
     split_documents,
 )
 from aya_lab.rag.embeddings import default_embeddings, embeddings_fingerprint
-from aya_lab.rag.index import Retrieved, add_rows, new_vectorstore, to_retrieved
+from aya_lab.rag.facts import FactsMixin, ensure_schema
+from aya_lab.rag.index import Retrieved, add_rows, new_vectorstore, rank_score, to_retrieved
 from aya_lab.rag.store import (
-    FACT_SECTION,
     SCHEMA_VERSION,
     StoredRow,
     connect,
-    insert_fact,
     load_rows,
     to_blob,
     unit_vectors,
@@ -77,7 +79,7 @@ __all__ = ["DEFAULT_MIN_SCORE", "KnowledgeBase", "KnowledgeBaseRetriever"]
 DEFAULT_MIN_SCORE = 0.35
 
 
-class KnowledgeBase:
+class KnowledgeBase(FactsMixin):
     """A persistent, re-indexing vector store of the company handbook plus remembered facts.
 
     Make one with :meth:`open`. Safe to share between threads (one lock); see the module docstring.
@@ -138,6 +140,7 @@ class KnowledgeBase:
         conn = connect(db_path)
         kb = cls(conn, db_path, emb, fingerprint, min_score)
         try:
+            ensure_schema(conn)
             meta = kb.meta()
             if docs is None:
                 if "index_key" not in meta:
@@ -281,8 +284,10 @@ class KnowledgeBase:
                 )
             hits = store.similarity_search_with_score_by_vector(q, k=min(k, store.index.ntotal))
             order = self._order
-            # equal scores keep the store's order (documents, then facts), whatever FAISS's heap did
-            hits.sort(key=lambda hit: (-float(hit[1]), order[cast(str, hit[0].id)]))
+            # a fact ranks FACT_PENALTY below its score; ties keep the store's order (documents, then facts)
+            hits.sort(
+                key=lambda hit: (-rank_score(float(hit[1]), hit[0].metadata["kind"]), order[cast(str, hit[0].id)])
+            )
         return [to_retrieved(doc, score) for doc, score in hits]
 
     def relevant(self, query: str, k: int = 4, min_score: float | None = None) -> list[Retrieved]:
@@ -301,49 +306,17 @@ class KnowledgeBase:
         """Sorted names of everything retrievable: KB file names, plus fact sources when facts exist."""
         with self._lock:
             rows = self._db.execute(
-                "SELECT source FROM kb_chunks UNION SELECT source FROM kb_facts ORDER BY 1"
+                "SELECT source FROM kb_chunks UNION SELECT source FROM kb_facts WHERE committed = 1 ORDER BY 1"
             ).fetchall()
         return [r[0] for r in rows]
 
-    def facts(self) -> list[Retrieved]:
-        """The remembered facts, oldest first (``score`` is 1.0)."""
-        with self._lock:
-            rows = self._db.execute("SELECT text, source, author FROM kb_facts ORDER BY id").fetchall()
-        return [Retrieved(t, s, FACT_SECTION, 1.0, "fact", a) for t, s, a in rows]
-
     def __len__(self) -> int:
+        """Document chunks plus committed facts (what search can return)."""
         with self._lock:
-            return sum(
-                self._db.execute(f"SELECT count(*) FROM {table}").fetchone()[0] for table in ("kb_chunks", "kb_facts")
-            )
+            chunks = self._db.execute("SELECT count(*) FROM kb_chunks").fetchone()[0]
+            return chunks + self._db.execute("SELECT count(*) FROM kb_facts WHERE committed = 1").fetchone()[0]
 
     # -- writing
-
-    def add_fact(self, text: str, source: str = "remembered", author: str | None = None) -> int:
-        """Store ``text`` as a fact now and for good; returns its id (an identical fact is kept once)."""
-        if not isinstance(text, str) or not text.strip():
-            raise ValueError("add_fact() needs a fact to remember; got an empty or whitespace-only text")
-        if not isinstance(source, str) or not source.strip():
-            raise ValueError("add_fact() needs a non-empty source name, such as 'remembered'")
-        text, source = text.strip(), source.strip()
-        find = "SELECT id FROM kb_facts WHERE text = ? AND source = ?"
-        with self._lock:
-            row = self._db.execute(find, (text, source)).fetchone()
-            if row:
-                return int(row[0])
-            vector = self._embed_documents([text])[0]
-            dim = int(self.meta().get("dim", vector.shape[0]))
-            if vector.shape[0] != dim:
-                raise KnowledgeBaseError(
-                    f"{self.path} holds {dim}-d vectors but the embedder gives {vector.shape[0]}-d: "
-                    "reopen with the embeddings it was built with"
-                )
-            stored = insert_fact(self._db, text, source, author, vector)
-            if stored is None:  # another connection stored it meanwhile (its commit triggers a rebuild)
-                return int(self._db.execute(find, (text, source)).fetchone()[0])
-            if self._store is not None:  # searchable at once: its one vector joins the live index
-                self._index(self._store, [stored])
-            return stored.id
 
     # -- lifetime
 

@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import sqlite3
 from collections.abc import Sequence
-from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any, NamedTuple
 
@@ -18,7 +17,6 @@ __all__ = [
     "SCHEMA_VERSION",
     "StoredRow",
     "connect",
-    "insert_fact",
     "load_rows",
     "unit_vectors",
     "to_blob",
@@ -70,10 +68,7 @@ CREATE TABLE IF NOT EXISTS kb_meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
 CREATE TABLE IF NOT EXISTS kb_chunks (
     id INTEGER PRIMARY KEY, source TEXT NOT NULL, section TEXT NOT NULL, text TEXT NOT NULL,
     metadata TEXT NOT NULL, embedding BLOB NOT NULL);
-CREATE TABLE IF NOT EXISTS kb_facts (
-    id INTEGER PRIMARY KEY, text TEXT NOT NULL, source TEXT NOT NULL, author TEXT,
-    created_at TEXT NOT NULL, embedding BLOB NOT NULL);
-"""
+"""  # the facts tables: aya_lab.rag.facts
 
 
 def connect(db_path: Path | str) -> sqlite3.Connection:
@@ -91,33 +86,10 @@ def connect(db_path: Path | str) -> sqlite3.Connection:
 
 
 def load_rows(conn: sqlite3.Connection) -> list[StoredRow]:
-    """Every stored chunk and fact with its vector: chunks first, each kind in id order."""
+    """Every stored chunk and committed fact with its vector: chunks first, each kind in id order."""
     rows = conn.execute(
         "SELECT 'doc', id, text, source, section, NULL, embedding FROM kb_chunks "
-        "UNION ALL SELECT 'fact', id, text, source, ?, author, embedding FROM kb_facts ORDER BY 1, 2",
+        "UNION ALL SELECT 'fact', id, text, source, ?, author, embedding FROM kb_facts WHERE committed = 1 ORDER BY 1, 2",
         (FACT_SECTION,),
     ).fetchall()
     return [StoredRow(*row) for row in rows]
-
-
-def insert_fact(
-    conn: sqlite3.Connection, text: str, source: str, author: str | None, vector: np.ndarray
-) -> StoredRow | None:
-    """Store a fact in one transaction; ``None`` when another connection stored the same fact first."""
-    conn.execute("BEGIN IMMEDIATE")
-    try:
-        if conn.execute("SELECT 1 FROM kb_facts WHERE text = ? AND source = ?", (text, source)).fetchone():
-            conn.execute("COMMIT")
-            return None
-        blob = to_blob(vector)
-        cur = conn.execute(
-            "INSERT INTO kb_facts (text, source, author, created_at, embedding) VALUES (?, ?, ?, ?, ?)",
-            (text, source, author, datetime.now(UTC).isoformat(timespec="seconds"), blob),
-        )
-        conn.execute("COMMIT")
-    except BaseException:
-        conn.execute("ROLLBACK")
-        raise
-    row_id = cur.lastrowid
-    assert row_id is not None, "INSERT sets lastrowid"
-    return StoredRow("fact", row_id, text, source, FACT_SECTION, author, blob)

@@ -8,8 +8,14 @@ knowledge base (with facts Aya was asked to remember) lives beside it in ``<name
 **A run** starts with :meth:`ChatRoom.send` and ends when every user has the translated original and,
 when Aya was addressed (``@aya ...``, any case, any language), her one reply translated for each user.
 The room checks exactly that after each run (:class:`RunSemanticsError` otherwise). Input is validated
-before anything runs; a run that fails (model error, failed check) is rolled back: the checkpoints it
-wrote are deleted, so the persisted room is exactly as it was.
+before anything runs; a run that fails (model error, failed check) is rolled back: exactly the
+checkpoints it wrote are deleted, and the facts it remembered (pending under its run id) are discarded,
+so the persisted room and its knowledge base are exactly as they were. Facts commit with the run.
+
+**One writer at a time** (:mod:`aya_lab.room.integrity`): a send holds an OS lock on ``<room>.lock``
+from reading the state to committing it, so sends from several processes are serialized, none lost. A
+run a killed writer left open is rolled back by the next open or send. A file that is not a room
+(garbage, a corrupted or a foreign SQLite database) is refused before anything is created beside it.
 
 Messages longer than ``max_message_tokens`` (default 1000, far below SmolLM2's 8192-token context,
 leaving room for prompts and context) are **refused** with a one-line error rather than truncated.
@@ -22,17 +28,27 @@ import json
 import sqlite3
 import time
 import uuid
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict
 from pathlib import Path
 from typing import Any
 
+from aya_lab.agents.memory import MemoryPolicy, RoomMemory
 from aya_lab.graph import build_graph, draw, load_spec, spec_hash
 from aya_lab.languages import get_language
 from aya_lab.messages import AYA, ChatMessage, Delivery, parse_aya_request
 from aya_lab.models.loader import load_role_models
 from aya_lab.rag import KnowledgeBase
+from aya_lab.room.integrity import (
+    RoomLock,
+    clear_open_run,
+    delete_since,
+    open_run,
+    room_file_problem,
+    start_open_run,
+)
 from aya_lab.room.nodes import AyaRuntime, NodeVisit, aya_registry
 from aya_lab.room.panel import RoomPanel
+from aya_lab.room.runs import RunReport, RunSemanticsError, check_run
 
 __all__ = ["ChatRoom", "RoomError", "RunReport", "RunSemanticsError", "default_graph_path"]
 
@@ -49,48 +65,9 @@ class RoomError(ValueError):
     """Bad input to a room (unknown user, bad language, empty message...): one line, with the fix."""
 
 
-class RunSemanticsError(RuntimeError):
-    """A run ended without every user receiving every related message exactly once."""
-
-
 def default_graph_path(variant: str = "aya") -> Path:
     """``aya_lab/graphs/<variant>.yaml``."""
     return Path(__file__).resolve().parent.parent / "graphs" / f"{variant}.yaml"
-
-
-@dataclass
-class RunReport:
-    """What one send did: who got what, Aya's reply, node visits, model calls, tokens and timings."""
-
-    run_id: str
-    message_id: str
-    sender: str
-    delivered: dict[str, str]  # user -> text of the original in their language
-    aya_reply: dict[str, str] | None  # user -> Aya's reply in their language (None: Aya not addressed)
-    aya_tool: str | None
-    nodes: list[str]
-    model_calls: int
-    cached_calls: int
-    prompt_tokens: int
-    completion_tokens: int
-    seconds: float
-    node_seconds: dict[str, float] = field(default_factory=dict)
-    notes: list[str] = field(default_factory=list)
-    aya_tools: list[str] = field(default_factory=list)  # every tool Aya ran, in order
-    aya_fallback: bool = False  # the router's model answer was unparseable; the keyword router decided
-    aya_steps: list[dict[str, Any]] = field(default_factory=list)  # tool, input, log, observation per step
-
-    def __str__(self) -> str:
-        lines = [
-            f"run {self.run_id}: {self.sender}'s message reached {len(self.delivered)} users in "
-            f"{self.seconds:.2f} s; nodes {' -> '.join(self.nodes)}; {self.model_calls} model calls "
-            f"({self.cached_calls} cached), {self.prompt_tokens}+{self.completion_tokens} tokens"
-        ]
-        if self.aya_reply is not None:
-            used = f"tool {self.aya_tool!r}" if len(self.aya_tools) < 2 else f"tools {' -> '.join(self.aya_tools)}"
-            lines.append(f"  aya used {used}; her reply reached {len(self.aya_reply)} users")
-        lines += [f"  note: {n}" for n in self.notes]
-        return "\n".join(lines)
 
 
 class ChatRoom:
@@ -106,9 +83,12 @@ class ChatRoom:
         self.spec = graph_spec
         self.kb = kb
         self.max_message_tokens = max_message_tokens
+        self._lock = RoomLock(path)  # one writer at a time, across processes (aya_lab.room.integrity)
+        self._owns_kb = False  # True when open() made the KB beside the room: recovery may clear it all
         self._conn = sqlite3.connect(path, check_same_thread=False, isolation_level=None)
         self._conn.execute("PRAGMA busy_timeout = 30000")
         self._conn.executescript(_SCHEMA)
+        self.memory = RoomMemory(self._conn)  # memory policy and pending notes (aya_lab.agents.memory)
         serde = JsonPlusSerializer(
             allowed_msgpack_modules=[("aya_lab.messages", "ChatMessage"), ("aya_lab.messages", "Delivery")]
         )
@@ -131,6 +111,7 @@ class ChatRoom:
         embeddings: Any = None,
         max_message_tokens: int = 1000,
         models: dict[str, str | Any] | None = None,
+        memory_policy: str | dict[str, Any] | MemoryPolicy | None = None,
     ) -> ChatRoom:
         """Open or create the room in ``path``; ``users`` (id -> language) are added if new.
 
@@ -138,16 +119,29 @@ class ChatRoom:
         ``models`` names one per role (``{"translator": "gemma3-270m", "aya": "smollm2"}``; a role left
         out gets ``model``; a spec named for two roles is loaded once); ``graph`` a spec
         file (default ``aya_lab/graphs/aya.yaml``); ``kb`` a ready knowledge base, else one is opened
-        beside the room file from ``kb_dir`` (default ``data/kb``).
+        beside the room file from ``kb_dir`` (default ``data/kb``). ``memory_policy`` (``anyone``,
+        ``listed:kofi,lena`` or ``confirm``; see :mod:`aya_lab.agents.memory`) is kept in the room file;
+        ``None`` keeps the stored one (``anyone`` for a new room).
         """
+        policy = MemoryPolicy.parse(memory_policy) if memory_policy is not None else None
         path = Path(path)
+        problem = room_file_problem(path)  # before anything is created beside it
+        if problem:
+            raise RoomError(problem)
         path.parent.mkdir(parents=True, exist_ok=True)
         spec = load_spec(graph or default_graph_path(), registry=aya_registry())
         roles = load_role_models(model, models)
+        owns_kb = kb is None
         if kb is None:
             kb = KnowledgeBase.open(path.with_suffix(".kb.sqlite"), docs_dir=kb_dir, embeddings=embeddings)
         room = cls(path, roles["aya"], spec, kb, max_message_tokens)
         room.models = roles
+        room._owns_kb = owns_kb
+        with room._lock.hold(blocking=False) as held:
+            if held:  # a writer busy now is no dead writer: the next send recovers under the lock
+                room._recover()
+        if policy is not None:
+            room.memory.set_policy(policy)
         for user, lang in (users or {}).items():
             if user not in room.users:
                 room.add_user(user, lang)
@@ -161,6 +155,10 @@ class ChatRoom:
 
     def __exit__(self, *exc: Any) -> None:
         self.close()
+
+    def forget(self, fact_id: str | int, *, by: str, reason: str = "") -> Any:
+        """Remove remembered note ``fact_id`` from the knowledge base, leaving an audit row naming ``by``."""
+        return self.kb.forget(fact_id, by=by, reason=reason)
 
     # -- users ------------------------------------------------------------------------------------------
     @property
@@ -262,10 +260,21 @@ class ChatRoom:
         return request
 
     def send(self, user: str, text: str) -> RunReport:
-        """Send ``text`` as ``user``; returns the :class:`RunReport`. Bad input or a failed run changes nothing."""
+        """Send ``text`` as ``user``; returns the :class:`RunReport`. Bad input or a failed run changes nothing.
+
+        Sends to one room file are serialized across processes: the room's lock is held from reading the
+        state to committing it, and a run a dead writer left open is rolled back first.
+        """
         request = self._validate(user, text)
+        with self._lock.hold():
+            self._recover()
+            return self._send_locked(user, text, request)
+
+    def _send_locked(self, user: str, text: str, request: str | None) -> RunReport:
         users = self.users
+        self._check_user(user)
         message = ChatMessage(sender=user, content=text.strip(), lang=users[user])
+        run_id = uuid.uuid4().hex[:10]
         runtime = AyaRuntime(
             self.model,
             self.kb,
@@ -273,96 +282,67 @@ class ChatRoom:
             parsed=True,
             translator_model=self.models["translator"],
             node_order=self.spec.node_names(),
+            memory=self.memory,
+            run_id=run_id,
         )
-        run_id = uuid.uuid4().hex[:10]
         config = {"configurable": {"thread_id": THREAD, "aya": runtime}, "run_id": uuid.uuid4()}
         before = self.app.get_state({"configurable": {"thread_id": THREAD}}).config["configurable"].get("checkpoint_id")
+        start_open_run(self._conn, run_id, before)
         started = time.perf_counter()
         try:
             # LangGraph's overloads do not accept a plain dict config with run_id; the call is the documented one
             self.app.invoke({"incoming": message, "users": users}, config, durability="exit")  # type: ignore[call-overload]
             runtime.visits[:] = runtime.ordered_visits()
-            report = self._check_run(run_id, message, users, runtime, time.perf_counter() - started)
+            report = check_run(self._values(), run_id, message, users, runtime, time.perf_counter() - started)
+            self._record(report, runtime)
         except BaseException:
-            self._rollback(before)
+            self._abort_run(run_id, before)
             raise
-        self._conn.execute(
-            "INSERT INTO aya_room_runs VALUES (?, ?, ?, ?, ?, ?)",
-            (
-                run_id,
-                message.id,
-                user,
-                time.time(),
-                json.dumps(asdict(report)),
-                json.dumps([asdict(v) for v in runtime.visits], ensure_ascii=False),
-            ),
-        )
+        self._kb_call("commit_run", run_id)  # after the record: a kill here is committed by _recover
         return report
 
-    def _rollback(self, checkpoint_id: str | None) -> None:
-        """Delete the checkpoints (and their writes) a failed run left, newest first; ids sort by time."""
-        cond = "thread_id = ? AND checkpoint_id > ?" if checkpoint_id else "thread_id = ?"
-        args = (THREAD, checkpoint_id) if checkpoint_id else (THREAD,)
-        with self._saver.lock:
-            self._conn.execute("BEGIN")
-            self._conn.execute(f"DELETE FROM writes WHERE {cond}", args)
-            self._conn.execute(f"DELETE FROM checkpoints WHERE {cond}", args)
+    def _record(self, report: RunReport, runtime: AyaRuntime) -> None:
+        """Record the run and close its marker in one transaction: from here on the run is committed."""
+        self._conn.execute("BEGIN IMMEDIATE")
+        try:
+            self._conn.execute(
+                "INSERT INTO aya_room_runs VALUES (?, ?, ?, ?, ?, ?)",
+                (
+                    report.run_id,
+                    report.message_id,
+                    report.sender,
+                    time.time(),
+                    json.dumps(asdict(report)),
+                    json.dumps([asdict(v) for v in runtime.visits], ensure_ascii=False),
+                ),
+            )
+            clear_open_run(self._conn)
             self._conn.execute("COMMIT")
+        except BaseException:
+            self._conn.execute("ROLLBACK")
+            raise
 
-    def _check_run(
-        self, run_id: str, message: ChatMessage, users: dict[str, str], runtime: AyaRuntime, seconds: float
-    ) -> RunReport:
-        values = self._values()
-        deliveries = values.get("deliveries") or []
-        got = [d for d in deliveries if d.message_id == message.id]
-        _exactly_once(got, users, f"message {message.id}")
-        addressed = runtime.request is not None
-        reply: ChatMessage | None = values.get("aya_reply") if addressed else None
-        replies = [m for m in values.get("messages") or [] if m.sender == AYA and m.reply_to == message.id]
-        if addressed:
-            if reply is None or len(replies) != 1:
-                raise RunSemanticsError(f"run {run_id}: Aya was addressed but sent {len(replies)} replies (expected 1)")
-            _exactly_once([d for d in deliveries if d.message_id == reply.id], users, "Aya's reply")
-        elif replies:
-            raise RunSemanticsError(f"run {run_id}: Aya replied without being addressed")
-        gens = [g for v in runtime.visits for g in v.generations]
-        aya = runtime.result if addressed else None
-        node_seconds: dict[str, float] = {}
-        for v in runtime.visits:
-            node_seconds[v.node] = round(node_seconds.get(v.node, 0.0) + v.seconds, 4)
-        return RunReport(
-            run_id=run_id,
-            message_id=message.id,
-            sender=message.sender,
-            delivered={d.user: d.text for d in got},
-            aya_reply={d.user: d.text for d in deliveries if reply is not None and d.message_id == reply.id}
-            if addressed
-            else None,
-            aya_tool=aya.tool if aya else None,
-            nodes=[v.node for v in runtime.visits],
-            model_calls=len(gens),
-            cached_calls=sum(1 for g in gens if g.cached),
-            prompt_tokens=sum(g.prompt_tokens for g in gens),
-            completion_tokens=sum(g.completion_tokens for g in gens),
-            seconds=round(seconds, 4),
-            node_seconds=node_seconds,
-            notes=list(aya.notes) if aya else [],
-            aya_tools=list(aya.tools) if aya else [],
-            aya_fallback=aya.fallback if aya else False,
-            aya_steps=[
-                {
-                    "tool": st.output.tool,
-                    "input": st.output.tool_input,
-                    "log": st.output.log,
-                    "observation": st.observation,
-                }
-                for st in (aya.steps if aya else [])
-            ],
-        )
+    def _abort_run(self, run_id: str, before: str | None) -> None:
+        """Undo a run: exactly the checkpoints it wrote, its pending facts; then close its marker."""
+        with self._saver.lock:
+            delete_since(self._conn, THREAD, before)
+        self._kb_call("discard_run", run_id)
+        clear_open_run(self._conn)
 
+    def _recover(self) -> None:
+        """Under the lock: roll back a run a killed writer left open; commit the pending facts of runs
+        that were recorded (killed between the record and the KB commit); with the room's own KB,
+        discard every other uncommitted fact."""
+        left = open_run(self._conn)
+        if left is not None:
+            self._abort_run(*left)
+        for rid in self._kb_call("pending_runs") or []:
+            if self._conn.execute("SELECT 1 FROM aya_room_runs WHERE run_id = ?", (rid,)).fetchone():
+                self._kb_call("commit_run", rid)
+        if self._owns_kb:
+            self._kb_call("discard_uncommitted")
 
-def _exactly_once(got: list[Delivery], users: dict[str, str], what: str) -> None:
-    counts = {u: sum(1 for d in got if d.user == u) for u in users}
-    bad = {u: c for u, c in counts.items() if c != 1}
-    if bad or len(got) != len(users):
-        raise RunSemanticsError(f"{what} was not delivered exactly once to every user: {bad or counts}")
+    def _kb_call(self, name: str, *args: Any) -> Any:
+        """Call the KB's run API when it has one (a test double may not)."""
+        method = getattr(self.kb, name, None)
+        return method(*args) if callable(method) else None

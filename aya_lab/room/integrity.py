@@ -1,0 +1,180 @@
+"""The room file's integrity: is it a room, one writer at a time, exact rollback, recovery after a kill.
+
+* :func:`room_file_problem` says, before anything is created beside it, why a path cannot be a room:
+  not an SQLite file (garbage), an unreadable or corrupted one, or another application's SQLite
+  database (tables other than LangGraph's ``checkpoints``/``writes`` and the room's ``aya_*``). It only
+  reads (a read-only connection), so a foreign file is never modified.
+* :class:`RoomLock` is an exclusive OS lock (``fcntl.flock``) on ``<room file>.lock``: a send holds it
+  from reading the state to committing it, so sends from several processes (or threads) are serialized.
+  The OS releases it when the holder dies, so a killed writer never leaves the room locked.
+* :func:`delete_since` deletes exactly the checkpoints a run wrote: the descendants, through
+  ``parent_checkpoint_id``, of the newest checkpoint before the run (never "every id above it", which
+  could hit checkpoints another writer or namespace made), with their pending writes.
+* The run marker (``aya_room_meta`` row ``open_run``: run id + checkpoint before it) is written when a
+  run starts and removed in the transaction that records the run. A marker found under the lock means a
+  writer died mid-run: the room rolls that run back (checkpoints and knowledge-base facts).
+
+Simplified, and why: the room's graphs have no subgraphs, so only the root checkpoint namespace is
+rolled back; this is POSIX-only (``fcntl``), like the machines the project runs on.
+"""
+
+from __future__ import annotations
+
+import fcntl
+import json
+import os
+import sqlite3
+import threading
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+from urllib.parse import quote
+
+__all__ = [
+    "OPEN_RUN",
+    "RoomLock",
+    "clear_open_run",
+    "delete_since",
+    "lock_path",
+    "open_run",
+    "room_file_problem",
+    "start_open_run",
+]
+
+SQLITE_HEADER = b"SQLite format 3\x00"
+CHECKPOINT_TABLES = {"checkpoints", "writes"}
+OPEN_RUN = "open_run"
+
+
+def lock_path(room: Path) -> Path:
+    """``runs/demo.sqlite`` -> ``runs/demo.sqlite.lock``."""
+    return room.with_name(room.name + ".lock")
+
+
+def room_file_problem(path: Path) -> str | None:
+    """Why ``path`` cannot be opened as a room (one line naming the file and the fix), or ``None``.
+
+    A missing or empty file is a new room. Nothing is written, nothing is created beside the file.
+    """
+    fix = "move it aside or pick a new path for the room"
+    if not path.exists():
+        return None
+    if path.is_dir():
+        return f"room file {path} is a folder: pick a new path for the room (a file, e.g. runs/demo.sqlite)"
+    try:
+        with path.open("rb") as fh:
+            header = fh.read(len(SQLITE_HEADER))
+    except OSError as exc:
+        return f"room file {path} cannot be read ({exc.strerror}): make it readable, or {fix}"
+    if not header:
+        return None
+    if header != SQLITE_HEADER:
+        return f"{path} is not a room file (not an SQLite database): {fix}"
+    try:
+        conn = sqlite3.connect(f"file:{quote(str(path.resolve()))}?mode=ro", uri=True, timeout=30)
+        try:
+            tables = [r[0] for r in conn.execute("SELECT name FROM sqlite_master WHERE type = 'table'")]
+        finally:
+            conn.close()
+    except sqlite3.OperationalError as exc:
+        if "locked" in str(exc) or "busy" in str(exc):
+            return None  # a writer holds it: a live database, checked again when the room reads it
+        return f"{path} is a corrupted SQLite file ({exc}): {fix}"
+    except sqlite3.DatabaseError as exc:
+        return f"{path} is a corrupted SQLite file ({exc}): {fix}"
+    foreign = sorted(t for t in tables if t not in CHECKPOINT_TABLES and not t.startswith(("aya_", "sqlite_")))
+    if foreign:
+        shown = ", ".join(foreign[:5]) + (", ..." if len(foreign) > 5 else "")
+        return (
+            f"{path} is another application's SQLite database (tables {shown}), not a room; it was not modified: {fix}"
+        )
+    return None
+
+
+class RoomLock:
+    """An exclusive, cross-process lock on one room file (``fcntl.flock`` on ``<room>.lock``).
+
+    Each :meth:`hold` opens its own file description, so two threads of one process exclude each other
+    too. Not re-entrant: a thread holding it must not ask again.
+    """
+
+    def __init__(self, room: Path) -> None:
+        self.path = lock_path(room)
+        self._local = threading.local()
+
+    @contextmanager
+    def hold(self, *, blocking: bool = True) -> Iterator[bool]:
+        """Hold the lock for the ``with`` block; yields ``False`` (not held) when ``blocking=False`` and
+        another writer has it."""
+        if getattr(self._local, "held", False):
+            raise RuntimeError(f"{self.path} is already held by this thread (a send inside a send?)")
+        fd = os.open(self.path, os.O_RDWR | os.O_CREAT, 0o644)
+        try:
+            try:
+                fcntl.flock(fd, fcntl.LOCK_EX | (0 if blocking else fcntl.LOCK_NB))
+            except BlockingIOError:
+                yield False
+                return
+            self._local.held = True
+            try:
+                yield True
+            finally:
+                self._local.held = False
+                fcntl.flock(fd, fcntl.LOCK_UN)
+        finally:
+            os.close(fd)
+
+
+def delete_since(conn: sqlite3.Connection, thread: str, before: str | None) -> list[str]:
+    """Delete the checkpoints of ``thread`` descending from ``before`` (all of them when ``None``: there
+    was no checkpoint yet) and their writes, in one transaction; returns the deleted ids.
+
+    Call with the room lock held and the checkpointer's lock taken (the connection is shared).
+    """
+    rows = conn.execute(
+        "SELECT checkpoint_id, parent_checkpoint_id FROM checkpoints WHERE thread_id = ? AND checkpoint_ns = ''",
+        (thread,),
+    ).fetchall()
+    children: dict[str | None, list[str]] = {}
+    for cid, parent in rows:
+        children.setdefault(parent, []).append(cid)
+    ids: list[str] = []
+    todo = list(children.get(before, []))
+    while todo:
+        cid = todo.pop()
+        ids.append(cid)
+        todo += children.get(cid, [])
+    if ids:
+        conn.execute("BEGIN IMMEDIATE")
+        try:
+            for table in ("writes", "checkpoints"):
+                conn.executemany(
+                    f"DELETE FROM {table} WHERE thread_id = ? AND checkpoint_ns = '' AND checkpoint_id = ?",
+                    [(thread, cid) for cid in ids],
+                )
+            conn.execute("COMMIT")
+        except BaseException:
+            conn.execute("ROLLBACK")
+            raise
+    return ids
+
+
+def start_open_run(conn: sqlite3.Connection, run_id: str, before: str | None) -> None:
+    """Mark ``run_id`` as running (with the newest checkpoint before it) until :func:`clear_open_run`."""
+    conn.execute(
+        "INSERT OR REPLACE INTO aya_room_meta (name, value) VALUES (?, ?)",
+        (OPEN_RUN, json.dumps({"run_id": run_id, "before": before})),
+    )
+
+
+def open_run(conn: sqlite3.Connection) -> tuple[str, str | None] | None:
+    """The run a writer started and never finished (``(run_id, checkpoint before it)``), or ``None``."""
+    row = conn.execute("SELECT value FROM aya_room_meta WHERE name = ?", (OPEN_RUN,)).fetchone()
+    if row is None:
+        return None
+    data = json.loads(row[0])
+    return str(data["run_id"]), data["before"]
+
+
+def clear_open_run(conn: sqlite3.Connection) -> None:
+    conn.execute("DELETE FROM aya_room_meta WHERE name = ?", (OPEN_RUN,))
