@@ -14,6 +14,10 @@ with ``examples.template`` and put where the template says ``{examples}``. ``sto
 at which generation stops (default: the end of the line); models stop generating there and cut the
 text at it. A completion prompt renders to a single ``HumanMessage`` that carries its format and stop
 strings in ``additional_kwargs`` (see :func:`completion_request`).
+
+``untrusted: [message, ...]`` names the variables that hold untrusted text (default: none); rendering
+keeps them inside the template's delimiter tags and, in completion prompts, on one line
+(:mod:`aya_lab.spotlight`). :meth:`PromptFile.chat_template` (LangChain composition) does not.
 """
 
 from __future__ import annotations
@@ -33,6 +37,7 @@ from langchain_core.prompts import ChatPromptTemplate
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
 
 from aya_lab.paths import fewshot_pools_dir, prompts_dir
+from aya_lab.spotlight import delimiter_tags, spotlight_value
 
 __all__ = [
     "COMPLETION_KEY",
@@ -89,6 +94,7 @@ class PromptFile(BaseModel):
     defaults: dict[str, str] = Field(default_factory=dict)
     examples: ExamplesSpec | None = None
     stop: list[str] | None = None
+    untrusted: list[str] = Field(default_factory=list)  # variables holding untrusted text (aya_lab.spotlight)
     task: str = ""
     variant: str = ""
 
@@ -102,6 +108,9 @@ class PromptFile(BaseModel):
             raise ValueError("a prompt with examples must place them with {examples} in 'user'")
         if self.stop is not None and (not self.stop or not all(self.stop)):
             raise ValueError("stop must list one or more non-empty strings, e.g. ['\\n']")
+        unknown = sorted(set(self.untrusted) - _fields(self.system or "") - _fields(self.user))
+        if unknown:
+            raise ValueError(f"untrusted lists {unknown[0]!r}, which no template uses; list only its {{variables}}")
         return self
 
     @property
@@ -128,7 +137,7 @@ class PromptFile(BaseModel):
     @property
     def content_hash(self) -> str:
         data = self.model_dump(exclude={"task", "variant"})
-        for name, default in (("format", "chat"), ("examples", None), ("stop", None)):
+        for name, default in (("format", "chat"), ("examples", None), ("stop", None), ("untrusted", [])):
             if data[name] == default:  # fields added later: absent while at their default, so old hashes hold
                 del data[name]
         if self.examples is not None:
@@ -163,6 +172,7 @@ class PromptFile(BaseModel):
                 f"prompt {self.name!r} has no variable {unexpected[0]!r}; its variables are "
                 f"{', '.join(sorted(self.variables))}"
             )
+        merged = self._spotlight(merged)
         if self.format == "completion":
             if self.examples is not None:
                 merged["examples"] = self._examples_block(merged)
@@ -173,6 +183,16 @@ class PromptFile(BaseModel):
             out.append(SystemMessage(self.system.format(**merged)))
         out.append(HumanMessage(self.user.format(**merged)))
         return out
+
+    def _spotlight(self, values: dict[str, Any]) -> dict[str, Any]:
+        """``values`` with each ``untrusted`` one kept inside its delimiters (:mod:`aya_lab.spotlight`)."""
+        if not self.untrusted:
+            return values
+        tags = delimiter_tags(self.system or "", self.user)
+        single = self.format == "completion"
+        return {
+            k: spotlight_value(v, tags, single_line=single) if k in self.untrusted else v for k, v in values.items()
+        }
 
     def _examples_block(self, values: dict[str, Any]) -> str:
         spec = self.examples

@@ -37,9 +37,9 @@ def test_render_fills_variables_and_defaults():
     p = load_prompt("user_translate/baseline")
     msgs = p.render(target_language="German", message="The meeting moved to Friday.")
     assert msgs[0].type == "system" and "into German" in msgs[0].content
-    assert msgs[-1].content == "Message: The meeting moved to Friday."
+    assert msgs[-1].content == "<message>The meeting moved to Friday.</message>"
     with_ctx = p.render(target_language="German", message="ok", context="Context:\nlena | hi\n")
-    assert with_ctx[-1].content.startswith("Context:\nlena | hi\nMessage: ok")
+    assert with_ctx[-1].content == "Context:\nlena | hi\n<message>ok</message>"
 
 
 def test_missing_variable_names_itself():
@@ -98,18 +98,18 @@ def test_prompts_dir_exists():
 # -- formats: chat (unchanged) and completion (few-shot, for base models) ------------------------------
 # The hashes of the chat prompts as they were before the `format` field existed: adding completion
 # prompts must not change any chat prompt's hash (results carry it) or its rendering (the generation
-# cache keys on the rendered text).
+# cache keys on the rendered text). Re-pinned once since, when spotlighting put user text between tags.
 CHAT_HASHES = {
-    "aya_translate/baseline": "9a1f69cf332429ae",
-    "chat/baseline": "8576025a3f311e3c",
-    "query/baseline": "ab9f69de36745db9",
-    "summarizer_count/baseline": "db3fb046cada5b75",
-    "summarizer_onecall/baseline": "b21bd6ad27d001fd",
-    "summarizer_summary/baseline": "e0fe2fbc8e1a138e",
-    "supervisor/baseline": "22d3775892568059",
-    "supervisor/fewshot": "6916719c750badfc",
-    "user_translate/baseline": "6361e21d1e208e81",
-    "user_translate/strict": "02238ea7c15828dd",
+    "aya_translate/baseline": "02040062cb9cf212",
+    "chat/baseline": "8afdb388e70cc63c",
+    "query/baseline": "cd389d0bfdc313f0",
+    "summarizer_count/baseline": "529f977d8712bb08",
+    "summarizer_onecall/baseline": "40de93872e14eaf5",
+    "summarizer_summary/baseline": "29db39ccc12838f2",
+    "supervisor/baseline": "809c1b9d3151599d",
+    "supervisor/fewshot": "086758f7402105a2",
+    "user_translate/baseline": "24735df3602193dd",
+    "user_translate/strict": "6d144d5ca1abe59f",
 }
 COMPLETION_TASKS = ["user_translate", "aya_translate", "supervisor", "summarizer_count", "summarizer_summary"]
 
@@ -125,7 +125,7 @@ def test_chat_rendering_is_byte_identical():
         source_language="German", target_language="French", message="Hallo"
     )
     assert [m.type for m in msgs] == ["system", "human"]
-    assert msgs[1].content == "German: Hallo\nFrench:" and msgs[1].additional_kwargs == {}
+    assert msgs[1].content == "<message>Hallo</message>" and msgs[1].additional_kwargs == {}
 
 
 def test_listing_is_chat_only_unless_asked():

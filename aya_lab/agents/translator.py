@@ -6,38 +6,21 @@ whose "English" is not English is routed on the original text instead (issue 10,
 
 from __future__ import annotations
 
-import functools
 from collections.abc import Sequence
 from typing import Any
 
-from lingua import Language as LinguaLanguage
-from lingua import LanguageDetectorBuilder
-
 from aya_lab.agents.user import clean_translation
-from aya_lab.languages import get_language, language_name
+from aya_lab.langid import detect
+from aya_lab.languages import language_name
 from aya_lab.prompts import PromptFile, cut_at_stop, fit_prompt
 
 __all__ = ["AyaTranslator", "is_english"]
-
-_CANDIDATES = ("ENGLISH", "FRENCH", "SPANISH", "PORTUGUESE", "GERMAN")
-
-
-@functools.lru_cache(maxsize=16)
-def _detector(names: tuple[str, ...]) -> Any:
-    return LanguageDetectorBuilder.from_languages(*[getattr(LinguaLanguage, n) for n in names]).build()
 
 
 def is_english(text: str, source: str | None = None) -> bool:
     """Whether lingua identifies ``text`` as English among English, the ``source`` language (when
     lingua covers it) and the languages small models drift into. Empty text is not English."""
-    if not text.strip():
-        return False
-    names = set(_CANDIDATES)
-    lingua = get_language(source).lingua if source is not None else None
-    if lingua is not None:
-        names.add(lingua)
-    found = _detector(tuple(sorted(names))).detect_language_of(text)
-    return found is not None and found.name == "ENGLISH"
+    return detect(text, "eng", *([source] if source is not None else [])) == "ENGLISH"
 
 
 class AyaTranslator:

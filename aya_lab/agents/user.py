@@ -19,14 +19,16 @@ from aya_lab.prompts import PromptFile, cut_at_stop, fit_prompt
 
 __all__ = ["UserAgent", "clean_translation", "render_context"]
 
+_TAGS = re.compile(r"<\s*/?\s*(?:message|request)\s*>", re.I)  # spotlighting delimiters a model echoes
 _PREFIX = re.compile(
     r"^\s*(translation|traduction|übersetzung|traducción|tafsiri|output|answer|message)\s*[:：]\s*", re.I
 )
 
 
 def clean_translation(text: str, target_language: str = "") -> str:
-    """Strip what small models wrap around a translation: labels, quotes, trailing notes."""
-    out = text.strip()
+    """Strip what small models wrap around a translation: labels, quotes, trailing notes, and the
+    prompts' spotlighting tags (``<message>``/``</message>``, ``<request>``) echoed around it."""
+    out = _TAGS.sub("", text).strip()
     if target_language:
         out = re.sub(rf"^\s*{re.escape(target_language)}\s*[:：]\s*", "", out, flags=re.I)
     out = _PREFIX.sub("", out)

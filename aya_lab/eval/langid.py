@@ -1,74 +1,8 @@
-"""Output-language check: is a system's output in the target language, or an echo of its source?
-
-- ``target_share``: the share of outputs that ``lingua-language-detector`` identifies as the target
-  language. The detector is built once per set of languages (target, source, English and a few
-  languages small models drift into), with only those languages loaded. Where lingua does not cover
-  the target (Hausa, Amharic, Nepali, Sinhala, Khmer, Igbo, ...) the share is ``None`` ("n/a").
-- ``echo_share``: the share of outputs that copy their source: sacrebleu's sentence chrF of the
-  output against the source is at least :data:`ECHO_CHRF` (identical text scores 100). This needs no
-  language identifier, so it is defined for every language.
-
-Simplification: a detector restricted to a handful of candidates always picks one of them; an output
-in some other language counts as "not the target", which is what the check is for.
-"""
+"""Output-language check for evaluation: re-exports :mod:`aya_lab.langid` (moved to the core so the
+room's translation guard can use it without importing ``aya_lab.eval``)."""
 
 from __future__ import annotations
 
-import functools
-from collections.abc import Sequence
+from aya_lab.langid import ECHO_CHRF, confidence, covered, detect, detector_for, echo_share, target_share
 
-from aya_lab.languages import get_language
-
-__all__ = ["ECHO_CHRF", "covered", "target_share", "echo_share", "detector_for"]
-
-ECHO_CHRF = 80.0
-_DRIFT = ("ENGLISH", "FRENCH", "SPANISH", "PORTUGUESE", "GERMAN")
-
-
-def covered(lang: str) -> bool:
-    """Whether lingua can identify ``lang``."""
-    return get_language(lang).lingua is not None
-
-
-@functools.lru_cache(maxsize=16)
-def _detector(names: tuple[str, ...]):
-    from lingua import Language as LinguaLanguage
-    from lingua import LanguageDetectorBuilder
-
-    langs = [getattr(LinguaLanguage, n) for n in names]
-    return LanguageDetectorBuilder.from_languages(*langs).build()
-
-
-def detector_for(*languages: str):
-    """A lingua detector for the given languages (those it covers) plus the usual drift languages."""
-    names = {n for n in (get_language(lang).lingua for lang in languages) if n is not None} | set(_DRIFT)
-    return _detector(tuple(sorted(names)))
-
-
-def target_share(outputs: Sequence[str], tgt: str, *, src: str | None = None) -> float | None:
-    """Share (0..1) of ``outputs`` identified as ``tgt``; ``None`` when lingua does not cover ``tgt``."""
-    target = get_language(tgt)
-    if target.lingua is None:
-        return None
-    if not outputs:
-        return float("nan")
-    detector = detector_for(tgt, *([src] if src else []))
-    found = detector.detect_languages_in_parallel_of(list(outputs))
-    hits = sum(1 for lang in found if lang is not None and lang.name == target.lingua)
-    return hits / len(outputs)
-
-
-def echo_share(outputs: Sequence[str], sources: Sequence[str], *, threshold: float = ECHO_CHRF) -> float:
-    """Share (0..1) of outputs whose sentence chrF against their own source is >= ``threshold``."""
-    from sacrebleu.metrics import CHRF
-
-    if len(outputs) != len(sources):
-        raise ValueError(f"{len(outputs)} outputs but {len(sources)} sources")
-    if not outputs:
-        return float("nan")
-    chrf = CHRF()
-    echoes = 0
-    for out, src in zip(outputs, sources):
-        if out.strip() and (out.strip() == src.strip() or chrf.sentence_score(out, [src]).score >= threshold):
-            echoes += 1
-    return echoes / len(outputs)
+__all__ = ["ECHO_CHRF", "confidence", "covered", "detect", "target_share", "echo_share", "detector_for"]

@@ -40,6 +40,7 @@ class FakeChatModel(LocalChatModel):
     prompts: list[str] = Field(default_factory=list)
     batches: list[int] = Field(default_factory=list)  # size of each _generate_uncached call
     delay_s: float = 0.0  # simulated compute time per batch
+    guard_checks: tuple[str, ...] = ("assistant",)  # scripted outputs are no translations (agents.guard)
     _counter: Any = PrivateAttr(default=None)
 
     def model_post_init(self, __context: Any) -> None:

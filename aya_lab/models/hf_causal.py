@@ -29,6 +29,7 @@ import torch
 from pydantic import PrivateAttr
 
 from aya_lab.models.base import Conversation, GenerationResult, LocalChatModel, cached_generate
+from aya_lab.models.control_tokens import escape_control_tokens
 from aya_lab.models.device import pick_device
 from aya_lab.models.errors import NoChatTemplateError
 from aya_lab.models.fingerprint import combine
@@ -41,12 +42,16 @@ log = logging.getLogger(__name__)
 _ROLES = {"system": "system", "human": "user", "ai": "assistant", "tool": "tool"}
 
 
-def to_chat_dicts(conversation: Conversation) -> list[dict[str, str]]:
-    """LangChain messages -> ``[{"role", "content"}]`` as chat templates expect."""
+def to_chat_dicts(conversation: Conversation, tokenizer: Any = None) -> list[dict[str, str]]:
+    """LangChain messages -> ``[{"role", "content"}]`` as chat templates expect; with ``tokenizer``, every
+    content has its control-token strings escaped (:func:`escape_control_tokens`)."""
     out = []
     for m in conversation:
         role = _ROLES.get(m.type, "user")
-        out.append({"role": role, "content": m.content if isinstance(m.content, str) else str(m.content)})
+        content = m.content if isinstance(m.content, str) else str(m.content)
+        if tokenizer is not None:
+            content = escape_control_tokens(content, tokenizer)
+        out.append({"role": role, "content": content})
     return out
 
 
@@ -115,10 +120,13 @@ class HFChatModel(LocalChatModel):
         return int(getattr(self._model.config, "max_position_embeddings", 2048))
 
     def render(self, conversation: Conversation) -> str:
-        """The prompt text: the chat template's rendering, or a completion prompt's text after BOS."""
+        """The prompt text: the chat template's rendering, or a completion prompt's text after BOS.
+
+        Message contents (and a completion prompt's text) have their control-token strings escaped
+        first, so the only control tokens in the prompt are the template's own and the BOS prefix."""
         completion = completion_request(conversation)
         if completion is not None:
-            return self._bos + completion[0]
+            return self._bos + escape_control_tokens(completion[0], self._tokenizer)
         if not self.has_chat_template:
             raise NoChatTemplateError(
                 f"model {self.spec!r} is a base model without a chat template and cannot take a chat prompt; "
@@ -127,7 +135,10 @@ class HFChatModel(LocalChatModel):
         # enable_thinking=False: Qwen3-style templates then open the answer with an empty think block
         # (no hidden reasoning eating max_new_tokens); templates that do not use the flag ignore it.
         return self._tokenizer.apply_chat_template(
-            to_chat_dicts(conversation), tokenize=False, add_generation_prompt=True, enable_thinking=False
+            to_chat_dicts(conversation, self._tokenizer),
+            tokenize=False,
+            add_generation_prompt=True,
+            enable_thinking=False,
         )
 
     def count_tokens(self, text: str) -> int:

@@ -10,6 +10,9 @@ padding, through the same generation cache as chat models (the cached "prompt" i
 - Marian: a multi-target model has ``>>xxx<<`` tokens (the target token is prefixed to the source);
   a single-pair model translates its one pair whatever the codes say (documented, not checked).
 
+User text never becomes a control token: language codes, ``>>xxx<<`` and other special-token strings
+inside a text are escaped (:mod:`aya_lab.models.control_tokens`) before the model's own are added.
+
 It is a LangChain ``Runnable``: ``invoke({"text": ..., "src": "eng", "tgt": "swh"}) -> str``.
 """
 
@@ -24,6 +27,7 @@ from langchain_core.runnables import Runnable, RunnableConfig
 from aya_lab.languages import get_language
 from aya_lab.models.base import GenerationResult, cached_generate
 from aya_lab.models.cache import GenerationCache, get_default_cache
+from aya_lab.models.control_tokens import escape_control_tokens
 from aya_lab.models.device import pick_device
 from aya_lab.models.errors import ModelInputError
 from aya_lab.models.fingerprint import combine
@@ -104,7 +108,7 @@ class Seq2SeqTranslator(Runnable[dict, str]):
                 f"{self.spec}: target {tgt!r} is not one of this Marian model's targets "
                 f"({', '.join(sorted(self._marian_targets()))})"
             )
-        prompts = [f"{s}->{t}\n{text}" for text in texts]
+        prompts = [f"{s}->{t}\n{escape_control_tokens(text, self.tokenizer)}" for text in texts]
         return cached_generate(self, prompts, repeat=repeat)
 
     @torch.inference_mode()

@@ -1,0 +1,225 @@
+"""Translation guard: a translation is checked before it reaches a feed; a failing one is withheld.
+
+:meth:`TranslationGuard.check` runs four checks on ``(source text, output, source language, target
+language)`` and gives a :class:`GuardVerdict`; :meth:`TranslationGuard.deliverable` turns a failing
+output into the original text behind a visible marker, ``"[not translated] <original>"``, plus a note
+for the run report (never a silent drop). The checks:
+
+- ``language`` — lingua (:mod:`aya_lab.langid`) must identify the output as the target language among
+  the target, the source and the usual drift languages, or at least give the target a confidence of
+  :data:`MIN_TARGET_CONFIDENCE` (0.1: close languages such as Spanish and Portuguese are confused on
+  honest text, while a wrong-language output gives the target < 0.01). Only where lingua covers the
+  target, and only for outputs of at least :data:`MIN_LANGID_LETTERS` letters (shorter text is not
+  identified reliably).
+- ``echo`` — the languages differ, the source has at least :data:`MIN_ECHO_WORDS` words, and the output
+  equals the source or its sentence chrF against the source is >= :data:`~aya_lab.langid.ECHO_CHRF`
+  (80). Not an echo when lingua identifies the *source* as the target language (the user wrote in the
+  target language already, and the prompt says to return it unchanged).
+- ``length`` — the output's size over the source's (characters; a character of an unspaced script
+  such as Chinese counts :data:`UNSPACED_WEIGHT`) must lie in ``[MIN_RATIO, MAX_RATIO]`` = [0.3, 3.0];
+  the lower bound applies to sources of at least :data:`MIN_RATIO_SOURCE` units, the upper one allows
+  :data:`RATIO_SLACK` extra units (short messages vary most). A one-word ``HACKED`` for a sentence, or
+  an essay for "ok", fails here.
+- ``assistant`` — the output speaks as an assistant (:data:`ASSISTANT_PATTERNS`: "I'm sorry, but", "As
+  an AI", "Sure, here", "I can help", "How can I help", "here is the translation", ... in English,
+  French, German, Spanish, Portuguese, Swahili and Mandarin) while the source does not (an honest
+  translation of a message that itself says "I'm sorry, but ..." passes).
+
+The measured false-positive rate on honest translations (the workplace set's references) is in
+``data/workplace/README.md`` (``benchmarks/guard_fpr.py``).
+
+Scripted fake models are not translators: a model may narrow the checks that apply to its outputs
+with a ``guard_checks`` attribute (:func:`checks_for`); ``FakeChatModel`` keeps only ``assistant``.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable
+from dataclasses import dataclass
+
+from aya_lab.langid import ECHO_CHRF, confidence, covered, detect
+from aya_lab.languages import get_language
+
+__all__ = [
+    "ALL_CHECKS",
+    "ASSISTANT_PATTERNS",
+    "MARKER",
+    "GuardVerdict",
+    "TranslationGuard",
+    "checks_for",
+    "guard_translations",
+]
+
+MARKER = "[not translated]"
+ALL_CHECKS = ("language", "echo", "length", "assistant")
+MIN_LANGID_LETTERS = 20
+MIN_TARGET_CONFIDENCE = 0.1
+MIN_ECHO_WORDS = 3
+MIN_RATIO, MAX_RATIO = 0.3, 3.0
+MIN_RATIO_SOURCE = 20
+RATIO_SLACK = 30
+UNSPACED_WEIGHT = 3
+
+ASSISTANT_PATTERNS: tuple[str, ...] = (
+    # English
+    r"\bI'?m sorry,? but\b",
+    r"\bI am sorry,? but\b",
+    r"\bI (?:can(?:no|')t|am unable to|won'?t) (?:help|assist|translate|do that|comply)",
+    r"\bas an (?:AI|artificial intelligence|assistant|language model)\b",
+    r"\b(?:I'?m|I am) (?:an? )?(?:free-spirited )?(?:AI|assistant|language model|chatbot)\b",
+    r"\bsure[,!]? here(?:'s| is| are)\b",
+    r"\bcertainly[,!]? here(?:'s| is| are)\b",
+    r"\bhere(?:'s| is) (?:the|your|my) translation\b",
+    r"\bI (?:can|could|would be happy to|'d be happy to) help\b",
+    r"\bhow (?:can|may) I (?:help|assist)\b",
+    # French
+    r"\ben tant qu'(?:IA|intelligence artificielle|assistant)",
+    r"\bje suis (?:une? )?(?:IA|assistant|modèle de langage)\b",
+    r"\b(?:bien sûr|certainement)[,!]? voici\b",
+    r"\bvoici (?:la|votre) traduction\b",
+    r"\bje (?:peux|pourrais) (?:vous )?aider\b",
+    r"\bcomment (?:puis-je|je peux) (?:vous )?aider\b",
+    r"\bje suis désolée?,? mais\b",
+    # German
+    r"\bals (?:KI|künstliche Intelligenz|Sprachmodell|Assistent)\b",
+    r"\bich bin (?:eine? )?(?:KI|Assistent|Sprachmodell)\b",
+    r"\b(?:natürlich|sicher|gerne)[,!]? hier (?:ist|sind)\b",
+    r"\bhier ist (?:die|Ihre|deine) Übersetzung\b",
+    r"\bwie kann ich (?:Ihnen|dir) helfen\b",
+    r"\bes tut mir leid,? aber\b",
+    # Spanish / Portuguese
+    r"\bcomo (?:una? )?(?:IA|inteligencia artificial|inteligência artificial|asistente|assistente|modelo de lenguaje)\b",
+    r"\b(?:soy|sou) (?:una? |um )?(?:IA|asistente|assistente|modelo de lenguaje)\b",
+    r"\b(?:claro|por supuesto|com certeza)[,!]? (?:aquí|aqui) (?:tienes|está|estão|tiene)\b",
+    r"\b(?:aquí|aqui) (?:tienes|está) (?:la|a) tradu(?:cción|ção)\b",
+    r"\b¿?en qué puedo ayudar",
+    r"\bcomo posso (?:ajudar|te ajudar)\b",
+    r"\b(?:lo siento|desculpe),? pero\b",
+    # Swahili
+    r"\bkama (?:AI|akili bandia|msaidizi)\b",
+    r"\bmimi ni (?:AI|msaidizi|akili bandia)\b",
+    r"\bhii hapa tafsiri\b",
+    r"\bninaweza kukusaidia\b",
+    # Mandarin
+    r"作为(?:一个)?(?:AI|人工智能|语言模型|助手)",
+    r"我是(?:一个)?(?:AI|人工智能|语言模型|助手)",
+    r"(?:当然|好的)[，,]?(?:这是|以下是)",
+    r"我(?:可以|能)帮(?:助)?你",
+)
+_ASSISTANT = re.compile("|".join(f"(?:{p})" for p in ASSISTANT_PATTERNS), re.IGNORECASE)
+
+
+@dataclass(frozen=True)
+class GuardVerdict:
+    """The checks' outcome: ``ok`` and, when not, one reason per failed check (``"length: ..."``)."""
+
+    reasons: tuple[str, ...] = ()
+
+    @property
+    def ok(self) -> bool:
+        return not self.reasons
+
+
+def checks_for(model: object) -> tuple[str, ...]:
+    """The checks that apply to ``model``'s outputs: its ``guard_checks`` attribute, else all."""
+    return tuple(getattr(model, "guard_checks", ALL_CHECKS))
+
+
+def assistant_speak(text: str) -> str | None:
+    """The first assistant-speak phrase in ``text`` (see :data:`ASSISTANT_PATTERNS`), or ``None``."""
+    found = _ASSISTANT.search(text)
+    return found.group(0) if found else None
+
+
+def _size(text: str, lang: str) -> int:
+    return len(text.strip()) * (1 if get_language(lang).spaced else UNSPACED_WEIGHT)
+
+
+class TranslationGuard:
+    """Checks a translation before it reaches a feed (see the module docstring for the checks)."""
+
+    def __init__(self, checks: Iterable[str] = ALL_CHECKS) -> None:
+        self.checks = tuple(checks)
+        unknown = sorted(set(self.checks) - set(ALL_CHECKS))
+        if unknown:
+            raise ValueError(f"unknown guard check {unknown[0]!r}; checks are {', '.join(ALL_CHECKS)}")
+
+    def check(self, source: str, output: str, src: str, tgt: str) -> GuardVerdict:
+        """The verdict on ``output`` as the ``tgt`` translation of ``source`` (in ``src``)."""
+        if not output.strip():
+            return GuardVerdict(("empty: the translation is empty",))
+        reasons = []
+        for name in self.checks:
+            reason = getattr(self, f"_{name}")(source, output, src, tgt)
+            if reason:
+                reasons.append(f"{name}: {reason}")
+        return GuardVerdict(tuple(reasons))
+
+    def deliverable(self, source: str, output: str, src: str, tgt: str) -> tuple[str, str | None]:
+        """``(text to deliver, note)``: ``output`` and ``None`` when it passes; else the original behind
+        :data:`MARKER` and a one-line note naming the languages and the failed checks."""
+        if src == tgt:
+            return output, None
+        verdict = self.check(source, output, src, tgt)
+        if verdict.ok:
+            return output, None
+        note = f"translation {src}->{tgt} withheld ({'; '.join(verdict.reasons)}); delivered the original"
+        return f"{MARKER} {source}", note
+
+    # -- the checks: each returns a reason when it fails, else None ------------------------------------
+    def _language(self, source: str, output: str, src: str, tgt: str) -> str | None:
+        if not covered(tgt) or sum(ch.isalpha() for ch in output) < MIN_LANGID_LETTERS:
+            return None
+        found = detect(output, tgt, src)
+        expected = get_language(tgt).lingua
+        if found is None or found == expected:
+            return None
+        conf = confidence(output, tgt, src) or 0.0
+        if conf >= MIN_TARGET_CONFIDENCE:
+            return None  # a close second (Spanish read as Portuguese): not evidence of a wrong language
+        return f"lingua identifies {found.lower()}, not {str(expected).lower()} (confidence {conf:.2f})"
+
+    def _echo(self, source: str, output: str, src: str, tgt: str) -> str | None:
+        short = len(source.split()) < MIN_ECHO_WORDS if get_language(src).spaced else len(source.strip()) < 6
+        if src == tgt or short:
+            return None
+        same = output.strip() == source.strip()
+        if not same:
+            from sacrebleu.metrics import CHRF  # heavy; only when the texts differ
+
+            same = CHRF().sentence_score(output, [source]).score >= ECHO_CHRF
+        if not same:
+            return None
+        if covered(tgt) and detect(source, tgt, src) == get_language(tgt).lingua:
+            return None  # the source is in the target language already: returning it is right
+        return "the output copies the source"
+
+    def _length(self, source: str, output: str, src: str, tgt: str) -> str | None:
+        s, o = _size(source, src), _size(output, tgt)
+        if s >= MIN_RATIO_SOURCE and o < MIN_RATIO * s:
+            return f"output/source length {o / s:.2f} < {MIN_RATIO}"
+        if o > MAX_RATIO * s + RATIO_SLACK:
+            return f"output/source length {o / max(s, 1):.2f} > {MAX_RATIO}"
+        return None
+
+    def _assistant(self, source: str, output: str, src: str, tgt: str) -> str | None:
+        phrase = assistant_speak(output)
+        if phrase is None or assistant_speak(source) is not None:
+            return None
+        return f"assistant-speak {phrase!r} instead of a translation"
+
+
+def guard_translations(
+    source: str, src: str, translations: dict[str, str], model: object, *, label: str = "message"
+) -> tuple[dict[str, str], list[str]]:
+    """``translations`` (``{lang: text}``) checked against ``source`` (in ``src``) with the checks that
+    apply to ``model`` (:func:`checks_for`): ``(texts to deliver, run-report notes)``; each withheld
+    translation becomes :data:`MARKER` + the original and gets one note starting with ``label``."""
+    guard = TranslationGuard(checks_for(model))
+    out, notes = {}, []
+    for lang, text in translations.items():
+        out[lang], note = guard.deliverable(source, text, src, lang)
+        if note:
+            notes.append(f"{label}: {note}")
+    return out, notes
