@@ -1,4 +1,4 @@
-"""``aya-lab``: demo | chat | graph ... | data ... | eval ...
+"""``aya-lab``: demo | chat | graph ... | data ... | eval ... | kb ...
 
 One error contract for every command: bad input (an unknown option or value, a bad model spec, a file
 that is missing or not a room) prints one ``error: ...`` line on stderr and exits with status 2. Usage
@@ -14,14 +14,18 @@ import argparse
 import sqlite3
 import sys
 from collections.abc import Callable
+from pathlib import Path
 from typing import Any, NoReturn, TextIO
 
+from langchain_core.embeddings import Embeddings
+
 import aya_lab.room.nodes  # noqa: F401  (registers the Aya graph's factories for `graph` commands)
+from aya_lab.attacks import register as register_attacks
 from aya_lab.demo import run_demo
 from aya_lab.eval.cli import register as register_eval
 from aya_lab.graph.cli import register as register_graph
-from aya_lab.models import default_model_spec
-from aya_lab.models.loader import parse_role_models
+from aya_lab.models.loader import default_role_models, parse_role_models
+from aya_lab.rag import KnowledgeBase
 from aya_lab.room import ChatRoom
 
 __all__ = ["main", "build_parser", "ChatRepl", "CliParser", "BAD_INPUT", "one_line"]
@@ -45,7 +49,7 @@ class CliParser(argparse.ArgumentParser):
 
 
 def _cmd_demo(args: argparse.Namespace) -> int:
-    models = parse_role_models(args.model or [default_model_spec()])
+    models = parse_role_models(args.model)
     run_demo(args.room, max_new_tokens=args.max_new_tokens, models=models).close()
     return 0
 
@@ -55,7 +59,7 @@ class ChatRepl:
 
     HELP = (
         "commands: /as NAME (switch speaker), /feed NAME, /users, /add NAME LANGUAGE, /graph, "
-        "/trace [RUN_ID], /help, /quit"
+        "/trace [RUN_ID], /remember TEXT, /approve ID, /forget ID, /help, /quit"
     )
 
     def __init__(self, room: Any, out: TextIO) -> None:
@@ -81,6 +85,10 @@ class ChatRepl:
                 "/graph": self._graph,
                 "/trace": self._trace,
                 "/help": lambda r: self._say(self.HELP),
+                # Aya's write commands, sent as the speaker (explicit: no model decides them)
+                "/remember": lambda r: self.handle(f"@aya /remember {r}"),
+                "/approve": lambda r: self.handle(f"@aya /approve {r}"),
+                "/forget": lambda r: self.handle(f"@aya /forget {r}"),
             }
             if cmd not in action:
                 self._say(f"error: unknown command {cmd!r}; {self.HELP}")
@@ -160,7 +168,7 @@ def _cmd_chat(args: argparse.Namespace) -> int:
         if not sep:
             raise ValueError(f"--user {item!r} must be NAME:LANGUAGE, e.g. amara:swh")
         users[name] = lang
-    room = ChatRoom.open(args.room, models=parse_role_models(args.model or [default_model_spec()]), users=users)
+    room = ChatRoom.open(args.room, models={**default_role_models(), **parse_role_models(args.model)}, users=users)
     try:
         repl = ChatRepl(room, sys.stdout)
         print(f"room {args.room} with {', '.join(room.users) or 'no users'}. {ChatRepl.HELP}", flush=True)
@@ -168,6 +176,101 @@ def _cmd_chat(args: argparse.Namespace) -> int:
     finally:
         room.close()
     return 0
+
+
+# -- kb: the notes Aya remembered in a room ---------------------------------------------------------------
+# ``kb facts ROOM_FILE`` lists notes with ids; ``kb forget ROOM_FILE FACT_ID --by NAME [--reason TEXT]``
+# removes one with an audit row; ``kb audit ROOM_FILE`` prints the audit. The knowledge base beside the
+# room file is opened as stored (no re-indexing, no embedding model loaded).
+class _StoredEmbedder(Embeddings):
+    """Stands in for the embedder a store was built with: it has its fingerprint and embeds nothing."""
+
+    def __init__(self, fingerprint: str) -> None:
+        self.fingerprint = fingerprint
+
+    def embed_documents(self, texts: list[str]) -> list[list[float]]:
+        raise RuntimeError("aya-lab kb commands do not embed; open the room to add notes")
+
+    def embed_query(self, text: str) -> list[float]:
+        raise RuntimeError("aya-lab kb commands do not embed; open the room to search")
+
+
+def open_room_kb(room_file: str | Path) -> KnowledgeBase:
+    """The knowledge base beside ``room_file``, opened as stored; ``ValueError`` naming the fix when
+    there is none."""
+    room = Path(room_file)
+    kb_path = room.with_suffix(".kb.sqlite")
+    if not room.is_file() or not kb_path.is_file():
+        raise ValueError(f"no room with a knowledge base at {room} (expected {kb_path}); give a room file")
+    conn = sqlite3.connect(f"file:{kb_path}?mode=ro", uri=True)
+    try:
+        row = conn.execute("SELECT value FROM kb_meta WHERE key = 'embedder'").fetchone()
+    except sqlite3.DatabaseError as exc:
+        raise ValueError(f"{kb_path} is not a knowledge-base store ({exc})") from None
+    finally:
+        conn.close()
+    if row is None:
+        raise ValueError(f"{kb_path} has never been built; open the room once to build it")
+    return KnowledgeBase.open(kb_path, embeddings=_StoredEmbedder(row[0]), refresh=False)
+
+
+def _with_kb(fn: Callable[[Any, argparse.Namespace], int]) -> Callable[[argparse.Namespace], int]:
+    def run(args: argparse.Namespace) -> int:
+        with open_room_kb(args.room) as kb:
+            return fn(kb, args)
+
+    return run
+
+
+def _facts(kb: Any, args: argparse.Namespace) -> int:
+    facts = kb.facts()
+    if not facts:
+        print(f"no notes in {args.room}")
+    for f in facts:
+        print(f"{f.id}\t{f.author or '-'}\t{str(f.created_at)[:19]}\t{f.text}")
+    return 0
+
+
+def _forget(kb: Any, args: argparse.Namespace) -> int:
+    by = (args.by or "").strip()
+    if not by:
+        raise ValueError("--by needs the name of who asks to forget (it goes in the audit row)")
+    known = {str(f.id): f for f in kb.facts()}
+    if args.fact_id not in known:
+        ids = ", ".join(str(i) for i in known) or "none"
+        raise ValueError(f"no note {args.fact_id} in {args.room}; notes: {ids} (see aya-lab kb facts)")
+    kb.forget(args.fact_id, by=by, reason=args.reason)
+    print(f"forgot note {args.fact_id} ({known[args.fact_id].text}); audit row by {by}")
+    return 0
+
+
+def _audit(kb: Any, args: argparse.Namespace) -> int:
+    rows = kb.audit()
+    if not rows:
+        print(f"no audit rows in {args.room}")
+    fields = ("fact_id", "removed_by", "reason", "removed_at", "author", "created_at", "text")
+    for row in rows:
+        print("\t".join(str(row.get(f, "")) for f in fields))
+    return 0
+
+
+def register_kb(sub: Any) -> None:
+    """Add ``kb facts|forget|audit`` (notes Aya remembered in a room) to the CLI's sub-parsers."""
+    p = sub.add_parser("kb", help="notes Aya remembered in a room: facts | forget | audit")
+    kb_sub = p.add_subparsers(dest="kb_command", metavar="KB_COMMAND")
+    kb_sub.required = True
+    q = kb_sub.add_parser("facts", help="list the notes with their ids, authors and dates")
+    q.add_argument("room", help="room file")
+    q.set_defaults(func=_with_kb(_facts))
+    q = kb_sub.add_parser("forget", help="remove a note, leaving an audit row")
+    q.add_argument("room", help="room file")
+    q.add_argument("fact_id", type=lambda v: str(v).strip().lstrip("#"), help="the note's id (kb facts lists them)")
+    q.add_argument("--by", required=True, help="who asks to forget it (recorded in the audit row)")
+    q.add_argument("--reason", default="", help="why (recorded in the audit row)")
+    q.set_defaults(func=_with_kb(_forget))
+    q = kb_sub.add_parser("audit", help="list the audit rows (who forgot what, and why)")
+    q.add_argument("room", help="room file")
+    q.set_defaults(func=_with_kb(_audit))
 
 
 _MODEL_HELP = (
@@ -192,6 +295,8 @@ def build_parser() -> argparse.ArgumentParser:
     p.set_defaults(func=_cmd_chat)
     register_graph(sub)
     register_eval(sub)
+    register_attacks(sub)
+    register_kb(sub)
     return parser
 
 

@@ -59,7 +59,7 @@ def test_llm_router_each_tool(tool):
     model = FakeChatModel(responses=[tool])
     out = LLMRouter(model, load_prompt("supervisor/baseline")).route("anything")
     assert out.tool == tool and "model answered" in out.log
-    assert "Request: anything" in model.prompts[0]
+    assert "Request: <request>anything</request>" in model.prompts[0]
 
 
 def test_llm_router_garbage_falls_back_and_says_so():

@@ -1,5 +1,7 @@
 """Aya's agents and the per-user translation agent. Each is a small class with its own prompt files."""
 
+from aya_lab.agents.authority import AuthorityRouter, parse_command
+from aya_lab.agents.memory import MemoryPolicy, MemoryTools, RoomMemory
 from aya_lab.agents.multi_intent import ReDecidingRouter, split_intents
 from aya_lab.agents.protocols import KnowledgeBaseLike, RoomLike, TextModel
 from aya_lab.agents.query import AyaQuery
@@ -20,6 +22,11 @@ from aya_lab.agents.translator import AyaTranslator
 from aya_lab.agents.user import UserAgent, clean_translation
 
 __all__ = [
+    "AuthorityRouter",
+    "MemoryPolicy",
+    "MemoryTools",
+    "RoomMemory",
+    "parse_command",
     "AyaChat",
     "AyaQuery",
     "AyaRemember",

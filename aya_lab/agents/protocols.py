@@ -32,11 +32,13 @@ class TextModel(Protocol):
 
 @runtime_checkable
 class KnowledgeBaseLike(Protocol):
-    """What the query and remember tools need: retrieval above a threshold, and adding a fact."""
+    """What the query and remember tools need: retrieval above a threshold, and adding a fact (with its
+    author, pending until its run commits when ``run_id`` is given). ``forget`` and ``facts`` (for the
+    ``forget`` tool and notes' dates) are looked up when used."""
 
     def relevant(self, query: str, k: int = 4, min_score: float | None = None) -> list[Retrieved]: ...
 
-    def add_fact(self, text: str, source: str = "remembered", author: str | None = None) -> int: ...
+    def add_fact(self, text: str, *, author: str, run_id: str | None = None) -> Any: ...
 
 
 @runtime_checkable

@@ -1,15 +1,19 @@
-"""AyaQuery: answers policy questions from the knowledge base, naming the source documents.
+"""AyaQuery: answers policy questions from the knowledge base, citing only the sources the answer uses.
 
 Retrieval keeps chunks above the knowledge base's relevance threshold; when none is left the answer
-is a fixed "I don't know" (no model call: a small model would invent a policy). The model answers from
-the retrieved passages; the agent, not the model, appends the sources, so they are always the
-documents actually retrieved.
+is a fixed "I don't know" (no model call: a small model would invent a policy). Policy passages and
+notes from colleagues (remembered facts) reach the model in separate, tagged blocks; notes are
+labelled with their author and date, marked unverified, and rank below a document of equal relevance.
+The agent, not the model, appends the sources line, citing only the sources the answer shares words
+with (:mod:`aya_lab.agents.citations`), or saying that no source supports it.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import Any
 
+from aya_lab.agents.citations import grounded_sources, note_label, rank_for_answer, sources_line, strip_fixed
 from aya_lab.agents.protocols import KnowledgeBaseLike, TextModel
 from aya_lab.prompts import PromptFile, load_prompt
 
@@ -20,10 +24,11 @@ IDK = "I don't know: the knowledge base has nothing on this."
 
 @dataclass
 class QueryAnswer:
-    text: str  # the reply, sources included
+    text: str  # the reply, sources line included
     answer: str  # the model's answer alone
-    sources: list[str] = field(default_factory=list)
-    scores: list[float] = field(default_factory=list)
+    sources: list[str] = field(default_factory=list)  # what the sources line cites (documents, then notes)
+    scores: list[float] = field(default_factory=list)  # the scores of the passages shown to the model
+    retrieved: list[str] = field(default_factory=list)  # every source shown to the model
 
 
 class AyaQuery:
@@ -38,15 +43,35 @@ class AyaQuery:
         self.model, self.kb, self.k, self.min_score = model, kb, k, min_score
         self.prompt = load_prompt(prompt) if isinstance(prompt, str) else prompt
 
+    def _labels(self, hits: list[Any]) -> dict[int, str]:
+        """Position -> "note from AUTHOR, DATE" for the notes among ``hits``."""
+        if not any(h.kind == "fact" for h in hits):
+            return {}
+        dated = {f.text: getattr(f, "created_at", None) for f in self.kb.facts()}  # type: ignore[attr-defined]
+        return {
+            i: note_label(h.author, getattr(h, "created_at", None) or dated.get(h.text))
+            for i, h in enumerate(hits)
+            if h.kind == "fact"
+        }
+
     def answer(self, question: str) -> QueryAnswer:
-        hits = self.kb.relevant(question, k=self.k, min_score=self.min_score)
+        found = self.kb.relevant(question, k=2 * self.k, min_score=self.min_score)
+        hits = rank_for_answer(found, self.k)
         if not hits:
             return QueryAnswer(IDK, IDK)
-        passages = "\n".join(f"[{h.source}] {h.text}" for h in hits)
-        (result,) = self.model.generate_texts([self.prompt.render(passages=passages, question=question)])
-        sources = list(dict.fromkeys(h.source for h in hits))
-        answer = result.text.strip().split("\n\n")[0] or IDK
-        return QueryAnswer(f"{answer} (sources: {', '.join(sources)})", answer, sources, [h.score for h in hits])
+        labels = self._labels(hits)
+        passages = "\n".join(f"[{h.source}] {h.text}" for i, h in enumerate(hits) if i not in labels)
+        notes = "\n".join(f"[{labels[i]}] {h.text}" for i, h in enumerate(hits) if i in labels)
+        conversation = self.prompt.render(passages=passages or "(none)", notes=notes or "(none)", question=question)
+        (result,) = self.model.generate_texts([conversation])
+        answer = strip_fixed(result.text.strip().split("\n\n")[0]) or IDK  # the sources line is the agent's
+        named = [(labels.get(i, h.source), h.text) for i, h in enumerate(hits)]
+        cited = grounded_sources(answer, question, named)
+        documents = [s for s in cited if s not in labels.values()]
+        note_labels = [s for s in cited if s in labels.values()]
+        text = f"{answer} {sources_line(documents, note_labels)}"
+        retrieved = list(dict.fromkeys(s for s, _ in named))
+        return QueryAnswer(text, answer, documents + note_labels, [h.score for h in hits], retrieved)
 
     def __call__(self, question: str) -> str:
         return self.answer(question).text

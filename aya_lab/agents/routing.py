@@ -13,7 +13,9 @@ transcript, runs the chosen tool, appends the observation and asks again, until 
 Routers here work with local models that have no tool calling. :class:`KeywordRouter` decides from
 multilingual keywords (one step, then finish); :class:`LLMRouter` asks a model and parses
 ``Action: tool`` / ``Action Input: ...`` or a one-word completion label — an unparseable answer
-falls back to the keyword router, and ``RouterOutput.fallback`` says so. Both finish with the first
+falls back to the keyword router, and ``RouterOutput.fallback`` says so (``RouterOutput.explicit``
+says the model named the tool; Aya's :class:`~aya_lab.agents.authority.AuthorityRouter` lets a write
+tool run only on an explicit choice or command, so the keyword fallback never writes). Both finish with the first
 observation (each of Aya's tools produces a complete answer); the router that re-decides after each
 observation is :class:`~aya_lab.agents.multi_intent.ReDecidingRouter`.
 """
@@ -59,13 +61,16 @@ APOLOGY = "Sorry, I could not complete that request."
 class RouterOutput:
     """The router's decision: which tool, with what input, and a log line saying why.
 
-    ``fallback`` is true when the model's answer could not be parsed and a fallback router decided.
+    ``fallback`` is true when the model's answer could not be parsed and a fallback router decided;
+    ``explicit`` when the tool was named outright — by the model's parsed answer or an explicit command —
+    which a write tool needs (see :mod:`aya_lab.agents.authority`).
     """
 
     tool: str
     tool_input: str
     log: str = ""
     fallback: bool = False
+    explicit: bool = False
 
 
 @dataclass(frozen=True)
@@ -194,10 +199,13 @@ class LLMRouter(Router):
         action = parse_action(answer, self.tools, self.finish_tool_name)
         if action is not None and action[0] in self.tools:
             tool, given = action
-            return RouterOutput(tool, given or text, f"model answered {answer[:60]!r} -> {tool}")
+            return RouterOutput(tool, given or text, f"model answered {answer[:60]!r} -> {tool}", explicit=True)
         choice = parse_tool_choice(answer, self.tools)
         if choice is not None:
-            return RouterOutput(choice, text, f"model answered {answer[:60]!r} -> {choice}")
+            # a label is explicit when it opens the answer (an echo of the request that merely contains
+            # "Tool: remember" somewhere is not the model's choice of a write)
+            first = parse_tool_choice(" ".join(answer.split()[:1]), self.tools)
+            return RouterOutput(choice, text, f"model answered {answer[:60]!r} -> {choice}", explicit=first == choice)
         decision = self.fallback.choose(text)
         return RouterOutput(
             decision.tool,

@@ -2,21 +2,24 @@
 
 Tools: ``query`` (:class:`~aya_lab.agents.query.AyaQuery`), ``summarize`` (a summarizer variant over
 the room history), ``remember`` (:class:`AyaRemember`: add a fact to the knowledge base, attributed to
-the sender — the room's memory policy) and ``chat`` (:class:`AyaChat`: a short direct answer). The
+the sender, under the room's memory policy: :mod:`aya_lab.agents.memory`) and ``chat`` (:class:`AyaChat`: a short direct answer). The
 router is an :class:`~aya_lab.agents.routing.LLMRouter` with the keyword fallback; with
 ``multi_intent=True`` it is wrapped in a :class:`~aya_lab.agents.multi_intent.ReDecidingRouter`, so a
 request that asks for two tools runs both and gets one composed reply (a single-intent request makes
-exactly the same model calls either way). Whatever happens, one typed :class:`SupervisorResult`
+exactly the same model calls either way). An :class:`~aya_lab.agents.authority.AuthorityRouter`
+wraps the router: explicit commands (``/remember``, ``approve 3``, ``forget 7``) run without a model
+call, and a write the model did not choose becomes a fixed ``decline`` reply. Whatever happens, one typed :class:`SupervisorResult`
 leaves :meth:`AyaSupervisor.handle`: the reply, the tools in order, every step as a ``RouterOutput``
 with its observation, the notes and whether the fallback router decided.
 """
 
 from __future__ import annotations
 
-import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 
+from aya_lab.agents.authority import DECLINE, DECLINED, AuthorityRouter
+from aya_lab.agents.memory import AyaRemember, MemoryTools, RoomMemory
 from aya_lab.agents.multi_intent import ReDecidingRouter
 from aya_lab.agents.protocols import KnowledgeBaseLike, TextModel
 from aya_lab.agents.query import AyaQuery, QueryAnswer
@@ -32,6 +35,9 @@ TOOL_DESCRIPTIONS = {
     "summarize": "summarize the last N chat messages and list the action items",
     "remember": "store a fact the user states in the knowledge base, attributed to them",
     "chat": "greetings, thanks, small talk or anything else",
+    "approve": "approve another user's pending note (memory policy 'confirm'); explicit command only",
+    "forget": "remove a remembered note by its number, with an audit row; explicit command only",
+    DECLINE: "a write that was not explicitly asked for: a fixed reply, nothing stored",
 }
 
 
@@ -42,21 +48,6 @@ class AyaChat:
     def __call__(self, request: str) -> str:
         (result,) = self.model.generate_texts([self.prompt.render(request=request)])
         return result.text.strip().split("\n\n")[0] or "Happy to help."
-
-
-_REMEMBER = re.compile(r"^\s*(please\s+)?(remember|note|keep in mind|store|save)( that| this)?[:,]?\s*", re.I)
-
-
-class AyaRemember:
-    """Stores the fact in the knowledge base (the request minus its 'remember that' lead-in)."""
-
-    def __init__(self, kb: KnowledgeBaseLike, author: str | None = None) -> None:
-        self.kb, self.author = kb, author
-
-    def __call__(self, request: str) -> str:
-        fact = _REMEMBER.sub("", request).strip() or request.strip()
-        self.kb.add_fact(fact, author=self.author)
-        return f"Noted: {fact}"
 
 
 @dataclass
@@ -94,14 +85,27 @@ class AyaSupervisor:
     ) -> None:
         self.model, self.kb = model, kb
         self.llm_router = LLMRouter(model, load_prompt(router_prompt))
-        self.router: Router = ReDecidingRouter(self.llm_router) if multi_intent else self.llm_router
+        inner: Router = ReDecidingRouter(self.llm_router) if multi_intent else self.llm_router
+        self.router: Router = AuthorityRouter(inner, confirm=self.llm_router)
         self.summarizer = make_summarizer(summarizer, model)
         self.query = AyaQuery(model, kb, k=query_k)
         self.chat = AyaChat(model)
         self.max_steps = max_steps
 
-    def handle(self, request_en: str, history: Sequence[ChatMessage], author: str | None = None) -> SupervisorResult:
-        """Route ``request_en`` (tools may run in turn) and return the one reply with its account."""
+    def handle(
+        self,
+        request_en: str,
+        history: Sequence[ChatMessage],
+        author: str | None = None,
+        *,
+        run_id: str | None = None,
+        memory: RoomMemory | None = None,
+    ) -> SupervisorResult:
+        """Route ``request_en`` (tools may run in turn) and return the one reply with its account.
+
+        Writes (remember, approve, forget) act for ``author`` under ``memory``'s policy (no memory: the
+        ``anyone`` policy and no pending notes) and store with ``run_id`` (they commit with the run).
+        """
         summaries: list[SummaryResult] = []
         answers: list[QueryAnswer] = []
 
@@ -116,9 +120,11 @@ class AyaSupervisor:
         run: dict[str, Callable[[str], str]] = {
             "query": query,
             "summarize": summarize,
-            "remember": AyaRemember(self.kb, author),
             "chat": self.chat,
         }
+        notes_tools = MemoryTools(self.kb, author, run_id, memory)
+        run.update(remember=notes_tools.remember, approve=notes_tools.approve, forget=notes_tools.forget)
+        run[DECLINE] = lambda text: DECLINED
         tools = [ToolConfig(name, fn, TOOL_DESCRIPTIONS[name]) for name, fn in run.items()]
         result = RoutingChain(self.router, tools, self.max_steps).run(request_en)
         notes = [n for summary in summaries for n in summary.notes]

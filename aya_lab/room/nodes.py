@@ -22,6 +22,10 @@ from typing import Any
 from langchain_core.runnables import RunnableConfig
 
 from aya_lab.agents import AyaSupervisor, AyaTranslator, UserAgent
+from aya_lab.agents.authority import parse_command
+from aya_lab.agents.citations import split_fixed
+from aya_lab.agents.guard import guard_translations
+from aya_lab.agents.memory import RoomMemory
 from aya_lab.agents.protocols import KnowledgeBaseLike, TextModel
 from aya_lab.agents.supervisor import SupervisorResult
 from aya_lab.agents.translator import is_english
@@ -103,6 +107,9 @@ class AyaRuntime:
     result: SupervisorResult | None = None
     translator_model: TextModel | None = None  # the translator role; ``model`` is the aya role
     node_order: list[str] = field(default_factory=list)  # the spec's node order
+    memory: RoomMemory | None = None  # the room's memory policy and pending notes (None: policy 'anyone')
+    run_id: str | None = None  # the run's id: knowledge-base writes commit or are discarded with it
+    guard_notes: list[str] = field(default_factory=list)  # translations the guard withheld (agents.guard)
 
     def ordered_visits(self) -> list[NodeVisit]:
         """Visits in the spec's node order (a stable sort: repeated visits of one node keep their order).
@@ -191,19 +198,44 @@ def ingest(*, factory_parameter: dict, flow_parameter: dict) -> Callable[..., di
     return traced(flow_parameter["name"], body)
 
 
+def _translate_keeping_fixed(
+    agent: UserAgent, original: ChatMessage, targets: list[str], history: list[ChatMessage], fixed: bool
+) -> dict[str, str]:
+    """``agent.translate_many``; with ``fixed``, the fixed parts of Aya's reply (sources lines, set by
+    code) are cut out, only the text between them is translated (one batch per piece), and the fixed
+    parts are put back verbatim in every language."""
+    pieces = split_fixed(original.content) if fixed else [(original.content, False)]
+    if len(pieces) == 1 and not pieces[0][1]:
+        return agent.translate_many(original, targets, history)
+    out = dict.fromkeys(targets, "")
+    for piece, verbatim in pieces:
+        if verbatim or not piece.strip():
+            done = dict.fromkeys(targets, piece)
+        else:
+            lead, trail = piece[: len(piece) - len(piece.lstrip())], piece[len(piece.rstrip()) :]
+            done = agent.translate_many(original.model_copy(update={"content": piece.strip()}), targets, history)
+            done = {lang: f"{lead}{text}{trail}" for lang, text in done.items()}
+        out = {lang: out[lang] + done[lang] for lang in targets}
+    return out
+
+
 def _delivery_factory(field_name: str, doc: str) -> Callable[..., Callable[..., dict]]:
     """A node factory delivering the message in ``state[field_name]`` to every user (one batch)."""
 
     def factory(*, factory_parameter: dict, flow_parameter: dict) -> Callable[..., dict]:
         prompt = factory_parameter.get("prompt", "user_translate/baseline")
         window = int(factory_parameter.get("context_window", 0))
+        fixed = field_name == "aya_reply"  # Aya's sources lines are never translated
 
         def body(state: dict, runtime: AyaRuntime) -> dict:
             original: ChatMessage = state[field_name]
             users = state.get("users") or {}
             agent = UserAgent(runtime.translator, prompt, context_window=window)
-            translations = agent.translate_many(original, _targets(users), _history(state))
+            translations = _translate_keeping_fixed(agent, original, _targets(users), _history(state), fixed)
             others = {k: v for k, v in translations.items() if k != original.lang}
+            label = f"{original.sender}'s message {original.id}"
+            others, notes = guard_translations(original.content, original.lang, others, runtime.translator, label=label)
+            runtime.guard_notes += notes
             message = original.model_copy(update={"translations": others})
             return {"messages": [message], "deliveries": _deliveries(message, users)}
 
@@ -241,7 +273,7 @@ def _supervisor_params(factory_parameter: dict) -> tuple[dict, str]:
     }
     if params["summarizer"] not in {"two_call", "one_call"}:
         raise ValueError(f"summarizer must be 'two_call' or 'one_call', got {params['summarizer']!r}")
-    route_on = factory_parameter.get("route_on", "english")
+    route_on = factory_parameter.get("route_on", "auto")
     if route_on not in ROUTE_ON:
         raise ValueError(f"route_on must be one of {', '.join(ROUTE_ON)}, got {route_on!r}")
     return params, route_on
@@ -281,7 +313,8 @@ def supervisor(*, factory_parameter: dict, flow_parameter: dict) -> Callable[...
 
     Parameters: ``router_prompt``, ``summarizer``, ``query_k``, ``max_steps``; ``multi_intent``
     (default true: a request asking for two tools runs both; single-intent requests make the same
-    model calls as without it); ``route_on`` (one of :data:`ROUTE_ON`, default ``english``).
+    model calls as without it); ``route_on`` (one of :data:`ROUTE_ON`; default ``auto``: the
+    translation, or the original where the translation is not English).
     """
     params, route_on = _supervisor_params(factory_parameter)
 
@@ -290,7 +323,9 @@ def supervisor(*, factory_parameter: dict, flow_parameter: dict) -> Callable[...
         history = [m for m in _history(state, exclude=incoming.id) if m.sender != AYA]
         sup = AyaSupervisor(runtime.model, runtime.kb, **params)
         text, path_log = _routed_text(state, route_on)
-        result = sup.handle(text, history, author=incoming.sender)
+        if parse_command(state["aya_request"] or "") is not None:  # a command is read as typed, untranslated
+            text, path_log = state["aya_request"], "explicit command, read untranslated"
+        result = sup.handle(text, history, author=incoming.sender, run_id=runtime.run_id, memory=runtime.memory)
         runtime.result = result
         reply = ChatMessage(sender=AYA, content=result.reply, lang="eng", reply_to=incoming.id)
         return {"aya_reply": reply, "aya_log": _aya_log(result, sup.summarizer.variant, path_log)}

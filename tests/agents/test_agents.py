@@ -41,7 +41,7 @@ def test_user_agent_skips_same_language_and_batches_the_rest():
     msg = ChatMessage(sender="kofi", content="Hello", lang="eng")
     out = agent.translate_many(msg, ["eng", "deu", "fra", "deu"])
     assert out == {"eng": "Hello", "deu": "Hallo", "fra": "Bonjour"}
-    assert model.batches == [2] and all("Message: Hello" in p for p in model.prompts)
+    assert model.batches == [2] and all("<message>Hello</message>" in p for p in model.prompts)
 
 
 def test_user_agent_context_window():
@@ -49,7 +49,7 @@ def test_user_agent_context_window():
     agent = UserAgent(model, "user_translate/strict", context_window=2)
     agent.translate_many(ChatMessage(sender="kofi", content="ok", lang="eng"), ["fra"], HISTORY)
     prompt = model.prompts[0]
-    assert "sophie: I'll book the room.\nkofi: Great.\nEnglish: ok\nFrench:" in prompt
+    assert "sophie: I'll book the room.\nkofi: Great.\n<message>ok</message>" in prompt
     assert "Meeting moved" not in prompt
     with pytest.raises(ValueError, match="context_window must be >= 0"):
         UserAgent(model, context_window=-1)
@@ -98,7 +98,7 @@ def test_one_call_parses_structured_answer():
     result = OneCallSummarizer(model).summarize("summarize the last 3 messages", HISTORY)
     assert result.count_requested == 3 and result.message_ids == [m.id for m in HISTORY[-3:]]
     assert result.summary == "Friday meeting." and result.action_items == [("sophie", "book the room")]
-    assert result.calls == 1 and "Request: summarize the last 3 messages" in model.prompts[0]
+    assert result.calls == 1 and "<request>summarize the last 3 messages</request>" in model.prompts[0]
 
 
 def test_one_call_garbage_is_all_with_a_note():
@@ -116,8 +116,9 @@ class ListKB:
     def __init__(self):
         self.facts = []
 
-    def add_fact(self, text, author=None):
+    def add_fact(self, text, *, author, run_id=None):
         self.facts.append((text, author))
+        return len(self.facts)
 
 
 @pytest.mark.parametrize(

@@ -85,8 +85,8 @@ class FactsKB:
     def relevant(self, query, k=4, min_score=None):
         return []
 
-    def add_fact(self, text, source="remembered", author=None):
-        self.facts.append((text, author))
+    def add_fact(self, text, *, author, run_id=None):
+        self.facts.append((text, author, run_id))
         return len(self.facts)
 
 
@@ -104,11 +104,14 @@ def test_single_intent_requests_send_exactly_the_same_prompts_with_multi_intent(
 
 
 def test_two_tool_request_gives_one_reply_using_both_observations():
-    result, prompts, kb = _supervisor_run(True, "summarize the last 2 messages and remember the action items", RULES)
+    rules = [("<request>remember that", "remember"), *RULES]  # the model confirms the remember clause
+    result, prompts, kb = _supervisor_run(True, "summarize the last 2 messages and remember the action items", rules)
     assert result.tools == ["summarize", "remember"] and result.tool == "summarize"
-    assert kb.facts == [("lena: send the report", "kofi")]  # attributed to the sender
+    assert kb.facts == [("lena: send the report", "kofi", None)]  # attributed to the sender
     assert result.reply == "Plans changed.\n- lena: send the report\n\nNoted: lena: send the report"
-    assert not any("Tool:" in p for p in prompts)  # the clauses were routed by their keywords
+    # the clauses were routed by their keywords; the write alone was put to the model, once
+    assert [p for p in prompts if "Tool:" in p] == [p for p in prompts if "<request>remember that lena" in p]
+    assert len([p for p in prompts if "Tool:" in p]) == 1
     assert len(result.summaries) == 1 and not result.fallback
     assert [s.observation is None for s in result.steps] == [False, False, True]
 

@@ -81,7 +81,7 @@ def test_prompt_system_uses_the_last_k_context_segments():
     system = PromptSystem(model, "baseline", context_window=2)
     context = [[], ["s1"], ["s1", "s2", "s3"]]
     system.translate(["a", "b", "c"], "eng", "fra", context=context)
-    by_message = {p.rsplit("Message: ", 1)[1]: p for p in model.prompts}
+    by_message = {p.rsplit("<message>", 1)[1].removesuffix("</message>"): p for p in model.prompts}
     assert "Context" not in by_message["a"]
     assert "colleague: s1" in by_message["b"]
     assert "colleague: s2" in by_message["c"] and "colleague: s3" in by_message["c"]

@@ -26,13 +26,16 @@ def _examples() -> list[RoutingExample]:
 def _model() -> FakeChatModel:
     return FakeChatModel(
         rules=[
-            ("<human> bonjour à tous", "Translation: hello everyone"),  # Aya's translation prompt
-            ("<human> fasse das zusammen", "summarize it"),
-            ("Request: what is the per diem?\nTool:", "Query."),
-            ("Request: summarize the last 3 messages\nTool:", "I think summarize"),
-            ("Request: remember that the door code is 42\nTool:", "chat"),  # wrong
-            ("Request: hello everyone\nTool:", "banana"),  # no tool named: keyword fallback -> chat (right)
-            ("Request: summarize it\nTool:", "???"),  # fallback -> summarize (right)
+            ("<human> <request>bonjour à tous</request>", "Translation: hello everyone"),  # Aya's translation prompt
+            ("<human> <request>fasse das zusammen</request>", "summarize it"),
+            ("Request: <request>what is the per diem?</request>\nTool:", "Query."),
+            ("Request: <request>summarize the last 3 messages</request>\nTool:", "I think summarize"),
+            ("Request: <request>remember that the door code is 42</request>\nTool:", "chat"),  # wrong
+            (
+                "Request: <request>hello everyone</request>\nTool:",
+                "banana",
+            ),  # no tool named: keyword fallback -> chat (right)
+            ("Request: <request>summarize it</request>\nTool:", "???"),  # fallback -> summarize (right)
         ],
         default="chat",
     )

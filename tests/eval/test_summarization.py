@@ -137,8 +137,8 @@ def _transcripts() -> list[Transcript]:
 def _model() -> FakeChatModel:
     return FakeChatModel(
         rules=[
-            ("<human> fasse die letzten", "summarize the last two messages"),  # Aya's request translation
-            ("summarize everything\nNumber:", "0"),
+            ("<human> <request>fasse die letzten", "summarize the last two messages"),  # Aya's request translation
+            ("summarize everything</request>\nNumber:", "0"),
             ("Number:", "2"),
             ("tunde: Morning all", "They greet each other.\n- none"),
             (

@@ -249,7 +249,7 @@ def test_bleu_interval_near_zero_is_the_percentile_interval_and_never_negative()
 @pytest.mark.parametrize("command, notebook", [("translate", "03"), ("route", "04"), ("summarize", "05")])
 def test_cli_defaults_are_the_notebooks(command, notebook):
     source = next((project_root() / "notebooks").glob(f"{notebook}_*.py")).read_text(encoding="utf-8")
-    m = re.search(r"load_chat_model\(MODEL, settings=\{\"max_new_tokens\": (\d+)\}(?:, batch_size=(\d+))?\)", source)
+    m = re.search(r"load_chat_model\([^,()]+, settings=\{\"max_new_tokens\": (\d+)\}(?:, batch_size=(\d+))?\)", source)
     assert m, f"notebook {notebook} no longer loads its model as this test reads it"
     assert NOTEBOOK_DEFAULTS[command]["max_new_tokens"] == int(m.group(1))
     assert NOTEBOOK_DEFAULTS[command]["batch_size"] == int(m.group(2) or 8)

@@ -68,7 +68,7 @@ def test_summarizer_sees_the_last_n_messages_in_english(make_room):
         room.send(who, f"message {i}")
     room.send("kofi", "@aya summarize the last 2 messages")
     summary_prompt = next(p for p in model.prompts if "Summary:" in p)
-    transcript = summary_prompt.split("Messages:\n", 1)[1].split("\n\nSummary:")[0]
+    transcript = summary_prompt.split("<transcript>\n", 1)[1].split("\n</transcript>")[0]
     assert transcript == "kofi: message 1\nlena: [English] message 2"
 
 
@@ -114,7 +114,8 @@ def test_garbage_router_output_falls_back_and_is_recorded(make_room):
 
 
 def test_a_two_tool_request_gets_one_reply_using_both(make_room):
-    room = make_room(model=FakeRoomModel(rules=SUMMARY_RULES))
+    # the model confirms the remember clause (a write needs the model's explicit choice)
+    room = make_room(model=FakeRoomModel(rules=[("<request>remember that", "remember"), *SUMMARY_RULES]))
     room.send("amara", "Habari")
     room.send("lena", "Ich schicke den Bericht.")
     report = room.send("kofi", "@aya summarize the last 2 messages and remember the action items")
@@ -252,7 +253,7 @@ def test_one_call_variant_and_context_window(make_room, tmp_path):
     ctx_room.send("amara", "first")
     ctx_room.send("kofi", "second")
     assert any(
-        p.endswith("Context (recent messages, do not translate):\namara: [German] first\nMessage: second")
+        p.endswith("Context (recent messages, do not translate):\namara: [German] first\n<message>second</message>")
         for p in ctx_model.prompts
     )
     assert not any("Context" in p for p in model.prompts)  # the base graph has no context window

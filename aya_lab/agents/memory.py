@@ -1,0 +1,239 @@
+"""Who may make Aya remember: the room's memory policy, pending notes, and the remember/approve/forget tools.
+
+A room's ``memory_policy`` (set with ``ChatRoom.open(..., memory_policy=...)``, kept in the room file):
+
+- ``anyone`` — any user's ``remember`` stores a note at once (the old behaviour);
+- ``listed`` — only the users named (``"listed:kofi,lena"`` or ``{"mode": "listed", "users": [...]}``)
+  may; anyone else gets a polite one-line refusal and nothing is stored;
+- ``confirm`` — a ``remember`` makes a *pending* note (``#3``) that is not retrievable; it is stored
+  when a second, different user sends ``@aya approve 3`` (or ``@aya /approve 3``). The author cannot
+  approve their own note. Pending notes live in the room file, so they survive reopening.
+
+Whatever the policy, a note is stored with its author (and the approver's name is in the reply) through
+the knowledge base's fact API (``add_fact(text, *, author, run_id)``), so it commits or is discarded
+with the run. ``forget`` (``@aya forget 7``, ``room.forget(7, by=...)``, ``aya-lab kb forget``) removes
+a stored note and leaves an audit row naming who asked.
+
+Simplified: approving deletes the pending row at once; if the approving run then fails, the note is
+neither pending nor stored and must be remembered again.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import sqlite3
+import threading
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+from typing import Any
+
+__all__ = [
+    "MEMORY_MODES",
+    "AyaRemember",
+    "MemoryPolicy",
+    "MemoryPolicyError",
+    "MemoryTools",
+    "PendingNote",
+    "RoomMemory",
+]
+
+MEMORY_MODES = ("anyone", "listed", "confirm")
+
+
+class MemoryPolicyError(ValueError):
+    """A bad memory policy or a bad approve/forget request: one line, with the fix."""
+
+
+@dataclass(frozen=True)
+class MemoryPolicy:
+    """``mode`` is one of :data:`MEMORY_MODES`; ``users`` the users a ``listed`` policy allows."""
+
+    mode: str = "anyone"
+    users: tuple[str, ...] = ()
+
+    def __post_init__(self) -> None:
+        if self.mode not in MEMORY_MODES:
+            raise MemoryPolicyError(f"memory_policy {self.mode!r} is unknown; use one of {', '.join(MEMORY_MODES)}")
+        if self.mode == "listed" and not self.users:
+            raise MemoryPolicyError("memory_policy 'listed' needs the users allowed, e.g. 'listed:kofi,lena'")
+
+    @classmethod
+    def parse(cls, value: str | dict[str, Any] | MemoryPolicy) -> MemoryPolicy:
+        """``"anyone"``, ``"confirm"``, ``"listed:kofi,lena"``, ``{"mode": ..., "users": [...]}`` or a policy."""
+        if isinstance(value, MemoryPolicy):
+            return value
+        if isinstance(value, dict):
+            unknown = set(value) - {"mode", "users"}
+            if unknown:
+                raise MemoryPolicyError(f"memory_policy has unknown keys {sorted(unknown)}; use 'mode' and 'users'")
+            return cls(str(value.get("mode", "anyone")), tuple(str(u) for u in value.get("users") or ()))
+        if not isinstance(value, str):
+            raise MemoryPolicyError(f"memory_policy must be a string or a mapping, got {type(value).__name__}")
+        mode, _, users = value.strip().partition(":")
+        return cls(mode.strip().lower(), tuple(u.strip() for u in users.split(",") if u.strip()))
+
+    def allows(self, user: str | None) -> bool:
+        """Whether ``user`` may store a note directly (``confirm`` stores nobody's directly)."""
+        return self.mode == "anyone" or (self.mode == "listed" and user in self.users)
+
+    def refusal(self, user: str | None) -> str:
+        """The polite one-line reply to a ``remember`` this policy refuses."""
+        who = ", ".join(self.users)
+        return f"Sorry {user or 'there'}, in this room only {who} can ask me to remember things, so I stored nothing."
+
+    def describe(self) -> str:
+        return f"listed:{','.join(self.users)}" if self.mode == "listed" else self.mode
+
+
+@dataclass(frozen=True)
+class PendingNote:
+    id: int
+    text: str
+    author: str | None
+    created_at: str
+
+
+@dataclass
+class RoomMemory:
+    """The policy and the pending notes of one room, kept in tables of the room's SQLite file."""
+
+    conn: sqlite3.Connection
+    _lock: threading.RLock = field(default_factory=threading.RLock, repr=False)
+
+    def __post_init__(self) -> None:
+        with self._lock:
+            self.conn.executescript(
+                "CREATE TABLE IF NOT EXISTS aya_memory_meta (name TEXT PRIMARY KEY, value TEXT NOT NULL);"
+                "CREATE TABLE IF NOT EXISTS aya_memory_pending (id INTEGER PRIMARY KEY AUTOINCREMENT, "
+                "text TEXT NOT NULL, author TEXT, created_at TEXT NOT NULL);"
+            )
+
+    @property
+    def policy(self) -> MemoryPolicy:
+        """The room's policy (``anyone`` until one is set)."""
+        with self._lock:
+            row = self.conn.execute("SELECT value FROM aya_memory_meta WHERE name = 'policy'").fetchone()
+        return MemoryPolicy.parse(json.loads(row[0])) if row else MemoryPolicy()
+
+    def set_policy(self, value: str | dict[str, Any] | MemoryPolicy) -> MemoryPolicy:
+        """Set and persist the room's policy; returns it."""
+        policy = MemoryPolicy.parse(value)
+        record = json.dumps({"mode": policy.mode, "users": list(policy.users)})
+        with self._lock:
+            self.conn.execute("INSERT OR REPLACE INTO aya_memory_meta (name, value) VALUES ('policy', ?)", (record,))
+        return policy
+
+    def propose(self, text: str, author: str | None) -> PendingNote:
+        """A pending note awaiting another user's approval (not retrievable until approved)."""
+        now = datetime.now(UTC).isoformat(timespec="seconds")
+        with self._lock:
+            cur = self.conn.execute(
+                "INSERT INTO aya_memory_pending (text, author, created_at) VALUES (?, ?, ?)", (text, author, now)
+            )
+        assert cur.lastrowid is not None
+        return PendingNote(cur.lastrowid, text, author, now)
+
+    def pending(self) -> list[PendingNote]:
+        """Pending notes, oldest first."""
+        with self._lock:
+            rows = self.conn.execute("SELECT id, text, author, created_at FROM aya_memory_pending ORDER BY id")
+            return [PendingNote(*r) for r in rows.fetchall()]
+
+    def take(self, note_id: int, approver: str | None) -> PendingNote:
+        """Remove pending note ``note_id`` for approval by ``approver``; :class:`MemoryPolicyError` when it does
+        not exist or the approver wrote it."""
+        with self._lock:
+            row = self.conn.execute(
+                "SELECT id, text, author, created_at FROM aya_memory_pending WHERE id = ?", (note_id,)
+            ).fetchone()
+            if row is None:
+                ids = ", ".join(f"#{n.id}" for n in self.pending()) or "none"
+                raise MemoryPolicyError(f"there is no pending note #{note_id}; pending notes: {ids}")
+            note = PendingNote(*row)
+            if approver is None or approver == note.author:
+                raise MemoryPolicyError(
+                    f"note #{note_id} was proposed by {note.author}; a different colleague must approve it"
+                )
+            self.conn.execute("DELETE FROM aya_memory_pending WHERE id = ?", (note_id,))
+        return note
+
+
+# -- the tools ------------------------------------------------------------------------------------------
+_REMEMBER = re.compile(r"^\s*(please\s+)?(remember|note|keep in mind|store|save)( that| this)?[:,]?\s*", re.I)
+_ID = re.compile(r"#?(\d+)")
+
+
+def _add_fact(kb: Any, text: str, author: str | None, run_id: str | None) -> Any:
+    """Store through the knowledge base's fact API, with the run when there is one (commits with it)."""
+    extra = {"run_id": run_id} if run_id is not None else {}
+    return kb.add_fact(text, author=author or "unknown", **extra)
+
+
+def _note_id(arg: str) -> int:
+    m = _ID.search(arg or "")
+    if m is None:
+        raise MemoryPolicyError(f"{arg!r} names no note; give its number, e.g. '@aya forget 3'")
+    return int(m.group(1))
+
+
+@dataclass
+class MemoryTools:
+    """Aya's ``remember``, ``approve`` and ``forget`` tools for one request by ``author`` (see the module
+    docstring). Each returns the one-line reply; a refused request writes nothing."""
+
+    kb: Any
+    author: str | None = None
+    run_id: str | None = None
+    memory: RoomMemory | None = None
+
+    @property
+    def policy(self) -> MemoryPolicy:
+        return self.memory.policy if self.memory is not None else MemoryPolicy()
+
+    def remember(self, request: str) -> str:
+        fact = _REMEMBER.sub("", request).strip() or request.strip()
+        if not fact:
+            return "Tell me what to remember, e.g. '@aya /remember the Lagos office closes at 4pm'."
+        policy = self.policy
+        if policy.mode == "confirm" and self.memory is not None:
+            note = self.memory.propose(fact, self.author)
+            return f"I will remember this once another colleague approves it with '@aya approve {note.id}': {fact}"
+        if not policy.allows(self.author):
+            return policy.refusal(self.author)
+        _add_fact(self.kb, fact, self.author, self.run_id)
+        return f"Noted: {fact}"
+
+    def approve(self, arg: str) -> str:
+        try:
+            if self.memory is None or self.policy.mode != "confirm":
+                raise MemoryPolicyError("this room stores notes without approval, so there is nothing to approve")
+            note = self.memory.take(_note_id(arg), self.author)
+        except MemoryPolicyError as exc:
+            return f"Sorry: {exc}."
+        _add_fact(self.kb, note.text, note.author, self.run_id)
+        return f"Noted (from {note.author}, approved by {self.author}): {note.text}"
+
+    def forget(self, arg: str) -> str:
+        try:
+            fact_id = str(_note_id(arg))
+            facts = {str(f.id): f for f in self.kb.facts()}
+            if fact_id not in facts:
+                raise MemoryPolicyError(f"there is no note #{fact_id}; 'aya-lab kb facts ROOM_FILE' lists them")
+            fact = facts[fact_id]
+            if self.author != fact.author and self.policy.mode == "listed" and not self.policy.allows(self.author):
+                raise MemoryPolicyError(f"only {fact.author} or {', '.join(self.policy.users)} may forget it")
+        except MemoryPolicyError as exc:
+            return f"Sorry: {exc}."
+        self.kb.forget(fact_id, by=self.author or "unknown", reason="asked Aya in the room")
+        return f"Forgotten: note #{fact_id} ({fact.text})"
+
+
+class AyaRemember:
+    """The ``remember`` tool as a callable (kept for callers of the old name): see :class:`MemoryTools`."""
+
+    def __init__(self, kb: Any, author: str | None = None, *, run_id: str | None = None, memory: Any = None) -> None:
+        self.tools = MemoryTools(kb, author, run_id, memory)
+
+    def __call__(self, request: str) -> str:
+        return self.tools.remember(request)
