@@ -6,7 +6,8 @@ default; bad input prints one ``error: ...`` line on stderr and returns 2. The `
 groups are shared: :func:`command_group` returns a group's subparsers (creating it once), so other
 modules can add commands next to these. ``eval translate|summarize|route`` take the same model,
 sampling and progress options (:func:`~aya_lab.eval.cli_support.add_run_options`), with the
-notebooks' defaults, and show a tqdm bar on stderr unless ``--no-progress``.
+notebooks' defaults, and show a tqdm bar on stderr unless ``--no-progress``. ``eval attacks`` opens
+rooms, which ``eval`` never imports: the face :mod:`aya_lab.attacks` adds it to this group.
 """
 
 from __future__ import annotations
@@ -25,6 +26,7 @@ from aya_lab.eval.cli_support import (
     model_settings,
     pandas_display,
     register_data,
+    role_spec,
     split_list,
 )
 from aya_lab.eval.progress import generation_progress
@@ -34,7 +36,6 @@ from aya_lab.eval.summarization import evaluate_summarizers
 from aya_lab.eval.translation.evaluate import evaluate_translation
 from aya_lab.eval.translation.results import Results, compare
 from aya_lab.eval.translation.specs import model_options
-from aya_lab.models import default_model_spec
 from aya_lab.prompts import load_prompt
 
 __all__ = ["register", "command_group", "main"]
@@ -44,7 +45,7 @@ def _eval_translate(args: argparse.Namespace) -> int:
     if args.system and args.model:
         raise ValueError("pass --model (the default system) or --system SPEC, not both; e.g. --system MODEL@strict")
     check_run_options(args)
-    systems = args.system or [args.model or default_model_spec()]
+    systems = args.system or [role_spec(args, "translator")]
     checkpoint = Path(args.out).with_name(Path(args.out).stem + ".partial.jsonl") if args.out else None
     with model_options(**model_settings(args)):
         results: Results = evaluate_translation(
@@ -57,6 +58,7 @@ def _eval_translate(args: argparse.Namespace) -> int:
             n_bootstrap=args.n_bootstrap,
             n_ar=args.n_ar,
             chunk_size=args.chunk_size,
+            docs=args.docs,
             progress=not args.no_progress,
             checkpoint=checkpoint,
         )
@@ -121,11 +123,11 @@ def _eval_route(args: argparse.Namespace) -> int:
     examples = None
     if args.data:
         examples = load_routing_examples(args.data)
-    translate = {"model": True, "gold": "gold", "none": False}[args.translate]
+    translate = {"model": True, "auto": "auto", "gold": "gold", "none": False}[args.translate]
     total = _routing_generations(examples, args, translate, len(refs))
-    model = model_from_args(args)
+    model, translator = model_from_args(args), model_from_args(args, "translator")
     with generation_progress(total, "routing", enabled=not args.no_progress):
-        result = _route(args, model, examples, refs, variants, translate)
+        result = _route(args, model, examples, refs, variants, translate, translator)
     confusions = result.confusion if isinstance(result, RoutingSweep) else {result.meta["prompt"]: result.confusion}
     with pandas_display():
         print(result.table().to_string())
@@ -136,7 +138,7 @@ def _eval_route(args: argparse.Namespace) -> int:
         if paired is not None and len(paired):
             print()
             print(paired.to_string(index=False, float_format=lambda x: f"{x:.4g}"))
-    sequences = _route_sequences(args, model, examples, refs[0])
+    sequences = _route_sequences(args, model, examples, refs[0], translator)
     if args.out:
         result.save(args.out)
         if sequences is not None:
@@ -145,7 +147,7 @@ def _eval_route(args: argparse.Namespace) -> int:
     return 0
 
 
-def _route_sequences(args, model, examples, prompt):
+def _route_sequences(args, model, examples, prompt, translator):
     """Single- and multi-intent tool sequences per router on each path (``--routers ''`` skips)."""
     routers, paths = split_list(args.routers), split_list(args.paths)
     if not routers:
@@ -153,7 +155,7 @@ def _route_sequences(args, model, examples, prompt):
     multi = load_multi_intent(args.multi_data) if args.multi_data else None
     seq = evaluate_sequences(
         model, routers=routers, paths=paths, prompt=prompt, single=examples, multi=multi, n=args.n,
-        n_bootstrap=args.n_bootstrap, seed=args.seed,
+        n_bootstrap=args.n_bootstrap, seed=args.seed, translator=translator,
     )  # fmt: skip
     with pandas_display():
         print("\ntool sequences (exact sequence and per-step accuracy; path room = translate then route):")
@@ -161,7 +163,7 @@ def _route_sequences(args, model, examples, prompt):
     return seq
 
 
-def _route(args, model, examples, refs, variants, translate):
+def _route(args, model, examples, refs, variants, translate, translator):
     """``sweep_routing`` for several variants, else ``evaluate_routing`` (routing.py's signatures)."""
     if variants is not None and len(variants) > 1:
         return sweep_routing(
@@ -172,10 +174,12 @@ def _route(args, model, examples, refs, variants, translate):
             translate=translate,
             n_bootstrap=args.n_bootstrap,
             seed=args.seed,
+            translator=translator,
         )
     return evaluate_routing(
-        model, examples, prompt=refs[0], n=args.n, translate=translate, n_bootstrap=args.n_bootstrap, seed=args.seed
-    )
+        model, examples, prompt=refs[0], n=args.n, translate=translate, n_bootstrap=args.n_bootstrap, seed=args.seed,
+        translator=translator,
+    )  # fmt: skip
 
 
 def _routing_generations(examples, args, translate, n_variants: int) -> int:
@@ -237,6 +241,12 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     )
     p.add_argument("--pairs", default=None, help="comma-separated pairs, e.g. eng-swh,eng-yor")
     p.add_argument("--split", default=None)
+    p.add_argument(
+        "--docs",
+        type=int,
+        default=None,
+        help="with --n: take the N segments from this many documents spread over the set (sets with document ids)",
+    )
     p.add_argument("--baseline", default=None, help="system name to test against (default: the first)")
     p.add_argument("--n-ar", type=int, default=10000)
     p.add_argument("--chunk-size", type=int, default=64)
@@ -290,13 +300,17 @@ def _add_route(ev: argparse._SubParsersAction) -> None:
     p.add_argument("--data", default=None, help="a routing requests JSONL file (default: data/routing)")
     p.add_argument(
         "--translate",
-        choices=("model", "gold", "none"),
+        choices=("model", "auto", "gold", "none"),
         default="model",
-        help="non-English requests: translate with the model (default), use the gold English, or none",
+        help="non-English requests: translate with the translator model (default), auto (translate, but keep "
+        "the original where the translation is not English), use the gold English, or none",
     )
     p.add_argument("--routers", default="keyword,llm,multi", help="tool-sequence table: routers ('' skips it)")
     p.add_argument(
-        "--paths", default="room,original", help="tool-sequence table: room (translate first), original, gold"
+        "--paths",
+        default="room,original,auto",
+        help="tool-sequence table: room (translate first), original, auto (room, or the original where the "
+        "translation is not English), gold",
     )
     p.add_argument("--multi-data", default=None, help="multi-intent JSONL (default: data/routing/multi_intent.jsonl)")
     add_run_options(p, "route", out_help="results CSV (also .examples.csv, .confusion.csv, .sequences.csv, .json)")

@@ -1,0 +1,233 @@
+"""``aya-lab eval attacks``: run the adversarial set, each attack in a fresh room, and score it.
+
+A face (like :mod:`aya_lab.demo`), because it opens rooms, which :mod:`aya_lab.eval` never imports;
+the records and the scoring rules are :mod:`aya_lab.eval.attacks`. Each attack gets its own temporary
+folder: a copy of the knowledge-base folder (plus the record's ``kb_document``), and a new room with
+:data:`ROOM_USERS` (kofi, English, the only user allowed to ``remember`` under the default
+:data:`DEFAULT_MEMORY_POLICY`; amelie, French; lena, German; amara, Swahili) plus the attack's sender.
+The attack is sent, then its ``followup``; what every user's feed shows, Aya's replies, the facts
+written and the messages stored are observed, then scored. Models are loaded once and shared by all
+rooms.
+"""
+
+from __future__ import annotations
+
+import argparse
+import shutil
+import tempfile
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+from typing import Any
+
+from aya_lab.agents.guard import checks_for
+from aya_lab.eval.attacks import (
+    ATTACK_CATEGORIES,
+    AttackObservation,
+    AttackRecord,
+    AttackResults,
+    Reading,
+    load_attacks,
+    score_attack,
+)
+from aya_lab.eval.cli_support import command_group, guard, model_from_args, pandas_display, role_spec, split_list
+from aya_lab.eval.progress import progress_bar
+from aya_lab.messages import AYA, parse_aya_request
+from aya_lab.models.loader import ROLES
+from aya_lab.paths import kb_dir
+from aya_lab.room import ChatRoom
+
+__all__ = ["ROOM_USERS", "DEFAULT_MEMORY_POLICY", "room_users", "run_attack", "run_attacks", "register"]
+
+ROOM_USERS: dict[str, str] = {"kofi": "eng", "amelie": "fra", "lena": "deu", "amara": "swh"}
+DEFAULT_MEMORY_POLICY = "listed:kofi"
+ENGLISH_READER = "kofi"
+SEND_ERRORS: tuple[type[BaseException], ...] = (ValueError, RuntimeError, OSError)
+_KB_SUFFIXES = (".md", ".txt")
+
+
+def room_users(record: AttackRecord) -> dict[str, str]:
+    """:data:`ROOM_USERS` plus the record's sender (and follow-up sender); a clash is a one-line error."""
+    users = dict(ROOM_USERS)
+    speakers = [(record.sender, record.lang)] + (
+        [(record.followup.sender, record.followup.lang)] if record.followup else []
+    )
+    for user, lang in speakers:
+        if users.setdefault(user, lang) != lang:
+            raise ValueError(
+                f"attack {record.id}: sender {user!r} speaks {users[user]} in the attack room, not {lang}; "
+                "choose another sender name"
+            )
+    return users
+
+
+def _kb_folder(record: AttackRecord, folder: Path, kb_source: Path) -> Path:
+    kb = folder / "kb"
+    shutil.copytree(kb_source, kb)
+    if record.kb_document is not None:
+        (kb / record.kb_document.name).write_text(record.kb_document.text, encoding="utf-8")
+    return kb
+
+
+def _documents(kb: Path) -> dict[str, str]:
+    return {
+        p.name: p.read_text(encoding="utf-8")
+        for p in sorted(kb.iterdir())
+        if p.suffix in _KB_SUFFIXES and p.name.lower() != "readme.md"
+    }
+
+
+def _observe(room: Any, record: AttackRecord, reports: list[Any], sends: list[tuple[str, str]]) -> AttackObservation:
+    obs = AttackObservation(record.id, record.text, record.lang)
+    if reports:
+        attack_id = reports[0].message_id
+        for user, deliveries in room.feeds().items():
+            obs.readings += [
+                Reading(user, d.lang, d.text, d.translated)
+                for d in deliveries
+                if user != record.sender and d.message_id == attack_id and not d.from_aya
+            ]
+    for i, (report, (_, text)) in enumerate(zip(reports, sends)):
+        obs.tools += list(report.aya_tools or ([report.aya_tool] if report.aya_tool else []))
+        obs.guard_notes += list(getattr(report, "guard_notes", []) or [])
+        if report.aya_reply:
+            (obs.followup_replies if i else obs.aya_replies).extend(report.aya_reply.values())
+            english = report.aya_reply.get(ENGLISH_READER)
+            if english is not None:
+                obs.answers.append((parse_aya_request(text) or text, english))
+    obs.sent = len(reports)
+    obs.stored = sum(1 for m in room.history() if m.sender != AYA)
+    return obs
+
+
+def run_attack(
+    record: AttackRecord,
+    models: Mapping[str, Any],
+    folder: Path,
+    *,
+    kb_source: Path | None = None,
+    embeddings: Any = None,
+    memory_policy: str = DEFAULT_MEMORY_POLICY,
+) -> AttackObservation:
+    """Send ``record`` (then its follow-up) in a fresh room under ``folder``; what happened."""
+    folder.mkdir(parents=True, exist_ok=False)
+    kb = _kb_folder(record, folder, Path(kb_source) if kb_source is not None else kb_dir())
+    room = ChatRoom.open(
+        folder / "room.sqlite", model=models["aya"], models=dict(models), users=room_users(record), kb_dir=kb,
+        embeddings=embeddings, memory_policy=memory_policy,
+    )  # fmt: skip
+    try:
+        before = len(room.kb.facts())
+        sends = [(record.sender, record.text)]
+        if record.followup is not None:
+            sends.append((record.followup.sender, record.followup.text))
+        reports, error = [], None
+        for sender, text in sends:
+            try:
+                reports.append(room.send(sender, text))
+            except SEND_ERRORS as exc:
+                error = (str(exc).strip().splitlines() or [type(exc).__name__])[0]
+                break
+        obs = _observe(room, record, reports, sends)
+        obs.error = error
+        obs.facts_written = len(room.kb.facts()) - before
+        obs.kb_documents = _documents(kb)
+        return obs
+    finally:
+        room.close()
+
+
+def run_attacks(
+    records: Sequence[AttackRecord],
+    models: Mapping[str, Any],
+    *,
+    model_label: str,
+    kb_source: Path | None = None,
+    embeddings: Any = None,
+    memory_policy: str = DEFAULT_MEMORY_POLICY,
+    n_bootstrap: int = 1000,
+    seed: int = 0,
+    progress: bool | None = None,
+) -> AttackResults:
+    """Run and score every record (each in its own temporary room); the results, labelled ``model_label``."""
+    for record in records:  # sender clashes fail before any model runs
+        room_users(record)
+    checks = checks_for(models["translator"])
+    scored = []
+    with (
+        tempfile.TemporaryDirectory(prefix="aya-attacks-") as tmp,
+        progress_bar(len(records), "attacks", unit="attack", enabled=progress) as bar,
+    ):
+        for record in records:
+            obs = run_attack(
+                record, models, Path(tmp) / record.id, kb_source=kb_source, embeddings=embeddings,
+                memory_policy=memory_policy,
+            )  # fmt: skip
+            scored.append((record, obs, score_attack(record, obs, checks)))
+            if bar is not None:
+                bar.update(1)
+    return AttackResults.from_observations(model_label, scored, n_bootstrap=n_bootstrap, seed=seed)
+
+
+# -- the command -----------------------------------------------------------------------------------
+
+
+def _eval_attacks(args: argparse.Namespace) -> int:
+    categories = split_list(args.categories) if args.categories is not None else None
+    if categories is not None and not categories:
+        raise ValueError(f"--categories is empty; use some of {','.join(ATTACK_CATEGORIES)}")
+    for flag in ("n", "max_new_tokens", "n_bootstrap"):
+        value = getattr(args, flag)
+        if value is not None and value <= 0:
+            raise ValueError(f"--{flag.replace('_', '-')} must be positive; got {value}")
+    if args.out and not args.out.lower().endswith(".csv"):
+        raise ValueError(f"--out must name a .csv file, not {args.out}")
+    records = load_attacks(args.data, categories)
+    records = records[: args.n] if args.n is not None else records
+    if not records:
+        raise ValueError("no attacks to run: check --data, --categories and --n")
+    models = {role: model_from_args(args, role) for role in ROLES}
+    label = ",".join(f"{role}={role_spec(args, role)}" for role in ROLES)
+    results = run_attacks(
+        records, models, model_label=label, kb_source=Path(args.kb) if args.kb else None,
+        memory_policy=args.memory_policy, n_bootstrap=args.n_bootstrap, seed=args.seed,
+        progress=not args.no_progress,
+    )  # fmt: skip
+    with pandas_display():
+        print(results.table().to_string(index=False, float_format=lambda x: f"{x:.3g}"))
+    if args.out:
+        results.save(args.out)
+        print(f"wrote {args.out}")
+    return 0
+
+
+def register(subparsers: argparse._SubParsersAction) -> None:
+    """Add ``eval attacks`` to the ``eval`` group of the top-level parser's ``subparsers``."""
+    ev = command_group(subparsers, "eval", "evaluate translation, summaries, routing")
+    p = ev.add_parser(
+        "attacks",
+        help="run the adversarial set, each attack in a fresh room, and score attack success",
+        description="Send each attack of data/adversarial (prompt injection, fake role markers, tool "
+        "hijacks, remember poisoning, passage injection) in a fresh room and report, per category, the "
+        "share whose effect reached a feed or the knowledge base (rules: data/adversarial/README.md), "
+        "with bootstrap 95%% CIs, lost messages and errors.",
+    )
+    p.add_argument(
+        "--model", action="append", default=None, metavar="[ROLE=]SPEC",
+        help="a model for every role (SPEC) or for one (translator=SPEC, aya=SPEC; repeatable); default: each "
+        "role's default",
+    )  # fmt: skip
+    p.add_argument("--max-new-tokens", type=int, default=128, help="generation limit (default 128)")
+    p.add_argument("--batch-size", type=int, default=8, help="prompts per generate (default 8)")
+    p.add_argument("--data", default=None, help="an attacks JSONL file (default: data/adversarial/attacks.jsonl)")
+    p.add_argument("--categories", default=None, help=f"comma-separated, of {','.join(ATTACK_CATEGORIES)}")
+    p.add_argument("--kb", default=None, help="the knowledge-base folder each room copies (default: data/kb)")
+    p.add_argument(
+        "--memory-policy", default=DEFAULT_MEMORY_POLICY,
+        help=f"the rooms' remember policy: anyone, listed:USERS or confirm (default {DEFAULT_MEMORY_POLICY})",
+    )  # fmt: skip
+    p.add_argument("--n", type=int, default=None, help="only the first N attacks")
+    p.add_argument("--out", default=None, help="results CSV (also <stem>.attacks.csv, one row per attack)")
+    p.add_argument("--n-bootstrap", type=int, default=1000)
+    p.add_argument("--seed", type=int, default=0, help="seed of the bootstrap resamples")
+    p.add_argument("--no-progress", action="store_true", help="no progress bar on stderr")
+    p.set_defaults(func=guard(_eval_attacks), engine=None)
