@@ -92,13 +92,14 @@ def parse_candidates(text: str, *, load: Any = None, **model_kwargs: Any) -> lis
 
 # -- translator -----------------------------------------------------------------------------------------
 def translation_rows(
-    cands: list[Candidate], dataset: str, pairs: list[str], n: int | None, n_bootstrap: int
+    cands: list[Candidate], dataset: str, pairs: list[str], n: int | None, n_bootstrap: int, docs: int | None = None
 ) -> list[dict]:
     """chrF per candidate and pair on ``dataset`` (paired tests against the first candidate)."""
     systems = [PromptSystem(c.model, c.prompt("user_translate"), name=c.name) for c in cands]
     res = evaluate_translation(
-        systems, dataset, pairs, n, baseline=cands[0].name, n_bootstrap=n_bootstrap, n_ar=n_bootstrap, progress=False
-    )
+        systems, dataset, pairs, n, baseline=cands[0].name, n_bootstrap=n_bootstrap, n_ar=n_bootstrap, progress=False,
+        docs=docs,
+    )  # fmt: skip
     df = res.df[(res.df["metric"] == "chrF") & (res.df["hop"] == "e2e")]
     base = df[df["system"] == cands[0].name].set_index("pair")["score"]
     rows = []
@@ -236,6 +237,7 @@ def measure(
     datasets: tuple[str, ...] = ("workplace", "ntrex128"),
     pairs: tuple[str, ...] = PAIRS,
     n_bootstrap: int = 1000,
+    docs: int | None = 20,
 ) -> pd.DataFrame:
     """Every role's measurements as one tidy frame (:data:`COLUMNS`)."""
     unknown = [r for r in roles if r not in ROLES]
@@ -244,7 +246,8 @@ def measure(
     rows: list[dict] = []
     if "translator" in roles:
         for dataset in datasets:
-            rows += translation_rows(cands, dataset, list(pairs), ntrex_n if dataset == "ntrex128" else n, n_bootstrap)
+            size = ntrex_n if dataset == "ntrex128" else n
+            rows += translation_rows(cands, dataset, list(pairs), size, n_bootstrap, docs)
     if "aya" in roles:
         rows += routing_rows(cands, n, n_bootstrap)
         rows += summarizer_rows(cands, n, n_bootstrap)
@@ -274,6 +277,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--ntrex-n", type=int, default=100)
     parser.add_argument("--datasets", default="workplace,ntrex128")
     parser.add_argument("--n-bootstrap", type=int, default=1000)
+    parser.add_argument("--docs", type=int, default=20, help="spread each pair's segments over this many documents")
     parser.add_argument("--max-new-tokens", type=int, default=64)
     parser.add_argument("--csv", default=None, help="also write the tidy frame here")
     args = parser.parse_args(argv)
@@ -286,6 +290,7 @@ def main(argv: list[str] | None = None) -> int:
             ntrex_n=args.ntrex_n,
             datasets=tuple(d.strip() for d in args.datasets.split(",") if d.strip()),
             n_bootstrap=args.n_bootstrap,
+            docs=args.docs,
         )
     except (ValueError, OSError) as exc:
         print(f"error: {str(exc).splitlines()[0]}", file=sys.stderr)

@@ -25,7 +25,7 @@ a handful of documents can show. Segments keep sacrebleu's convention, so its nu
 from __future__ import annotations
 
 import os
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
 import numpy as np
@@ -112,7 +112,7 @@ def _tests(base: _Prepared, other: _Prepared, metric, pos_sel: np.ndarray | None
 
 
 def analyse_group(
-    hyps_by_system: dict[str, Sequence[str]],
+    hyps_by_system: Mapping[str, Sequence[str]],
     references: Sequence[str],
     tgt: str | None,
     units: Units,
