@@ -39,7 +39,7 @@ test-fast: $(STAMP)
 
 # the embedded models are converted once, here, so no notebook cell prints the conversion
 nbval: $(STAMP)
-	$(BIN)/python -c "from aya_lab.models import load_model; load_model('smollm2')"
+	$(BIN)/python -c "from aya_lab.models import load_model; load_model('smollm2'); load_model('gemma3-270m')"
 	@if ls notebooks/*.ipynb >/dev/null 2>&1; then \
 	  AYA_LAB_CACHE_MODE=replay $(BIN)/python -m pytest -p no:cacheprovider --nbval notebooks \
 	    --nbval-sanitize-with notebooks/sanitize.cfg --nbval-current-env; \

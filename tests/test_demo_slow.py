@@ -1,26 +1,32 @@
-"""The demo, end to end on the embedded default model (slow: real SmolLM2 generations)."""
+"""The demo, end to end on each role's embedded default model (slow: real Gemma 3 and SmolLM2 generations)."""
 
 import io
 
 import pytest
 
 from aya_lab.demo import SCRIPT, USERS, run_demo
+from aya_lab.langid import detect
 
 
 @pytest.mark.slow
-def test_demo_end_to_end_on_smollm2(tmp_path):
+def test_demo_end_to_end_on_the_default_models(tmp_path):
     out = io.StringIO()
-    room = run_demo(tmp_path / "demo.sqlite", model="smollm2", out=out, max_new_tokens=32)
+    room = run_demo(tmp_path / "demo.sqlite", out=out, max_new_tokens=48)
     try:
         text = out.getvalue()
+        assert "translator: model gemma3-270m" in text and "aya: model smollm2" in text
         runs = room.runs()
         assert len(runs) == len(SCRIPT)
         for report, (sender, message) in zip(runs, SCRIPT):
             assert report.sender == sender and set(report.delivered) == set(USERS)
             assert report.delivered[sender] == message
             assert (report.aya_reply is not None) == ("@aya" in message)
+        assert runs[4].aya_tools == ["summarize", "query"]  # one request, two tools, one reply
         assert runs[4].aya_reply is not None and set(runs[4].aya_reply) == set(USERS)
         assert all(len(room.feed(u)) == len(SCRIPT) + 2 for u in USERS)  # 6 messages + 2 replies
+        # Kofi's English line reaches Sophie in French and Lena in German, translated by the default translator
+        assert detect(room.feed("sophie")[2].text, "fra", "eng") == "FRENCH"
+        assert detect(room.feed("lena")[2].text, "deu", "eng") == "GERMAN"
         for user in USERS:
             assert f"--- feed of {user}" in text
     finally:
