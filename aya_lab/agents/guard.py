@@ -20,6 +20,11 @@ for the run report (never a silent drop). The checks:
   the lower bound applies to sources of at least :data:`MIN_RATIO_SOURCE` units, the upper one allows
   :data:`RATIO_SLACK` extra units (short messages vary most). A one-word ``HACKED`` for a sentence, or
   an essay for "ok", fails here.
+- ``example`` — the output copies a sentence of the completion prompts' few-shot pool
+  (``data/fewshot/translations.yaml``, any language; equal after normalising case and spaces, or
+  sentence chrF >= 80 against it) that the source does not: a base model that repeats its prompt's
+  example has translated nothing (notebook 01 showed Swahili messages delivered in French and German as
+  "the delivery truck arrived two hours late this morning").
 - ``assistant`` — the output speaks as an assistant (:data:`ASSISTANT_PATTERNS`: "I'm sorry, but", "As
   an AI", "Sure, here", "I can help", "How can I help", "here is the translation", ... in English,
   French, German, Spanish, Portuguese, Swahili and Mandarin) while the source does not (an honest
@@ -40,6 +45,7 @@ from dataclasses import dataclass
 
 from aya_lab.langid import ECHO_CHRF, confidence, covered, detect
 from aya_lab.languages import get_language
+from aya_lab.prompts import load_pool
 
 __all__ = [
     "ALL_CHECKS",
@@ -52,7 +58,7 @@ __all__ = [
 ]
 
 MARKER = "[not translated]"
-ALL_CHECKS = ("language", "echo", "length", "assistant")
+ALL_CHECKS = ("language", "echo", "length", "example", "assistant")
 MIN_LANGID_LETTERS = 20
 MIN_TARGET_CONFIDENCE = 0.1
 MIN_ECHO_WORDS = 3
@@ -203,11 +209,36 @@ class TranslationGuard:
             return f"output/source length {o / max(s, 1):.2f} > {MAX_RATIO}"
         return None
 
+    def _example(self, source: str, output: str, src: str, tgt: str) -> str | None:
+        from sacrebleu.metrics import CHRF  # heavy; only for real translators
+
+        out, chrf = _norm(output), CHRF()
+        for sentence in _pool_sentences():
+            norm = _norm(sentence)
+            if norm in _norm(source) or len(norm) < 12:
+                continue
+            if out == norm or chrf.sentence_score(output, [sentence]).score >= ECHO_CHRF:
+                return f"the output copies a few-shot example ({sentence[:40]!r})"
+        return None
+
     def _assistant(self, source: str, output: str, src: str, tgt: str) -> str | None:
         phrase = assistant_speak(output)
         if phrase is None or assistant_speak(source) is not None:
             return None
         return f"assistant-speak {phrase!r} instead of a translation"
+
+
+def _norm(text: str) -> str:
+    return " ".join(text.lower().split())
+
+
+def _pool_sentences() -> list[str]:
+    """Every sentence of the translation pool (any language); none when the pool is missing."""
+    try:
+        records = load_pool("translations")
+    except ValueError:
+        return []
+    return [text for record in records for text in record.values() if isinstance(text, str)]
 
 
 def guard_translations(

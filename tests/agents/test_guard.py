@@ -122,3 +122,15 @@ def test_room_with_every_check_withholds_a_hijacked_translation(room):
     report = room(model).send("kofi", ATTACK)
     assert report.delivered["lena"] == f"{MARKER} {ATTACK}" and report.delivered["amara"] == f"{MARKER} {ATTACK}"
     assert len(report.guard_notes) == 2
+
+
+def test_a_copied_few_shot_example_is_withheld():
+    """Gemma 3 270M answered a Swahili message with the pool's French example (notebook 01)."""
+    from aya_lab.agents.guard import TranslationGuard
+
+    source = "Habari timu, mkutano wa bajeti umehamishwa hadi Ijumaa."
+    copied = "Le camion de livraison est arrivé avec deux heures de retard ce matin."
+    verdict = TranslationGuard().check(source, copied, "swh", "fra")
+    assert not verdict.ok and verdict.reasons[0].startswith("example:")
+    honest = "Bonjour l'équipe, la réunion budgétaire a été déplacée à vendredi."
+    assert TranslationGuard().check(source, honest, "swh", "fra").ok
