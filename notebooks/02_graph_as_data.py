@@ -25,9 +25,9 @@
 # 64 new tokens; outputs recorded 2026-11-30 and replayed from the generation cache under `make test`.
 
 # %%
-from aya_lab.notebook import runs_dir, setup_notebook
+from aya_lab.notebook import notebook_models, runs_dir, setup_notebook
 
-MODEL = setup_notebook()
+setup_notebook()
 
 from pathlib import Path
 
@@ -80,7 +80,7 @@ for a, b in zip(left, right):
 # ## The same conversation through both graphs
 
 # %%
-model = load_chat_model(MODEL, settings={"max_new_tokens": 64})
+models = {role: load_chat_model(spec, settings={"max_new_tokens": 64}) for role, spec in notebook_models().items()}
 users = {"amara": "swh", "lena": "deu", "kofi": "eng"}
 conversation = [
     ("kofi", "I will send the budget to finance on Monday."),
@@ -93,7 +93,7 @@ for spec_path in (base_path, variant_path):
     room_path = runs_dir() / f"nb02_{spec_path.stem}.sqlite"
     for p in runs_dir().glob(f"nb02_{spec_path.stem}*"):
         p.unlink()
-    with ChatRoom.open(room_path, model=model, users=users, graph=spec_path) as room:
+    with ChatRoom.open(room_path, models=models, users=users, graph=spec_path) as room:
         reports = [room.send(u, t) for u, t in conversation]
         results[spec_path.stem] = reports[-1]
 
@@ -145,7 +145,7 @@ except SpecError as err:
 
 # %% [markdown]
 # ## What this shows
-# - A variant is a four-line file; its content hash differs from the base, so every result can say
+# - A variant is a six-line file (one of them a comment); its content hash differs from the base, so every result can say
 #   which graph produced it.
 # - On this conversation the two-call summarizer makes one more model call than the one-call
 #   variant (compare the table); both routes end with exactly one reply. Whether either *count* is

@@ -24,7 +24,8 @@
 #
 # **Set-up.** `data/transcripts/transcripts.jsonl`: 47 multilingual workplace transcripts (6–16
 # messages each, 443 in all) with a summarize request (38 English, 9 in German, Spanish, French or
-# Chinese, brought into English by Aya's translator first, as in the room), the gold count, the gold
+# Chinese, brought into English first by Aya's translator prompt on the same model — SmolLM2 here, the
+# aya role's model; the room's default translator is Gemma 3 270M), the gold count, the gold
 # action items inside the window (104) and a reference summary. Both variants see each message's
 # English text. Model: the embedded SmolLM2-135M-Instruct, greedy, at most 128 new tokens (the
 # library's default, so the one-call answer has room for its three fields), one call at a time as in
@@ -185,29 +186,26 @@ side_by_side(per[per["request_lang"] != "eng"]["transcript_id"].iloc[0])
 
 # %% [markdown]
 # ## What this shows
-# - **Two calls keep the "last N" contract; one call does not.** The two-call summarizer finds a count
-#   in 68% of the requests and the right one in 64% (95% CI 49–77%), and summarizes exactly the last N
-#   messages for 83%; the one-call summarizer gets 0% and 28% (paired differences −0.64 [−0.77, −0.49]
-#   and −0.55 [−0.68, −0.40], p = 0.001). An unparseable count is scored as wrong: SmolLM2-135M never
-#   writes a parseable `COUNT:` line (0 of 47), so the one-call variant always falls back to
-#   summarizing everything — which keeps the window only for the "summarize everything" requests and
-#   those that ask for as many messages as there are.
-# - **The two-call count fails on number words and on Aya's translation.** English requests that spell
-#   the number ("eight", "seven", "twelve", "two") get no count. Of the nine requests in other
-#   languages only four survive translation: "résume les 4 derniers messages" came back as "I'm ready
-#   to assist you. What's your request?", and the number was gone.
-# - **Neither variant finds action items.** The two-call summarizer proposed 19 items and matched none
-#   of the 104 gold ones; the one-call summarizer proposed 65 and matched one. Their macro F1 (0.17
-#   and 0.20, difference +0.03, p = 0.26) comes from the nine transcripts with no action item in the
-#   window, where proposing none scores 1; pooled over transcripts (`*_micro`) F1 is 0 and 0.01. What
-#   they list as action items are copied messages, often repeated, not owner–task pairs.
-# - **Summary text:** chrF 26.3 (two-call) vs 22.6 (one-call) against the reference summaries, a
-#   difference of −3.7 [−9.0, +1.0] that is not significant (p = 0.18); the one-call answers often list
-#   the messages back ("The most recent messages to summarize are: …").
-# - **Cost:** one call halves the calls, generates 44% fewer tokens (101 vs 180 per transcript) and
-#   takes 6.9 s instead of 12.7 s of model time on 2 CPU cores (−5.7 s [−7.2, −4.3]), for 12 more
-#   prompt tokens (it always shows the whole history).
+# (Recorded 2026-11-30 with the spotlighted prompts shown above; the figures are the tables' above.)
+# - **Two calls keep the "last N" contract; one call does not.** The two-call summarizer parses a
+#   count in 81% of the requests, the right one in 72% (95% CI 57–83%), and summarizes exactly the last
+#   N messages for 87%; the one-call summarizer gets 2% and 30% (paired differences −0.70
+#   [−0.83, −0.55] and −0.57 [−0.70, −0.45], p = 0.001). An unparseable count is scored as wrong:
+#   SmolLM2-135M writes a parseable `COUNT:` line in 4% of its one-call answers, so that variant
+#   almost always falls back to summarizing everything.
+# - **Requests not in English fail at the translation.** "résume les 4 derniers messages" came back
+#   from SmolLM2's translation as "I'm sorry for your loss, but as a translation AI, …" and the number
+#   was gone (t007 above); in the room, the translator role (Gemma 3 270M) makes this translation and
+#   the supervisor routes on the original where it is not English (`route_on: auto`).
+# - **Neither variant finds action items.** The two-call summarizer proposed 8 items and the one-call
+#   summarizer 19; neither matched any of the 104 gold ones. Their macro F1 (0.19 and 0.17, p = 0.61)
+#   comes from the transcripts with no action item in the window, where proposing none scores 1;
+#   pooled over transcripts (`*_micro`) F1 is 0 for both.
+# - **Summary text:** chrF 28.5 (two-call) vs 20.1 (one-call) against the reference summaries, a
+#   difference of −8.4 [−13.8, −3.6] (p = 0.002); the one-call answers often apologise instead of
+#   summarizing.
+# - **Cost:** one call halves the calls, generates a third fewer tokens (102 vs 153 per transcript)
+#   and takes 17.0 s instead of 23.8 s of model time (−6.7 s [−9.9, −3.1]), for the same prompt tokens.
 # - With this model the two-call design is the one to keep: it costs twice the calls but is the only
 #   one that honours the requested window. The one-call format asks more of the model than 135M
-#   parameters deliver. Neither variant produces usable action items, and a non-English request
-#   should reach the count prompt as written rather than through Aya's translation.
+#   parameters deliver. Neither variant produces usable action items.

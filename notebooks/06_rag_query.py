@@ -109,8 +109,9 @@ with pd.option_context("display.max_colwidth", 110):
 # - The threshold refuses 8 of the 10 out-of-scope questions; a question naming the company itself
 #   ("stock price of Kivu Logistics") scores high enough to slip through. The "I don't know" rate is
 #   optimistic, because the threshold was chosen on these same questions.
-# - With the right passages in its prompt, the 135M model answered one of the four questions
-#   correctly (the 45 EUR per diem), one wrongly (business class for a four-hour flight; the handbook
-#   says economy under six hours), echoed one and gave an unrelated fact for the last. Both
-#   out-of-scope questions got "I don't know" without a model call. The sources are reliable because
-#   the agent attaches them; the answers are only as good as the model.
+# - With the right passages in its prompt (now between `<passages>` tags, the spotlighting of the
+#   room's threat model), the 135M model does not answer: on all four in-scope questions it copies the
+#   passages block back, tag included (recorded 2026-11-30, the table above). The copied passage holds
+#   the right fact, so the keyword counts are not zero, but that is echo, not an answer. Both
+#   out-of-scope questions got "I don't know" without a model call. The sources line is added by code
+#   from the passages the answer shares words with; the answers are only as good as the model.
