@@ -23,30 +23,35 @@
 #
 # **Set-up.** Translation: the in-repo `workplace` set (63 chat lines in 11 short conversations,
 # English with French, German, Spanish and Chinese references, written for this project; informal
-# register), English into each of the four, all 63 lines per pair. Routing: `data/routing/requests.jsonl`,
-# 104 labelled requests to Aya (26 per tool: `query`, `summarize`, `remember`, `chat`) in six
-# languages; non-English requests are first brought into English by Aya's translator, as in the room.
-# Model: the embedded SmolLM2-135M-Instruct, greedy, at most 64 new tokens, batches of 16, on the CPU
-# (2 cores); outputs recorded 2026-11-30 and replayed from `notebooks/generations.sqlite` under
-# `make test`.
+# register), English into French and German, all 63 lines per pair; the two chat prompt variants run on
+# SmolLM2-135M-Instruct (the translator role's default, Gemma 3 270M, is a base model that takes only the
+# completion prompt; notebook 03 measures it). Routing: `data/routing/requests.jsonl`, 104 labelled
+# requests to Aya (26 per tool: `query`, `summarize`, `remember`, `chat`) in six languages, and the 36
+# multi-intent requests of `data/routing/multi_intent.jsonl`; as in the room, non-English requests are
+# first brought into English by the translator role (Gemma 3 270M) and routed by the aya role
+# (SmolLM2-135M-Instruct). Greedy, at most 64 new tokens, batches of 16, on the CPU (2 cores); outputs
+# recorded 2026-11-30 and replayed from `notebooks/generations.sqlite` under `make test`.
 
 # %%
-from aya_lab.notebook import runs_dir, setup_notebook
+from aya_lab.notebook import notebook_models, runs_dir, setup_notebook
 
-MODEL = setup_notebook()
+setup_notebook()
 
 import matplotlib.pyplot as plt
 import numpy as np
 import pandas as pd
 
-from aya_lab.eval import sweep_routing
-from aya_lab.eval import sweep_translation
+from aya_lab.agents.routing import KeywordRouter
+from aya_lab.eval import sweep_routing, sweep_translation
+from aya_lab.eval.routing_sequences import evaluate_sequences
 from aya_lab.models import load_chat_model
 from aya_lab.prompts import list_variants, load_prompt
-from aya_lab.agents.routing import KeywordRouter
 
-model = load_chat_model(MODEL, settings={"max_new_tokens": 64}, batch_size=16)
-print(model.spec, model.fingerprint)
+models = {r: load_chat_model(spec, settings={"max_new_tokens": 64}, batch_size=16) for r, spec in notebook_models().items()}
+aya, translator = models["aya"], models["translator"]
+chat_model = load_chat_model("smollm2", settings={"max_new_tokens": 64}, batch_size=16)  # the chat prompts' model
+for name, m in (("aya role", aya), ("translator role", translator), ("chat prompt variants", chat_model)):
+    print(f"{name}: {m.spec} ({m.fingerprint})")
 print("user_translate variants:", list_variants("user_translate"), "| supervisor variants:", list_variants("supervisor"))
 
 # %% [markdown]
@@ -66,12 +71,13 @@ with pd.option_context("display.max_colwidth", 400):
     display(prompt_frame("user_translate", ["baseline", "strict"]))
 
 # %% [markdown]
-# 2 prompts × 4 pairs × 63 lines = 504 generations: about 5 minutes cold on 2 CPU cores, seconds when
+# 2 prompts × 2 pairs × 63 lines = 252 generations: minutes cold on 2 CPU cores, seconds when
 # replayed from the generation cache (the time printed below is of the last execution).
 
 # %%
+PAIRS = ["eng-fra", "eng-deu"]
 # NBVAL_IGNORE_OUTPUT
-# %time tr = sweep_translation(["baseline", "strict"], "workplace", model=model)
+# %time tr = sweep_translation(["baseline", "strict"], "workplace", model=chat_model, pairs=PAIRS)
 
 # %%
 tr.save(runs_dir() / "nb04_translate.csv")
@@ -138,11 +144,12 @@ with pd.option_context("display.max_colwidth", 600):
     display(prompt_frame("supervisor", ["baseline", "fewshot"]))
 
 # %% [markdown]
-# 52 request translations (one batch) and 2 × 104 router prompts: about 3 minutes cold.
+# 52 request translations (one batch) and 2 × 104 router prompts: 8 minutes cold on one of the two
+# cores (the time printed below).
 
 # %%
 # NBVAL_IGNORE_OUTPUT
-# %time rt = sweep_routing(["baseline", "fewshot"], model=model)
+# %time rt = sweep_routing(["baseline", "fewshot"], model=aya, translator=translator)
 
 # %%
 rt.save(runs_dir() / "nb04_routing.csv")
@@ -223,7 +230,7 @@ rt.examples.assign(decided_by=rt.examples["fallback"].map({0.0: "model", 1.0: "k
 # 52 that are not in English; "as written" routes the untranslated request (keyword rules only):
 
 # %%
-gold = sweep_routing(["baseline", "fewshot"], model=model, translate="gold")
+gold = sweep_routing(["baseline", "fewshot"], model=aya, translate="gold")
 keywords = KeywordRouter()
 base_ex = rt.examples[rt.examples["prompt"] == "baseline"].reset_index(drop=True)
 gold_ex = gold.examples[gold.examples["prompt"] == "baseline"].reset_index(drop=True)
@@ -244,34 +251,73 @@ for subset, mask in (("all 104", base_ex["lang"].notna()), ("52 not in English",
 pd.DataFrame(rows).set_index(["requests", "text routed"]).round(3)
 
 # %% [markdown]
+# ## 4. Which text to route, and requests that need two tools
+# The room can route the English translation (`room`), the request as written (`original`), or
+# `auto`: the translation, except where it fails the output-language check (lingua does not identify
+# it as English), where the original is routed instead — the graph's `route_on` setting. Each path
+# with three routers: the keyword rules alone, the LLM router (one tool), and the re-deciding
+# router the room uses (`multi`: splits a request into intents by rules, routes each, composes one
+# reply). Two sets: the 104 single-intent requests (exact sequence accuracy = routing accuracy) and
+# the 36 multi-intent requests of `data/routing/multi_intent.jsonl` (gold: the tools in order; exact
+# sequence and per-step accuracy), with bootstrap 95% CIs.
+
+# %%
+# NBVAL_IGNORE_OUTPUT
+# %time seq = evaluate_sequences(aya, routers=("keyword", "llm", "multi"), paths=("room", "original", "auto"), translator=translator)
+
+# %%
+seq.save(runs_dir() / "nb04_sequences.csv")
+seq_table = seq.df[seq.df["metric"] != "fallback_rate"].pivot_table(
+    index=["router", "path"], columns=["set", "metric"], values="mean", sort=False)
+seq_table.round(3)
+
+# %%
+ex = seq.examples
+fell_back = int((ex[ex["path"] == "auto"]["routed_text"].to_numpy() != ex[ex["path"] == "room"]["routed_text"].to_numpy()).sum())
+assert (seq_table.xs("auto", level="path") == seq_table.xs("room", level="path")).all().all()
+assert seq_table.loc[("multi", "original"), ("single", "sequence_accuracy")] > seq_table.loc[("multi", "room"), ("single", "sequence_accuracy")]
+print(f"auto routed the original instead of the translation for {fell_back} of {int((ex['path'] == 'auto').sum())} request runs")
+
+# %% [markdown]
+# The same with 95% CIs:
+
+# %%
+seq.table()
+
+# %% [markdown]
+# Multi-intent requests the `multi` router got wrong on the room path (gold and predicted sequences):
+
+# %%
+m = seq.examples[(seq.examples["router"] == "multi") & (seq.examples["path"] == "room") & (seq.examples["set"] == "multi")]
+with pd.option_context("display.max_colwidth", 80):
+    display(m[m["sequence_accuracy"] < 1][["id", "lang", "routed_text", "gold", "predicted"]].reset_index(drop=True))
+
+# %% [markdown]
 # ## What this shows
-# - **Translation: `strict` beats `baseline` on workplace chat, but neither translates.** Pooled over
-#   the four pairs (252 lines) `strict` gains 2.5 chrF (14.2 vs 11.7) and 1.5 BLEU (2.2 vs 0.7),
-#   significant by both tests; per pair the chrF gain is significant for German (+2.0) and Chinese
-#   (+1.3), not for French (+0.4) or Spanish (+2.1, randomisation p = 0.06). The clearest change is in
-#   the output-language check: identified as the target language 87% of the time instead of 26%,
-#   echoing 8% of the lines instead of 41%, at the same number of calls and tokens. But BLEU stays
-#   below 2.6 on every pair: `strict` writes target-language-shaped text that does not say what the
-#   source says ("Je suis le jour de l'année pour la report pour le quartier." for "The deadline for
-#   the quarterly report is next Friday."), while `baseline` echoes the English or answers the message
-#   as a chatbot.
-# - **The prompt effect depends on the language and the genre.** On NTREX news into low-resource
-#   languages (notebook 03) the same `strict` prompt *lowered* chrF by 3.3 and was no better on the
-#   news controls; here, on short chat lines into high-resource languages, it helps. A prompt has to be
-#   swept on the languages it will serve.
-# - **Routing: the two prompts are indistinguishable because the model does not route.** Accuracy is
-#   0.635 [0.538, 0.721] with `baseline` and 0.625 [0.529, 0.712] with `fewshot`; the paired
-#   difference is −0.010 [−0.058, 0.038] (bootstrap p = 0.85; McNemar b = 4, c = 3, p = 1.0). The
-#   model names a tool in only 14% of its answers with `baseline` and 1% with `fewshot` — the few-shot
-#   prompt makes it answer the first example ("The per-diem for business trips is 2.5% …") for almost
-#   every request, a significant rise in the fallback rate (+13.5 points, both tests). The few tool
-#   words it does produce come from chatbot replies ("as a chatbot, I don't have the ability to
-#   remember …"), right 60% of the time. The accuracy is the keyword rules': routed by the rules alone,
-#   the same texts score exactly 0.635. Their errors are mostly the default: 31 of the 78 non-chat
-#   requests fall through to `chat` under `baseline`.
-# - **Translating the request first hurts routing with this model.** English requests are routed
-#   correctly 79–81% of the time, the 52 others 44–48%. With the data set's gold English the non-English
-#   requests reach 0.79–0.85, and the multilingual keyword rules on the *untranslated* request reach
-#   0.69 (0.75 over all 104) — better than the room's translate-then-route path (0.635). With a 135M
-#   model, routing on the original text would be the better design; a model that can follow the
-#   one-word instruction is needed before the routing prompt matters.
+# - **Translation: on SmolLM2 the two chat prompts do not differ.** Pooled over eng→fra and eng→deu
+#   (126 lines) chrF is 14.6 for both (+0.02, bootstrap p = 0.38, randomisation p = 0.96) and BLEU
+#   0.6 vs 1.2 (not significant); both put about two thirds of the lines in the target language and
+#   echo 18%. The examples show why: the model answers the message ("Sure, here is the agenda for the
+#   meeting:") or returns the English, whichever prompt it gets.
+# - **Routing: `fewshot` scores higher, but not because the model routes.** Accuracy 0.712
+#   [0.615, 0.798] with `fewshot` against 0.654 [0.558, 0.740] with `baseline`, a paired difference of
+#   +0.058 [0.019, 0.106] (bootstrap p = 0.022; McNemar b = 0, c = 6, p = 0.031). With `fewshot` the
+#   model names a tool in none of its 104 answers (it answers the first example, "The per-diem for
+#   business trips is 2.5…"), so every decision is the keyword rules'; with `baseline` it names one in
+#   15, right a third of the time, against 0.708 for the rules on the other 89. The "better prompt" is
+#   the one that stops the model from deciding.
+# - **Translating the request first still hurts routing.** The 52 non-English requests reach 0.81–0.85
+#   with the data set's gold English but 0.56–0.62 through the translator role's English, and the
+#   keyword rules on the untranslated text reach 0.69.
+# - **Which text to route (section 4).** Routing the original text is the best path on both sets:
+#   single-intent accuracy 0.721 (LLM router) and 0.750 (keyword rules) against 0.654 and 0.712 on the
+#   room path. `auto` scores exactly as the room path here: it fell back to the original for one request
+#   (3 of 420 router runs, printed above) and lingua identified every other Gemma translation as
+#   English, even "Make the last 5 news together and check your tasks". The room keeps `route_on: auto` because the routed text is also what the knowledge-base
+#   agent searches with its English-only embedder; routing the original while searching the
+#   translation is the next step.
+# - **Two tools per request.** Only the re-deciding router (`multi`, the room's) can get a two-tool
+#   request right: exact sequence accuracy 0.556 [0.389, 0.722] on the room path and 1.000 on the
+#   original text, against 0 for the one-step routers. The 1.000 is in-sample — the intent splitter's
+#   rules were written with these 36 requests in view — and the room-path failures (the table above)
+#   are translations that lost the "and …" structure.
