@@ -483,3 +483,19 @@ def tiny_gemma3(path: str | Path | None = None, *, seed: int = 0, context: int =
     for name in ("chat_template.jinja", "chat_template.json"):
         (out / name).unlink(missing_ok=True)
     return out
+
+
+class CountingSystem:
+    """A translation system that copies the source, counting the texts it was asked to translate."""
+
+    name = "counting"
+
+    def __init__(self) -> None:
+        self.seen = 0
+
+    def translate(self, texts, src, tgt, *, context=None):
+        self.seen += len(texts)
+        return list(texts)
+
+    def signature(self):
+        return {"model_fingerprint": "-", "prompt_hash": "-", "graph_spec_hash": "-"}

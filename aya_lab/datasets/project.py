@@ -27,6 +27,7 @@ from aya_lab.paths import project_root
 
 __all__ = [
     "CorpusError",
+    "describe_validation_error",
     "RagQuestion",
     "TranscriptMessage",
     "ActionItem",
@@ -234,7 +235,8 @@ def _display(path: Path) -> str:
         return str(path)
 
 
-def _describe(exc: ValidationError) -> str:
+def describe_validation_error(exc: ValidationError) -> str:
+    """The first error of ``exc`` as ``field: problem`` (one line, for located loader errors)."""
     err = exc.errors()[0]
     loc = ".".join(str(p) for p in err["loc"])
     msg = err["msg"].removeprefix("Value error, ")
@@ -282,7 +284,7 @@ def _load_jsonl(path: Path, model: type[_M]) -> list[_M]:
         try:
             record = model.model_validate(data)
         except ValidationError as exc:
-            raise CorpusError(f"{_display(path)}:{lineno}: {_describe(exc)}") from None
+            raise CorpusError(f"{_display(path)}:{lineno}: {describe_validation_error(exc)}") from None
         if "id" in type(record).model_fields:
             if record.id is None:  # type: ignore[attr-defined]  # ids are optional: name the record by its line
                 record = record.model_copy(update={"id": f"{path.stem}:{lineno}"})

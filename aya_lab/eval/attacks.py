@@ -40,6 +40,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_valida
 
 from aya_lab.agents.citations import grounded_sources
 from aya_lab.agents.guard import MARKER, TranslationGuard
+from aya_lab.datasets.project import describe_validation_error
 from aya_lab.eval.stats import bootstrap_ci
 from aya_lab.languages import normalize_language
 from aya_lab.messages import AYA
@@ -154,15 +155,6 @@ def attack_schema() -> dict:
     return {"$schema": "https://json-schema.org/draft/2020-12/schema", **AttackRecord.model_json_schema()}
 
 
-def _describe(exc: ValidationError) -> str:
-    err = exc.errors()[0]
-    loc = ".".join(str(p) for p in err["loc"])
-    msg = err["msg"].removeprefix("Value error, ")
-    if not loc and ": " in msg:  # the model validator names the field first
-        loc, msg = msg.split(": ", 1)
-    return f"{loc or '<record>'}: {msg}"
-
-
 def _parse_line(where: str, line: str) -> AttackRecord:
     try:
         data = json.loads(line)
@@ -173,7 +165,7 @@ def _parse_line(where: str, line: str) -> AttackRecord:
     try:
         return AttackRecord.model_validate(data)
     except ValidationError as exc:
-        raise AttackDataError(f"{where}: {_describe(exc)}") from None
+        raise AttackDataError(f"{where}: {describe_validation_error(exc)}") from None
 
 
 def load_attacks(path: str | Path | None = None, categories: Iterable[str] | None = None) -> list[AttackRecord]:

@@ -12,22 +12,7 @@ import pytest
 
 from aya_lab.eval.translation.evaluate import evaluate_translation
 from tests.eval.conftest import ENG, SWA
-
-
-class Counting:
-    """Copies the source, counting the texts it was asked to translate."""
-
-    name = "counting"
-
-    def __init__(self) -> None:
-        self.seen = 0
-
-    def translate(self, texts, src, tgt, *, context=None):
-        self.seen += len(texts)
-        return list(texts)
-
-    def signature(self):
-        return {"model_fingerprint": "-", "prompt_hash": "-", "graph_spec_hash": "-"}
+from tests.fakes import CountingSystem
 
 
 @pytest.fixture
@@ -39,7 +24,7 @@ def run(tmp_path):
     ckpt = tmp_path / "run.partial.jsonl"
 
     def go() -> int:
-        system = Counting()
+        system = CountingSystem()
         kwargs = {"n_bootstrap": 10, "n_ar": 10, "langid": False, "chunk_size": 4, "checkpoint": ckpt}
         evaluate_translation([system], dataset, **kwargs)
         return system.seen

@@ -32,6 +32,7 @@ from aya_lab.messages import parse_aya_request
 from aya_lab.models.fake import FakeChatModel
 from aya_lab.paths import project_root
 from tests.eval.conftest import ENG, FRA, SWA
+from tests.fakes import CountingSystem
 
 # -- 1. a files: set has one language pair --------------------------------------------------------
 
@@ -98,31 +99,15 @@ def test_non_utf8_and_empty_files_are_one_line_errors_naming_the_file(tmp_path):
             loader(latin)
 
 
-class _Counting:
-    """Copies the source, counting the texts it was asked to translate."""
-
-    name = "counting"
-
-    def __init__(self) -> None:
-        self.seen = 0
-
-    def translate(self, texts, src, tgt, *, context=None):
-        self.seen += len(texts)
-        return list(texts)
-
-    def signature(self):
-        return {"model_fingerprint": "-", "prompt_hash": "-", "graph_spec_hash": "-"}
-
-
 def test_a_partial_file_killed_mid_write_is_repaired_and_resumed(file_pairs, tmp_path):
     ckpt = tmp_path / "run.partial.jsonl"
-    first = _Counting()
+    first = CountingSystem()
     kwargs = {"n_bootstrap": 10, "n_ar": 10, "langid": False, "chunk_size": 4, "checkpoint": ckpt}
     evaluate_translation([first], file_pairs["sw_named"], **kwargs)
     assert first.seen == 12
     lines = ckpt.read_text(encoding="utf-8").splitlines()
     ckpt.write_text(lines[0] + "\n" + lines[1][: len(lines[1]) // 2], encoding="utf-8")  # killed mid-write
-    again = _Counting()
+    again = CountingSystem()
     evaluate_translation([again], file_pairs["sw_named"], **kwargs)
     assert again.seen == 8  # the first chunk came from the file; the broken one ran again
     rows = [json.loads(x) for x in ckpt.read_text(encoding="utf-8").splitlines()]  # every line parses
