@@ -37,10 +37,11 @@ from aya_lab.agents.translator import AyaTranslator
 from aya_lab.datasets.project import load_transcripts
 from aya_lab.eval.routing import evaluate_routing
 from aya_lab.eval.stats import bootstrap_indices, mcnemar_exact, percentile_ci
+from aya_lab.eval.summarization import transcript_messages
 from aya_lab.eval.summary_scoring import count_exact, match_action_items, micro_prf, micro_prf_boot
 from aya_lab.eval.translation.evaluate import evaluate_translation
 from aya_lab.eval.translation.model_systems import PromptSystem
-from aya_lab.messages import ChatMessage, parse_aya_request
+from aya_lab.messages import parse_aya_request
 from aya_lab.models.loader import ROLES, load_chat_model, parse_spec
 from aya_lab.prompts import load_prompt
 
@@ -154,7 +155,7 @@ def summarizer_scores(cand: Candidate, transcripts: list[Any]) -> pd.DataFrame:
     summarizer.summary_prompt = load_prompt(cand.prompt("summarizer_summary"))
     rows = []
     for t in transcripts:
-        res = summarizer.summarize(_request_en(cand, t), _history(t))
+        res = summarizer.summarize(_request_en(cand, t), transcript_messages(t))
         gold = t.gold_action_items
         rows.append(
             {
@@ -165,20 +166,6 @@ def summarizer_scores(cand: Candidate, transcripts: list[Any]) -> pd.DataFrame:
             }
         )
     return pd.DataFrame(rows)
-
-
-def _history(t: Any) -> list[ChatMessage]:
-    return [
-        ChatMessage(
-            id=f"m{i:02d}",
-            sender=m.sender,
-            content=m.text,
-            lang=m.lang,
-            translations={"eng": m.text_en} if m.text_en else {},
-            created_at="-",
-        )
-        for i, m in enumerate(t.messages)
-    ]
 
 
 def _request_en(cand: Candidate, t: Any) -> str:

@@ -66,6 +66,7 @@ from aya_lab.models.base import record_generations
 
 __all__ = [
     "SummarizerResults",
+    "transcript_messages",
     "evaluate_summarizers",
     "match_action_items",
     "prf",
@@ -177,7 +178,8 @@ def _fmt(mean: float, low: float, high: float) -> str:
 # -- the evaluation --------------------------------------------------------------------------------
 
 
-def _messages(transcript: Any) -> list[Any]:
+def transcript_messages(transcript: Any) -> list[Any]:
+    """A transcript's messages as room ``ChatMessage``s (ids ``<transcript id>-mNN``, English text attached)."""
     return [
         ChatMessage(
             id=f"{transcript.id}-m{i:02d}",
@@ -241,7 +243,7 @@ def evaluate_summarizers(
                 with record_generations() as records:
                     request_en = translator.to_english(t.request, t.request_lang)
                 tr_calls = len(records)
-            history = _messages(t)
+            history = transcript_messages(t)
             for variant, summarizer in summarizers.items():
                 res = summarizer.summarize(request_en, history)
                 rows.append({"variant": variant, **_score(t, history, res, request_en, tr_calls)})
