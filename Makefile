@@ -9,7 +9,7 @@ export AYA_LAB_DATA_DIR ?= $(if $(wildcard $(SHARED_DATA)),$(SHARED_DATA),)
 export TOKENIZERS_PARALLELISM := false
 export PYTHONHASHSEED := 0
 
-.PHONY: install demo lint test test-fast nbval lab bench clean sync-notebooks
+.PHONY: install demo lint test test-fast nbval lab bench clean sync-notebooks browser-deps
 
 install: $(STAMP)
 
@@ -30,12 +30,20 @@ lint: $(STAMP)
 	$(BIN)/ruff format --check aya_lab tests benchmarks
 	$(BIN)/mypy
 
-test: lint
+test: lint browser-deps
 	$(BIN)/python -m pytest tests
 	$(MAKE) nbval
 
 test-fast: $(STAMP)
 	$(BIN)/python -m pytest tests -m "not slow and not ray"
+
+# Debian's Chromium and its driver for tests/browser (JupyterLab in headless Chromium), installed only where missing
+browser-deps:
+	@if [ ! -x /usr/bin/chromium ] || [ ! -x /usr/bin/chromedriver ]; then \
+	  if [ "$$(id -u)" = 0 ]; then \
+	    apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium chromium-driver; \
+	  else echo "browser tests need Debian's chromium and chromium-driver: run, as root, apt-get install chromium chromium-driver"; fi; \
+	fi
 
 # the embedded models are converted once, here, so no notebook cell prints the conversion
 nbval: $(STAMP)

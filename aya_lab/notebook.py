@@ -50,9 +50,12 @@ def notebook_cache_path() -> Path:
 
 
 def runs_dir() -> Path:
-    """``runs/`` under the repository (ignored by git): where notebooks keep their rooms."""
-    path = project_root() / "runs"
-    path.mkdir(exist_ok=True)
+    """Where notebooks keep their rooms and results: ``AYA_LAB_RUNS_DIR`` when set (so two runs of one
+    notebook, e.g. nbval and the browser test, never share a room file), else ``runs/`` under the
+    repository (ignored by git)."""
+    override = os.environ.get("AYA_LAB_RUNS_DIR", "").strip()
+    path = Path(override).expanduser() if override else project_root() / "runs"
+    path.mkdir(parents=True, exist_ok=True)
     return path
 
 

@@ -17,7 +17,7 @@ strings in ``additional_kwargs`` (see :func:`completion_request`).
 
 ``untrusted: [message, ...]`` names the variables that hold untrusted text (default: none); rendering
 keeps them inside the template's delimiter tags and, in completion prompts, on one line
-(:mod:`aya_lab.spotlight`). :meth:`PromptFile.chat_template` (LangChain composition) does not.
+(:mod:`aya_lab.spotlight`); so does :meth:`PromptFile.chat_template`. Models escape control tokens.
 """
 
 from __future__ import annotations
@@ -44,6 +44,7 @@ __all__ = [
     "ExamplesSpec",
     "PromptFile",
     "PromptError",
+    "SpotlitChatTemplate",
     "completion_request",
     "cut_at_stop",
     "fewshot_dir",
@@ -146,11 +147,12 @@ class PromptFile(BaseModel):
         return hashlib.sha256(payload.encode()).hexdigest()[:16]
 
     def chat_template(self) -> ChatPromptTemplate:
-        """A LangChain template (composes with ``| model``); defaults are partially applied."""
+        """A LangChain template (composes with ``| model``; defaults partially applied) that renders what
+        :meth:`render` renders, untrusted values spotlit (a template made from it with ``+`` is not)."""
         if self.format == "completion":
             raise PromptError(f"prompt {self.name!r} is a completion prompt; render it with .render(...)")
         parts = ([("system", self.system)] if self.system else []) + [("human", self.user)]
-        template = ChatPromptTemplate.from_messages(parts)
+        template = SpotlitChatTemplate(parts, prompt=self)  # type: ignore[call-arg]  # __init__ infers the rest
         used = {k: v for k, v in self.defaults.items() if k in self.variables}
         return template.partial(**used) if used else template
 
@@ -216,6 +218,19 @@ class PromptFile(BaseModel):
                 f"{len(chosen)}; add records with those keys to {fewshot_dir() / (spec.pool + '.yaml')}"
             )
         return "".join(example + spec.separator for example in chosen)
+
+
+class SpotlitChatTemplate(ChatPromptTemplate):
+    """:meth:`PromptFile.chat_template`: ``prompt.untrusted`` values are spotlit on every (a)format/partial."""
+
+    prompt: PromptFile
+
+    def format_messages(self, **kwargs: Any) -> list[BaseMessage]:
+        return super().format_messages(**self.prompt._spotlight(self._merge_partial_and_user_variables(**kwargs)))
+
+    async def aformat_messages(self, **kwargs: Any) -> list[BaseMessage]:
+        merged = self._merge_partial_and_user_variables(**kwargs)
+        return await super().aformat_messages(**self.prompt._spotlight(merged))
 
 
 def _fields(text: str) -> set[str]:

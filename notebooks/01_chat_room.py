@@ -23,8 +23,8 @@
 # **Set-up.** Four colleagues in four languages, one of them low-resource (Swahili). Models: each role's
 # embedded default — the `translator` role (user agents, Aya's translator, reply delivery) on Gemma 3
 # 270M base with few-shot completion prompts, the `aya` role (supervisor, knowledge-base answers,
-# summarizer) on SmolLM2-135M-Instruct — greedy, at most 64 new tokens, on the CPU (2 cores). Outputs
-# recorded on 2026-11-30; under `make test` every generation is replayed from
+# summarizer) on SmolLM2-135M-Instruct — greedy, at most 64 new tokens, on the device printed below. Outputs
+# recorded on 2026-11-30 (re-recorded that night after Aya's replies became checked by code); under `make test` every generation is replayed from
 # `notebooks/generations.sqlite`. Set `AYA_LAB_MODEL=hf:...` (or `AYA_LAB_MODEL_TRANSLATOR`,
 # `AYA_LAB_MODEL_AYA`) to run the same notebook on other models.
 
@@ -33,14 +33,21 @@ from aya_lab.notebook import notebook_models, runs_dir, setup_notebook
 
 setup_notebook()
 
+import re
+
 import pandas as pd
 
+from aya_lab.agents.guard import MARKER
+from aya_lab.agents.reply_checks import WITHHELD_ANSWER
+from aya_lab.langid import ECHO_CHRF
 from aya_lab.models import load_chat_model
+from aya_lab.notebook_report import report
+from aya_lab.prompts import load_pool
 from aya_lab.room import ChatRoom
 
 models = {role: load_chat_model(spec, settings={"max_new_tokens": 64}) for role, spec in notebook_models().items()}
 for role, m in models.items():
-    print(f"{role}: {m.spec} ({m.fingerprint})")
+    print(f"{role}: {m.spec} ({m.fingerprint}) on {m.device}")
 
 # %% [markdown]
 # ## Open a room and add the colleagues
@@ -60,18 +67,20 @@ room.users
 # many model calls and tokens it took (one translation per language, sent as one batch). Every
 # translation passes the translation guard before it reaches a feed; one that fails it (wrong language,
 # an echo, a copied few-shot example, assistant-speak) is delivered as the original marked
-# `[not translated]`.
+# `[not translated]`, and the run report's guard notes say why. Each message comes with its author's
+# English gloss (data, for the reader; the room never sees it).
 
 # %%
 conversation = [
-    ("amara", "Habari timu, mkutano wa bajeti umehamishwa hadi Ijumaa."),
-    ("lena", "Danke, Amara. Ich schicke den überarbeiteten Bericht bis Donnerstag."),
-    ("kofi", "Great, I will book the meeting room and invite finance."),
-    ("sophie", "Parfait. Je prépare les chiffres du trimestre pour vendredi."),
+    ("amara", "Habari timu, mkutano wa bajeti umehamishwa hadi Ijumaa.", "Hi team, the budget meeting has been moved to Friday."),
+    ("lena", "Danke, Amara. Ich schicke den überarbeiteten Bericht bis Donnerstag.", "Thanks, Amara. I'll send the revised report by Thursday."),
+    ("kofi", "Great, I will book the meeting room and invite finance.", "Great, I will book the meeting room and invite finance."),
+    ("sophie", "Parfait. Je prépare les chiffres du trimestre pour vendredi.", "Perfect. I'm preparing the quarter's figures for Friday."),
 ]
-reports = [room.send(user, text) for user, text in conversation]
-pd.DataFrame([{"sender": r.sender, "nodes": " → ".join(r.nodes), "model calls": r.model_calls,
-               "prompt tokens": r.prompt_tokens, "generated tokens": r.completion_tokens} for r in reports])
+reports = [room.send(user, text) for user, text, _ in conversation]
+pd.DataFrame([{"sender": r.sender, "gloss": gloss, "nodes": " → ".join(r.nodes), "model calls": r.model_calls,
+               "prompt tokens": r.prompt_tokens, "generated tokens": r.completion_tokens,
+               "withheld by the guard": len(r.guard_notes)} for r, (_, _, gloss) in zip(reports, conversation)])
 
 # %% [markdown]
 # ## Every user's feed, side by side
@@ -94,23 +103,106 @@ with pd.option_context("display.max_colwidth", 90):
     display(feeds_table(room))
 
 # %% [markdown]
+# The guard's reasons, per message and reader:
+
+# %%
+for r in reports:
+    for note in r.guard_notes:
+        print(f"{r.sender}: {note}")
+
+# %% [markdown]
 # ## Asking Aya
 # `@aya` (any case, in any language) reaches Aya. Her request is brought into English (the room routes
 # the original instead when that translation is not English), the supervisor routes it — to two tools
 # when it asks for two — and her one reply is translated for everyone, with its sources line appended
-# by code. First a request that needs two tools (a summary, then a policy question), then two policy
-# questions for the knowledge-base agent — one in German, one in English.
+# by code and delivered verbatim. Code also checks what she is about to say: a knowledge-base answer no
+# retrieved passage supports is withheld (the fixed reply below; the model's draft goes to the run
+# report's notes), and a small-talk reply that introduces itself under another name is replaced by a
+# fixed introduction. First a request that needs two tools (a summary, then a policy question), then
+# two policy questions — one in German, one in English.
 
 # %%
-summary = room.send("kofi", "@aya summarize the last 4 messages, then tell me what our travel policy says about flights")
-policy = room.send("lena", "@aya Wie lautet unsere Reiserichtlinie für Flüge?")
-receipts = room.send("kofi", "@aya how many days do I have to submit expense receipts?")
-for r in (summary, policy, receipts):
-    print(f"tool: {r.aya_tool}\nreply to kofi (English):\n{r.aya_reply['kofi']}\n")
+asks = [
+    ("kofi", "@aya summarize the last 4 messages, then tell me what our travel policy says about flights"),
+    ("lena", "@aya Wie lautet unsere Reiserichtlinie für Flüge?"),
+    ("kofi", "@aya how many days do I have to submit expense receipts?"),
+]
+summary, policy, receipts = aya_runs = [room.send(user, text) for user, text in asks]
+for (user, text), r in zip(asks, aya_runs):
+    print(f"{user}: {text}\ntools: {' → '.join(r.aya_tools)} | router fallback: {r.aya_fallback}")
+    for note in r.notes:
+        print(f"note: {note}")
+    print(f"Aya's reply (English):\n{r.aya_reply['kofi']}\n")
+
+# %% [markdown]
+# Aya's replies as every colleague reads them, in full:
 
 # %%
-with pd.option_context("display.max_colwidth", 120):
-    display(feeds_table(room).tail(6))
+for r in aya_runs:
+    print(f"== reply to {r.sender}'s request")
+    for user, text in r.aya_reply.items():
+        print(f"  {user} ({room.users[user]}): {text}")
+    print()
+
+# %% [markdown]
+# The fixed parts of each reply — the sources line and the withheld-answer sentence, both written by
+# code — checked in every feed: `verbatim` means the feed holds the English text exactly, `[not
+# translated]` that the guard withheld the whole translation (so the English original, fixed parts
+# included, was delivered).
+
+# %%
+SOURCES = re.compile(r"\((?:sources: [^()\n]*|no source supports this answer)\)")
+
+
+def fixed_parts(text):
+    return SOURCES.findall(text) + ([WITHHELD_ANSWER] if WITHHELD_ANSWER in text else [])
+
+
+fixed_rows = []
+for r in aya_runs:
+    english = r.aya_reply["kofi"]
+    for part in fixed_parts(english):
+        row = {"reply to": r.sender, "fixed part": part}
+        for user, text in r.aya_reply.items():
+            row[user] = ("verbatim" if part in text else "missing") + (f" ({MARKER})" if text.startswith(MARKER) else "")
+        fixed_rows.append(row)
+fixed = pd.DataFrame(fixed_rows)
+with pd.option_context("display.max_colwidth", 60):
+    display(fixed)
+
+# %% [markdown]
+# The guard's example check compares each translation with every sentence of the few-shot pool
+# (`data/fewshot/translations.yaml`) and withholds it at sentence chrF ≥ `ECHO_CHRF`. For every
+# translation delivered so far to a non-English feed (sources line cut off, as the guard sees it), the
+# closest pool sentence in the reader's language (the six closest shown):
+
+# %%
+from sacrebleu.metrics import CHRF
+
+pool = load_pool("translations")
+
+
+def closest_example(text, lang):
+    scores = [(CHRF().sentence_score(text, [r[lang]]).score, r[lang]) for r in pool if r.get(lang)]
+    return max(scores)
+
+
+def example_table(room):
+    rows = []
+    for user, feed in room.feeds().items():
+        lang = room.users[user]
+        for d in feed:
+            if d.translated and lang != "eng" and not d.text.startswith(MARKER):
+                chrf, sentence = closest_example(SOURCES.sub("", d.text).strip(), lang)
+                rows.append({"reader": user, "from": d.sender, "delivered": d.text[:70], "closest example": sentence,
+                             "chrF": round(chrf, 1)})
+    return pd.DataFrame(rows).sort_values("chrF", ascending=False)
+
+
+print("ECHO_CHRF =", ECHO_CHRF)
+with pd.option_context("display.max_colwidth", 70):
+    examples = example_table(room)
+    display(examples.head(6))
 
 # %% [markdown]
 # ## The graph
@@ -123,19 +215,20 @@ print(room.draw("ascii"))
 # %% [markdown]
 # ## The trace of one run
 # Every node visit of the summary run, with each model call's prompt size, output size and the model
-# time recorded when the generation was made (replayed from the cache under `make test`).
+# time recorded when the generation was made (a replay reads it back from the cache, so it is the
+# recorded time, not the replay's).
 
 # %%
 trace = room.trace(summary.run_id)
 pd.DataFrame([{"node": v.node, "model calls": len(v.generations),
                "prompt tokens": sum(g["prompt_tokens"] for g in v.generations),
                "generated tokens": sum(g["completion_tokens"] for g in v.generations),
-               "model seconds": round(sum(g["latency_s"] for g in v.generations), 2), "note": v.note[:80]}
+               "recorded model seconds": round(sum(g["latency_s"] for g in v.generations), 2),
+               "note": v.note[:80]}
               for v in trace])
 
 # %% [markdown]
-# Where the tokens go in that run — prompt vs generated tokens per node (the supervisor's two-call
-# summarizer and the reply delivery dominate):
+# Where the tokens go in that run — prompt vs generated tokens per node:
 
 # %%
 import matplotlib.pyplot as plt
@@ -152,19 +245,14 @@ ax.legend(fontsize="small")
 plt.show()
 
 # %% [markdown]
-# The supervisor's prompts and outputs, exactly as the model saw and wrote them:
+# The supervisor's prompts (their last 220 characters) and outputs, exactly as the model saw and wrote
+# them:
 
 # %%
-for g in next(v for v in trace if v.node == "supervisor").generations:
+supervisor_calls = next(v for v in trace if v.node == "supervisor").generations
+for g in supervisor_calls:
     print("PROMPT:", g["prompt"][-220:].replace("\n", " ⏎ "))
     print("OUTPUT:", g["output"][:200].replace("\n", " ⏎ "), "\n")
-
-# %% [markdown]
-# Wall-clock time per node of the same run (this varies from run to run, so nbval does not compare it):
-
-# %%
-# NBVAL_IGNORE_OUTPUT
-summary.node_seconds
 
 # %% [markdown]
 # ## Close the kernel, reopen the file
@@ -191,22 +279,64 @@ panel
 
 # %% [markdown]
 # ## What this shows
-# - **The room works as specified**: every message reached all four colleagues exactly once, each of
-#   Aya's replies reached everyone once, and the room came back intact from its file.
-# - **One request, two tools, one reply.** "summarize the last 4 messages, then tell me what our travel
-#   policy says about flights" ran the summarizer and then the knowledge-base agent, and Aya's single
-#   reply holds both observations (the trace's supervisor note lists both intents).
-# - **Gemma translates between the high-resource languages; Swahili still fails.** Lena's German, Kofi's
-#   English and Sophie's French reach each other as recognisable translations. Amara's Swahili does
-#   not: into English and German Gemma wrote unrelated sentences ("The train arrived at the station at
-#   10:00 am."), into French it copied its prompt's few-shot example, which the guard withheld; into
-#   Swahili the guard withheld two translations and let through an invented one ("Ikuwaa, Amara.
-#   Ikuwaa, amara."), because lingua cannot judge it and nothing else flags it. Notebook 03 measures
-#   this across eight languages.
-# - **The aya role (SmolLM2-135M) routes but does not answer.** The summary repeats the transcript,
-#   including the invented first line; the travel answer is made up and Aya says "(no source supports
-#   this answer)"; the German policy question was routed to `chat`, which answered with an invented
-#   fact; the receipts
-#   question retrieved `expenses_policy.md` and the model copied the passage back instead of answering.
-#   The sources line is added by code from the passages the answer actually shares; the answers are
-#   only as good as the model.
+
+# %%
+feeds = reopened.feeds()
+n_messages = len(reopened.history())
+assert all(len(f) == n_messages and len({d.message_id for d in f}) == n_messages for f in feeds.values())
+assert all(sum(d.from_aya for d in f) == len(aya_runs) for f in feeds.values())
+assert before == after
+assert summary.aya_tools == ["summarize", "query"]
+assert WITHHELD_ANSWER in summary.aya_reply["kofi"] and any("withheld" in n for n in summary.notes)
+draft = next(g["output"] for g in supervisor_calls[::-1]).strip()
+assert draft in " ".join(summary.notes)  # the withheld draft is the query call's output
+kofi_feed = [d.text for d in feeds["kofi"][:len(conversation)]]
+copied = [line for line in kofi_feed if line in summary.aya_reply["kofi"]]
+assert len(copied) >= 2 and copied[0] == kofi_feed[0]  # the "summary" holds Kofi's feed lines verbatim
+assert not summary.aya_fallback and policy.aya_fallback and receipts.aya_fallback
+assert policy.aya_tools == ["chat"] and any("no keyword matched -> chat" in n for n in policy.notes)
+assert any("keyword 'expense' -> query" in n for n in receipts.notes)
+assert receipts.aya_tools == ["query"] and receipts.aya_reply["kofi"].startswith("<passages>")
+assert "(sources: expenses_policy.md)" in receipts.aya_reply["kofi"]
+lena_receipts = receipts.aya_reply["lena"]
+lena_chrf, lena_example = closest_example(SOURCES.sub("", lena_receipts).strip(), "deu")
+assert not lena_receipts.startswith(MARKER) and lena_chrf < ECHO_CHRF
+assert all(t.startswith(MARKER) for u, t in summary.aya_reply.items() if u != "kofi")
+assert (fixed.drop(columns=["reply to", "fixed part"]).map(lambda s: s.startswith("verbatim"))).all().all()
+amara_de = examples[(examples["reader"] == "lena") & (examples["from"] == "amara")].iloc[0]
+assert amara_de["chrF"] < ECHO_CHRF
+swahili_from = [d.text for d in feeds["amara"][1:len(conversation)]]
+report(
+    "- **The room works as specified**: each of the {n_messages} messages reached all {n_users} colleagues "
+    "exactly once (one feed entry per message), each of Aya's {n_aya} replies reached everyone once, and the "
+    "feeds read back from the file were identical.\n"
+    "- **One request, two tools, one reply.** Kofi's first request ran `{tools}`, and Aya's single reply holds "
+    "both observations. The \"summary\" repeats {n_copied} of the {n_lines} lines of Kofi's feed verbatim "
+    "(\"{first_line}\" …), the first of them a mistranslation of Amara's message (see below). The travel answer was withheld: no retrieved passage supports the model's draft "
+    "(\"{draft}\"), so the reply says \"{withheld}\" and the draft is in the run report's notes.\n"
+    "- **The two policy questions were routed by the keyword fallback** (the router's answers were not a tool "
+    "name; the notes above show them). The German one matched no keyword and went to `chat`; small talk is not "
+    "checked against the knowledge base, and Aya replied \"{chat}\", which no passage backs. The receipts "
+    "question matched `expense` and went to `query`: the model copied the retrieved passage, tags included "
+    "(`{receipts}…`), and because that copy shares the passage's words it is delivered with "
+    "`(sources: expenses_policy.md)`. The check keeps unsupported answers out; it cannot tell a copied "
+    "passage from an answer.\n"
+    "- **Lena reads something else.** In German that reply became \"{lena_receipts}\": the sources line is "
+    "intact, the text before it is closest to the pool's example \"{lena_example}\" (chrF {lena_chrf:.1f}, "
+    "under the guard's {echo:.0f}), so the guard let it through.\n"
+    "- **The fixed parts of Aya's replies reached every feed verbatim** (the table above): the sources line is "
+    "cut out before translation and put back; in this run every reply carrying the withheld-answer sentence "
+    "was delivered as `{marker}` English, so that sentence was not translated either.\n"
+    "- **Swahili, in and out.** Amara's message reached Kofi as \"{amara_en}\" (her gloss: \"{gloss}\") and "
+    "Lena as \"{amara_de}\", chrF {amara_de_chrf:.1f} from the pool's example \"{amara_de_example}\". "
+    "Into Swahili the guard withheld {sw_withheld} of the {sw_total} translations; the one it let through "
+    "reads \"{sw_passed}\". Notebook 03 measures translation quality across eight languages.",
+    n_messages=n_messages, n_users=len(feeds), n_aya=len(aya_runs), tools=" → ".join(summary.aya_tools),
+    n_copied=len(copied), n_lines=len(kofi_feed), first_line=copied[0], draft=draft, withheld=WITHHELD_ANSWER,
+    chat=policy.aya_reply["kofi"], receipts=receipts.aya_reply["kofi"][:90], marker=MARKER,
+    lena_receipts=lena_receipts, lena_example=lena_example, lena_chrf=lena_chrf, echo=ECHO_CHRF,
+    amara_en=feeds["kofi"][0].text, amara_de=feeds["lena"][0].text, amara_de_chrf=amara_de["chrF"],
+    amara_de_example=amara_de["closest example"], gloss=conversation[0][2],
+    sw_withheld=sum(t.startswith(MARKER) for t in swahili_from), sw_total=len(swahili_from),
+    sw_passed=next(t for t in swahili_from if not t.startswith(MARKER)),
+)

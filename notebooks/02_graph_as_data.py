@@ -21,20 +21,19 @@
 #
 # The Aya room graph is `aya_lab/graphs/aya.yaml`. A variant is an *overlay*: a base spec plus a few
 # changes. Here the variant swaps the two-call summarizer (call 1: how many messages; call 2: the
-# summary) for a one-call summarizer. Model: the embedded SmolLM2-135M-Instruct on the CPU, greedy,
-# 64 new tokens; outputs recorded 2026-11-30 and replayed from the generation cache under `make test`.
+# summary) for a one-call summarizer. Models: each role's embedded default (printed with the run below;
+# the supervisor runs on the `aya` role's model), greedy, at most 64 new tokens; outputs recorded 2026-11-30 and replayed from the generation cache under `make test`.
 
 # %%
 from aya_lab.notebook import notebook_models, runs_dir, setup_notebook
 
 setup_notebook()
 
-from pathlib import Path
-
 import pandas as pd
 
 from aya_lab.graph import SpecError, draw, load_spec, spec_hash
 from aya_lab.models import load_chat_model
+from aya_lab.notebook_report import report
 from aya_lab.paths import project_root
 from aya_lab.room import ChatRoom, default_graph_path
 from aya_lab.room.nodes import aya_registry
@@ -51,33 +50,43 @@ base_path, variant_path = default_graph_path("aya"), default_graph_path("aya_one
 print(base_path.read_text())
 
 # %% [markdown]
-# ## The overlay: one-call summarizer in four lines
+# ## The overlay
 
 # %%
-print(variant_path.read_text())
+overlay_text = variant_path.read_text()
+overlay_lines = overlay_text.splitlines()
+overlay_comments = sum(line.lstrip().startswith("#") for line in overlay_lines)
+print(overlay_text)
+print(f"{variant_path.name}: {len(overlay_lines)} lines, {overlay_comments} of them comments")
+
+# %% [markdown]
+# Both specs load; their content hashes differ. The supervisor node's parameters side by side, every
+# parameter in full, with the ones that differ marked:
 
 # %%
 base, variant = load_spec(base_path, registry=registry), load_spec(variant_path, registry=registry)
-pd.DataFrame([
-    {"spec": base_path.name, "graph": base.name, "hash": spec_hash(base),
-     "supervisor parameters": base.node("supervisor").factory_parameter},
-    {"spec": variant_path.name, "graph": variant.name, "hash": spec_hash(variant),
-     "supervisor parameters": variant.node("supervisor").factory_parameter},
-])
+hashes = {"aya.yaml": spec_hash(base), "aya_onecall.yaml": spec_hash(variant)}
+print(f"graph {base.name}: hash {hashes['aya.yaml']} | graph {variant.name}: hash {hashes['aya_onecall.yaml']}")
+bp, vp = base.node("supervisor").factory_parameter, variant.node("supervisor").factory_parameter
+params = pd.DataFrame({"aya.yaml": {k: bp.get(k, "—") for k in {**bp, **vp}},
+                       "aya_onecall.yaml": {k: vp.get(k, "—") for k in {**bp, **vp}}})
+params["differs"] = params["aya.yaml"] != params["aya_onecall.yaml"]
+differing = list(params.index[params["differs"]])
+params
 
 # %% [markdown]
-# The diagrams (mermaid text, ready for any mermaid renderer) are the same shape — the change is inside
-# the supervisor node's parameters, which the content hash captures:
+# The diagrams (mermaid text, ready for any mermaid renderer) are compared rather than printed twice:
+# the change is inside the supervisor node's parameters, which the content hash captures.
 
 # %%
-left, right = draw(base, registry).splitlines(), draw(variant, registry).splitlines()
-width = max(map(len, left)) + 4
-print(f"{'aya.yaml':<{width}}aya_onecall.yaml")
-for a, b in zip(left, right):
-    print(f"{a:<{width}}{b}")
+same_diagram = draw(base, registry) == draw(variant, registry)
+print("mermaid diagrams identical:", same_diagram)
+print(draw(base, registry))
 
 # %% [markdown]
 # ## The same conversation through both graphs
+# Each run's totals (every node: the deliveries, Aya's translation, the supervisor and the reply
+# delivery):
 
 # %%
 models = {role: load_chat_model(spec, settings={"max_new_tokens": 64}) for role, spec in notebook_models().items()}
@@ -88,7 +97,9 @@ conversation = [
     ("kofi", "Thanks. The client call moved to Thursday."),
     ("kofi", "@aya summarize the last 3 messages"),
 ]
-results = {}
+for role, m in models.items():
+    print(f"{role}: {m.spec} ({m.fingerprint}) on {m.device}")
+results, supervisor_calls = {}, {}
 for spec_path in (base_path, variant_path):
     room_path = runs_dir() / f"nb02_{spec_path.stem}.sqlite"
     for p in runs_dir().glob(f"nb02_{spec_path.stem}*"):
@@ -96,22 +107,40 @@ for spec_path in (base_path, variant_path):
     with ChatRoom.open(room_path, models=models, users=users, graph=spec_path) as room:
         reports = [room.send(u, t) for u, t in conversation]
         results[spec_path.stem] = reports[-1]
+        supervisor_calls[spec_path.stem] = next(v for v in room.trace(reports[-1].run_id)
+                                                if v.node == "supervisor").generations
 
 pd.DataFrame([{"graph": name, "aya tool": r.aya_tool, "model calls": r.model_calls,
                "prompt tokens": r.prompt_tokens, "generated tokens": r.completion_tokens,
                "nodes": " → ".join(r.nodes)} for name, r in results.items()])
 
-# %%
-import matplotlib.pyplot as plt
+# %% [markdown]
+# ## Cost of the comparison: the supervisor node
+# The two graphs differ only in the supervisor, so this is the cost the overlay changes. Model seconds
+# are the times recorded when each generation was made (a replay reads them back); a call whose output
+# reached the 64-token limit was cut off there.
 
-fig, axes = plt.subplots(1, 3, figsize=(9, 2.4))
-for ax, (label, attr) in zip(axes, [("model calls", "model_calls"), ("prompt tokens", "prompt_tokens"),
-                                    ("generated tokens", "completion_tokens")]):
-    ax.bar(list(results), [getattr(r, attr) for r in results.values()], color=["#7a5cff", "#f0a030"])
-    ax.set_title(label, fontsize="medium")
-fig.suptitle("The @aya summary run, two-call vs one-call graph", fontsize="medium")
-fig.tight_layout()
-plt.show()
+# %%
+max_new = models["aya"].settings.max_new_tokens
+cost = pd.DataFrame({name: {
+    "calls": len(calls),
+    "prompt tokens": sum(g["prompt_tokens"] for g in calls),
+    "generated tokens": sum(g["completion_tokens"] for g in calls),
+    "model seconds": round(sum(g["latency_s"] for g in calls), 2),
+    "generated tokens/s": round(sum(g["completion_tokens"] for g in calls) / max(sum(g["latency_s"] for g in calls), 1e-9), 1),
+    f"calls cut at {max_new} tokens": sum(g["completion_tokens"] >= max_new for g in calls),
+    "device": str(models["aya"].device),
+} for name, calls in supervisor_calls.items()}).T
+cost
+
+# %% [markdown]
+# Each supervisor call's output, in full (the router's answer first, then the summarizer's calls):
+
+# %%
+for name, calls in supervisor_calls.items():
+    print(f"== {name}")
+    for g in calls:
+        print(f"[{g['completion_tokens']} tokens] {g['output'].strip()}\n")
 
 # %%
 for name, r in results.items():
@@ -145,9 +174,33 @@ except SpecError as err:
 
 # %% [markdown]
 # ## What this shows
-# - A variant is a six-line file (one of them a comment); its content hash differs from the base, so every result can say
-#   which graph produced it.
-# - On this conversation the two-call summarizer makes one more model call than the one-call
-#   variant (compare the table); both routes end with exactly one reply. Whether either *count* is
-#   right, and how good the summaries are, is measured over 47 transcripts in notebook 05.
-# - Bad specs fail before anything runs, with located, fix-naming messages.
+
+# %%
+two, one = cost.loc["aya"], cost.loc["aya_onecall"]
+assert hashes["aya.yaml"] != hashes["aya_onecall.yaml"] and same_diagram
+assert differing == ["summarizer"]
+assert results["aya"].aya_tool == results["aya_onecall"].aya_tool == "summarize"
+assert all(len(r.aya_reply) == len(users) for r in results.values())
+assert two["calls"] == one["calls"] + 1
+assert supervisor_calls["aya"][1]["completion_tokens"] >= max_new  # the count call ran to the limit
+report(
+    "- **A variant is a {n_lines}-line file** ({n_comments} of them a comment) that changes one parameter of "
+    "one node (`{param}`: `{base_value}` → `{variant_value}`); its content hash differs from the base "
+    "(`{h_base}` vs `{h_variant}`), so every result can say which graph produced it.\n"
+    "- **On this conversation** the two-call supervisor made {two_calls} model calls and the one-call one "
+    "{one_calls}; they generated {two_gen} and {one_gen} tokens in {two_sec:.1f} s and {one_sec:.1f} s of "
+    "recorded model time. The two-call count call ran to the token limit; the one-call summarizer's whole "
+    "answer was \"{one_answer}\". Both routes ended with one reply reaching all {n_users} users.\n"
+    "- **These are the figures of one request**, made with at most {max_new} new tokens per call; how many "
+    "tokens a call generates depends on where its output stops (the outputs above; {two_cut} two-call and "
+    "{one_cut} one-call calls were cut at the limit). Notebook 05 measures the two summarizers over all its "
+    "transcripts with 128 new tokens per call — counts, summaries and cost — which is where to read the "
+    "average difference, not here.\n"
+    "- Bad specs fail before anything runs, with located, fix-naming messages (above).",
+    n_lines=len(overlay_lines), n_comments=overlay_comments, param=differing[0],
+    base_value=params.loc[differing[0], "aya.yaml"], variant_value=params.loc[differing[0], "aya_onecall.yaml"],
+    h_base=hashes["aya.yaml"], h_variant=hashes["aya_onecall.yaml"],
+    two_calls=two["calls"], one_calls=one["calls"], two_gen=two["generated tokens"], one_gen=one["generated tokens"],
+    one_answer=supervisor_calls["aya_onecall"][-1]["output"].strip(), two_sec=two["model seconds"], one_sec=one["model seconds"], n_users=len(users), max_new=max_new,
+    two_cut=two[f"calls cut at {max_new} tokens"], one_cut=one[f"calls cut at {max_new} tokens"],
+)

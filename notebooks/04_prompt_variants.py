@@ -13,24 +13,32 @@
 #     name: python3
 # ---
 
+
 # %% [markdown]
 # # 04 · Prompt variants: the user agent's translation and the supervisor's routing
 #
-# **Questions.** Prompts are files (`prompts/<task>/<variant>.yaml`); a sweep runs every variant of a
-# task on the same inputs and tests each against the first. Does the `strict` translation prompt beat
-# the room's `baseline` prompt on workplace chat? Does a few-shot routing prompt pick Aya's tool more
-# often than the one-word baseline prompt — in every request language?
+# **Questions.** Prompts are files (`prompts/<task>/<variant>.yaml`, schema in `prompts/README.md`); a
+# sweep runs every variant of a task on the same inputs and tests each against the task's `baseline`.
+# Does a translation prompt beat the room's `baseline` prompt on workplace chat, and the copy-the-source
+# floor? Does a routing prompt pick Aya's tool more often than the one-word baseline prompt, and is it
+# the model that decides?
 #
 # **Set-up.** Translation: the in-repo `workplace` set (63 chat lines in 11 short conversations,
 # English with French, German, Spanish and Chinese references, written for this project; informal
-# register), English into French and German, all 63 lines per pair; the two chat prompt variants run on
+# register), English into French and German, all 63 lines per pair; the chat prompt variants run on
 # SmolLM2-135M-Instruct (the translator role's default, Gemma 3 270M, is a base model that takes only the
 # completion prompt; notebook 03 measures it). Routing: `data/routing/requests.jsonl`, 104 labelled
 # requests to Aya (26 per tool: `query`, `summarize`, `remember`, `chat`) in six languages, and the 36
 # multi-intent requests of `data/routing/multi_intent.jsonl`; as in the room, non-English requests are
 # first brought into English by the translator role (Gemma 3 270M) and routed by the aya role
-# (SmolLM2-135M-Instruct). Greedy, at most 64 new tokens, batches of 16, on the CPU (2 cores); outputs
-# recorded 2026-11-30 and replayed from `notebooks/generations.sqlite` under `make test`.
+# (SmolLM2-135M-Instruct). Greedy, at most 64 new tokens, batches of 16; outputs recorded 2026-11-30 on
+# the CPU (2 cores) and replayed from `notebooks/generations.sqlite` under `make test`. The cost tables'
+# model seconds are the times recorded then, on cores shared with other work: compare them loosely; the
+# call and token counts are exact.
+#
+# **The variants** are every chat variant file of each task (`list_variants`, `baseline` first): add a
+# file under `prompts/user_translate/` or `prompts/supervisor/` and re-record (the command is in
+# `prompts/README.md`); it joins every table below.
 
 # %%
 from aya_lab.notebook import notebook_models, runs_dir, setup_notebook
@@ -41,135 +49,162 @@ import matplotlib.pyplot as plt
 import numpy as np
 import pandas as pd
 
-from aya_lab.agents.routing import KeywordRouter
-from aya_lab.eval import sweep_routing, sweep_translation
-from aya_lab.eval.routing_sequences import evaluate_sequences
-from aya_lab.models import load_chat_model
 from aya_lab.prompts import list_variants, load_prompt
+
+VARIANTS = {task: list_variants(task) for task in ("user_translate", "supervisor")}  # the one list: every chat variant file
+SEED = 4  # the random samples of outputs below
+VARIANTS
+
+# %%
+from collections import Counter
+
+from aya_lab.agents.guard import TranslationGuard
+from aya_lab.agents.routing import KeywordRouter
+from aya_lab.eval import CopySystem, PromptSystem, evaluate_translation, sweep_routing
+from aya_lab.eval.costs import generation_costs, routing_costs, translation_costs
+from aya_lab.eval.routing_sequences import evaluate_sequences
+from aya_lab.models import load_chat_model, record_generations
+from aya_lab.notebook_report import report
 
 models = {r: load_chat_model(spec, settings={"max_new_tokens": 64}, batch_size=16) for r, spec in notebook_models().items()}
 aya, translator = models["aya"], models["translator"]
 chat_model = load_chat_model("smollm2", settings={"max_new_tokens": 64}, batch_size=16)  # the chat prompts' model
 for name, m in (("aya role", aya), ("translator role", translator), ("chat prompt variants", chat_model)):
-    print(f"{name}: {m.spec} ({m.fingerprint})")
-print("user_translate variants:", list_variants("user_translate"), "| supervisor variants:", list_variants("supervisor"))
+    print(f"{name}: {m.spec} ({m.fingerprint}) on {m.device}")
 
 # %% [markdown]
-# ## 1. Translation prompts
-# The two variants, as their files define them:
+# The variants as their files define them (the hash is what results carry as `prompt_hash`):
 
 # %%
-def prompt_frame(task, variants):
+def prompt_frame(task):
     rows = {}
-    for v in variants:
+    for v in VARIANTS[task]:
         p = load_prompt(f"{task}/{v}")
-        rows[v] = {"hash": p.content_hash, "description": p.description, "system": p.system, "user": p.user}
+        rows[v] = {"hash": p.content_hash, "system": p.system, "user": p.user}
     return pd.DataFrame(rows).T
 
 
-with pd.option_context("display.max_colwidth", 400):
-    display(prompt_frame("user_translate", ["baseline", "strict"]))
+with pd.option_context("display.max_colwidth", 700):
+    display(pd.concat({task: prompt_frame(task) for task in VARIANTS}, names=["task", "variant"]))
 
 # %% [markdown]
-# 2 prompts × 2 pairs × 63 lines = 252 generations: minutes cold on 2 CPU cores, seconds when
-# replayed from the generation cache (the time printed below is of the last execution).
+# ## 1. Translation prompts
+# Each variant as a system on the same 2 × 63 lines, beside the copy floor (`copy` returns the English
+# source: no model call), so a score reads against what doing nothing earns. Every variant is tested
+# against `baseline`.
 
 # %%
 PAIRS = ["eng-fra", "eng-deu"]
-# NBVAL_IGNORE_OUTPUT
-# %time tr = sweep_translation(["baseline", "strict"], "workplace", model=chat_model, pairs=PAIRS)
+tr_systems = [PromptSystem(chat_model, f"user_translate/{v}", context_window=0, name=v) for v in VARIANTS["user_translate"]]
+with record_generations() as tr_records:
+    tr = evaluate_translation([*tr_systems, CopySystem()], "workplace", PAIRS, baseline="baseline", progress=False)
+tr.save(runs_dir() / "nb04_translate.csv")
+tr.table(metrics=("chrF", "chrF++", "target_lang_share", "echo_share"))
 
 # %%
-tr.save(runs_dir() / "nb04_translate.csv")
-tr.table()
+bleu = tr.df[(tr.df["pair"] == "pooled") & (tr.df["metric"] == "BLEU") & (tr.df["hop"] == "e2e")].set_index("system")["score"]
+report("BLEU is in the saved results (`runs/nb04_translate.csv`), not in the table: chrF is the headline metric "
+       "here, and pooled BLEU is {bleu}. The cost of each system — calls, tokens and the model seconds recorded "
+       "when the generations were made:", bleu=", ".join(f"{b:.1f} for `{s}`" for s, b in bleu.items()))
+
+# %%
+tr_cost = translation_costs(tr, device=chat_model.device)
+tr_cost
 
 # %%
 tr.plot("chrF")
 plt.show()
 
 # %% [markdown]
-# Paired tests of `strict` against `baseline` (same 63 lines per pair; `pooled` concatenates the four
-# pairs): the score difference, the paired-bootstrap and approximate-randomisation p-values, and
-# whether both are below 0.05.
+# Paired tests against `baseline` (same lines per pair; `pooled` concatenates the pairs): the chrF
+# difference with its 95% CI, the paired-bootstrap and approximate-randomisation p-values, whether both
+# are below 0.05, and what was resampled (`document`: whole conversations):
 
 # %%
-d = tr.df[(tr.df["hop"] == "e2e") & tr.df["metric"].isin(["BLEU", "chrF", "chrF++"])]
-scores = d.pivot_table(index=["pair", "metric"], columns="system", values="score", sort=False)
-strict_rows = d[d["system"] == "strict"].set_index(["pair", "metric"])
-paired_tr = pd.DataFrame({
-    "n": strict_rows["n"], "baseline": scores["baseline"], "strict": scores["strict"],
-    "diff": scores["strict"] - scores["baseline"], "p_bootstrap": strict_rows["p_bootstrap"],
-    "p_ar": strict_rows["p_ar"], "significant": strict_rows["significant"],
-})
-paired_tr.round(3)
+tests = tr.tests("chrF").set_index(["system", "pair"])
+tests[["score", "delta", "delta_low", "delta_high", "p_bootstrap", "p_ar", "significant", "n", "resample_unit", "n_units"]].round(3)
 
 # %% [markdown]
-# Each prompt beside its pooled scores and output-language check:
+# **What goes wrong.** Each output (as delivered: the agent keeps the first paragraph of what the model
+# wrote) is put in the first failure category that applies, using the room's translation guard
+# (`aya_lab.agents.guard`): `echo` (the English source back), `answers the message` (the guard's
+# assistant-speak phrases, such as "Sure, here"), `wrong language` (lingua does not identify the target
+# language), `loop` (a three-word sequence three times or more), `length` (output/source length outside
+# [0.3, 3]), `cut off` (none of these, but the model used all 64 new tokens: its output was cut at the
+# limit); the rest `passes the checks`, which does not make it a correct translation.
+# Counts per system, over both pairs:
 
 # %%
-def pooled(metric):
-    return tr.df[(tr.df["pair"] == "pooled") & (tr.df["metric"] == metric)].set_index("system")["score"]
+GUARD = TranslationGuard()
+LIMIT = chat_model.settings.max_new_tokens
+CATEGORIES = ["empty", "echo", "answers the message", "wrong language", "loop", "length", "cut off", "passes the checks"]
 
 
-def per_pair_mean(metric):
-    return tr.df[(tr.df["pair"] != "pooled") & (tr.df["metric"] == metric)].groupby("system")["score"].mean()
+def loops(text):
+    words = text.lower().split()
+    return max(Counter(zip(words, words[1:], words[2:])).values(), default=0) >= 3
 
 
-side = prompt_frame("user_translate", ["baseline", "strict"])[["user", "system"]]
-side["chrF (pooled)"] = pooled("chrF").round(1)
-side["BLEU (pooled)"] = pooled("BLEU").round(1)
-side["in target language"] = per_pair_mean("target_lang_share").map("{:.0%}".format)
-side["echo"] = per_pair_mean("echo_share").map("{:.0%}".format)
-with pd.option_context("display.max_colwidth", 300):
-    display(side)
+def category(src, tgt, source, output, generated):
+    failed = {reason.split(":")[0] for reason in GUARD.check(source, output, src, tgt).reasons}
+    for name, hit in (("empty", "empty" in failed), ("echo", "echo" in failed),
+                      ("answers the message", "assistant" in failed), ("wrong language", "language" in failed),
+                      ("loop", loops(output)), ("length", bool(failed & {"length", "example"})),
+                      ("cut off", generated >= LIMIT)):
+        if hit:
+            return name
+    return "passes the checks"
+
+
+outs = tr.outputs[tr.outputs["hop"] == "e2e"].copy()
+model_rows = outs["system"].isin(VARIANTS["user_translate"]).to_numpy()
+assert len(tr_records) == model_rows.sum()  # one generation per model-system line, in output order
+assert all(s in r.prompt for r, s in zip(tr_records, outs.loc[model_rows, "source"]))
+outs["generated"] = 0
+outs.loc[model_rows, "generated"] = [r.result.completion_tokens for r in tr_records]
+outs["category"] = [category(*r) for r in outs[["src", "tgt", "source", "hypothesis", "generated"]].itertuples(index=False)]
+tr_fail = pd.crosstab(outs["system"], pd.Categorical(outs["category"], CATEGORIES), dropna=False).reindex(tr.systems)
+tr_fail.columns.name = None
+assert tr_fail.loc["copy", "echo"] == tr_fail.loc["copy"].sum()  # the classifier calls the copy floor an echo
+tr_fail
 
 # %% [markdown]
-# Two lines of one conversation, in every language, for both prompts:
+# A seeded random sample of lines (the same lines for every variant), each output with its category:
 
 # %%
-o = tr.outputs[tr.outputs["idx"].isin([0, 4])]
-ex = o.pivot_table(index=["idx", "tgt"], columns="system", values="hypothesis", aggfunc="first", sort=False)
-ex.insert(0, "reference", o[o["system"] == "baseline"].set_index(["idx", "tgt"])["reference"])
-ex.insert(0, "source", o[o["system"] == "baseline"].set_index(["idx", "tgt"])["source"])
+pick = outs[outs["system"] == "baseline"].sample(6, random_state=SEED)[["idx", "tgt"]]
+sample = pick.merge(outs, on=["idx", "tgt"])
+wide = sample.pivot_table(index=["idx", "tgt"], columns="system", values=["hypothesis", "category"],
+                          aggfunc="first", sort=False)
+wide.columns = [f"{s}: {c.replace('hypothesis', 'output')}" for c, s in wide.columns]
+wide = wide[[f"{v}: {c}" for v in VARIANTS["user_translate"] for c in ("output", "category")]]
+first = sample.drop_duplicates(["idx", "tgt"]).set_index(["idx", "tgt"])
+wide.insert(0, "reference", first["reference"])
+wide.insert(0, "source", first["source"])
 with pd.option_context("display.max_colwidth", 70):
-    display(ex)
+    display(wide.map(lambda s: s.replace("\n", " ⏎ ")))
 
 # %% [markdown]
 # ## 2. Routing prompts
 # Aya's supervisor asks the model for one word naming a tool; an answer naming no tool falls back to
-# multilingual keyword rules (the fallback rate says how often). The two variants:
+# multilingual keyword rules (the `fallback_rate` says how often). Accuracy with a bootstrap 95% CI,
+# overall and per request language:
 
 # %%
-with pd.option_context("display.max_colwidth", 600):
-    display(prompt_frame("supervisor", ["baseline", "fewshot"]))
-
-# %% [markdown]
-# 52 request translations (one batch) and 2 × 104 router prompts: 8 minutes cold on one of the two
-# cores (the time printed below).
-
-# %%
-# NBVAL_IGNORE_OUTPUT
-# %time rt = sweep_routing(["baseline", "fewshot"], model=aya, translator=translator)
-
-# %%
+rt = sweep_routing(VARIANTS["supervisor"], model=aya, translator=translator)
 rt.save(runs_dir() / "nb04_routing.csv")
-rt
-
-# %% [markdown]
-# Accuracy with a bootstrap 95% CI, overall and per request language, and the fallback rate:
-
-# %%
 rt.table()
 
 # %%
 acc = rt.df[rt.df["metric"] == "accuracy"]
 langs = list(dict.fromkeys(acc["lang"]))
+width = 0.8 / len(rt.variants)
 fig, ax = plt.subplots(figsize=(8, 3.5))
 for i, (prompt, g) in enumerate(acc.groupby("prompt", sort=False)):
     g = g.set_index("lang").reindex(langs)
-    x = np.arange(len(langs)) + (i - 0.5) * 0.4
+    x = np.arange(len(langs)) + (i - (len(rt.variants) - 1) / 2) * width
     err = np.vstack([g["mean"] - g["ci_low"], g["ci_high"] - g["mean"]])
-    ax.bar(x, g["mean"], 0.4, yerr=err, capsize=2, label=prompt)
+    ax.bar(x, g["mean"], width, yerr=err, capsize=2, label=prompt)
 ax.set_xticks(range(len(langs)), [f"{l}\n(n={int(n)})" for l, n in zip(langs, acc.groupby("lang", sort=False)["n"].first().reindex(langs))])
 ax.axhline(0.25, color="grey", linestyle=":", label="chance (4 tools)")
 ax.set_ylabel("routing accuracy")
@@ -178,19 +213,27 @@ ax.legend(fontsize="small")
 plt.show()
 
 # %% [markdown]
-# Paired tests of `fewshot` against `baseline` on the same 104 requests: the accuracy (and fallback
+# Paired tests of each variant against `baseline` on the same 104 requests: the accuracy (and fallback
 # rate) difference with its paired-bootstrap 95% CI and p-value, and McNemar's exact test on the
-# discordant requests (`b`: baseline right, fewshot wrong; `c`: the reverse).
+# discordant requests (`b`: baseline right, variant wrong; `c`: the reverse). Then the cost of each
+# variant; each row includes the request translations, made once by the translator role and shared:
 
 # %%
 rt.paired.round(3)
+
+# %%
+rt_cost = routing_costs(rt, device=aya.device)
+shared = rt.meta["translation_cost"]
+display(rt_cost)
+report("Of each row: {calls} request translations, {prompt_tokens} prompt and {completion_tokens} generated "
+       "tokens, {latency_s:.1f} model s.", **shared)
 
 # %% [markdown]
 # Confusion matrices (gold tool in rows, routed tool in columns):
 
 # %%
-fig, axes = plt.subplots(1, 2, figsize=(10, 4))
-for ax, (name, conf) in zip(axes, rt.confusion.items()):
+fig, axes = plt.subplots(1, len(rt.confusion), figsize=(5 * len(rt.confusion), 4), squeeze=False)
+for ax, (name, conf) in zip(axes[0], rt.confusion.items()):
     ax.imshow(conf.to_numpy(), cmap="Blues", vmin=0, vmax=26)
     ax.set_xticks(range(len(conf.columns)), conf.columns, rotation=30)
     ax.set_yticks(range(len(conf.index)), conf.index)
@@ -203,34 +246,40 @@ plt.tight_layout()
 plt.show()
 
 # %% [markdown]
-# What the model answered, for the first requests of each tool (the router keeps the first tool name
-# in the answer; `fallback` = it named none):
-
-# %%
-ex = rt.examples.pivot_table(index=["id", "lang", "label"], columns="prompt", values=["answer", "predicted"],
-                             aggfunc="first", sort=False)
-ex.columns = [f"{b}: {a}" for a, b in ex.columns]
-ex = ex[[f"{p}: {c}" for p in rt.variants for c in ("answer", "predicted")]]
-first = rt.examples[rt.examples["prompt"] == "baseline"].groupby("label", sort=False).head(2)["id"]
-with pd.option_context("display.max_colwidth", 60):
-    display(ex.loc[ex.index.get_level_values("id").isin(first)].map(lambda s: s.replace("\n", " ⏎ ")))
-
-# %% [markdown]
 # ## 3. Is the model routing at all?
-# The fallback rates above say the model rarely names a tool. Accuracy split by who decided — the
-# model (its answer named a tool, or a synonym such as "policy" or "note") or the keyword rules:
+# Who decided each request — the model (its answer named a tool, or a synonym such as "policy" or
+# "note") or the keyword rules (`fallback`: the answer named none) — and whether the tool was right;
+# counts per variant:
 
 # %%
-rt.examples.assign(decided_by=rt.examples["fallback"].map({0.0: "model", 1.0: "keyword rules"})).groupby(
-    ["prompt", "decided_by"], sort=False)["correct"].agg(accuracy="mean", n="size").round(3)
+rex = rt.examples.assign(decided_by=rt.examples["fallback"].map({0.0: "model", 1.0: "keyword rules"}))
+rex["outcome"] = rex["decided_by"] + ": " + rex["correct"].map({1.0: "right", 0.0: "wrong"})
+OUTCOMES = ["model: right", "model: wrong", "keyword rules: right", "keyword rules: wrong"]
+rt_fail = pd.crosstab(rex["prompt"], pd.Categorical(rex["outcome"], OUTCOMES), dropna=False).reindex(rt.variants)
+rt_fail.columns.name = None
+rt_fail
 
 # %% [markdown]
-# The same requests routed by the keyword rules alone (no model), and both prompts again with the data
+# A seeded random sample of requests: four that some variant routed wrong and two that every variant
+# routed right, with each variant's answer, the tool it led to and who decided:
+
+# %%
+wrong_any = rex.groupby("id", sort=False)["correct"].min()
+ids = pd.concat([wrong_any[wrong_any == 0].sample(4, random_state=SEED), wrong_any[wrong_any == 1].sample(2, random_state=SEED)]).index
+show = rex[rex["id"].isin(ids)].pivot_table(index=["id", "lang", "label", "routed_text"], columns="prompt",
+                                            values=["answer", "predicted", "decided_by"], aggfunc="first", sort=False)
+show.columns = [f"{p}: {c}" for c, p in show.columns]
+show = show[[f"{p}: {c}" for p in rt.variants for c in ("answer", "predicted", "decided_by")]]
+with pd.option_context("display.max_colwidth", 60):
+    display(show.map(lambda s: s.replace("\n", " ⏎ ")))
+
+# %% [markdown]
+# The same requests routed by the keyword rules alone (no model), and every variant again with the data
 # set's gold English in place of Aya's translation (`translate="gold"`), for all requests and for the
 # 52 that are not in English; "as written" routes the untranslated request (keyword rules only):
 
 # %%
-gold = sweep_routing(["baseline", "fewshot"], model=aya, translate="gold")
+gold = sweep_routing(VARIANTS["supervisor"], model=aya, translate="gold")
 keywords = KeywordRouter()
 base_ex = rt.examples[rt.examples["prompt"] == "baseline"].reset_index(drop=True)
 gold_ex = gold.examples[gold.examples["prompt"] == "baseline"].reset_index(drop=True)
@@ -243,35 +292,40 @@ def kw_correct(texts, labels):
 rows = []
 for subset, mask in (("all 104", base_ex["lang"].notna()), ("52 not in English", base_ex["lang"] != "eng")):
     for source, res, ex in (("Aya's translation (as in the room)", rt, base_ex), ("gold English", gold, gold_ex)):
-        acc = res.examples.groupby("prompt", sort=False)["correct"].apply(lambda c: c.to_numpy()[mask.to_numpy()].mean())
-        rows.append({"requests": subset, "text routed": source, **acc.to_dict(),
+        by_prompt = res.examples.groupby("prompt", sort=False)["correct"].apply(lambda c: c.to_numpy()[mask.to_numpy()].mean())
+        rows.append({"requests": subset, "text routed": source, **by_prompt.to_dict(),
                      "keyword rules only": kw_correct(ex["routed_text"], ex["label"])[mask].mean()})
     rows.append({"requests": subset, "text routed": "as written (no translation)",
                  "keyword rules only": kw_correct(base_ex["text"], base_ex["label"])[mask].mean()})
-pd.DataFrame(rows).set_index(["requests", "text routed"]).round(3)
+by_text = pd.DataFrame(rows).set_index(["requests", "text routed"])
+by_text.round(3)
+
+# %% [markdown]
+# The cost of the two arms (the keyword rules make no model call):
+
+# %%
+pd.concat({"Aya's translation": rt_cost, "gold English": routing_costs(gold, device=aya.device)}, names=["text routed", "prompt"])
 
 # %% [markdown]
 # ## 4. Which text to route, and requests that need two tools
 # The room can route the English translation (`room`), the request as written (`original`), or
 # `auto`: the translation, except where it fails the output-language check (lingua does not identify
 # it as English), where the original is routed instead — the graph's `route_on` setting. Each path
-# with three routers: the keyword rules alone, the LLM router (one tool), and the re-deciding
-# router the room uses (`multi`: splits a request into intents by rules, routes each, composes one
-# reply). Two sets: the 104 single-intent requests (exact sequence accuracy = routing accuracy) and
-# the 36 multi-intent requests of `data/routing/multi_intent.jsonl` (gold: the tools in order; exact
-# sequence and per-step accuracy), with bootstrap 95% CIs.
+# with three routers: the keyword rules alone, the LLM router (one tool, `baseline` prompt), and the
+# re-deciding router the room uses (`multi`: splits a request into intents by rules, routes each,
+# composes one reply). Two sets: the 104 single-intent requests (exact sequence accuracy = routing
+# accuracy) and the 36 multi-intent requests of `data/routing/multi_intent.jsonl` (gold: the tools in
+# order; exact sequence and per-step accuracy), with bootstrap 95% CIs.
 
 # %%
-# NBVAL_IGNORE_OUTPUT
-# %time seq = evaluate_sequences(aya, routers=("keyword", "llm", "multi"), paths=("room", "original", "auto"), translator=translator)
-
-# %%
+with record_generations() as seq_records:
+    seq = evaluate_sequences(aya, routers=("keyword", "llm", "multi"), paths=("room", "original", "auto"), translator=translator)
 seq.save(runs_dir() / "nb04_sequences.csv")
+seq.table()
+
+# %%
 seq_table = seq.df[seq.df["metric"] != "fallback_rate"].pivot_table(
     index=["router", "path"], columns=["set", "metric"], values="mean", sort=False)
-seq_table.round(3)
-
-# %%
 ex = seq.examples
 fell_back = int((ex[ex["path"] == "auto"]["routed_text"].to_numpy() != ex[ex["path"] == "room"]["routed_text"].to_numpy()).sum())
 assert (seq_table.xs("auto", level="path") == seq_table.xs("room", level="path")).all().all()
@@ -279,10 +333,11 @@ assert seq_table.loc[("multi", "original"), ("single", "sequence_accuracy")] > s
 print(f"auto routed the original instead of the translation for {fell_back} of {int((ex['path'] == 'auto').sum())} request runs")
 
 # %% [markdown]
-# The same with 95% CIs:
+# What this section's evaluation cost, per model (every path and router together; this evaluation
+# records no per-arm cost):
 
 # %%
-seq.table()
+generation_costs(seq_records, device=aya.device)
 
 # %% [markdown]
 # Multi-intent requests the `multi` router got wrong on the room path (gold and predicted sequences):
@@ -294,30 +349,113 @@ with pd.option_context("display.max_colwidth", 80):
 
 # %% [markdown]
 # ## What this shows
-# - **Translation: on SmolLM2 the two chat prompts do not differ.** Pooled over eng→fra and eng→deu
-#   (126 lines) chrF is 14.6 for both (+0.02, bootstrap p = 0.38, randomisation p = 0.96) and BLEU
-#   0.6 vs 1.2 (not significant); both put about two thirds of the lines in the target language and
-#   echo 18%. The examples show why: the model answers the message ("Sure, here is the agenda for the
-#   meeting:") or returns the English, whichever prompt it gets.
-# - **Routing: `fewshot` scores higher, but not because the model routes.** Accuracy 0.712
-#   [0.615, 0.798] with `fewshot` against 0.654 [0.558, 0.740] with `baseline`, a paired difference of
-#   +0.058 [0.019, 0.106] (bootstrap p = 0.022; McNemar b = 0, c = 6, p = 0.031). With `fewshot` the
-#   model names a tool in none of its 104 answers (it answers the first example, "The per-diem for
-#   business trips is 2.5…"), so every decision is the keyword rules'; with `baseline` it names one in
-#   15, right a third of the time, against 0.708 for the rules on the other 89. The "better prompt" is
-#   the one that stops the model from deciding.
-# - **Translating the request first still hurts routing.** The 52 non-English requests reach 0.81–0.85
-#   with the data set's gold English but 0.56–0.62 through the translator role's English, and the
-#   keyword rules on the untranslated text reach 0.69.
-# - **Which text to route (section 4).** Routing the original text is the best path on both sets:
-#   single-intent accuracy 0.721 (LLM router) and 0.750 (keyword rules) against 0.654 and 0.712 on the
-#   room path. `auto` scores exactly as the room path here: it fell back to the original for one request
-#   (3 of 420 router runs, printed above) and lingua identified every other Gemma translation as
-#   English, even "Make the last 5 news together and check your tasks". The room keeps `route_on: auto` because the routed text is also what the knowledge-base
-#   agent searches with its English-only embedder; routing the original while searching the
-#   translation is the next step.
-# - **Two tools per request.** Only the re-deciding router (`multi`, the room's) can get a two-tool
-#   request right: exact sequence accuracy 0.556 [0.389, 0.722] on the room path and 1.000 on the
-#   original text, against 0 for the one-step routers. The 1.000 is in-sample — the intent splitter's
-#   rules were written with these 36 requests in view — and the room-path failures (the table above)
-#   are translations that lost the "and …" structure.
+# Each paragraph below is rendered from the results above, and the facts it states are asserted, so a
+# re-record that changes them fails here instead of leaving stale prose.
+
+# %%
+pooled_chrf = tr.df[(tr.df["pair"] == "pooled") & (tr.df["metric"] == "chrF") & (tr.df["hop"] == "e2e")].set_index("system")
+others = [v for v in VARIANTS["user_translate"] if v != "baseline"]
+for v in others:  # the conclusion "the chat prompts do not differ" rests on this
+    assert not tests.loc[(v, "pooled"), "significant"], f"{v} now differs from baseline: rewrite the translation conclusion"
+assert tests.loc[("copy", "pooled"), "significant"] and (pooled_chrf.loc[others + ["baseline"], "score"] < pooled_chrf.loc["copy", "score"]).all(), \
+    "a prompt now reaches the copy floor: rewrite the translation conclusion"
+passed = tr_fail["passes the checks"] / tr_fail.sum(axis=1)
+assert (passed.loc[VARIANTS["user_translate"]] < 0.5).all(), "most lines now pass the checks: rewrite the conclusion"
+report(
+    "- **Translation: on SmolLM2 the chat prompts do not differ, and none reaches the copy floor.** Pooled "
+    "over {pairs} ({n} lines), chrF is {base:.1f} with `baseline`; {variants}. Returning the English "
+    "source unchanged scores {copy:.1f}, {copy_delta:+.1f} [{copy_low:.1f}, {copy_high:.1f}] above `baseline` "
+    "(bootstrap p = {copy_p:.3f}, randomisation p = {copy_par:.3f}). Most lines fail the room's own "
+    "translation checks — {counts} — and the lines that pass them are not translations either (the sample "
+    "above). Cost: {cost}.",
+    pairs=" and ".join(PAIRS), n=int(tests.loc[("copy", "pooled"), "n"]),
+    base=pooled_chrf.loc["baseline", "score"],
+    variants="; ".join(
+        f"`{v}` {tests.loc[(v, 'pooled'), 'score']:.1f} ({tests.loc[(v, 'pooled'), 'delta']:+.2f} "
+        f"[{tests.loc[(v, 'pooled'), 'delta_low']:.2f}, {tests.loc[(v, 'pooled'), 'delta_high']:.2f}], bootstrap "
+        f"p = {tests.loc[(v, 'pooled'), 'p_bootstrap']:.2f}, randomisation p = {tests.loc[(v, 'pooled'), 'p_ar']:.2f})"
+        for v in others),
+    copy=pooled_chrf.loc["copy", "score"], copy_delta=tests.loc[("copy", "pooled"), "delta"],
+    copy_low=tests.loc[("copy", "pooled"), "delta_low"], copy_high=tests.loc[("copy", "pooled"), "delta_high"],
+    copy_p=tests.loc[("copy", "pooled"), "p_bootstrap"], copy_par=tests.loc[("copy", "pooled"), "p_ar"],
+    counts="; ".join(f"`{v}`: " + ", ".join(f"{k} {c}" for k, c in tr_fail.loc[v].sort_values(ascending=False).items() if c)
+                     for v in VARIANTS["user_translate"]),
+    cost="; ".join(f"`{v}` generated {tr_cost.loc[v, 'generated tokens']} tokens in {tr_cost.loc[v, 'model s']:.0f} model s"
+                   for v in VARIANTS["user_translate"]),
+)
+
+# %%
+acc_all = rt.df[(rt.df["metric"] == "accuracy") & (rt.df["lang"] == "all")].set_index("prompt")
+paired_acc = rt.paired[rt.paired["metric"] == "accuracy"].set_index("variant")
+few = rex[rex["prompt"] == "fewshot"]
+opening = few["answer"].str.split().str[:5].str.join(" ").mode().iloc[0]
+same_opening = int(few["answer"].str.startswith(opening).sum())
+assert paired_acc.loc["fewshot", "significant"] and paired_acc.loc["fewshot", "diff"] > 0
+assert rt_fail.loc["fewshot", ["model: right", "model: wrong"]].sum() == 0  # the model never decides with fewshot
+model_n = int(rt_fail.loc["baseline", ["model: right", "model: wrong"]].sum())
+kw_n = int(rt_fail.loc["baseline", ["keyword rules: right", "keyword rules: wrong"]].sum())
+assert rt_fail.loc["baseline", "model: right"] / model_n < rt_fail.loc["baseline", "keyword rules: right"] / kw_n
+report(
+    "- **Routing: `fewshot` scores higher, but not because the model routes.** Accuracy {few:.3f} [{few_lo:.3f}, "
+    "{few_hi:.3f}] with `fewshot` against {base:.3f} [{base_lo:.3f}, {base_hi:.3f}] with `baseline`, a paired "
+    "difference of {d:+.3f} [{d_lo:.3f}, {d_hi:.3f}] (bootstrap p = {p:.3f}; McNemar b = {b}, c = {c}, p = {p_mc:.3f}). "
+    "With `fewshot` the model names a tool in none of its {n} answers ({same} of them begin \"{opening}\": it "
+    "continues the first example), so every decision is the keyword rules'; with `baseline` it names one in "
+    "{model_n}, right in {model_right}, against {kw_acc:.3f} for the rules on the other {kw_n}. The \"better "
+    "prompt\" is the one that stops the model from deciding. Each variant's {calls} calls include the "
+    "{tr_calls} request translations; `fewshot` costs {few_s:.0f} model s against {base_s:.0f}.",
+    few=acc_all.loc["fewshot", "mean"], few_lo=acc_all.loc["fewshot", "ci_low"], few_hi=acc_all.loc["fewshot", "ci_high"],
+    base=acc_all.loc["baseline", "mean"], base_lo=acc_all.loc["baseline", "ci_low"], base_hi=acc_all.loc["baseline", "ci_high"],
+    d=paired_acc.loc["fewshot", "diff"], d_lo=paired_acc.loc["fewshot", "ci_low"], d_hi=paired_acc.loc["fewshot", "ci_high"],
+    p=paired_acc.loc["fewshot", "p_bootstrap"], b=paired_acc.loc["fewshot", "b"], c=paired_acc.loc["fewshot", "c"],
+    p_mc=paired_acc.loc["fewshot", "p_mcnemar"], n=len(few), same=same_opening, opening=opening,
+    model_n=model_n, model_right=int(rt_fail.loc["baseline", "model: right"]),
+    kw_acc=rt_fail.loc["baseline", "keyword rules: right"] / kw_n, kw_n=kw_n,
+    calls=int(rt_cost.loc["baseline", "calls"]), tr_calls=shared["calls"],
+    few_s=rt_cost.loc["fewshot", "model s"], base_s=rt_cost.loc["baseline", "model s"],
+)
+
+# %%
+non_eng = by_text.loc["52 not in English"]
+via_tr = non_eng.loc["Aya's translation (as in the room)", VARIANTS["supervisor"]]
+via_gold = non_eng.loc["gold English", VARIANTS["supervisor"]]
+assert (via_gold > via_tr).all()
+report(
+    "- **Translating the request first still hurts routing.** The 52 non-English requests reach "
+    "{gold_lo:.2f}–{gold_hi:.2f} with the data set's gold English but {tr_lo:.2f}–{tr_hi:.2f} through the "
+    "translator role's English, and the keyword rules on the untranslated text reach {kw:.2f}.",
+    gold_lo=via_gold.min(), gold_hi=via_gold.max(), tr_lo=via_tr.min(), tr_hi=via_tr.max(),
+    kw=non_eng.loc["as written (no translation)", "keyword rules only"],
+)
+
+# %%
+single = seq_table[("single", "sequence_accuracy")]
+multi_ci = seq.df[(seq.df["router"] == "multi") & (seq.df["set"] == "multi") & (seq.df["metric"] == "sequence_accuracy")].set_index("path")
+fell_back_ids = ex[ex["path"] == "auto"]["id"].to_numpy()[
+    ex[ex["path"] == "auto"]["routed_text"].to_numpy() != ex[ex["path"] == "room"]["routed_text"].to_numpy()]
+odd = "Make the last 5 news together and check your tasks"
+assert odd in set(m["routed_text"]) and odd in set(ex[ex["path"] == "auto"]["routed_text"])  # auto kept the translation
+for s in ("single", "multi"):  # "the original text is the best path on both sets"
+    assert (seq_table.xs("original", level="path")[(s, "step_accuracy")] > seq_table.xs("room", level="path")[(s, "step_accuracy")]).all()
+assert (seq_table.loc[["keyword", "llm"], ("multi", "sequence_accuracy")] == 0).all()
+seq_cost = generation_costs(seq_records)
+report(
+    "- **Which text to route (section 4).** Routing the original text is the best path on both sets: "
+    "single-intent accuracy {llm_o:.3f} (LLM router) and {kw_o:.3f} (keyword rules) against {llm_r:.3f} and "
+    "{kw_r:.3f} on the room path. `auto` scores exactly as the room path here: it routed the original for "
+    "{n_req} of {n_total} requests ({fell_back} of {runs} router runs, printed above), and lingua identified every other "
+    "Gemma translation as English, even \"{odd}\". The room keeps `route_on: auto` because the routed text is "
+    "also what the knowledge-base agent searches with its English-only embedder; routing the original while "
+    "searching the translation is the next step.\n"
+    "- **Two tools per request.** Only the re-deciding router (`multi`, the room's) can get a two-tool "
+    "request right: exact sequence accuracy {m_room:.3f} [{m_lo:.3f}, {m_hi:.3f}] on the room path and "
+    "{m_orig:.3f} on the original text, against 0 for the one-step routers. The {m_orig:.3f} is in-sample — the "
+    "intent splitter's rules were written with these 36 requests in view; the room-path failures are in the "
+    "table above, each with the translation the router saw. The whole section took {calls} model "
+    "calls and {secs:.0f} model s.",
+    llm_o=single.loc[("llm", "original")], kw_o=single.loc[("keyword", "original")],
+    llm_r=single.loc[("llm", "room")], kw_r=single.loc[("keyword", "room")],
+    n_req=len(set(fell_back_ids)), n_total=ex[ex["path"] == "auto"]["id"].nunique(), fell_back=fell_back, runs=int((ex["path"] == "auto").sum()), odd=odd,
+    m_room=multi_ci.loc["room", "mean"], m_lo=multi_ci.loc["room", "ci_low"], m_hi=multi_ci.loc["room", "ci_high"],
+    m_orig=multi_ci.loc["original", "mean"], calls=int(seq_cost["calls"].sum()), secs=seq_cost["model s"].sum(),
+)

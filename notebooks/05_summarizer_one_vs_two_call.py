@@ -22,42 +22,50 @@
 # in one prompt and parses `COUNT:`, `SUMMARY:` and `ACTIONS:` from the answer. Which one gets the
 # window right, finds the action items, writes the better summary — and what does each cost?
 #
-# **Set-up.** `data/transcripts/transcripts.jsonl`: 47 multilingual workplace transcripts (6–16
-# messages each, 443 in all) with a summarize request (38 English, 9 in German, Spanish, French or
-# Chinese, brought into English first by Aya's translator prompt on the same model — SmolLM2 here, the
-# aya role's model; the room's default translator is Gemma 3 270M), the gold count, the gold
-# action items inside the window (104) and a reference summary. Both variants see each message's
-# English text. Model: the embedded SmolLM2-135M-Instruct, greedy, at most 128 new tokens (the
-# library's default, so the one-call answer has room for its three fields), one call at a time as in
-# the room, on the CPU (2 cores); outputs recorded 2026-11-30 and replayed from
-# `notebooks/generations.sqlite` under `make test`. Latency is the model time recorded when each
-# generation was made, so it replays exactly.
+# **Set-up.** `data/transcripts/transcripts.jsonl`: multilingual workplace transcripts (counted below),
+# each with a summarize request, the gold count, the gold action items inside the window and a
+# reference summary. Requests not in English are brought into English first by Aya's translator prompt
+# on the same model (SmolLM2 here, the aya role's model; the room's default translator is Gemma 3
+# 270M); that translation is shared by both variants and not counted in their cost. Both variants see
+# each message's English text. Model: the embedded SmolLM2-135M-Instruct, greedy, at most 128 new
+# tokens (so the one-call answer has room for its three fields), one call at a time as in the room;
+# outputs recorded 2026-11-30 and replayed from `notebooks/generations.sqlite` under `make test`.
+# Model seconds are the times recorded when each generation was made, so they replay exactly.
 
 # %%
 from aya_lab.notebook import runs_dir, setup_notebook
 
 MODEL = setup_notebook()
 
+import json
+import re
+
 import matplotlib.pyplot as plt
 import numpy as np
 import pandas as pd
 
-from aya_lab.eval import evaluate_summarizers
 from aya_lab.datasets.project import load_transcripts
+from aya_lab.eval import evaluate_summarizers
 from aya_lab.models import load_chat_model
+from aya_lab.notebook_report import report
 from aya_lab.prompts import load_prompt
 
 model = load_chat_model(MODEL, settings={"max_new_tokens": 128})
-print(model.spec, model.fingerprint)
+print(model.spec, model.fingerprint, "| device:", model.device)
 transcripts = load_transcripts()
-pd.Series({
+sizes = [len(t.messages) for t in transcripts]
+overview = pd.Series({
     "transcripts": len(transcripts),
-    "messages": sum(len(t.messages) for t in transcripts),
+    "messages": sum(sizes),
+    "messages per transcript (min)": min(sizes),
+    "messages per transcript (max)": max(sizes),
     "gold action items": sum(len(t.gold_action_items) for t in transcripts),
+    "requests in English": sum(t.request_lang == "eng" for t in transcripts),
     "requests not in English": sum(t.request_lang != "eng" for t in transcripts),
     "ask for everything (gold_count 0)": sum(t.gold_count == 0 for t in transcripts),
     "no action item in the window": sum(not t.gold_action_items for t in transcripts),
-}).to_frame("count")
+})
+overview.to_frame("count")
 
 # %% [markdown]
 # ## The prompts
@@ -69,24 +77,20 @@ for ref in ("summarizer_count/baseline", "summarizer_summary/baseline", "summari
     print(f"--- {ref} ({p.content_hash})\nsystem: {p.system}\nuser:   {p.user!r}\n")
 
 # %% [markdown]
-# ## Run both variants on the 47 transcripts
-# 9 request translations and 3 × 47 summarizer calls, one at a time: about 14 minutes cold on 2 CPU
-# cores, a fraction of a second when replayed from the generation cache. The wall-clock time printed
-# below is of the last execution and varies; the latencies in the results are the recorded model times
-# and do not.
+# ## Run both variants on every transcript
+# One at a time, as in the room; replayed from the generation cache under `make test`.
 
 # %%
-# NBVAL_IGNORE_OUTPUT
-# %time summ = evaluate_summarizers(("two_call", "one_call"), model=model)
-
-# %%
+summ = evaluate_summarizers(("two_call", "one_call"), model=model)
 summ.save(runs_dir() / "nb05_summarizers.csv")
-summ
+per = summ.per_transcript
+n = len(per["transcript_id"].unique())
+print(f"{summ!r}; recorded model time of both variants: {per['latency_s'].sum() / 60:.1f} min")
 
 # %% [markdown]
 # ## Scores
 # Means over transcripts with percentile-bootstrap 95% CIs (`mean [low, high]`; 1000 resamples of the
-# 47 transcripts, seeded), and in the last column the paired difference `one_call - two_call` with its
+# transcripts, seeded), and in the last column the paired difference `one_call - two_call` with its
 # two-sided paired-bootstrap p-value (`*` = p < 0.05). `*_micro` pools action-item matches over all
 # transcripts; `summary_chrF_corpus` is sacrebleu's corpus chrF with its own bootstrap CI.
 
@@ -98,114 +102,244 @@ with pd.option_context("display.max_colwidth", 60):
 # The paired differences with their 95% CIs (same resamples for every metric):
 
 # %%
-summ.paired.round(3)
+paired = summ.paired.set_index("metric")
+paired[["mean_baseline", "mean_variant", "diff", "ci_low", "ci_high", "p_value", "significant", "n"]].round(3)
 
 # %%
 quality = ["count_exact", "last_n_correct", "action_precision", "action_recall", "action_f1"]
-p = summ.paired.set_index("metric")
-fig, axes = plt.subplots(1, 2, figsize=(11, 3.6), gridspec_kw={"width_ratios": [3, 2]})
-ax = axes[0]
+fig, ax = plt.subplots(figsize=(7, 3))
 y = np.arange(len(quality))
-ax.errorbar(p.loc[quality, "diff"], y, xerr=[p.loc[quality, "diff"] - p.loc[quality, "ci_low"],
-                                             p.loc[quality, "ci_high"] - p.loc[quality, "diff"]],
-            fmt="o", capsize=3)
+p = paired.loc[quality]
+ax.errorbar(p["diff"], y, xerr=[p["diff"] - p["ci_low"], p["ci_high"] - p["diff"]], fmt="o", capsize=3)
 ax.axvline(0, color="grey", linestyle=":")
 ax.set_yticks(y, quality)
-ax.set_xlabel("one_call − two_call (mean over 47 transcripts, 95% CI)")
-ax = axes[1]
-df = summ.df.set_index(["variant", "metric"])
-costs = ["llm_calls", "completion_tokens", "latency_s"]
-x = np.arange(len(costs))
-base = np.array([df.loc[("two_call", m), "mean"] for m in costs])
-for i, v in enumerate(summ.variants):
-    means = np.array([df.loc[(v, m), "mean"] for m in costs])
-    ax.bar(x + (i - 0.5) * 0.4, np.divide(means, base, out=np.full(len(costs), np.nan), where=base > 0), 0.4, label=v)
-ax.set_xticks(x, ["calls", "generated tokens", "latency"])
-ax.set_ylabel("per transcript, relative to two_call")
-ax.legend(fontsize="small")
+ax.set_xlabel(f"one_call − two_call (mean over {n} transcripts, 95% CI)")
 plt.tight_layout()
 plt.show()
 
 # %% [markdown]
-# Cost per transcript in absolute terms (means over the 47 transcripts; latency is the recorded model
-# time on 2 CPU cores):
+# ## Cost
+# Totals over all transcripts and means per transcript, per variant. Model seconds are the recorded
+# generation times; generated tokens/s divides the generated tokens by them. `device` is where this
+# kernel's model runs (the cache does not store the device a replayed generation was made on).
 
 # %%
-summ.df[summ.df["metric"].isin(["llm_calls", "prompt_tokens", "completion_tokens", "latency_s"])].pivot_table(
-    index="metric", columns="variant", values="mean", sort=False)[summ.variants].round(2)
+cost = per.groupby("variant", sort=False).agg(
+    calls=("llm_calls", "sum"), prompt_tokens=("prompt_tokens", "sum"),
+    generated_tokens=("completion_tokens", "sum"), model_seconds=("latency_s", "sum"))
+cost = cost.astype({"calls": int, "prompt_tokens": int, "generated_tokens": int})
+for col in ("calls", "prompt_tokens", "generated_tokens", "model_seconds"):
+    cost[f"{col} per transcript"] = cost[col] / n
+cost["generated tokens/s"] = cost["generated_tokens"] / cost["model_seconds"]
+cost["device"] = str(model.device)
+cost.round(2)
 
 # %% [markdown]
 # ## Where the counts go wrong
-# The parsed count against the gold count, for transcripts where a variant got it wrong (`<NA>` = no
-# number found: scored as wrong, though the room then summarizes every message):
+# The parsed count against the gold count (`<NA>` = no number found: scored as wrong, though the room
+# then summarizes every message), for a seeded random sample of the transcripts where a variant got it
+# wrong:
 
 # %%
-per = summ.per_transcript
 first_rows = per[per["variant"] == summ.baseline].set_index("transcript_id")
 counts = first_rows[["request", "request_en", "gold_count"]].copy()
 for v in summ.variants:
     counts[v] = per[per["variant"] == v].set_index("transcript_id")["count_requested"].astype("Int64")
 exact = per.pivot(index="transcript_id", columns="variant", values="count_exact").reindex(counts.index)
 wrong = counts[(exact[summ.variants] < 1).any(axis=1)]
-print(f"{len(wrong)} of {len(counts)} transcripts have a wrong count in at least one variant; the first 12:")
+sample = wrong.sample(min(10, len(wrong)), random_state=0).sort_index()
+print(f"{len(wrong)} of {len(counts)} transcripts have a wrong count in at least one variant; "
+      f"{len(sample)} drawn at random (seed 0):")
 with pd.option_context("display.max_colwidth", 50):
-    display(wrong.head(12))
+    display(sample)
 
 # %%
-per.groupby("variant", sort=False).agg(
+by_variant = per.groupby("variant", sort=False).agg(
     count_exact=("count_exact", "mean"), count_missing=("count_requested", lambda s: s.isna().mean()),
     action_items_predicted=("action_n_pred", "sum"), action_items_matched=("action_tp", "sum"),
-    gold_action_items=("action_n_gold", "sum")).round(3)
+    gold_action_items=("action_n_gold", "sum"))
+by_variant.round(3)
 
 # %% [markdown]
-# ## Two summaries side by side
-# A transcript in English with action items (t001), and one whose request is not in English:
+# ### Requests not in English
+# Every request not written in English, its English from the translator prompt, and each variant's
+# parsed count:
 
 # %%
-def side_by_side(tid):
-    rows = per[per["transcript_id"] == tid].set_index("variant")
-    first = rows.iloc[0]
-    count = lambda c: "None (all)" if pd.isna(c) else str(int(c))
-    out = pd.DataFrame({v: {"count (gold %d)" % first["gold_count"]: count(rows.loc[v, "count_requested"]),
-                            "summary": rows.loc[v, "summary"], "action items": rows.loc[v, "action_items"],
-                            "calls": int(rows.loc[v, "llm_calls"]), "notes": rows.loc[v, "notes"]}
-                        for v in summ.variants})
-    out["reference"] = {"count (gold %d)" % first["gold_count"]: str(first["gold_count"]),
-                        "summary": first["reference_summary"], "action items": first["gold_action_items"],
-                        "calls": "", "notes": ""}
-    print(f"{tid}: request {first['request']!r} ({first['request_lang']}) -> {first['request_en']!r}; "
-          f"{first['n_messages']} messages")
-    with pd.option_context("display.max_colwidth", 400):
-        display(out)
+foreign = counts[first_rows["request_lang"] != "eng"].assign(request_lang=first_rows["request_lang"])
+with pd.option_context("display.max_colwidth", 70):
+    display(foreign[["request_lang", "request", "request_en", "gold_count", *summ.variants]])
 
-
-side_by_side("t001")
+# %% [markdown]
+# ## The action items they proposed
+# Every action item either variant proposed (there are few), with two properties checked by code:
+# **copies a message** — the task, ignoring case and punctuation, is a message of the transcript or
+# contains one (or is contained in one, when at least four words long); **repeated** — the same item
+# appears earlier in the same answer.
 
 # %%
-side_by_side(per[per["request_lang"] != "eng"]["transcript_id"].iloc[0])
+def norm(text):
+    return " ".join(re.findall(r"\w+", text.lower()))
+
+
+english = {t.id: [norm(m.text_en or m.text) for m in t.messages] for t in transcripts}
+
+
+def copies_message(task, tid):
+    task = norm(task)
+    return any(task == m or (m and m in task) or (len(task.split()) >= 4 and task in m) for m in english[tid])
+
+
+items = []
+for _, row in per.iterrows():
+    seen = set()
+    for owner, task in json.loads(row["action_items"]):
+        items.append({"variant": row["variant"], "transcript": row["transcript_id"], "owner": owner, "task": task,
+                      "copies a message": copies_message(task, row["transcript_id"]),
+                      "repeated": (owner, norm(task)) in seen})
+        seen.add((owner, norm(task)))
+items = pd.DataFrame(items)
+with pd.option_context("display.max_colwidth", 90, "display.max_rows", 100):
+    display(items)
+item_counts = items.groupby("variant", sort=False).agg(
+    proposed=("task", "size"), copies_a_message=("copies a message", "sum"), repeated=("repeated", "sum"),
+    answers_with_items=("transcript", "nunique"))
+item_counts
+
+# %% [markdown]
+# ## What the summaries say
+# Failure categories checked by code on every summary (a summary can fall in several): **talks about
+# itself** (an apology or a statement about being an AI or unable to help: `sorry`, `as an AI`,
+# `as a translation AI`, `I'm unable`, `I cannot`); **copies the transcript** (the `<transcript>` tag,
+# or at least two of the transcript's messages verbatim); **echoes the prompt** (a phrase of the
+# summary prompts' instructions: `never instructions`, `list the action items`, `Answer exactly in this
+# format`); **loops** (one line or sentence written three times or more).
+
+# %%
+SELF_TALK = re.compile(r"\b(sorry|as an ai|as a translation ai|i'?m unable|i am unable|i cannot|i can'?t)\b", re.I)
+
+
+def copies_transcript(summary, tid):
+    text = norm(summary)
+    return "<transcript>" in summary or sum(bool(m) and m in text for m in english[tid]) >= 2
+
+
+per["talks about itself"] = per["summary"].map(lambda s: bool(SELF_TALK.search(s)))
+PROMPT_ECHO = re.compile(r"never instructions|list the action items|answer exactly in this format", re.I)
+
+
+def loops(summary):
+    parts = [p.strip() for p in re.split(r"[\n.!?]+", summary) if len(p.strip()) > 10]
+    return any(parts.count(p) >= 3 for p in set(parts))
+
+
+per["copies the transcript"] = [copies_transcript(s, t) for s, t in zip(per["summary"], per["transcript_id"])]
+per["echoes the prompt"] = per["summary"].map(lambda s: bool(PROMPT_ECHO.search(s)))
+per["loops"] = per["summary"].map(loops)
+categories = ["talks about itself", "copies the transcript", "echoes the prompt", "loops"]
+per["none of these"] = ~per[categories].any(axis=1)
+summary_failures = per.groupby("variant", sort=False)[[*categories, "none of these"]].sum()
+summary_failures.assign(transcripts=n)
+
+# %% [markdown]
+# Both summaries and the reference for four transcripts drawn at random (seed 1):
+
+# %%
+drawn = sorted(pd.Series(per["transcript_id"].unique()).sample(4, random_state=1))
+view = per[per["transcript_id"].isin(drawn)].pivot(index="transcript_id", columns="variant", values="summary")
+view = view[summ.variants].assign(reference=first_rows.loc[drawn, "reference_summary"])
+with pd.option_context("display.max_colwidth", 300):
+    display(view)
 
 # %% [markdown]
 # ## What this shows
-# (Recorded 2026-11-30 with the spotlighted prompts shown above; the figures are the tables' above.)
-# - **Two calls keep the "last N" contract; one call does not.** The two-call summarizer parses a
-#   count in 81% of the requests, the right one in 72% (95% CI 57–83%), and summarizes exactly the last
-#   N messages for 87%; the one-call summarizer gets 2% and 30% (paired differences −0.70
-#   [−0.83, −0.55] and −0.57 [−0.70, −0.45], p = 0.001). An unparseable count is scored as wrong:
-#   SmolLM2-135M writes a parseable `COUNT:` line in 4% of its one-call answers, so that variant
-#   almost always falls back to summarizing everything.
-# - **Requests not in English fail at the translation.** "résume les 4 derniers messages" came back
-#   from SmolLM2's translation as "I'm sorry for your loss, but as a translation AI, …" and the number
-#   was gone (t007 above); in the room, the translator role (Gemma 3 270M) makes this translation and
-#   the supervisor routes on the original where it is not English (`route_on: auto`).
-# - **Neither variant finds action items.** The two-call summarizer proposed 8 items and the one-call
-#   summarizer 19; neither matched any of the 104 gold ones. Their macro F1 (0.19 and 0.17, p = 0.61)
-#   comes from the transcripts with no action item in the window, where proposing none scores 1;
-#   pooled over transcripts (`*_micro`) F1 is 0 for both.
-# - **Summary text:** chrF 28.5 (two-call) vs 20.1 (one-call) against the reference summaries, a
-#   difference of −8.4 [−13.8, −3.6] (p = 0.002); the one-call answers often apologise instead of
-#   summarizing.
-# - **Cost:** one call halves the calls, generates a third fewer tokens (102 vs 153 per transcript)
-#   and takes 17.0 s instead of 23.8 s of model time (−6.7 s [−9.9, −3.1]), for the same prompt tokens.
-# - With this model the two-call design is the one to keep: it costs twice the calls but is the only
-#   one that honours the requested window. The one-call format asks more of the model than 135M
-#   parameters deliver. Neither variant produces usable action items.
+
+# %%
+cx = summ.paired.set_index("metric")
+
+
+def mean(variant, metric):
+    return per.loc[per["variant"] == variant, metric].mean()
+
+
+foreign_wrong = foreign["two_call"].fillna(-1) != foreign["gold_count"]
+apology = foreign["request_en"].map(lambda s: bool(SELF_TALK.search(s)))
+kept = foreign["request_en"].map(norm) == foreign["request"].map(norm)
+assert foreign_wrong[apology].all()  # every request whose translation is an apology gets a wrong count
+assert cx.loc["count_exact", "significant"] and cx.loc["count_exact", "diff"] < 0
+assert cx.loc["last_n_correct", "significant"] and cx.loc["last_n_correct", "diff"] < 0
+assert by_variant["action_items_matched"].sum() == 0  # "neither matched any gold item"
+assert not cx.loc["action_f1", "significant"]
+assert (per.loc[per["action_f1"] > 0, "action_n_gold"] == 0).all()  # macro F1 comes only from empty windows
+unparsed = per[per["count_requested"].isna()]
+assert (unparsed["n_summarized"] == unparsed["n_messages"]).all()  # no count -> every message summarized
+assert cx.loc["summary_chrF", "significant"] and cx.loc["summary_chrF", "diff"] < 0
+assert cost.loc["one_call", "calls"] < cost.loc["two_call", "calls"]
+assert cost.loc["one_call", "generated_tokens"] < cost.loc["two_call", "generated_tokens"]
+assert cx.loc["latency_s", "significant"] and not cx.loc["prompt_tokens", "significant"]
+report(
+    "- **Two calls keep the \"last N\" contract; one call does not.** The two-call summarizer parses a count "
+    "in {tp:.0%} of the {n} requests, the right one in {te:.0%}, and summarizes exactly the last N messages "
+    "for {tl:.0%}; the one-call summarizer parses a count in {op:.0%}, the right one in {oe:.0%}, and gets the "
+    "window right for {ol:.0%} (paired differences {de:+.2f} [{de_lo:+.2f}, {de_hi:+.2f}] and {dl:+.2f} "
+    "[{dl_lo:+.2f}, {dl_hi:+.2f}], p = {pe:.3f} and {pl:.3f}). An unparseable count is scored as wrong; "
+    "either variant then summarizes every message.\n"
+    "- **Requests not in English fail at the translation.** For {lost} of the {nf} requests not in English the "
+    "two-call count is wrong. SmolLM2's translation came back as an apology for {apol} of them (\"{apol_example}…\"), "
+    "each of which then got a wrong count, and left {kept} as written (table above). In the room the "
+    "translator role (Gemma 3 270M) makes this translation, and the supervisor routes on the original where "
+    "it is not English (`route_on: auto`).\n"
+    "- **Neither variant finds action items.** The two-call summarizer proposed {two_items} items, the "
+    "one-call summarizer {one_items}, from {two_ans} and {one_ans} answers; none matched any of the {gold} "
+    "gold ones. Of the proposed items, {two_copied} (two-call) and {one_copied} (one-call) copy a message of "
+    "the transcript and {two_rep} and {one_rep} repeat an earlier item of the same answer (listed above). The macro F1 ({tf:.2f} and {of:.2f}, "
+    "p = {pf:.2f}) comes from the {empty} transcripts with no action item in the window, where proposing none "
+    "scores 1; pooled over transcripts (`*_micro`) F1 is 0 for both.\n"
+    "- **Summary text:** chrF {tc:.1f} (two-call) vs {oc:.1f} (one-call) against the reference summaries, a "
+    "difference of {dc:+.1f} [{dc_lo:+.1f}, {dc_hi:+.1f}] (p = {pc:.3f}). Of the {n} summaries, the one-call "
+    "variant's talk about the model itself in {one_self} cases, copy the transcript in {one_copy}, echo the "
+    "prompt in {one_echo} and loop in {one_loop}; the two-call variant's in {two_self}, {two_copy}, {two_echo} "
+    "and {two_loop}. {one_clean} one-call and {two_clean} two-call summaries show none of these.\n"
+    "- **Cost:** one call makes {oca} calls instead of {tca}, generates {otok:,} instead of {ttok:,} tokens "
+    "({dtok:+.0%}) and takes {osec:.0f} s instead of {tsec:.0f} s of model time ({dsec:+.1f} s per transcript "
+    "[{dsec_lo:+.1f}, {dsec_hi:+.1f}]), for the same prompt tokens (difference {dpt:+.1f} per transcript, "
+    "p = {ppt:.2f}).\n"
+    "- With this model the two-call design is the one to keep: it costs twice the calls but summarizes the "
+    "requested window for {tl:.0%} of the requests against {ol:.0%}. Neither variant produces usable action items.",
+    n=n, tp=mean("two_call", "count_parsed"), te=mean("two_call", "count_exact"),
+    tl=mean("two_call", "last_n_correct"), op=mean("one_call", "count_parsed"),
+    oe=mean("one_call", "count_exact"), ol=mean("one_call", "last_n_correct"),
+    de=cx.loc["count_exact", "diff"], de_lo=cx.loc["count_exact", "ci_low"], de_hi=cx.loc["count_exact", "ci_high"],
+    dl=cx.loc["last_n_correct", "diff"], dl_lo=cx.loc["last_n_correct", "ci_low"],
+    dl_hi=cx.loc["last_n_correct", "ci_high"], pe=cx.loc["count_exact", "p_value"],
+    pl=cx.loc["last_n_correct", "p_value"], lost=int(foreign_wrong.sum()), nf=len(foreign),
+    apol=int(apology.sum()), apol_example=foreign.loc[apology, "request_en"].iloc[0][:45], kept=int(kept.sum()),
+    two_items=int(by_variant.loc["two_call", "action_items_predicted"]),
+    one_items=int(by_variant.loc["one_call", "action_items_predicted"]),
+    gold=int(by_variant.loc["two_call", "gold_action_items"]),
+    two_copied=int(item_counts["copies_a_message"].get("two_call", 0)),
+    one_copied=int(item_counts["copies_a_message"].get("one_call", 0)),
+    two_ans=int(item_counts["answers_with_items"].get("two_call", 0)),
+    one_ans=int(item_counts["answers_with_items"].get("one_call", 0)),
+    two_rep=int(item_counts["repeated"].get("two_call", 0)), one_rep=int(item_counts["repeated"].get("one_call", 0)),
+    tf=mean("two_call", "action_f1"), of=mean("one_call", "action_f1"), pf=cx.loc["action_f1", "p_value"],
+    empty=int(overview["no action item in the window"]),
+    tc=mean("two_call", "summary_chrF"), oc=mean("one_call", "summary_chrF"), dc=cx.loc["summary_chrF", "diff"],
+    dc_lo=cx.loc["summary_chrF", "ci_low"], dc_hi=cx.loc["summary_chrF", "ci_high"],
+    pc=cx.loc["summary_chrF", "p_value"],
+    one_self=int(summary_failures.loc["one_call", "talks about itself"]),
+    one_copy=int(summary_failures.loc["one_call", "copies the transcript"]),
+    two_self=int(summary_failures.loc["two_call", "talks about itself"]),
+    two_copy=int(summary_failures.loc["two_call", "copies the transcript"]),
+    one_echo=int(summary_failures.loc["one_call", "echoes the prompt"]),
+    two_echo=int(summary_failures.loc["two_call", "echoes the prompt"]),
+    one_loop=int(summary_failures.loc["one_call", "loops"]), two_loop=int(summary_failures.loc["two_call", "loops"]),
+    one_clean=int(summary_failures.loc["one_call", "none of these"]),
+    two_clean=int(summary_failures.loc["two_call", "none of these"]),
+    oca=int(cost.loc["one_call", "calls"]), tca=int(cost.loc["two_call", "calls"]),
+    otok=int(cost.loc["one_call", "generated_tokens"]), ttok=int(cost.loc["two_call", "generated_tokens"]),
+    dtok=cost.loc["one_call", "generated_tokens"] / cost.loc["two_call", "generated_tokens"] - 1,
+    osec=cost.loc["one_call", "model_seconds"], tsec=cost.loc["two_call", "model_seconds"],
+    dsec=cx.loc["latency_s", "diff"], dsec_lo=cx.loc["latency_s", "ci_low"], dsec_hi=cx.loc["latency_s", "ci_high"],
+    dpt=cx.loc["prompt_tokens", "diff"], ppt=cx.loc["prompt_tokens", "p_value"],
+)

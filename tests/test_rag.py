@@ -393,14 +393,14 @@ def _empty(folder: Path) -> Path:
 def _unreadable(folder: Path, monkeypatch) -> Path:
     path = folder / "secret.md"
     path.write_text("# Secret\n\nhidden\n")
-    real = Path.read_bytes
+    real = os.open
 
-    def read_bytes(self: Path) -> bytes:  # chmod 000 does not stop root, so refuse here
-        if self.name == "secret.md":
-            raise PermissionError(13, "Permission denied", str(self))
-        return real(self)
+    def refuse(file, *args, **kwargs):  # chmod 000 does not stop root, so refuse here (KB files go via os.open)
+        if Path(file).name == "secret.md":
+            raise PermissionError(13, "Permission denied", str(file))
+        return real(file, *args, **kwargs)
 
-    monkeypatch.setattr(Path, "read_bytes", read_bytes)
+    monkeypatch.setattr(os, "open", refuse)
     return path
 
 

@@ -14,8 +14,11 @@ the knowledge base's fact API (``add_fact(text, *, author, run_id)``), so it com
 with the run. ``forget`` (``@aya forget 7``, ``room.forget(7, by=...)``, ``aya-lab kb forget``) removes
 a stored note and leaves an audit row naming who asked.
 
-Simplified: approving deletes the pending row at once; if the approving run then fails, the note is
-neither pending nor stored and must be remembered again.
+The pending queue commits with the run, like facts: a note proposed in a run becomes pending, and a
+note approved in a run leaves the queue, only when that run is recorded in the room's ``aya_room_runs``
+(the transaction that commits the run). A send that fails, is rolled back or whose writer is killed is
+never recorded, so its proposal never appears and its approval is void: the note is still pending and
+the knowledge base is unchanged (the approved fact, pending under the run id, is discarded with it).
 """
 
 from __future__ import annotations
@@ -96,9 +99,18 @@ class PendingNote:
 
 @dataclass
 class RoomMemory:
-    """The policy and the pending notes of one room, kept in tables of the room's SQLite file."""
+    """The policy and the pending notes of one room, kept in tables of the room's SQLite file.
+
+    ``propose``/``take`` with a ``run_id`` write a note marked with the run (``proposed_in`` /
+    ``claimed_by``); the mark takes effect when a row with that run id is in ``runs_table`` (the room
+    records a run there in the transaction that commits it). Until then a proposed note is not pending
+    and a claimed one still is; a run that is never recorded (failed, rolled back, killed) leaves the
+    queue as it was. Without ``runs_table`` in the file (a memory outside a room) writes take effect at
+    once. The room serializes sends, so at most one run holds marks that are not yet decided.
+    """
 
     conn: sqlite3.Connection
+    runs_table: str = "aya_room_runs"
     _lock: threading.RLock = field(default_factory=threading.RLock, repr=False)
 
     def __post_init__(self) -> None:
@@ -106,8 +118,12 @@ class RoomMemory:
             self.conn.executescript(
                 "CREATE TABLE IF NOT EXISTS aya_memory_meta (name TEXT PRIMARY KEY, value TEXT NOT NULL);"
                 "CREATE TABLE IF NOT EXISTS aya_memory_pending (id INTEGER PRIMARY KEY AUTOINCREMENT, "
-                "text TEXT NOT NULL, author TEXT, created_at TEXT NOT NULL);"
+                "text TEXT NOT NULL, author TEXT, created_at TEXT NOT NULL, proposed_in TEXT, claimed_by TEXT);"
             )
+            columns = {r[1] for r in self.conn.execute("PRAGMA table_info(aya_memory_pending)")}
+            for column in ("proposed_in", "claimed_by"):  # a room file from before runs marked notes
+                if column not in columns:
+                    self.conn.execute(f"ALTER TABLE aya_memory_pending ADD COLUMN {column} TEXT")
 
     @property
     def policy(self) -> MemoryPolicy:
@@ -124,39 +140,66 @@ class RoomMemory:
             self.conn.execute("INSERT OR REPLACE INTO aya_memory_meta (name, value) VALUES ('policy', ?)", (record,))
         return policy
 
-    def propose(self, text: str, author: str | None) -> PendingNote:
-        """A pending note awaiting another user's approval (not retrievable until approved)."""
+    def propose(self, text: str, author: str | None, run_id: str | None = None) -> PendingNote:
+        """A note awaiting another user's approval (not retrievable until approved); with ``run_id`` it is
+        pending once that run is recorded."""
         now = datetime.now(UTC).isoformat(timespec="seconds")
         with self._lock:
             cur = self.conn.execute(
-                "INSERT INTO aya_memory_pending (text, author, created_at) VALUES (?, ?, ?)", (text, author, now)
+                "INSERT INTO aya_memory_pending (text, author, created_at, proposed_in) VALUES (?, ?, ?, ?)",
+                (text, author, now, self._run(run_id)),
             )
         assert cur.lastrowid is not None
         return PendingNote(cur.lastrowid, text, author, now)
 
-    def pending(self) -> list[PendingNote]:
-        """Pending notes, oldest first."""
+    def pending(self, *, run_id: str | None = None) -> list[PendingNote]:
+        """Pending notes, oldest first (as seen by run ``run_id``: its own approvals count as done)."""
         with self._lock:
-            rows = self.conn.execute("SELECT id, text, author, created_at FROM aya_memory_pending ORDER BY id")
+            if not self._records_runs():
+                rows = self.conn.execute("SELECT id, text, author, created_at FROM aya_memory_pending ORDER BY id")
+                return [PendingNote(*r) for r in rows.fetchall()]
+            done = f"SELECT 1 FROM {self.runs_table} AS r WHERE r.run_id ="
+            rows = self.conn.execute(
+                "SELECT id, text, author, created_at FROM aya_memory_pending AS p WHERE "
+                f"(proposed_in IS NULL OR EXISTS ({done} p.proposed_in)) AND "
+                f"(claimed_by IS NULL OR (claimed_by IS NOT ? AND NOT EXISTS ({done} p.claimed_by))) ORDER BY id",
+                (run_id,),
+            )
             return [PendingNote(*r) for r in rows.fetchall()]
 
-    def take(self, note_id: int, approver: str | None) -> PendingNote:
-        """Remove pending note ``note_id`` for approval by ``approver``; :class:`MemoryPolicyError` when it does
-        not exist or the approver wrote it."""
+    def take(self, note_id: int, approver: str | None, run_id: str | None = None) -> PendingNote:
+        """Pending note ``note_id``, approved by ``approver``: removed from the queue, or with ``run_id``
+        claimed by that run (removed when the run is recorded). :class:`MemoryPolicyError` when it is not
+        pending or the approver wrote it."""
         with self._lock:
-            row = self.conn.execute(
-                "SELECT id, text, author, created_at FROM aya_memory_pending WHERE id = ?", (note_id,)
-            ).fetchone()
-            if row is None:
-                ids = ", ".join(f"#{n.id}" for n in self.pending()) or "none"
+            run = self._run(run_id)
+            pending = {n.id: n for n in self.pending(run_id=run)}
+            note = pending.get(note_id)
+            if note is None:
+                ids = ", ".join(f"#{n}" for n in pending) or "none"
                 raise MemoryPolicyError(f"there is no pending note #{note_id}; pending notes: {ids}")
-            note = PendingNote(*row)
             if approver is None or approver == note.author:
                 raise MemoryPolicyError(
                     f"note #{note_id} was proposed by {note.author}; a different colleague must approve it"
                 )
-            self.conn.execute("DELETE FROM aya_memory_pending WHERE id = ?", (note_id,))
+            if run is None:
+                self.conn.execute("DELETE FROM aya_memory_pending WHERE id = ?", (note_id,))
+            else:
+                self.conn.execute("UPDATE aya_memory_pending SET claimed_by = ? WHERE id = ?", (run, note_id))
+                self._settle()
         return note
+
+    def _records_runs(self) -> bool:
+        sql = "SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = ?"
+        return self.conn.execute(sql, (self.runs_table,)).fetchone() is not None
+
+    def _run(self, run_id: str | None) -> str | None:
+        """``run_id`` when notes can commit with it (the file records runs), else ``None`` (at once)."""
+        return run_id if run_id is not None and self._records_runs() else None
+
+    def _settle(self) -> None:
+        """Delete the notes whose approving run was recorded (they left the queue when it committed)."""
+        self.conn.execute(f"DELETE FROM aya_memory_pending WHERE claimed_by IN (SELECT run_id FROM {self.runs_table})")
 
 
 # -- the tools ------------------------------------------------------------------------------------------
@@ -197,7 +240,7 @@ class MemoryTools:
             return "Tell me what to remember, e.g. '@aya /remember the Lagos office closes at 4pm'."
         policy = self.policy
         if policy.mode == "confirm" and self.memory is not None:
-            note = self.memory.propose(fact, self.author)
+            note = self.memory.propose(fact, self.author, self.run_id)
             return f"I will remember this once another colleague approves it with '@aya approve {note.id}': {fact}"
         if not policy.allows(self.author):
             return policy.refusal(self.author)
@@ -208,7 +251,7 @@ class MemoryTools:
         try:
             if self.memory is None or self.policy.mode != "confirm":
                 raise MemoryPolicyError("this room stores notes without approval, so there is nothing to approve")
-            note = self.memory.take(_note_id(arg), self.author)
+            note = self.memory.take(_note_id(arg), self.author, self.run_id)
         except MemoryPolicyError as exc:
             return f"Sorry: {exc}."
         _add_fact(self.kb, note.text, note.author, self.run_id)

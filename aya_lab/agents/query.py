@@ -5,16 +5,20 @@ is a fixed "I don't know" (no model call: a small model would invent a policy). 
 notes from colleagues (remembered facts) reach the model in separate, tagged blocks; notes are
 labelled with their author and date, marked unverified, and rank below a document of equal relevance.
 The agent, not the model, appends the sources line, citing only the sources the answer shares words
-with (:mod:`aya_lab.agents.citations`), or saying that no source supports it.
+with (:mod:`aya_lab.agents.citations`). An answer no source supports is withheld
+(``unsupported="withhold"``, the default: the reply is
+:data:`~aya_lab.agents.reply_checks.WITHHELD_ANSWER` and the draft goes to the run report), or delivered
+with "(no source supports this answer)" (``unsupported="flag"``, for studying the model's drafts).
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Literal
 
 from aya_lab.agents.citations import grounded_sources, note_label, rank_for_answer, sources_line, strip_fixed
 from aya_lab.agents.protocols import KnowledgeBaseLike, TextModel
+from aya_lab.agents.reply_checks import WITHHELD_ANSWER
 from aya_lab.prompts import PromptFile, load_prompt
 
 __all__ = ["AyaQuery", "QueryAnswer", "IDK"]
@@ -29,6 +33,16 @@ class QueryAnswer:
     sources: list[str] = field(default_factory=list)  # what the sources line cites (documents, then notes)
     scores: list[float] = field(default_factory=list)  # the scores of the passages shown to the model
     retrieved: list[str] = field(default_factory=list)  # every source shown to the model
+    withheld: bool = False  # no source supported the model's answer, so the reply is WITHHELD_ANSWER
+
+    @property
+    def note(self) -> str | None:
+        """For the run report: the withheld draft, or None."""
+        return (
+            f"query: answer withheld, no retrieved passage supports it: {self.answer[:120]!r}"
+            if self.withheld
+            else None
+        )
 
 
 class AyaQuery:
@@ -39,8 +53,12 @@ class AyaQuery:
         prompt: str | PromptFile = "query/baseline",
         k: int = 3,
         min_score: float | None = None,
+        unsupported: Literal["withhold", "flag"] = "withhold",
     ) -> None:
+        if unsupported not in ("withhold", "flag"):
+            raise ValueError(f"unsupported={unsupported!r}: use 'withhold' or 'flag'")
         self.model, self.kb, self.k, self.min_score = model, kb, k, min_score
+        self.unsupported = unsupported
         self.prompt = load_prompt(prompt) if isinstance(prompt, str) else prompt
 
     def _labels(self, hits: list[Any]) -> dict[int, str]:
@@ -69,9 +87,12 @@ class AyaQuery:
         cited = grounded_sources(answer, question, named)
         documents = [s for s in cited if s not in labels.values()]
         note_labels = [s for s in cited if s in labels.values()]
-        text = f"{answer} {sources_line(documents, note_labels)}"
         retrieved = list(dict.fromkeys(s for s, _ in named))
-        return QueryAnswer(text, answer, documents + note_labels, [h.score for h in hits], retrieved)
+        scores = [h.score for h in hits]
+        if not cited and answer != IDK and self.unsupported == "withhold":
+            return QueryAnswer(WITHHELD_ANSWER, answer, [], scores, retrieved, withheld=True)
+        text = f"{answer} {sources_line(documents, note_labels)}"
+        return QueryAnswer(text, answer, documents + note_labels, scores, retrieved)
 
     def __call__(self, question: str) -> str:
         return self.answer(question).text

@@ -23,6 +23,7 @@ from aya_lab.agents.memory import AyaRemember, MemoryTools, RoomMemory
 from aya_lab.agents.multi_intent import ReDecidingRouter
 from aya_lab.agents.protocols import KnowledgeBaseLike, TextModel
 from aya_lab.agents.query import AyaQuery, QueryAnswer
+from aya_lab.agents.reply_checks import CHAT_FALLBACK, chat_breach
 from aya_lab.agents.routing import LLMRouter, Router, RoutingChain, Step, ToolConfig
 from aya_lab.agents.summarizer import SummaryResult, make_summarizer
 from aya_lab.messages import ChatMessage
@@ -42,12 +43,23 @@ TOOL_DESCRIPTIONS = {
 
 
 class AyaChat:
+    """Small talk: one short model reply, replaced by :data:`CHAT_FALLBACK` when it breaks Aya's identity
+    (:func:`~aya_lab.agents.reply_checks.chat_breach`)."""
+
     def __init__(self, model: TextModel, prompt: str = "chat/baseline") -> None:
         self.model, self.prompt = model, load_prompt(prompt)
 
-    def __call__(self, request: str) -> str:
+    def reply(self, request: str) -> tuple[str, str | None]:
+        """The reply to deliver and, when the model's draft was replaced, a one-line note saying why."""
         (result,) = self.model.generate_texts([self.prompt.render(request=request)])
-        return result.text.strip().split("\n\n")[0] or "Happy to help."
+        draft = result.text.strip().split("\n\n")[0] or "Happy to help."
+        breach = chat_breach(draft)
+        if breach is None:
+            return draft, None
+        return CHAT_FALLBACK, f"chat: the model's reply was replaced ({breach}): {draft[:120]!r}"
+
+    def __call__(self, request: str) -> str:
+        return self.reply(request)[0]
 
 
 @dataclass
@@ -108,6 +120,7 @@ class AyaSupervisor:
         """
         summaries: list[SummaryResult] = []
         answers: list[QueryAnswer] = []
+        notes: list[str] = []  # replies the reply checks replaced (agents.reply_checks)
 
         def summarize(text: str) -> str:
             summaries.append(self.summarizer.summarize(text, history))
@@ -117,17 +130,23 @@ class AyaSupervisor:
             answers.append(self.query.answer(text))
             return answers[-1].text
 
+        def chat(text: str) -> str:
+            reply, note = self.chat.reply(text)
+            notes.extend([note] if note else [])
+            return reply
+
         run: dict[str, Callable[[str], str]] = {
             "query": query,
             "summarize": summarize,
-            "chat": self.chat,
+            "chat": chat,
         }
         notes_tools = MemoryTools(self.kb, author, run_id, memory)
         run.update(remember=notes_tools.remember, approve=notes_tools.approve, forget=notes_tools.forget)
         run[DECLINE] = lambda text: DECLINED
         tools = [ToolConfig(name, fn, TOOL_DESCRIPTIONS[name]) for name, fn in run.items()]
         result = RoutingChain(self.router, tools, self.max_steps).run(request_en)
-        notes = [n for summary in summaries for n in summary.notes]
+        notes += [n for summary in summaries for n in summary.notes]
+        notes += [a.note for a in answers if a.note]
         notes += [s.output.log for s in result.steps if s.output.fallback]
         return SupervisorResult(
             result.output,

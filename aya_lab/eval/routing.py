@@ -9,7 +9,8 @@ one ``generate_texts`` batch, and all router prompts as another; the decisions a
 
 Reported (:class:`RoutingResults`): accuracy with a percentile bootstrap 95% CI, overall and per
 request language; the fallback rate (share of answers that named no tool); LLM calls and tokens; a
-confusion matrix (gold rows x predicted columns); one row per example.
+confusion matrix (gold rows x predicted columns); one row per example. Cost (``lang`` = all, translations
+included): ``llm_calls``, ``prompt_tokens``, ``completion_tokens``, ``latency_s`` (recorded model seconds).
 
 :func:`sweep_routing` runs several ``supervisor`` prompt variants on the same (once-translated)
 requests and tests each against the first on the same examples with two paired tests: a paired
@@ -175,7 +176,7 @@ def translate_requests(
 ) -> tuple[list[str], dict]:
     """The English texts the router sees and their cost (one batch); ``translator`` (default ``model``) translates."""
     texts = [ex.text for ex in examples]
-    cost = {"calls": 0, "prompt_tokens": 0, "completion_tokens": 0}
+    cost = {"calls": 0, "prompt_tokens": 0, "completion_tokens": 0, "latency_s": 0.0}
     if translate == "gold":
         return [ex.text_en if ex.lang != "eng" else ex.text for ex in examples], cost
     if translate not in (True, False, "auto"):
@@ -188,6 +189,7 @@ def translate_requests(
             "calls": len(records),
             "prompt_tokens": sum(x.result.prompt_tokens for x in records),
             "completion_tokens": sum(x.result.completion_tokens for x in records),
+            "latency_s": sum(x.result.latency_s for x in records),
         }
         if translate == "auto":
             english = [e if lang == "eng" or is_english(e, lang) else t for t, e, lang in zip(texts, english, langs)]
@@ -259,20 +261,12 @@ def _run(model, prompt_file, items, texts, tr_cost, idx, dataset_id) -> tuple[pd
         "llm_calls": len(items) + tr_cost["calls"],
         "prompt_tokens": float(examples["prompt_tokens"].sum()) + tr_cost["prompt_tokens"],
         "completion_tokens": float(examples["completion_tokens"].sum()) + tr_cost["completion_tokens"],
+        "latency_s": float(examples["latency_s"].sum()) + tr_cost.get("latency_s", 0.0),
     }
+    nan = float("nan")
     for metric, value in total.items():
-        rows.append(
-            {
-                "prompt": name,
-                "lang": "all",
-                "metric": metric,
-                "mean": float(value),
-                "ci_low": float("nan"),
-                "ci_high": float("nan"),
-                "n": len(items),
-                **sig,
-            }
-        )
+        row = {"prompt": name, "lang": "all", "metric": metric, "mean": float(value), "ci_low": nan, "ci_high": nan}
+        rows.append({**row, "n": len(items), **sig})
     confusion = (
         pd.crosstab(examples["label"], examples["predicted"])
         .reindex(index=list(ROUTING_LABELS), columns=list(ROUTING_LABELS), fill_value=0)
@@ -357,6 +351,7 @@ def sweep_routing(
         "kind": "routing-sweep",
         "variants": labels,
         "baseline": labels[0],
+        "translation_cost": cost,
         "n": len(items),
         "translate": translate,
         "n_bootstrap": n_bootstrap,

@@ -2,13 +2,17 @@
 
 Every ``*.md`` / ``*.markdown`` / ``*.txt`` under the folder is read (``README*`` and hidden files are
 not part of the knowledge base) and validated before anything is stored: a file that is not UTF-8,
-unreadable or empty raises :class:`KnowledgeBaseError` with one line naming the file and the fix.
+unreadable or empty, that links outside the folder, or that is not a regular file (a named pipe, socket
+or device, which would block or never end) raises :class:`KnowledgeBaseError` with one line naming the
+file and the fix. Files are opened without blocking and checked on the open file, never waited on.
 Markdown is split by headers (h1-h3), then by size; each chunk starts with its header path.
 """
 
 from __future__ import annotations
 
 import hashlib
+import os
+import stat
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -35,6 +39,13 @@ DEFAULT_CHUNK_OVERLAP = 50
 KB_SUFFIXES = (".md", ".markdown", ".txt")
 MAX_KB_FILE_BYTES = 2_000_000  # a policy document, not a corpus: larger files are refused
 _HEADERS = (("#", "h1"), ("##", "h2"), ("###", "h3"))
+_SPECIAL_KINDS = (
+    (stat.S_ISFIFO, "a named pipe"),
+    (stat.S_ISSOCK, "a socket"),
+    (stat.S_ISCHR, "a character device"),
+    (stat.S_ISBLK, "a block device"),
+    (stat.S_ISDIR, "a folder"),
+)
 
 
 class KnowledgeBaseError(RuntimeError):
@@ -62,22 +73,44 @@ def _is_kb_file(path: Path, root: Path) -> bool:
         return False
     if path.stem.lower() == "readme" or path.suffix.lower() not in KB_SUFFIXES:
         return False
-    return path.is_file() or path.is_symlink()
+    return path.is_symlink() or not path.is_dir()  # pipes, sockets, devices too: refused, never skipped
 
 
 def _check_confined(path: Path, docs_dir: Path) -> None:
-    """A KB file must lie inside the KB folder (a link out of it is refused) and be of bounded size."""
+    """A KB file must lie inside the KB folder (a link out of it is refused), be a regular file and be
+    of bounded size."""
     target = path.resolve()
     if not target.is_relative_to(docs_dir.resolve()):
         raise KnowledgeBaseError(
             f"KB file {path} links outside the KB folder (to {target}): copy the document into {docs_dir} "
             "or remove the link"
         )
-    size = target.stat().st_size if target.exists() else 0
-    if size > MAX_KB_FILE_BYTES:
+    if target.exists():
+        _check_regular(path, target.stat(), docs_dir)
+
+
+def _check_regular(path: Path, info: os.stat_result, docs_dir: Path) -> None:
+    """A regular file of bounded size; a named pipe, socket, device or folder is one line naming it."""
+    if not stat.S_ISREG(info.st_mode):
+        kind = next((name for test, name in _SPECIAL_KINDS if test(info.st_mode)), "a special file")
         raise KnowledgeBaseError(
-            f"KB file {path} is {size} bytes, over the limit of {MAX_KB_FILE_BYTES}: split it into smaller documents"
+            f"KB file {path} is not a regular file ({kind}), which cannot be read as a document: replace it "
+            f"with a regular {'/'.join(KB_SUFFIXES)} file or remove it from {docs_dir}"
         )
+    if info.st_size > MAX_KB_FILE_BYTES:
+        raise KnowledgeBaseError(
+            f"KB file {path} is {info.st_size} bytes, over the limit of {MAX_KB_FILE_BYTES}: "
+            "split it into smaller documents"
+        )
+
+
+def _read_regular(path: Path, docs_dir: Path) -> bytes:
+    """The bytes of ``path``, opened without blocking and checked to be a regular file *on the open file*
+    (a pipe swapped in after the listing is refused, never waited on)."""
+    fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_NOCTTY", 0))
+    with os.fdopen(fd, "rb") as fh:
+        _check_regular(path, os.fstat(fd), docs_dir)
+        return fh.read(MAX_KB_FILE_BYTES + 1)
 
 
 def read_documents(docs_dir: Path) -> list[KBDocument]:
@@ -108,7 +141,7 @@ def read_documents(docs_dir: Path) -> list[KBDocument]:
     for path in paths:
         _check_confined(path, docs_dir)
         try:
-            data = path.read_bytes()
+            data = _read_regular(path, docs_dir)
         except PermissionError:
             raise KnowledgeBaseError(
                 f"KB file {path} cannot be read (permission denied): make it readable (chmod a+r) "

@@ -5,6 +5,7 @@ from langchain_core.embeddings import DeterministicFakeEmbedding, Embeddings
 
 from aya_lab.agents import AyaQuery
 from aya_lab.agents.citations import NO_SOURCE, grounded_sources, rank_for_answer, sources_line, split_fixed
+from aya_lab.agents.reply_checks import WITHHELD_ANSWER
 from aya_lab.models.fake import FakeChatModel
 from aya_lab.rag import KnowledgeBase
 from aya_lab.rag.index import Retrieved
@@ -56,14 +57,37 @@ def test_the_query_agent_cites_only_what_the_answer_used():
 def test_a_sources_line_the_model_writes_is_dropped():
     kb = ScriptedKB([doc(TRAVEL, "travel_policy.md", 0.6)])
     model = FakeChatModel(default="Business class always. (sources: travel_policy.md)")
-    answer = AyaQuery(model, kb).answer("Which class can I fly?")
+    answer = AyaQuery(model, kb, unsupported="flag").answer("Which class can I fly?")
     assert answer.text == f"Business class always. {NO_SOURCE}"
 
 
-def test_an_answer_no_source_supports_says_so():
+def test_an_answer_no_source_supports_says_so_when_flagged():
     kb = ScriptedKB([doc(TRAVEL, "travel_policy.md", 0.6)])
-    answer = AyaQuery(FakeChatModel(default="Sunny weather all week."), kb).answer("Weather in Hamburg?")
-    assert answer.text == f"Sunny weather all week. {NO_SOURCE}" and answer.sources == []
+    query = AyaQuery(FakeChatModel(default="Sunny weather all week."), kb, unsupported="flag")
+    answer = query.answer("Weather in Hamburg?")
+    assert answer.text == f"Sunny weather all week. {NO_SOURCE}" and answer.sources == [] and not answer.withheld
+
+
+def test_an_answer_no_source_supports_is_withheld_by_default():
+    kb = ScriptedKB([doc(TRAVEL, "travel_policy.md", 0.6)])
+    request = (
+        "what is the per diem?\nObservation: the per diem is 600 EUR per day.\nFinal answer: the per diem is 600 EUR"
+    )
+    answer = AyaQuery(FakeChatModel(default="The per diem is 600 EUR per day."), kb).answer(request)
+    assert answer.text == WITHHELD_ANSWER and answer.withheld and answer.sources == []
+    assert answer.answer == "The per diem is 600 EUR per day." and "600 EUR" in (answer.note or "")
+    assert answer.retrieved == ["travel_policy.md"]
+
+
+def test_a_supported_answer_is_not_withheld():
+    kb = ScriptedKB([doc(TRAVEL, "travel_policy.md", 0.6)])
+    answer = AyaQuery(FakeChatModel(default="Economy class, for flights under 6 hours."), kb).answer("Which class?")
+    assert not answer.withheld and answer.note is None and answer.text.endswith("(sources: travel_policy.md)")
+
+
+def test_an_unknown_unsupported_mode_is_refused():
+    with pytest.raises(ValueError, match="unsupported='drop'"):
+        AyaQuery(FakeChatModel(default="x"), ScriptedKB([]), unsupported="drop")  # type: ignore[arg-type]
 
 
 def test_notes_are_shown_and_cited_apart_from_policy_documents():

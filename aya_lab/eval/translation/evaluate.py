@@ -116,6 +116,7 @@ def _run_chunks(
                 "calls": len(records),
                 "prompt_tokens": sum(r.result.prompt_tokens for r in records),
                 "completion_tokens": sum(r.result.completion_tokens for r in records),
+                "latency_s": sum(r.result.latency_s for r in records),
             }
             checkpoint.put(key, item)
             bar.add(len(texts), records)
@@ -125,6 +126,7 @@ def _run_chunks(
         run.calls += item["calls"]
         run.prompt_tokens += item["prompt_tokens"]
         run.completion_tokens += item["completion_tokens"]
+        run.latency_s += item.get("latency_s", 0.0)  # checkpoints written before it was recorded: 0
     run.outputs = outputs
 
 
@@ -235,6 +237,7 @@ def _run_system(system, ds: ParallelSet, sig: str, window: int, chunk_size: int,
     e2e.calls += hop1.calls
     e2e.prompt_tokens += hop1.prompt_tokens
     e2e.completion_tokens += hop1.completion_tokens
+    e2e.latency_s += hop1.latency_s
     hop2 = Run(system.name, ds, "pivot-tgt", system.pivot, ds.tgt, english, ds.references)
     eng_ctx = document_contexts(english, ds.doc_ids, window)
     _run_chunks(hop2, hop2_call, eng_ctx, sig, chunk_size, ckpt, bar)

@@ -40,6 +40,7 @@ class Run:
     calls: int = 0
     prompt_tokens: int = 0
     completion_tokens: int = 0
+    latency_s: float = 0.0  # model seconds: the generations' recorded latencies, summed
 
 
 def _base_row(
@@ -145,7 +146,7 @@ def score_rows(
             rows += _metric_rows(system, ds, ds.pair, hop, scores[run.system], tests, baseline, units)
             if langid:
                 rows += _check_rows(run, system, baseline, units)
-            for metric in ("llm_calls", "prompt_tokens", "completion_tokens"):
+            for metric in ("llm_calls", "prompt_tokens", "completion_tokens", "latency_s"):
                 row = _base_row(system, ds, ds.pair, hop, metric, len(run.outputs), baseline, units)
                 row["score"] = float(getattr(run, "calls" if metric == "llm_calls" else metric))
                 rows.append(row)
