@@ -23,8 +23,9 @@
 # **Set-up.** `data/kb/`: six policy documents of the fictional company (travel, leave, expenses, IT,
 # security, remote work), split by Markdown headers then into ~400-character chunks, embedded with the
 # packaged all-MiniLM-L6-v2 (English), searched exactly (FAISS inner product on normalised vectors).
-# `data/rag/questions.jsonl`: 58 labelled questions (48 in scope with their gold documents, 10 out of
-# scope). Answers: the embedded SmolLM2-135M-Instruct, greedy, 64 new tokens, CPU; recorded 2026-11-30.
+# `data/rag/questions.jsonl`: labelled questions, in scope (with their gold documents and answer
+# keywords) or out of scope (counts printed below). Answers: the embedded SmolLM2-135M-Instruct,
+# greedy, 64 new tokens, CPU.
 
 # %%
 from aya_lab.notebook import runs_dir, setup_notebook
@@ -32,41 +33,65 @@ from aya_lab.notebook import runs_dir, setup_notebook
 MODEL = setup_notebook()
 
 import matplotlib.pyplot as plt
+import numpy as np
 import pandas as pd
 
 from aya_lab.agents import AyaQuery
+from aya_lab.agents.query import IDK, QueryAnswer
 from aya_lab.datasets.project import list_kb_documents, load_rag_questions
-from aya_lab.eval.retrieval import evaluate_retrieval, retrieval_summary
+from aya_lab.eval.retrieval import evaluate_retrieval, retrieval_by_question, retrieval_summary
 from aya_lab.models import load_chat_model
+from aya_lab.notebook_report import report
 from aya_lab.rag import KnowledgeBase
 
 for p in runs_dir().glob("nb06_kb*"):
     p.unlink()
 kb = KnowledgeBase.open(runs_dir() / "nb06_kb.sqlite")
 questions = load_rag_questions()
+by_id = {q.id: q for q in questions}
+n_in = sum(q.in_scope for q in questions)
+n_out = len(questions) - n_in
 print(f"{len(list_kb_documents())} documents, {len(kb)} chunks; {len(questions)} questions "
-      f"({sum(q.in_scope for q in questions)} in scope); relevance threshold {kb.min_score}")
+      f"({n_in} in scope, {n_out} out of scope); relevance threshold {kb.min_score}")
 
 # %% [markdown]
 # ## Retrieval quality
-# Document-level recall@k (is a gold document among the top k distinct documents?), MRR, and for
-# out-of-scope questions the share whose best score falls below the threshold ("I don't know"), each
-# with a bootstrap 95% confidence interval over questions.
+# Retrieval is scored on documents, not chunks: the ranked chunks are reduced to their distinct
+# sources, best first. For an in-scope question with gold documents $G$ and first $k$ distinct
+# sources $T_k$:
+#
+# - **hit@k** = 1 if at least one gold document is in $T_k$, else 0;
+# - **recall@k** = $|G \cap T_k| \,/\, \min(k, |G|)$ — the gold documents found, out of as many as
+#   fit in $k$ places (a question with three gold documents reaches 1.0 at $k = 1$ when its first
+#   source is gold; at $k = 1$ recall equals hit);
+# - **MRR** = mean of 1 / rank of the first gold document (0 when none is retrieved);
+# - **answered** = 1 if the best chunk scores at or above the relevance threshold (below it the agent
+#   says "I don't know" without calling the model); for out-of-scope questions **idk** = 1 if the best
+#   score is below the threshold.
+#
+# Each is a mean over questions with a bootstrap 95% confidence interval (1000 resamples, seeded).
 
 # %%
 retrieval = evaluate_retrieval(kb, questions, ks=(1, 3, 5))
 summary = retrieval_summary(retrieval)
 summary.round(3)
 
+# %%
+per_q = retrieval_by_question(retrieval)
+per_q["gold"] = [", ".join(by_id[i].gold_docs) for i in per_q.index]
+per_q["n gold"] = [len(by_id[i].gold_docs) for i in per_q.index]
+in_scope = per_q[per_q["in_scope"].astype(bool)]
+out_scope = per_q[~per_q["in_scope"].astype(bool)]
+in_scope["n gold"].value_counts().rename_axis("gold documents").rename("questions").to_frame().T
+
 # %% [markdown]
 # The best retrieval score per question, in scope vs out of scope, against the threshold — the
 # threshold trades answered in-scope questions for refused out-of-scope ones:
 
 # %%
-top = retrieval[(retrieval["level"] == "question") & (retrieval["metric"] == "top_score")]
 fig, ax = plt.subplots(figsize=(6, 3))
-for scope, group in top.groupby(top["in_scope"].astype(bool)):
-    ax.hist(group["value"], bins=16, range=(0, 1), alpha=0.6, label="in scope" if scope else "out of scope")
+for label, group in (("in scope", in_scope), ("out of scope", out_scope)):
+    ax.hist(group["top_score"], bins=16, range=(0, 1), alpha=0.6, label=label)
 ax.axvline(kb.min_score, color="k", linestyle="--", label=f"threshold {kb.min_score}")
 ax.set_xlabel("best cosine score")
 ax.set_ylabel("questions")
@@ -74,44 +99,176 @@ ax.legend()
 plt.show()
 
 # %% [markdown]
-# Questions whose top document is wrong, or out-of-scope questions that slip above the threshold:
+# ### Where retrieval goes wrong
+# In-scope questions whose top document is **not** gold (hit@1 = 0), with the first three distinct
+# sources:
 
 # %%
-q = retrieval[retrieval["level"] == "question"]
-misses = q[((q["metric"] == "recall@1") & (q["value"] < 1)) | ((q["metric"] == "idk") & (q["value"] < 1))]
-with pd.option_context("display.max_colwidth", 80):
-    display(misses[["id", "question", "metric", "retrieved"]])
+def first(retrieved: str, n: int = 3) -> str:
+    return ", ".join(retrieved.split(",")[:n])
+
+
+wrong_top = in_scope[in_scope["hit@1"] == 0].assign(top3=lambda d: d["retrieved"].map(first))
+with pd.option_context("display.max_colwidth", 70):
+    display(wrong_top[["question", "gold", "top3", "mrr", "top_score"]].round(3))
 
 # %% [markdown]
-# ## Answers with sources
-# The query agent keeps the chunks above the threshold, asks the model to answer from them, and
-# appends the names of the documents it retrieved (the agent, not the model, writes the sources).
+# In-scope questions the threshold refuses (best score below it: the agent would say "I don't know"):
+
+# %%
+refused = in_scope[in_scope["answered"] == 0].assign(top3=lambda d: d["retrieved"].map(first))
+with pd.option_context("display.max_colwidth", 70):
+    display(refused[["question", "gold", "top3", "top_score"]].round(3))
+
+# %% [markdown]
+# Out-of-scope questions that slip past the threshold (best score at or above it: the model is asked):
+
+# %%
+slipped = out_scope[out_scope["idk"] == 0].assign(top3=lambda d: d["retrieved"].map(first))
+with pd.option_context("display.max_colwidth", 70):
+    display(slipped[["question", "top3", "top_score"]].round(3))
+
+# %% [markdown]
+# ## Answers with sources, on every question
+# The query agent keeps the chunks above the threshold, asks the model to answer from them (the
+# passages between `<passages>` tags), and appends the documents the answer shares words with (the
+# agent, not the model, writes the sources line). An answer no retrieved passage supports is
+# **withheld**: the reply is a fixed sentence and the model's draft goes to the run report. Each
+# question ends in one of three outcomes: *answered* (the draft is delivered, with sources),
+# *withheld*, or *I don't know* (nothing above the threshold, no model call). Per question:
+# *echo* marks a draft that begins with the `<passages>` tag, i.e. copies the prompt's passage block
+# back instead of answering; *keywords* counts the question's answer keywords found in the draft
+# (case-insensitive; in-scope questions only).
 
 # %%
 model = load_chat_model(MODEL, settings={"max_new_tokens": 64})
 agent = AyaQuery(model, kb, k=3)
-examples = [q for q in questions if q.in_scope][:4] + [q for q in questions if not q.in_scope][:2]
+
+
+def outcome(a: QueryAnswer) -> str:
+    return "withheld" if a.withheld else "I don't know" if a.answer == IDK else "answered"
+
+
 rows = []
-for q in examples:
+for q in questions:
     a = agent.answer(q.question)
-    rows.append({"question": q.question, "gold": ", ".join(q.gold_docs) or "(out of scope)",
-                 "sources": ", ".join(a.sources) or "—", "answer": a.answer,
-                 "keywords found": sum(k.lower() in a.answer.lower() for k in q.answer_keywords)
-                 if q.answer_keywords else None})
-with pd.option_context("display.max_colwidth", 110):
-    display(pd.DataFrame(rows))
+    found = sum(k.lower() in a.answer.lower() for k in q.answer_keywords)
+    rows.append({"id": q.id, "scope": "in" if q.in_scope else "out", "outcome": outcome(a),
+                 "echo": a.answer.lstrip().startswith("<passages>"),
+                 "sources": ", ".join(a.sources) or "—",
+                 "cites gold": bool(set(a.sources) & set(q.gold_docs)) if q.in_scope else None,
+                 "keywords": f"{found}/{len(q.answer_keywords)}" if q.in_scope else "",
+                 "any keyword": found > 0 if q.in_scope else None,
+                 "answer": a.answer})
+answers = pd.DataFrame(rows).set_index("id")
+with pd.option_context("display.max_rows", 100, "display.max_colwidth", 50):
+    display(answers.drop(columns="any keyword"))
+
+# %% [markdown]
+# Outcomes by scope, as counts and as shares of the scope's questions:
+
+# %%
+OUTCOMES = ["answered", "withheld", "I don't know"]
+counts = pd.crosstab(answers["scope"], answers["outcome"]).reindex(columns=OUTCOMES, fill_value=0)
+shares = counts.div(counts.sum(axis=1), axis=0)
+pd.concat({"questions": counts, "share": shares.round(3)}, axis=1)
+
+# %% [markdown]
+# The delivered in-scope answers: how many echo the passages, cite a gold document, and contain an
+# answer keyword (*keyword hit rate*: the share with at least one of the question's keywords):
+
+# %%
+delivered = answers[(answers["scope"] == "in") & (answers["outcome"] == "answered")]
+delivered_table = delivered.groupby("echo").agg(
+    answers=("outcome", "size"), cite_gold=("cites gold", "sum"), any_keyword=("any keyword", "sum"))
+delivered_table.loc["all"] = delivered_table.sum()
+delivered_table["keyword hit rate"] = (delivered_table["any_keyword"] / delivered_table["answers"]).round(3)
+delivered_table
+
+# %% [markdown]
+# A seeded random sample of the answers — up to three per kind (delivered echo, delivered in the
+# model's own words, withheld, "I don't know"), so failures are shown beside successes. The full draft
+# is shown; for *withheld* rows it is what the room did not deliver:
+
+# %%
+rng = np.random.default_rng(0)
+kind = answers["outcome"].where(answers["outcome"] != "answered",
+                                answers["echo"].map({True: "answered (echo)", False: "answered (own words)"}))
+picked = [i for _, group in answers.groupby(kind, sort=True) for i in rng.permutation(group.index)[:3]]
+sample = answers.loc[picked, ["scope", "outcome", "echo", "sources", "keywords", "answer"]]
+sample.insert(0, "question", [by_id[i].question for i in sample.index])
+with pd.option_context("display.max_colwidth", None):
+    display(sample)
 
 # %% [markdown]
 # ## What this shows
-# - Retrieval is strong on this small handbook: the gold document is first for 92% of the in-scope
-#   questions and among the top three for 99%; the misses are near-misses between related policies
-#   (IT vs security vs remote work).
-# - The threshold refuses 8 of the 10 out-of-scope questions; a question naming the company itself
-#   ("stock price of Kivu Logistics") scores high enough to slip through. The "I don't know" rate is
-#   optimistic, because the threshold was chosen on these same questions.
-# - With the right passages in its prompt (now between `<passages>` tags, the spotlighting of the
-#   room's threat model), the 135M model does not answer: on all four in-scope questions it copies the
-#   passages block back, tag included (recorded 2026-11-30, the table above). The copied passage holds
-#   the right fact, so the keyword counts are not zero, but that is echo, not an answer. Both
-#   out-of-scope questions got "I don't know" without a model call. The sources line is added by code
-#   from the passages the answer shares words with; the answers are only as good as the model.
+# Every number below is rendered from the tables above, and the facts the sentences rest on are
+# asserted, so a re-record that changes them fails here instead of leaving stale prose.
+
+# %%
+agg = summary["value"]
+h1, h3, r3, mrr = (agg[("in-scope", m)] for m in ("hit@1", "hit@3", "recall@3", "mrr"))
+multi = in_scope[in_scope["n gold"] > 1]
+assert (in_scope["recall@1"] == in_scope["hit@1"]).all()  # the definition at k = 1
+assert (wrong_top["hit@3"] == 1).all() and (wrong_top["mrr"] < 1).all()  # the gold document is 2nd or 3rd
+assert (refused["hit@1"] == 1).all()  # refused by the threshold, not by the ranking
+short = in_scope[in_scope["recall@3"] < 1]
+assert set(short.index) <= set(multi.index)  # only a multi-gold question can miss recall@3 when hit@3 = 1
+short_list = "; ".join(f"{i} ({r.question!r}; gold {r.gold}) has {r.top3} in its top three"
+                       for i, r in short.assign(top3=short["retrieved"].map(first)).iterrows())
+misses = "; ".join(f"{i} ({r.question!r}) ranks {r.top3.split(', ')[0]} first, gold {r.gold} at rank "
+                   f"{round(1 / r.mrr)}" for i, r in wrong_top.iterrows())
+refused_list = "; ".join(f"{i} ({r.question!r}, best score {r.top_score:.2f})" for i, r in refused.iterrows())
+slipped_list = "; ".join(f"{i} ({r.question!r}, {r.top_score:.2f}): {answers.loc[i, 'outcome']}"
+                         for i, r in slipped.iterrows())
+report(
+    "- **Retrieval** ranks a gold document first for {h1:.1%} of the {n_in} in-scope questions (hit@1, "
+    "{n_h1} of {n_in}) and within the first three for {h3:.0%} (hit@3); MRR {mrr:.3f}. Normalised "
+    "recall@1 equals hit@1 by definition; recall@3 is {r3:.3f}: of the {n_multi} questions with more than "
+    "one gold document, only {short_list}. The top document is wrong for {n_wrong} "
+    "questions, each with the gold document within the first three: {misses}.\n"
+    "- **The threshold** ({thr}) refuses {n_refused} of the {n_in} in-scope questions although the gold "
+    "document ranks first for each: {refused_list}. It says \"I don't know\" to {n_idk} of the {n_out} "
+    "out-of-scope questions; {n_slipped} slip past it: {slipped_list}. The threshold was chosen on these "
+    "same questions (`data/rag/README.md`), so these rates are optimistic.",
+    h1=h1, n_in=n_in, n_h1=int(in_scope["hit@1"].sum()), h3=h3, mrr=mrr, r3=r3, n_multi=len(multi),
+    short_list=short_list,
+    n_wrong=len(wrong_top), misses=misses, thr=kb.min_score, n_refused=len(refused), refused_list=refused_list,
+    n_idk=int(out_scope["idk"].sum()), n_out=n_out, n_slipped=len(slipped), slipped_list=slipped_list,
+)
+
+# %%
+c_in = counts.loc["in"]
+n_reached = int(c_in["answered"] + c_in["withheld"])  # in-scope questions that reached the model
+n_echo = int(delivered["echo"].sum())
+own = delivered[~delivered["echo"]]
+assert c_in.sum() == n_in and c_in["I don't know"] == len(refused)
+assert n_echo > len(delivered) / 2  # most delivered answers copy the passages back
+assert delivered["cites gold"].all()
+withheld_in = answers[(answers["scope"] == "in") & (answers["outcome"] == "withheld")]
+assert withheld_in["any keyword"].sum() < len(withheld_in) / 2  # "cost little"
+out_delivered = answers[(answers["scope"] == "out") & (answers["outcome"] == "answered")]
+assert len(out_delivered) == 1 and out_delivered["echo"].all()
+report(
+    "- **Answers, all {n_in} in-scope questions:** {ans_n} delivered ({ans:.1%}), {wh_n} withheld "
+    "({wh:.1%}), {idk_n} \"I don't know\" ({idk:.1%}). Of the {ans_n} delivered answers, {n_echo} copy "
+    "the `<passages>` block back (echo) and {n_own} are in the model's own words; {kw_n} contain an "
+    "answer keyword (keyword hit rate {kw:.1%}), {kw_own} of the {n_own} own-words ones. Every delivered "
+    "answer cites a gold document ({gold_n} of {ans_n}), which mostly shows that an echoed passage shares "
+    "words with its own source: the echo, not the model, carries the fact.\n"
+    "- **Withholding on honest questions:** {wh_n} of the {n_reached} in-scope questions that reached "
+    "the model were withheld ({fp:.1%}); these questions are honest, so this is the false-positive rate "
+    "of the withholding defence against injected answers. The false positives cost little here: withheld "
+    "drafts with an answer keyword, {wh_kw} of {wh_n} (keywords are a loose check: they match any "
+    "occurrence, even one copied from the question).\n"
+    "- **Out of scope ({n_out} questions):** {o_idk} \"I don't know\", {o_wh} withheld, {o_ans} delivered "
+    "— the delivered one ({o_id}) echoes passages for a question the handbook does not cover, citing "
+    "{o_src}.",
+    n_in=n_in, ans_n=int(c_in["answered"]), ans=shares.loc["in", "answered"], wh_n=int(c_in["withheld"]),
+    wh=shares.loc["in", "withheld"], idk_n=int(c_in["I don't know"]), idk=shares.loc["in", "I don't know"],
+    n_echo=n_echo, n_own=len(own), kw_n=int(delivered["any keyword"].sum()), kw=delivered["any keyword"].mean(),
+    kw_own=int(own["any keyword"].sum()), gold_n=int(delivered["cites gold"].sum()), n_reached=n_reached,
+    fp=c_in["withheld"] / n_reached, wh_kw=int(withheld_in["any keyword"].sum()), n_out=n_out, o_idk=int(counts.loc["out", "I don't know"]),
+    o_wh=int(counts.loc["out", "withheld"]), o_ans=int(counts.loc["out", "answered"]),
+    o_id=out_delivered.index[0], o_src=out_delivered["sources"].iloc[0],
+)

@@ -1,4 +1,4 @@
-"""Tests for aya_lab.eval.retrieval: recall@k, MRR, the "I don't know" rate, bootstrap CIs."""
+"""Tests for aya_lab.eval.retrieval: hit@k, recall@k, MRR, the "I don't know" rate, bootstrap CIs."""
 
 from __future__ import annotations
 
@@ -11,7 +11,13 @@ import numpy as np
 import pytest
 from langchain_core.embeddings import Embeddings
 
-from aya_lab.eval.retrieval import COLUMNS, bootstrap_ci, evaluate_retrieval, retrieval_summary
+from aya_lab.eval.retrieval import (
+    COLUMNS,
+    bootstrap_ci,
+    evaluate_retrieval,
+    retrieval_by_question,
+    retrieval_summary,
+)
 from aya_lab.rag import KnowledgeBase, Retrieved
 
 
@@ -79,8 +85,11 @@ def test_per_question_metrics_are_exact():
     assert value(df, "recall@1", "qa").value == 1.0 and value(df, "mrr", "qa").value == 1.0
     assert value(df, "recall@1", "qb").value == 0.0 and value(df, "recall@3", "qb").value == 1.0
     assert value(df, "mrr", "qb").value == 0.5
-    assert value(df, "recall@1", "q002").value == 0.5  # no id: numbered by position
+    # two gold documents, the first source is one of them: recall@1 = 1 / min(1, 2), recall@3 = 1 / min(3, 2)
+    assert value(df, "recall@1", "q002").value == 1.0  # no id: numbered by position
     assert value(df, "recall@3", "q002").value == 0.5 and value(df, "mrr", "q002").value == 1.0
+    assert value(df, "hit@1", "qa").value == 1.0 and value(df, "hit@1", "qb").value == 0.0
+    assert value(df, "hit@3", "qb").value == 1.0 and value(df, "hit@1", "q002").value == 1.0
     assert value(df, "answered", "q002").value == 0.0 and value(df, "answered", "qa").value == 1.0
     assert value(df, "idk", "qd").value == 1.0 and value(df, "idk", "qe").value == 0.0
     assert value(df, "top_score", "qe").value == 0.6
@@ -94,7 +103,9 @@ def test_aggregates_with_seeded_bootstrap_ci():
     mrr = value(df, "mrr", in_scope=True)
     assert mrr.value == pytest.approx((1 + 0.5 + 1) / 3) and mrr.n == 3
     assert mrr.ci_low <= mrr.value <= mrr.ci_high <= 1.0
-    assert value(df, "recall@1", in_scope=True).value == pytest.approx((1 + 0 + 0.5) / 3)
+    assert value(df, "recall@1", in_scope=True).value == pytest.approx((1 + 0 + 1) / 3)
+    assert value(df, "recall@3", in_scope=True).value == pytest.approx((1 + 1 + 0.5) / 3)
+    assert value(df, "hit@3", in_scope=True).value == 1.0
     assert value(df, "idk", in_scope=False).value == 0.5
     assert value(df, "answered", in_scope=True).value == pytest.approx(2 / 3)
     assert value(df, "top_score", in_scope=False).n == 2
@@ -104,6 +115,46 @@ def test_aggregates_with_seeded_bootstrap_ci():
     table = retrieval_summary(df)
     assert table.loc[("out-of-scope", "idk"), "value"] == 0.5
     assert table.loc[("in-scope", "recall@3"), "n"] == 3
+
+
+def test_hit_and_recall_normalised_by_the_places_gold_can_fill():
+    """hit@k: any gold document in the first k distinct sources; recall@k: |gold ∩ top k| / min(k, |gold|)."""
+    rankings = {
+        # three gold documents (it, leave, travel); a non-gold source at rank 2, a repeated chunk of it.md
+        "three": [("it.md", 0.9), ("it.md", 0.85), ("security.md", 0.8), ("leave.md", 0.7), ("travel.md", 0.6)],
+        # the same three gold documents, none first
+        "late": [("security.md", 0.9), ("travel.md", 0.8), ("hr.md", 0.7), ("it.md", 0.6), ("leave.md", 0.5)],
+    }
+    gold = ["it.md", "leave.md", "travel.md"]
+    questions = [Q("three", gold, True, id="q3"), Q("late", gold, True, id="ql")]
+    df = evaluate_retrieval(ScriptedKB(rankings), questions, ks=(1, 2, 3, 5))
+    got = {
+        (m, q): value(df, m, q).value
+        for m in ("hit@1", "hit@2", "recall@1", "recall@2", "recall@3", "recall@5")
+        for q in ("q3", "ql")
+    }
+    assert got[("recall@1", "q3")] == 1.0  # one place, filled by gold: not 1/3
+    assert got[("recall@2", "q3")] == 0.5  # it.md, security.md: 1 of 2 places
+    assert got[("recall@3", "q3")] == pytest.approx(2 / 3) and got[("recall@5", "q3")] == 1.0
+    assert got[("hit@1", "q3")] == got[("hit@2", "q3")] == 1.0
+    assert got[("hit@1", "ql")] == 0.0 and got[("recall@1", "ql")] == 0.0  # recall@1 equals hit@1
+    assert got[("hit@2", "ql")] == 1.0 and got[("recall@2", "ql")] == 0.5
+    assert got[("recall@3", "ql")] == pytest.approx(1 / 3) and got[("recall@5", "ql")] == 1.0
+    assert value(df, "mrr", "q3").value == 1.0 and value(df, "mrr", "ql").value == 0.5
+    assert not (df.metric == "recall_raw@1").any()  # the un-normalised share is no longer reported
+    assert value(df, "recall@1", in_scope=True).value == value(df, "hit@1", in_scope=True).value == 0.5
+
+
+def test_by_question_is_one_wide_row_per_question_in_input_order():
+    df = evaluate_retrieval(ScriptedKB(RANKINGS), QUESTIONS, ks=(1, 3))
+    wide = retrieval_by_question(df)
+    assert list(wide.index) == ["qa", "qb", "q002", "qd", "qe"]
+    assert wide.loc["qb", "hit@1"] == 0.0 and wide.loc["qb", "hit@3"] == 1.0 and wide.loc["qb", "mrr"] == 0.5
+    assert wide.loc["qb", "retrieved"] == "it.md,leave.md,travel.md" and wide.loc["qb", "question"] == "b"
+    assert wide.loc["qe", "idk"] == 0.0 and math.isnan(wide.loc["qe", "hit@1"]) and math.isnan(wide.loc["qa", "idk"])
+    assert [bool(x) for x in wide["in_scope"]] == [True, True, True, False, False]
+    with pytest.raises(ValueError, match="no per-question rows"):
+        retrieval_by_question(df[df.level == "aggregate"])
 
 
 def test_threshold_override_and_depth():

@@ -1,15 +1,26 @@
-"""Retrieval evaluation of the knowledge base: recall@k, MRR and the "I don't know" rate.
+"""Retrieval evaluation of the knowledge base: hit@k, recall@k, MRR and the "I don't know" rate.
 
 ``evaluate_retrieval(kb, questions, ks=(1, 3, 5))`` asks ``kb.retrieve`` every question and scores the
 ranking at the level of documents: the retrieved chunks are reduced to their distinct sources, in rank
 order (a document's rank is that of its best chunk), because an answer cites documents, not chunks.
+With ``G`` the question's gold documents and ``top_k`` the first ``k`` distinct sources:
 
-* in-scope questions (``gold_docs`` non-empty): ``recall@k`` = share of the gold documents among the
-  first ``k`` distinct sources; ``mrr`` = 1 / rank of the first gold document (0 when none is
-  retrieved); ``answered`` = 1 when the best score reaches the relevance threshold (so the answerer
-  would not say "I don't know");
+* in-scope questions (``gold_docs`` non-empty):
+
+  - ``hit@k`` = 1 when at least one gold document is in ``top_k``, else 0;
+  - ``recall@k`` = |G ∩ top_k| / min(k, |G|): the gold documents found in ``top_k``, out of as many
+    as fit in ``k`` places, so a question with three gold documents scores 1.0 at ``k = 1`` when its
+    first source is gold (at ``k = 1`` it equals ``hit@1`` for every question); for ``k >= |G|`` it
+    is the plain share |G ∩ top_k| / |G|;
+  - ``mrr`` = 1 / rank of the first gold document (0 when none is retrieved);
+  - ``answered`` = 1 when the best score reaches the relevance threshold (so the answerer would not
+    say "I don't know");
+
 * out-of-scope questions: ``idk`` = 1 when the best score falls under the threshold ("I don't know");
 * both: ``top_score``, the cosine score of the best chunk.
+
+The un-normalised |G ∩ top_k| / |G| (which a three-gold question cannot lift above 1/3 at ``k = 1``)
+was this module's ``recall@k`` until 2026-11-30; it is no longer reported.
 
 The result is one tidy DataFrame: a row per question and metric (``level="question"``) and a row per
 metric and scope (``level="aggregate"``: the mean over questions with a percentile bootstrap 95% CI,
@@ -29,7 +40,7 @@ import pandas as pd
 
 from aya_lab.eval.stats import bootstrap_ci
 
-__all__ = ["COLUMNS", "evaluate_retrieval", "bootstrap_ci", "retrieval_summary"]
+__all__ = ["COLUMNS", "evaluate_retrieval", "bootstrap_ci", "retrieval_by_question", "retrieval_summary"]
 
 COLUMNS = [
     "level",
@@ -130,7 +141,9 @@ def _question_rows(kb: Any, q: Any, i: int, ks: tuple[int, ...], depth: int, thr
     if in_scope:
         gold_set = set(gold)
         for k in ks:
-            metrics[f"recall@{k}"] = len(gold_set & set(ranked[:k])) / len(gold_set)
+            found = len(gold_set & set(ranked[:k]))
+            metrics[f"hit@{k}"] = float(found > 0)
+            metrics[f"recall@{k}"] = found / min(k, len(gold_set))
         first = next((r for r, s in enumerate(ranked, start=1) if s in gold_set), None)
         metrics["mrr"] = 1.0 / first if first else 0.0
         metrics["answered"] = float(top >= threshold)
@@ -167,3 +180,20 @@ def retrieval_summary(df: pd.DataFrame) -> pd.DataFrame:
     agg = df[df["level"] == "aggregate"].copy()
     agg["scope"] = np.where(agg["in_scope"].astype(bool), "in-scope", "out-of-scope")
     return agg.set_index(["scope", "metric"])[["value", "ci_low", "ci_high", "n"]].sort_index()
+
+
+def retrieval_by_question(df: pd.DataFrame) -> pd.DataFrame:
+    """The per-question rows as a wide table: one row per question id (in input order) with its
+    ``question``, ``in_scope`` and ``retrieved`` (the distinct sources, best first) and one column per
+    metric (``hit@k``, ``recall@k``, ``mrr``, ``answered`` are NaN for out-of-scope questions, ``idk``
+    for in-scope ones)."""
+    rows = df[df["level"] == "question"]
+    if rows.empty:
+        raise ValueError("no per-question rows: pass the DataFrame evaluate_retrieval returned")
+    order = list(dict.fromkeys(rows["id"]))
+    meta = rows.drop_duplicates("id").set_index("id")[["question", "in_scope", "retrieved"]]
+    metrics = list(dict.fromkeys(rows["metric"]))
+    wide = rows.pivot(index="id", columns="metric", values="value")[metrics]
+    out = meta.join(wide).loc[order]
+    out.columns.name = None
+    return out
