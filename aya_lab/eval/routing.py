@@ -37,6 +37,7 @@ from aya_lab.eval.stats import ALPHA, bootstrap_indices, mcnemar_exact, paired_b
 from aya_lab.eval.stats import percentile_ci as _ci
 from aya_lab.models import load_chat_model
 from aya_lab.models.base import record_generations
+from aya_lab.models.result import usage
 from aya_lab.prompts import load_prompt
 
 __all__ = [
@@ -185,12 +186,7 @@ def translate_requests(
         langs = [ex.lang for ex in examples]
         with record_generations() as records:
             english = AyaTranslator(translator if translator is not None else model).to_english_many(texts, langs)
-        cost = {
-            "calls": len(records),
-            "prompt_tokens": sum(x.result.prompt_tokens for x in records),
-            "completion_tokens": sum(x.result.completion_tokens for x in records),
-            "latency_s": sum(x.result.latency_s for x in records),
-        }
+        cost = usage(records)
         if translate == "auto":
             english = [e if lang == "eng" or is_english(e, lang) else t for t, e, lang in zip(texts, english, langs)]
         texts = english

@@ -6,10 +6,11 @@ from __future__ import annotations
 import contextlib
 import contextvars
 import time
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
+from typing import Any
 
-__all__ = ["GenerationResult", "GenerationRecord", "record_generations", "publish"]
+__all__ = ["GenerationResult", "GenerationRecord", "record_generations", "publish", "usage"]
 
 
 @dataclass(frozen=True)
@@ -52,6 +53,17 @@ def record_generations() -> Iterator[list[GenerationRecord]]:
         yield records
     finally:
         _RECORDERS.reset(token)
+
+
+def usage(records: Sequence[GenerationRecord]) -> dict[str, Any]:
+    """What ``records`` cost together: ``calls``, ``prompt_tokens``, ``completion_tokens`` and ``latency_s``
+    (the recorded model seconds, summed)."""
+    return {
+        "calls": len(records),
+        "prompt_tokens": sum(r.result.prompt_tokens for r in records),
+        "completion_tokens": sum(r.result.completion_tokens for r in records),
+        "latency_s": sum(r.result.latency_s for r in records),
+    }
 
 
 def publish(record: GenerationRecord) -> None:

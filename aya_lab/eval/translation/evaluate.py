@@ -32,6 +32,7 @@ from aya_lab.eval.translation.scoring import Run, score_rows
 from aya_lab.eval.translation.specs import resolve_system
 from aya_lab.eval.translation.systems import PivotSystem, TranslationSystem, signature_hash
 from aya_lab.models.base import record_generations
+from aya_lab.models.result import usage
 
 __all__ = ["evaluate_translation", "RESAMPLE"]
 
@@ -111,13 +112,7 @@ def _run_chunks(
                     f"system {run.system!r} returned {len(got)} outputs for {len(texts)} inputs "
                     f"({run.src}->{run.tgt}); translate() must return one output per input"
                 )
-            item = {
-                "outputs": [str(x) for x in got],
-                "calls": len(records),
-                "prompt_tokens": sum(r.result.prompt_tokens for r in records),
-                "completion_tokens": sum(r.result.completion_tokens for r in records),
-                "latency_s": sum(r.result.latency_s for r in records),
-            }
+            item = {"outputs": [str(x) for x in got], **usage(records)}
             checkpoint.put(key, item)
             bar.add(len(texts), records)
         else:
