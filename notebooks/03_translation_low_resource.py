@@ -24,12 +24,11 @@
 # **Set-up.** Eight languages from three openly licensed test sets, read from `AYA_LAB_DATA_DIR`:
 # French, German, Swahili and Somali from NTREX-128 (news), Hausa and Yoruba from MAFAND-MT (news),
 # Nepali and Sinhala from FLORES v1 (Wikipedia), each **in both directions** with English: 16 pairs,
-# **40 segments per pair** in this recording (the CPU budget of one session; `N` below is the only
-# thing to change for more — 100 per pair is the target, not yet recorded). Segments of one document
-# are not independent, so where a set ships document ids (NTREX-128, FLORES v1) the segments are taken
-# from 20 documents spread over the set (the first 100 segments of NTREX-128 are only 7 documents) and
-# every confidence interval and paired test resamples **whole documents**; MAFAND has no document ids,
-# so its intervals resample segments.
+# **`N` = 100 segments per pair** (checked below). Segments of one document are not independent, so
+# where a set ships document ids (NTREX-128, FLORES v1) the segments are taken from up to 20 documents
+# spread over the set (the first 100 segments of NTREX-128 are only 7 documents; where a chosen
+# document is short, the longer ones give more) and every confidence interval and paired test
+# resamples **whole documents**; MAFAND has no document ids, so its intervals resample segments.
 # Systems:
 #
 # - `copy` — the source unchanged: the echo floor;
@@ -45,7 +44,7 @@
 # - a `seq2seq:` slot, empty in this recording, showing how an NMT model (NLLB-200, Marian) joins.
 #
 # Greedy decoding, at most 64 new tokens, batches of 16, on the CPU (2 cores); outputs recorded
-# 2026-11-30 and replayed from `notebooks/generations.sqlite` under `make test`. Metrics: chrF (and
+# 2026-11-30 and 2026-12-01 and replayed from `notebooks/generations.sqlite` under `make test`. Metrics: chrF (and
 # BLEU, chrF++) with percentile bootstrap 95% CIs; each system is tested against `copy` with a paired
 # bootstrap and approximate randomisation, and the p-values are **Holm-corrected across the 16
 # pairs**.
@@ -63,14 +62,18 @@ import numpy as np
 import pandas as pd
 
 from aya_lab.eval import CopySystem, PromptSystem, Results, evaluate_translation, resolve_system
+from aya_lab.eval.costs import translation_costs
 from aya_lab.eval.langid import covered
 from aya_lab.eval.stats import ALPHA, holm
+from aya_lab.eval.translation.failures import failure_category, failure_counts
 from aya_lab.eval.translation.systems import ShuffledReferenceSystem
 from aya_lab.languages import get_language
 from aya_lab.models import load_chat_model
+from aya_lab.notebook_report import report
 from aya_lab.prompts import load_pool
 
-N, DOCS = 40, 20
+N, DOCS = 100, 20
+SEED = 0  # the random sample of outputs below
 SETS = {"ntrex128": ["fra", "deu", "swh", "som"], "mafand": ["hau", "yor"], "floresv1": ["npi", "sin"]}
 CONTROLS = ["fra", "deu"]
 LANGS = [x for langs in SETS.values() for x in langs]
@@ -100,12 +103,12 @@ smol = PromptSystem(smollm2, "user_translate/baseline", name="smollm2")
 copy, other = CopySystem(), ShuffledReferenceSystem()
 print(translator.render(gemma.agent.conversation("The meeting moved to Friday.", "eng", "fra", [])))
 
+
 # %% [markdown]
 # ## Sixteen pairs
 # One evaluation per test set and direction (the systems are the same; `smollm2` joins where the pair
-# is a control). 640 Gemma generations and 160 SmolLM2 generations: about 35 minutes on one of the 2
-# CPU cores when first recorded (2026-11-30, the other core busy with other work); replayed from the
-# generation cache the cell takes about three minutes, spent on the document-level resampling.
+# is a control). Replayed from the generation cache, the cell's time goes to the document-level
+# resampling; the first recording's model time is in the cost table below.
 
 # %%
 # NBVAL_IGNORE_OUTPUT
@@ -135,20 +138,33 @@ def combine(parts):
 res = combine(parts)
 res.save(runs_dir() / "nb03_models.csv")
 PAIRS = [f"{x}-eng" for x in LANGS] + [f"eng-{x}" for x in LANGS]
-chrf = res.scores("chrF").reindex(columns=PAIRS)
-units = res.df[res.df["metric"] == "chrF"].groupby("pair")[["resample_unit", "n_units", "n"]].first()
-chrf.round(1)
+units = res.df[res.df["metric"] == "chrF"].groupby("pair")[["resample_unit", "n_units", "n"]].first().reindex(PAIRS)
+assert (units["n"] >= 100).all(), units[units["n"] < 100]
+generations = res.outputs[res.outputs["system"].isin([gemma.name, "smollm2"])].groupby("system").size()
+print(f"{len(PAIRS)} pairs, {units['n'].min()}–{units['n'].max()} segments each; generations: {generations.to_dict()}")
+units.T
 
 # %% [markdown]
 # ### Scores with confidence intervals
-# chrF per pair with its 95% CI (`score ±half-CI` in the table below is the percentile interval's
-# half-width; the bounds themselves are in `res.df`), and what each interval resampled:
+# chrF per pair with its 95% CI (`score ±half-CI` is the percentile interval's half-width; the bounds
+# are in `res.df`). BLEU and chrF++ are in the saved results (`runs/nb03_models.csv`), not here: chrF
+# is the headline metric, and BLEU is near zero on most low-resource pairs.
 
 # %%
-units.reindex(PAIRS).T
+res.table(metrics=("chrF",))
 
 # %%
-res.table(metrics=("chrF", "BLEU"))
+chrf_rows = res.df[(res.df["metric"] == "chrF") & (res.df["hop"] == "e2e")]
+half = (chrf_rows["ci_high"] - chrf_rows["ci_low"]) / 2
+half_by = half.groupby(chrf_rows["system"]).agg(["min", "median", "max"]).reindex(res.systems)
+half_by.round(1)
+
+# %% [markdown]
+# What the comparison cost: calls, prompt and generated tokens, and the model seconds recorded when the
+# generations were made (on a shared 2-core CPU, so the seconds are an upper bound):
+
+# %%
+translation_costs(res, device=translator.device)
 
 # %% [markdown]
 # ## Against the floors
@@ -157,7 +173,7 @@ res.table(metrics=("chrF", "BLEU"))
 # system scores above copying the source.
 
 # %%
-fig, ax = plt.subplots(figsize=(7, 9))
+fig, ax = plt.subplots(figsize=(7, 12))
 res.forest("chrF", against="copy", ax=ax)
 plt.show()
 
@@ -179,7 +195,7 @@ def holm_table(d, p_col):
 
 vs_copy = res.tests("chrF")
 vs_copy = vs_copy[vs_copy["system"] != "copy"].assign(p=lambda d: d[["p_bootstrap", "p_ar"]].max(axis=1))
-vs_copy = holm_table(vs_copy, "p")
+vs_copy = holm_table(vs_copy, "p").rename(columns={"delta_low": "ci_low", "delta_high": "ci_high"})
 vs_other = holm_table(res.deltas("chrF", against="other-sentence"), "p_bootstrap")
 beats = pd.concat(
     {
@@ -193,18 +209,24 @@ beats = pd.concat(
 beats.round(1)
 
 # %%
-def count(table, system):
-    col = table[table["system"] == system]
-    return int(col["beats"].sum()), int(len(col))
+def verdict(table, system):
+    """Per pair of ``system``: Δ, its CI, Holm p and whether it beats the floor, indexed by pair."""
+    return table[table["system"] == system].set_index("pair")[["delta", "ci_low", "ci_high", "p_holm", "beats"]]
 
 
-g_copy, g_other = count(vs_copy, gemma.name), count(vs_other, gemma.name)
-s_copy, s_other = count(vs_copy, "smollm2"), count(vs_other, "smollm2")
-o_copy = count(vs_copy, "other-sentence")
-which = vs_other[(vs_other["system"] == gemma.name) & vs_other["beats"]]["pair"].tolist()
-print(f"{gemma.name}: beats copy on {g_copy[0]} of {g_copy[1]} pairs, other-sentence on {g_other[0]} of {g_other[1]}: {which}")
-print(f"smollm2: beats copy on {s_copy[0]} of {s_copy[1]} control pairs, other-sentence on {s_other[0]} of {s_other[1]}")
-print(f"other-sentence: beats copy on {o_copy[0]} of {o_copy[1]} pairs")
+g_copy, g_other = verdict(vs_copy, gemma.name), verdict(vs_other, gemma.name)
+floors = pd.DataFrame({"beats copy": g_copy["beats"], "beats other-sentence": g_other["beats"]}).reindex(PAIRS)
+floors["verdict"] = floors.apply(
+    lambda r: "both floors" if r.all() else "copy only" if r.iloc[0] else "other-sentence only" if r.iloc[1] else "neither",
+    axis=1,
+)
+s_copy, s_other = verdict(vs_copy, "smollm2"), verdict(vs_other, "smollm2")
+o_copy = verdict(vs_copy, "other-sentence")
+print(f"{gemma.name}:", floors["verdict"].value_counts().to_dict())
+print(f"smollm2: beats copy on {int(s_copy['beats'].sum())} of {len(s_copy)} control pairs, "
+      f"other-sentence on {int(s_other['beats'].sum())} of {len(s_other)}")
+print(f"other-sentence: beats copy on {int(o_copy['beats'].sum())} of {len(o_copy)} pairs")
+floors.T
 
 # %% [markdown]
 # ### The translator role: Gemma 3 270M against SmolLM2
@@ -238,16 +260,34 @@ mean_shares = res.df[res.df["metric"].isin(share_names)].groupby(["system", "met
 mean_shares[share_names].round(3)
 
 # %% [markdown]
-# ### What the model writes
-# Two segments per direction for Swahili, Hausa and the French control: source, reference, Gemma's
-# output.
+# ### What goes wrong
+# Each model output is put in the first failure category that applies
+# (`aya_lab.eval.translation.failures`, the room's translation guard): `empty`, `echo` (the source
+# back), `answers the message` (assistant-speak), `wrong language` (lingua does not identify the
+# target; checked only where lingua covers it), `loop`, `length` (output/source length out of bounds,
+# or a copied few-shot example); the rest `passes the checks`, which does not make it a translation.
+# Outputs stop at the end of the line, so `cut off` is not counted here. Counts per system and
+# direction:
 
 # %%
-o = res.outputs
-pick = o[(o["system"] == gemma.name) & o["pair"].isin(["eng-fra", "eng-swh", "eng-hau", "swh-eng", "hau-eng"])]
-pick = pick.groupby("pair", sort=False).head(2)
-with pd.option_context("display.max_colwidth", 90):
-    display(pick[["pair", "source", "reference", "hypothesis"]].reset_index(drop=True))
+outs = res.outputs[res.outputs["system"].isin([gemma.name, "smollm2"])].copy()
+outs["category"] = [failure_category(*r) for r in outs[["src", "tgt", "source", "hypothesis"]].itertuples(index=False)]
+outs["direction"] = np.where(outs["tgt"] == "eng", "x→eng", "eng→x")
+labelled = outs.assign(system=outs["system"] + ", " + outs["direction"])
+fail = failure_counts(labelled, [f"{s}, {d}" for s in (gemma.name, "smollm2") for d in ("x→eng", "eng→x")])
+fail = fail.loc[:, fail.sum() > 0]
+fail
+
+# %% [markdown]
+# A seeded random sample (`SEED`) of Gemma's outputs: two segments per direction for Swahili, Hausa
+# and the French control, with each output's category.
+
+# %%
+sample_pairs = ["fra-eng", "eng-fra", "swh-eng", "eng-swh", "hau-eng", "eng-hau"]
+g_outs = outs[(outs["system"] == gemma.name) & outs["pair"].isin(sample_pairs)]
+pick = g_outs.groupby("pair", sort=False).sample(2, random_state=SEED)
+with pd.option_context("display.max_colwidth", 80):
+    display(pick[["pair", "source", "reference", "hypothesis", "category"]].reset_index(drop=True))
 
 # %% [markdown]
 # ## The `seq2seq:` slot
@@ -271,42 +311,78 @@ else:
 
 # %% [markdown]
 # ## What this shows
-# The facts the conclusions rest on, checked:
+# The facts the conclusions rest on are asserted first; the text below them is rendered from the
+# tables above, so a re-record that changes a figure changes the sentence.
 
 # %%
-g = vs_copy[vs_copy["system"] == gemma.name].set_index("pair")
-go = vs_other[vs_other["system"] == gemma.name].set_index("pair")
+low_in = [f"{x}-eng" for x in LANGS if x not in CONTROLS]
 low_out = [f"eng-{x}" for x in LANGS if x not in CONTROLS]
-assert set(g.index[g["beats"]]) == {"fra-eng", "deu-eng", "npi-eng", "sin-eng"}
-assert set(go.index[go["beats"]]) == {"fra-eng", "deu-eng", "som-eng", "npi-eng", "eng-fra", "eng-deu"}
-assert (g.loc[["eng-fra", "eng-deu"], "delta"] < 0).all()  # out of English: below copying the source
-assert not (g.loc[low_out, "beats"] | go.loc[low_out, "beats"]).any()  # no low-resource target beats a floor
-assert count(vs_copy, "smollm2") == (0, 4)
-assert len(vs_smol) == 4 and vs_smol["beats"].all()  # Gemma above SmolLM2 on every control pair
-assert 0 < mean_shares.loc[gemma.name, "echo_example_share"] < mean_shares.loc[gemma.name, "echo_source_share"]
+assert floors.loc[["fra-eng", "deu-eng"], "verdict"].eq("both floors").all(), "a control into English no longer beats both floors"
+assert floors.loc[low_out, "verdict"].eq("neither").all(), "a low-resource target now beats a floor: rewrite the conclusion"
+assert len(vs_smol) == 4 and vs_smol["beats"].all(), "Gemma no longer beats SmolLM2 on every control pair"
+assert mean_shares.loc[gemma.name, "echo_source_share"] > 0
 print("checked")
 
-# %% [markdown]
-# - **Gemma 3 270M translates French and German into English.** It beats both floors there with
-#   Holm-corrected significance: +14.9 and +14.2 chrF over copying the source and about +31 over the
-#   other-sentence floor (the `Δ` table). That is the translation Aya's translator needs, and what
-#   made it the translator role's default.
-# - **Out of English into French and German it writes the language but does not beat copying.** It
-#   beats the other-sentence floor (+8.5, +11.6) but stays 2 chrF *below* returning the English
-#   unchanged: names and numbers shared with the reference give a copy 27 chrF. At 40 segments its
-#   French and German outputs carry content, but chrF cannot yet tell them from an echo.
-# - **The low-resource languages still fail.** Into English, Nepali beats both floors (+20.8 over
-#   copy, +5.9 over other-sentence) and Somali beats the other-sentence floor (+7.4) but not copy;
-#   Sinhala beats copy only because a copy in Sinhala script scores 0.9 — it stays below the
-#   other-sentence floor, so that is *writing English*, not translating. Swahili, Hausa and Yoruba
-#   into English beat neither floor. Out of English, Gemma beats neither floor on any of the six
-#   low-resource targets, and into Nepali and Sinhala it scores about 1 chrF.
-# - **SmolLM2, the previous default, beats copying on none of the four control pairs** (and the
-#   other-sentence floor on three): Gemma replaces it for the translator role.
-# - **Two kinds of echo inflate scores.** Gemma copies its source in about a fifth of its outputs and
-#   one of the prompt's few-shot examples in a few percent (the Swahili→English rows above answer
-#   "The delivery truck arrived two hours late this morning.", an example from the pool); both are
-#   counted, per pair, in the output-language table.
-# - For the languages the workbench is about, a 270M base model is not enough: the `seq2seq:` slot
-#   (NLLB-200, Marian) or `--model translator=hf:…` is the way forward, measured by this notebook with
-#   `AYA_LAB_NMT` or `AYA_LAB_MODEL_TRANSLATOR` set.
+
+# %%
+def fmt(v, pair):
+    """``Δ [low, high]`` of one pair of a verdict table."""
+    r = v.loc[pair]
+    return f"{r['delta']:+.1f} [{r['ci_low']:.1f}, {r['ci_high']:.1f}]"
+
+
+def listed(pairs):
+    return ", ".join(f"`{p}`" for p in pairs) if len(pairs) else "none"
+
+
+def by_verdict(pairs, name):
+    return [p for p in pairs if floors.loc[p, "verdict"] == name]
+
+
+g_shares = mean_shares.loc[gemma.name]
+g_rows = chrf_rows[chrf_rows["system"] == gemma.name].set_index("pair")
+g_half, g_score = (g_rows["ci_high"] - g_rows["ci_low"]) / 2, g_rows["score"]
+ex_pair = sh[("echo_example_share", gemma.name)].idxmax()
+report(
+    "- **Gemma 3 270M translates French and German into English.** It beats both floors there with "
+    "Holm-corrected significance: {fra_copy} and {deu_copy} chrF over copying the source, {fra_other} and "
+    "{deu_other} over the other-sentence floor (95% CIs, documents resampled). That is the translation Aya's "
+    "translator needs.\n"
+    "- **Out of English into French and German**: against copying the source it is {out_copy} "
+    "(`eng-fra`, `eng-deu`: {out_copy_v}); against the other-sentence floor {out_other} ({out_other_v}).\n"
+    "- **The low-resource languages still fail.** Into English, of the six low-resource pairs, beats both "
+    "floors: {in_both}; copy only (writing English without translating it better than another "
+    "sentence does): {in_copy}; the other-sentence floor only: {in_other}; neither: {in_neither}. Out of "
+    "English, Gemma beats neither floor on any of the {n_out} low-resource targets.\n"
+    "- **Gemma against SmolLM2 (the previous default)**: above it on all {n_smol} control pairs, by "
+    "{smol_min:+.1f} to {smol_max:+.1f} chrF (Holm-adjusted p ≤ {smol_p:.3f}); SmolLM2 itself beats copying on "
+    "{s_beats} of {s_n} control pairs. Gemma is the translator role's default.\n"
+    "- **Two kinds of echo inflate scores.** Averaged over the 16 pairs, Gemma copies its source in "
+    "{echo_src:.0%} of its outputs and one of the prompt's few-shot examples in {echo_ex:.0%} (most on "
+    "`{ex_pair}`: {ex_share:.0%}); both are counted per pair in the output-language table, and the failure "
+    "table puts {passes} of Gemma's {g_n} outputs in `passes the checks`.\n"
+    "- **How wide the intervals are**: Gemma's 95% chrF intervals per pair are ±{half_min:.1f} (on `{min_pair}`, "
+    "where it scores {min_score:.1f}) to ±{half_max:.1f} (on `{max_pair}`), median ±{half_med:.1f}, at 100 "
+    "segments with documents resampled where there are ids.\n"
+    "- For the languages the workbench is about, a 270M base model is not enough: the `seq2seq:` slot "
+    "(NLLB-200, Marian) or `--model translator=hf:…` is the way forward, measured by this notebook with "
+    "`AYA_LAB_NMT` or `AYA_LAB_MODEL_TRANSLATOR` set.",
+    fra_copy=fmt(g_copy, "fra-eng"), deu_copy=fmt(g_copy, "deu-eng"),
+    fra_other=fmt(g_other, "fra-eng"), deu_other=fmt(g_other, "deu-eng"),
+    out_copy="above it on both" if g_copy.loc[["eng-fra", "eng-deu"], "beats"].all()
+    else "not above it on either" if not g_copy.loc[["eng-fra", "eng-deu"], "beats"].any() else "above it on one",
+    out_copy_v=", ".join(fmt(g_copy, p) for p in ("eng-fra", "eng-deu")),
+    out_other="above it on both" if g_other.loc[["eng-fra", "eng-deu"], "beats"].all()
+    else "not above it on either" if not g_other.loc[["eng-fra", "eng-deu"], "beats"].any() else "above it on one",
+    out_other_v=", ".join(fmt(g_other, p) for p in ("eng-fra", "eng-deu")),
+    in_both=listed(by_verdict(low_in, "both floors")), in_copy=listed(by_verdict(low_in, "copy only")),
+    in_other=listed(by_verdict(low_in, "other-sentence only")), in_neither=listed(by_verdict(low_in, "neither")),
+    n_out=len(low_out), n_smol=len(vs_smol), smol_min=vs_smol["delta"].min(), smol_max=vs_smol["delta"].max(),
+    smol_p=vs_smol["p_holm"].max(), s_beats=int(s_copy["beats"].sum()), s_n=len(s_copy),
+    echo_src=g_shares["echo_source_share"], echo_ex=g_shares["echo_example_share"],
+    ex_pair=ex_pair, ex_share=sh.loc[ex_pair, ("echo_example_share", gemma.name)],
+    passes=int(fail.filter(like=gemma.name, axis=0)["passes the checks"].sum()),
+    g_n=int(fail.filter(like=gemma.name, axis=0).sum().sum()),
+    half_min=g_half.min(), min_pair=g_half.idxmin(), min_score=g_score[g_half.idxmin()],
+    half_max=g_half.max(), max_pair=g_half.idxmax(), half_med=g_half.median(),
+)

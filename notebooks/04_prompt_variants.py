@@ -56,12 +56,10 @@ SEED = 4  # the random samples of outputs below
 VARIANTS
 
 # %%
-from collections import Counter
-
-from aya_lab.agents.guard import TranslationGuard
 from aya_lab.agents.routing import KeywordRouter
 from aya_lab.eval import CopySystem, PromptSystem, evaluate_translation, sweep_routing
 from aya_lab.eval.costs import generation_costs, routing_costs, translation_costs
+from aya_lab.eval.translation.failures import failure_category, failure_counts
 from aya_lab.eval.routing_sequences import evaluate_sequences
 from aya_lab.models import load_chat_model, record_generations
 from aya_lab.notebook_report import report
@@ -126,8 +124,8 @@ tests[["score", "delta", "delta_low", "delta_high", "p_bootstrap", "p_ar", "sign
 
 # %% [markdown]
 # **What goes wrong.** Each output (as delivered: the agent keeps the first paragraph of what the model
-# wrote) is put in the first failure category that applies, using the room's translation guard
-# (`aya_lab.agents.guard`): `echo` (the English source back), `answers the message` (the guard's
+# wrote) is put in the first failure category that applies (`aya_lab.eval.translation.failures`), using
+# the room's translation guard (`aya_lab.agents.guard`): `echo` (the English source back), `answers the message` (the guard's
 # assistant-speak phrases, such as "Sure, here"), `wrong language` (lingua does not identify the target
 # language), `loop` (a three-word sequence three times or more), `length` (output/source length outside
 # [0.3, 3]), `cut off` (none of these, but the model used all 64 new tokens: its output was cut at the
@@ -135,26 +133,7 @@ tests[["score", "delta", "delta_low", "delta_high", "p_bootstrap", "p_ar", "sign
 # Counts per system, over both pairs:
 
 # %%
-GUARD = TranslationGuard()
 LIMIT = chat_model.settings.max_new_tokens
-CATEGORIES = ["empty", "echo", "answers the message", "wrong language", "loop", "length", "cut off", "passes the checks"]
-
-
-def loops(text):
-    words = text.lower().split()
-    return max(Counter(zip(words, words[1:], words[2:])).values(), default=0) >= 3
-
-
-def category(src, tgt, source, output, generated):
-    failed = {reason.split(":")[0] for reason in GUARD.check(source, output, src, tgt).reasons}
-    for name, hit in (("empty", "empty" in failed), ("echo", "echo" in failed),
-                      ("answers the message", "assistant" in failed), ("wrong language", "language" in failed),
-                      ("loop", loops(output)), ("length", bool(failed & {"length", "example"})),
-                      ("cut off", generated >= LIMIT)):
-        if hit:
-            return name
-    return "passes the checks"
-
 
 outs = tr.outputs[tr.outputs["hop"] == "e2e"].copy()
 model_rows = outs["system"].isin(VARIANTS["user_translate"]).to_numpy()
@@ -162,9 +141,10 @@ assert len(tr_records) == model_rows.sum()  # one generation per model-system li
 assert all(s in r.prompt for r, s in zip(tr_records, outs.loc[model_rows, "source"]))
 outs["generated"] = 0
 outs.loc[model_rows, "generated"] = [r.result.completion_tokens for r in tr_records]
-outs["category"] = [category(*r) for r in outs[["src", "tgt", "source", "hypothesis", "generated"]].itertuples(index=False)]
-tr_fail = pd.crosstab(outs["system"], pd.Categorical(outs["category"], CATEGORIES), dropna=False).reindex(tr.systems)
-tr_fail.columns.name = None
+outs["category"] = [
+    failure_category(*r, limit=LIMIT) for r in outs[["src", "tgt", "source", "hypothesis", "generated"]].itertuples(index=False)
+]
+tr_fail = failure_counts(outs, tr.systems)
 assert tr_fail.loc["copy", "echo"] == tr_fail.loc["copy"].sum()  # the classifier calls the copy floor an echo
 tr_fail
 

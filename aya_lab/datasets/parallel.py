@@ -274,8 +274,9 @@ def select_segments(total: int, n: int | None, doc_ids: Sequence[str] | None, do
 
     Without ``n``: all. Without ``docs`` or document ids: the first ``n``. Otherwise ``docs`` documents
     (all of them when the set has fewer) evenly spaced in order of first appearance, and from each its
-    first ``ceil(n / docs)`` segments, cut to ``n`` in file order: the first 100 segments of NTREX-128
-    are only 7 documents, too few to resample.
+    first ``ceil(n / docs)`` segments — more from the longer ones where some are shorter, so that ``n``
+    are kept whenever the chosen documents hold ``n`` — cut to ``n`` in file order: the first 100
+    segments of NTREX-128 are only 7 documents, too few to resample.
     """
     if n is None or n >= total:
         return list(range(total))
@@ -287,13 +288,16 @@ def select_segments(total: int, n: int | None, doc_ids: Sequence[str] | None, do
     k = min(docs, len(order))
     chosen = {order[round(i * (len(order) - 1) / max(k - 1, 1))] for i in range(k)} if k > 1 else {order[0]}
     per_doc = -(-n // len(chosen))
-    taken: dict[str, int] = {}
-    keep = []
-    for i, d in enumerate(doc_ids):
-        if d in chosen and taken.get(d, 0) < per_doc:
-            taken[d] = taken.get(d, 0) + 1
-            keep.append(i)
-    return keep[:n]
+    rank: list[int] = []  # rank[i]: position of segment i within its document
+    seen: dict[str, int] = {}
+    for d in doc_ids:
+        rank.append(seen.get(d, 0))
+        seen[d] = rank[-1] + 1
+    in_chosen = [i for i, d in enumerate(doc_ids) if d in chosen]
+    keep = [i for i in in_chosen if rank[i] < per_doc][:n]
+    # Chosen documents shorter than per_doc leave keep short: top up round-robin from the longer ones.
+    extra = sorted((i for i in in_chosen if rank[i] >= per_doc), key=lambda i: (rank[i], i))
+    return sorted(keep + extra[: max(0, n - len(keep))])
 
 
 def _require_pair(source: _Source, split: str, src: str, tgt: str) -> None:

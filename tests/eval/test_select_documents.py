@@ -35,3 +35,12 @@ def test_load_parallel_keeps_ids_of_the_chosen_segments():
     for seg_id, src, doc in zip(spread.ids, spread.sources, spread.doc_ids, strict=True):
         i = int(seg_id.rsplit(":", 1)[1])
         assert full.sources[i] == src and full.doc_ids[i] == doc
+
+
+def test_short_documents_are_topped_up_from_the_longer_ones():
+    uneven = ["a"] * 2 + ["b"] * 6 + ["c"] * 6  # the first chosen document is shorter than n / docs
+    keep = select_segments(len(uneven), 9, uneven, 3)
+    assert len(keep) == 9 and keep == sorted(keep)
+    assert [uneven[i] for i in keep].count("a") == 2  # all of the short one, the rest from the others
+    assert select_segments(len(uneven), 13, uneven, 3) == list(range(13))  # n fits exactly: no more asked
+    assert len(select_segments(len(uneven), 20, uneven, 3)) == 14  # fewer than n in the set: all of them
