@@ -13,7 +13,12 @@ def test_each_category_is_reached():
     assert failure_category("eng", "fra", SRC, "") == "empty"
     assert failure_category("eng", "fra", SRC, SRC) == "echo"
     assert failure_category("eng", "fra", SRC, "Sure, here is the translation: " + FRA) == "answers the message"
-    assert failure_category("eng", "fra", SRC, "Die Besprechung wurde auf Freitagnachmittag verschoben, weil der Kunde nicht kann.") == "wrong language"
+    assert (
+        failure_category(
+            "eng", "fra", SRC, "Die Besprechung wurde auf Freitagnachmittag verschoben, weil der Kunde nicht kann."
+        )
+        == "wrong language"
+    )
     assert failure_category("eng", "fra", SRC, "la réunion a la réunion a la réunion a la réunion a été") == "loop"
     assert failure_category("eng", "fra", SRC, "La réunion.") == "length"
     assert failure_category("eng", "fra", SRC, FRA, generated=64, limit=64) == "cut off"

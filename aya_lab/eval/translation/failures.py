@@ -39,9 +39,7 @@ def loops(text: str) -> bool:
     return max(Counter(zip(words, words[1:], words[2:], strict=False)).values(), default=0) >= 3
 
 
-def failure_category(
-    src: str, tgt: str, source: str, output: str, generated: int = 0, limit: int | None = None
-) -> str:
+def failure_category(src: str, tgt: str, source: str, output: str, generated: int = 0, limit: int | None = None) -> str:
     """The first of :data:`FAILURE_CATEGORIES` that ``output`` (a ``src``→``tgt`` translation of
     ``source``, ``generated`` new tokens of at most ``limit``) falls in; ``cut off`` needs ``limit``."""
     failed = {reason.split(":")[0] for reason in _GUARD.check(source, output, src, tgt).reasons}
