@@ -30,7 +30,7 @@ SCRIPT: list[tuple[str, str]] = [
 STILL_FAILS = (
     "The default translator (Gemma 3 270M) translates French and German into English; out of English it "
     "writes French and German but does not yet beat copying the source, and for Swahili, Somali, Hausa, "
-    "Yoruba, Nepali and Sinhala it beats no floor out of English (notebooks/03, 2026-11-30). Swap in a larger "
+    "Yoruba, Nepali and Sinhala it beats no floor out of English (notebooks/03, 100 segments per pair, 2026-12-01). Swap in a larger "
     "model with --model translator=hf:<instruct model> or translator=seq2seq:<NLLB or Marian checkpoint>."
 )
 """The demo's last line: which languages the default translator still fails (notebook 03's measurement)."""
