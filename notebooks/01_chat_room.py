@@ -294,7 +294,8 @@ kofi_feed = [d.text for d in feeds["kofi"][:len(conversation)]]
 copied = [line for line in kofi_feed if line in summary.aya_reply["kofi"]]
 assert len(copied) >= 2 and copied[0] == kofi_feed[0]  # the "summary" holds Kofi's feed lines verbatim
 assert not summary.aya_fallback and policy.aya_fallback and receipts.aya_fallback
-assert policy.aya_tools == ["chat"] and any("no keyword matched -> chat" in n for n in policy.notes)
+assert policy.aya_tools == ["query"] and any("'richtlinie' in the original request -> query" in n for n in policy.notes)
+assert "richtlinie" not in policy.aya_steps[0]["input"].lower()  # the English text the fallback could not use
 assert any("keyword 'expense' -> query" in n for n in receipts.notes)
 assert receipts.aya_tools == ["query"] and receipts.aya_reply["kofi"].startswith("<passages>")
 assert "(sources: expenses_policy.md)" in receipts.aya_reply["kofi"]
@@ -315,8 +316,9 @@ report(
     "(\"{first_line}\" …), the first of them a mistranslation of Amara's message (see below). The travel answer was withheld: no retrieved passage supports the model's draft "
     "(\"{draft}\"), so the reply says \"{withheld}\" and the draft is in the run report's notes.\n"
     "- **The two policy questions were routed by the keyword fallback** (the router's answers were not a tool "
-    "name; the notes above show them). The German one matched no keyword and went to `chat`; small talk is not "
-    "checked against the knowledge base, and Aya replied \"{chat}\", which no passage backs. The receipts "
+    "name; the notes above show them). The German one's English translation, \"{policy_en}\", lost the keyword; "
+    "the fallback found `richtlinie` in Lena's original and sent it to `query`, and Aya replied \"{chat}\". "
+    "The receipts "
     "question matched `expense` and went to `query`: the model copied the retrieved passage, tags included "
     "(`{receipts}…`), and because that copy shares the passage's words it is delivered with "
     "`(sources: expenses_policy.md)`. The check keeps unsupported answers out; it cannot tell a copied "
@@ -333,7 +335,7 @@ report(
     "reads \"{sw_passed}\". Notebook 03 measures translation quality across eight languages.",
     n_messages=n_messages, n_users=len(feeds), n_aya=len(aya_runs), tools=" → ".join(summary.aya_tools),
     n_copied=len(copied), n_lines=len(kofi_feed), first_line=copied[0], draft=draft, withheld=WITHHELD_ANSWER,
-    chat=policy.aya_reply["kofi"], receipts=receipts.aya_reply["kofi"][:90], marker=MARKER,
+    chat=policy.aya_reply["kofi"], policy_en=policy.aya_steps[0]["input"], receipts=receipts.aya_reply["kofi"][:90], marker=MARKER,
     lena_receipts=lena_receipts, lena_example=lena_example, lena_chrf=lena_chrf, echo=ECHO_CHRF,
     amara_en=feeds["kofi"][0].text, amara_de=feeds["lena"][0].text, amara_de_chrf=amara_de["chrF"],
     amara_de_example=amara_de["closest example"], gloss=conversation[0][2],

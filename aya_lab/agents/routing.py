@@ -141,10 +141,15 @@ class Router(ABC):
 class KeywordRouter(Router):
     """Rule-based router: multilingual keywords, first rule that matches wins; default ``chat``.
 
-    One step, then finish with the observation.
+    ``original`` is the request as its author wrote it, when the routed text is its translation: a
+    text with no keyword is matched again on the original, so "Reiserichtlinie" still reaches
+    ``query`` when the translation lost the word. One step, then finish with the observation.
     """
 
     tools = ("query", "summarize", "remember", "chat")
+
+    def __init__(self, original: str | None = None) -> None:
+        self.original = original
 
     def route(self, transcript: Transcript | str) -> RouterOutput:
         t = as_transcript(transcript, self)
@@ -153,12 +158,16 @@ class KeywordRouter(Router):
         return self.choose(t.input)
 
     def choose(self, text: str) -> RouterOutput:
-        """The tool for ``text`` by its keywords."""
+        """The tool for ``text`` by its keywords (then by the original's, when there is one)."""
         match = keyword_match(text)
-        if match is None:
-            return RouterOutput("chat", text, "no keyword matched -> chat")
-        tool, word, _ = match
-        return RouterOutput(tool, text, f"keyword {word!r} -> {tool}")
+        if match is not None:
+            tool, word, _ = match
+            return RouterOutput(tool, text, f"keyword {word!r} -> {tool}")
+        match = keyword_match(self.original) if self.original else None
+        if match is not None:
+            tool, word, _ = match
+            return RouterOutput(tool, text, f"keyword {word!r} in the original request -> {tool}")
+        return RouterOutput("chat", text, "no keyword matched -> chat")
 
 
 class LLMRouter(Router):

@@ -24,7 +24,7 @@ from aya_lab.agents.multi_intent import ReDecidingRouter
 from aya_lab.agents.protocols import KnowledgeBaseLike, TextModel
 from aya_lab.agents.query import AyaQuery, QueryAnswer
 from aya_lab.agents.reply_checks import CHAT_FALLBACK, chat_breach
-from aya_lab.agents.routing import LLMRouter, Router, RoutingChain, Step, ToolConfig
+from aya_lab.agents.routing import KeywordRouter, LLMRouter, Router, RoutingChain, Step, ToolConfig
 from aya_lab.agents.summarizer import SummaryResult, make_summarizer
 from aya_lab.messages import ChatMessage
 from aya_lab.prompts import load_prompt
@@ -112,12 +112,16 @@ class AyaSupervisor:
         *,
         run_id: str | None = None,
         memory: RoomMemory | None = None,
+        original: str | None = None,
     ) -> SupervisorResult:
         """Route ``request_en`` (tools may run in turn) and return the one reply with its account.
 
         Writes (remember, approve, forget) act for ``author`` under ``memory``'s policy (no memory: the
         ``anyone`` policy and no pending notes) and store with ``run_id`` (they commit with the run).
+        ``original`` (the request as written, when ``request_en`` is its translation) gives the keyword
+        fallback a second text to match; the model routes ``request_en`` only.
         """
+        self.llm_router.fallback = KeywordRouter(original)
         summaries: list[SummaryResult] = []
         answers: list[QueryAnswer] = []
         notes: list[str] = []  # replies the reply checks replaced (agents.reply_checks)

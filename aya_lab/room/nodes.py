@@ -325,7 +325,10 @@ def supervisor(*, factory_parameter: dict, flow_parameter: dict) -> Callable[...
         text, path_log = _routed_text(state, route_on)
         if parse_command(state["aya_request"] or "") is not None:  # a command is read as typed, untranslated
             text, path_log = state["aya_request"], "explicit command, read untranslated"
-        result = sup.handle(text, history, author=incoming.sender, run_id=runtime.run_id, memory=runtime.memory)
+        original = state["aya_request"] if incoming.lang != "eng" and text != state["aya_request"] else None
+        result = sup.handle(
+            text, history, author=incoming.sender, run_id=runtime.run_id, memory=runtime.memory, original=original
+        )
         runtime.result = result
         reply = ChatMessage(sender=AYA, content=result.reply, lang="eng", reply_to=incoming.id)
         return {"aya_reply": reply, "aya_log": _aya_log(result, sup.summarizer.variant, path_log)}
