@@ -167,8 +167,9 @@ with pd.option_context("display.max_colwidth", 70):
 # %% [markdown]
 # ## 2. Routing prompts
 # Aya's supervisor asks the model for one word naming a tool; an answer naming no tool falls back to
-# multilingual keyword rules (the `fallback_rate` says how often). Accuracy with a bootstrap 95% CI,
-# overall and per request language:
+# multilingual keyword rules (the `fallback_rate` says how often), matched on the routed text and, for a
+# request the translator brought into English, on the request as written — as in the room. Accuracy
+# with a bootstrap 95% CI, overall and per request language:
 
 # %%
 rt = sweep_routing(VARIANTS["supervisor"], model=aya, translator=translator)

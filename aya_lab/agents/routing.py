@@ -198,13 +198,20 @@ class LLMRouter(Router):
         """One model call: the tool for ``text``."""
         return self.route_many([text])[0][0]
 
-    def route_many(self, texts: Sequence[str]) -> list[tuple[RouterOutput, GenerationResult]]:
-        """First decisions for many texts with one batch of model calls: ``[(decision, generation)]``."""
-        results = self.model.generate_texts([self.prompt.render(request=t) for t in texts])
-        return [(self.decide(t, r.text), r) for t, r in zip(texts, results, strict=True)]
+    def route_many(
+        self, texts: Sequence[str], originals: Sequence[str | None] | None = None
+    ) -> list[tuple[RouterOutput, GenerationResult]]:
+        """First decisions for many texts with one batch of model calls: ``[(decision, generation)]``.
 
-    def decide(self, text: str, answer: str) -> RouterOutput:
-        """The decision for the model's ``answer`` to ``text``: the tool it names, or the fallback's."""
+        ``originals[i]`` is ``texts[i]`` as its author wrote it (``None``: the text is the original), for
+        the keyword fallback (:class:`KeywordRouter`); the model sees ``texts`` only."""
+        results = self.model.generate_texts([self.prompt.render(request=t) for t in texts])
+        originals = list(originals) if originals is not None else [None] * len(texts)
+        return [(self.decide(t, r.text, o), r) for t, r, o in zip(texts, results, originals, strict=True)]
+
+    def decide(self, text: str, answer: str, original: str | None = None) -> RouterOutput:
+        """The decision for the model's ``answer`` to ``text``: the tool it names, or the fallback's
+        (a keyword fallback also reading ``original``, the request as written, when given)."""
         action = parse_action(answer, self.tools, self.finish_tool_name)
         if action is not None and action[0] in self.tools:
             tool, given = action
@@ -215,7 +222,8 @@ class LLMRouter(Router):
             # "Tool: remember" somewhere is not the model's choice of a write)
             first = parse_tool_choice(" ".join(answer.split()[:1]), self.tools)
             return RouterOutput(choice, text, f"model answered {answer[:60]!r} -> {choice}", explicit=first == choice)
-        decision = self.fallback.choose(text)
+        fallback = KeywordRouter(original) if original and isinstance(self.fallback, KeywordRouter) else self.fallback
+        decision = fallback.choose(text)
         return RouterOutput(
             decision.tool,
             text,

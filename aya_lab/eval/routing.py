@@ -193,8 +193,18 @@ def translate_requests(
     return texts, cost
 
 
-def _route_all(model: Any, prompt: Any, texts: list[str]) -> list[dict[str, Any]]:
-    """Route every text with one batch of router prompts (the LLMRouter's parse and fallback)."""
+def request_originals(examples: Sequence[Any], texts: Sequence[str], translate: Translate) -> list[str | None]:
+    """Per routed text, the request as its author wrote it when the text is its model translation (the
+    room's keyword fallback reads it too); ``None`` for English requests, untranslated texts and gold
+    translations (``translate="gold"``: a perfect translation given, the fallback reads the English only)."""
+    if translate == "gold":
+        return [None] * len(texts)
+    return [ex.text if ex.lang != "eng" and t != ex.text else None for ex, t in zip(examples, texts, strict=True)]
+
+
+def _route_all(model: Any, prompt: Any, texts: list[str], originals: list[str | None]) -> list[dict[str, Any]]:
+    """Route every text with one batch of router prompts (the LLMRouter's parse and fallback; the keyword
+    fallback also reads ``originals``, as in the room)."""
     return [
         {
             "answer": r.text,
@@ -205,7 +215,7 @@ def _route_all(model: Any, prompt: Any, texts: list[str]) -> list[dict[str, Any]
             "completion_tokens": r.completion_tokens,
             "latency_s": r.latency_s,
         }
-        for d, r in LLMRouter(model, prompt).route_many(texts)
+        for d, r in LLMRouter(model, prompt).route_many(texts, originals)
     ]
 
 
@@ -233,9 +243,12 @@ def _metric_rows(examples: pd.DataFrame, name: str, sig: dict, idx: np.ndarray) 
     return rows
 
 
-def _run(model, prompt_file, items, texts, tr_cost, idx, dataset_id) -> tuple[pd.DataFrame, pd.DataFrame, pd.DataFrame]:
+def _run(
+    model, prompt_file, items, texts, translate, tr_cost, idx, dataset_id
+) -> tuple[pd.DataFrame, pd.DataFrame, pd.DataFrame]:
     name = prompt_file.variant or prompt_file.name
-    decisions = _route_all(model, prompt_file, texts)
+    originals = request_originals(items, texts, translate)
+    decisions = _route_all(model, prompt_file, texts, originals)
     examples = pd.DataFrame(
         [
             {
@@ -297,7 +310,7 @@ def evaluate_routing(
     texts, cost = translate_requests(model, items, translate, _chat_model(translator) if translator else None)
     idx = bootstrap_indices(len(items), n_bootstrap, seed)
     dataset_id = "routing" if examples is None else "routing:custom"
-    df, ex, conf = _run(model, prompt_file, items, texts, cost, idx, dataset_id)
+    df, ex, conf = _run(model, prompt_file, items, texts, translate, cost, idx, dataset_id)
     meta = {
         "kind": "routing",
         "prompt": prompt_file.name,
@@ -338,7 +351,7 @@ def sweep_routing(
     dataset_id = "routing" if examples is None else "routing:custom"
     dfs, exs, confusion = [], [], {}
     for label, p in zip(labels, prompts, strict=True):
-        df, ex, conf = _run(model, p, items, texts, cost, idx, dataset_id)
+        df, ex, conf = _run(model, p, items, texts, translate, cost, idx, dataset_id)
         dfs.append(df)
         exs.append(ex)
         confusion[label] = conf

@@ -39,7 +39,7 @@ from aya_lab.agents.routing import (
     as_transcript,
 )
 from aya_lab.datasets.project import ROUTING_LABELS, load_routing_examples, read_data_text
-from aya_lab.eval.routing import _chat_model, _load_router_prompt, translate_requests
+from aya_lab.eval.routing import _chat_model, _load_router_prompt, request_originals, translate_requests
 from aya_lab.eval.stats import bootstrap_indices
 from aya_lab.eval.stats import percentile_ci as _ci
 from aya_lab.paths import project_root
@@ -129,20 +129,27 @@ class _Decided(Router):
         return self.decisions[t.input]
 
 
-def _router(name: str, model: Any, prompt: Any, texts: list[str]) -> Router:
-    """The router ``name``, its model decisions for ``texts`` made in one batch."""
+def _routers(name: str, model: Any, prompt: Any, texts: list[str], originals: list[str | None]) -> list[Router]:
+    """One router ``name`` per text, the model's decisions made in one batch; the LLM router's keyword
+    fallback also reads ``originals[i]`` (the request as written, where ``texts[i]`` is its translation),
+    as in the room, so two requests translated alike may still be decided apart. ``keyword`` is the
+    rules alone on the routed text."""
     if name == "keyword":
-        return KeywordRouter()
+        return [KeywordRouter() for _ in texts]
     llm = LLMRouter(model, prompt)
-    asked = texts if name == "llm" else [t for t in texts if len(split_intents(t)) < 2]
-    made = llm.route_many(asked) if asked else []
-    decided = _Decided({t: d for t, (d, _) in zip(asked, made, strict=True)}, llm.tools)
-    return decided if name == "llm" else ReDecidingRouter(decided)
+    asked = [i for i, t in enumerate(texts) if name == "llm" or len(split_intents(t)) < 2]
+    made = llm.route_many([texts[i] for i in asked], [originals[i] for i in asked]) if asked else []
+    decisions = {i: d for i, (d, _) in zip(asked, made, strict=True)}
+    routers: list[Router] = []
+    for i, t in enumerate(texts):
+        decided = _Decided({t: decisions[i]} if i in decisions else {}, llm.tools)
+        routers.append(decided if name == "llm" else ReDecidingRouter(decided))
+    return routers
 
 
-def _predict(router: Router, texts: list[str]) -> list[tuple[list[str], bool]]:
-    chain = RoutingChain(router, {t: (lambda x, t=t: f"[{t} done]") for t in ROUTING_LABELS}, max_steps=4)
-    results = [chain.run(t) for t in texts]
+def _predict(routers: list[Router], texts: list[str]) -> list[tuple[list[str], bool]]:
+    tools = {t: (lambda x, t=t: f"[{t} done]") for t in ROUTING_LABELS}
+    results = [RoutingChain(router, tools, max_steps=4).run(t) for router, t in zip(routers, texts, strict=True)]
     return [(r.tools, r.fallback) for r in results]
 
 
@@ -182,9 +189,8 @@ def _rows(examples: pd.DataFrame, keys: dict[str, Any], n_bootstrap: int, seed: 
     for metric in ("sequence_accuracy", "step_accuracy", "fallback_rate"):
         values = examples[metric].to_numpy(dtype=float)
         low, high = _ci(values[idx].mean(axis=1)) if len(values) else (float("nan"), float("nan"))
-        rows.append(
-            {**keys, "metric": metric, "mean": float(values.mean()), "ci_low": low, "ci_high": high, "n": len(values)}
-        )
+        mean = float(values.mean()) if len(values) else float("nan")  # an empty set: no score, no warning
+        rows.append({**keys, "metric": metric, "mean": mean, "ci_low": low, "ci_high": high, "n": len(values)})
     return rows
 
 
@@ -215,8 +221,9 @@ def evaluate_sequences(
     for set_name, items in sets.items():
         for path in paths:
             texts, _ = translate_requests(model, [ex for ex, _ in items], _TRANSLATE[path], translator)
+            originals = request_originals([ex for ex, _ in items], texts, _TRANSLATE[path])
             for router_name in routers:
-                predicted = _predict(_router(router_name, model, prompt_file, texts), texts)
+                predicted = _predict(_routers(router_name, model, prompt_file, texts, originals), texts)
                 ex = pd.DataFrame(
                     {
                         "model": spec,

@@ -249,3 +249,38 @@ def test_the_multi_intent_set_loads_and_bad_lines_are_located(tmp_path):
     bad.write_text('{"text": "x", "lang": "eng", "tools": ["fly"]}\n', encoding="utf-8")
     with pytest.raises(ValueError, match=r"m.jsonl:1: needs a text and tools"):
         load_multi_intent(bad)
+
+
+def test_the_keyword_fallback_reads_the_original_of_a_model_translation_not_of_a_gold_one():
+    german = RoutingExample(
+        id="r906",
+        text="Wie lautet unsere Reiserichtlinie?",
+        lang="deu",
+        label="query",
+        text_en="What are our rules for flights?",
+    )
+    model = FakeChatModel(
+        rules=[
+            ("<human> <request>Wie lautet unsere Reiserichtlinie?</request>", "What is our flight line?"),
+            ("\nTool:", "???"),  # no tool named: the keyword fallback decides
+        ],
+        default="chat",
+    )
+    translated = evaluate_routing(model, [german], n_bootstrap=20).examples.iloc[0]
+    assert translated["routed_text"] == "What is our flight line?" and translated["predicted"] == "query"
+    assert "'richtlinie' in the original request" in translated["log"]
+    gold = evaluate_routing(model, [german], translate="gold", n_bootstrap=20).examples.iloc[0]
+    assert gold["predicted"] == "chat" and "original" not in gold["log"]  # a given translation: English only
+
+
+def test_sequences_decide_two_requests_translated_alike_by_their_own_originals():
+    rows = [("r907", "Wie lautet die Reiserichtlinie?", "query"), ("r908", "Wie geht es dir heute?", "chat")]
+    single = [RoutingExample(id=i, text=t, lang="deu", label=label, text_en="x") for i, t, label in rows]
+    model = FakeChatModel(
+        rules=[("<human> <request>Wie", "The truck arrived late."), ("\nTool:", "???")],  # both: one echo
+        default="chat",
+    )
+    res = evaluate_sequences(model, routers=("llm",), paths=("room",), single=single, multi=[], n_bootstrap=20)
+    ex = res.examples.set_index("id")
+    assert list(ex["routed_text"]) == ["The truck arrived late."] * 2
+    assert ex.loc["r907", "predicted"] == "query" and ex.loc["r908", "predicted"] == "chat"
