@@ -194,17 +194,15 @@ def translate_requests(
 
 
 def request_originals(examples: Sequence[Any], texts: Sequence[str], translate: Translate) -> list[str | None]:
-    """Per routed text, the request as its author wrote it when the text is its model translation (the
-    room's keyword fallback reads it too); ``None`` for English requests, untranslated texts and gold
-    translations (``translate="gold"``: a perfect translation given, the fallback reads the English only)."""
+    """Per routed text, the request as written when the text is its model translation (the keyword fallback
+    reads it, as in the room); ``None`` for English, untranslated and gold (``translate="gold"``) texts."""
     if translate == "gold":
         return [None] * len(texts)
     return [ex.text if ex.lang != "eng" and t != ex.text else None for ex, t in zip(examples, texts, strict=True)]
 
 
 def _route_all(model: Any, prompt: Any, texts: list[str], originals: list[str | None]) -> list[dict[str, Any]]:
-    """Route every text with one batch of router prompts (the LLMRouter's parse and fallback; the keyword
-    fallback also reads ``originals``, as in the room)."""
+    """Route every text with one batch of router prompts (the LLMRouter's parse and fallback, reading ``originals``)."""
     return [
         {
             "answer": r.text,
@@ -243,12 +241,9 @@ def _metric_rows(examples: pd.DataFrame, name: str, sig: dict, idx: np.ndarray) 
     return rows
 
 
-def _run(
-    model, prompt_file, items, texts, translate, tr_cost, idx, dataset_id
-) -> tuple[pd.DataFrame, pd.DataFrame, pd.DataFrame]:
+def _run(model, prompt_file, items, texts, translate, tr_cost, idx, dataset_id) -> tuple[pd.DataFrame, ...]:
     name = prompt_file.variant or prompt_file.name
-    originals = request_originals(items, texts, translate)
-    decisions = _route_all(model, prompt_file, texts, originals)
+    decisions = _route_all(model, prompt_file, texts, request_originals(items, texts, translate))
     examples = pd.DataFrame(
         [
             {
