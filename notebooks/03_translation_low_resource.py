@@ -26,8 +26,8 @@
 # Nepali and Sinhala from FLORES v1 (Wikipedia), each **in both directions** with English: 16 pairs,
 # **`N` = 100 segments per pair** (checked below). Segments of one document are not independent, so
 # where a set ships document ids (NTREX-128, FLORES v1) the segments are taken from up to 20 documents
-# spread over the set (the first 100 segments of NTREX-128 are only 7 documents; where a chosen
-# document is short, the longer ones give more) and every confidence interval and paired test
+# spread over the set (rather than the set's first 100 segments, which come from few articles; where a
+# chosen document is short, the longer ones give more) and every confidence interval and paired test
 # resamples **whole documents**; MAFAND has no document ids, so its intervals resample segments.
 # Systems:
 #
