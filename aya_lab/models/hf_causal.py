@@ -18,8 +18,6 @@ assistant header, stays) and a warning is logged; the result carries ``truncated
 
 from __future__ import annotations
 
-import hashlib
-import json
 import logging
 import time
 from collections.abc import Sequence
@@ -28,7 +26,7 @@ from typing import Any
 import torch
 from pydantic import PrivateAttr
 
-from aya_lab.models.base import Conversation, GenerationResult, LocalChatModel, cached_generate
+from aya_lab.models.base import Conversation, GenerationResult, LocalChatModel, generate_by_stop_groups
 from aya_lab.models.control_tokens import escape_control_tokens
 from aya_lab.models.device import pick_device
 from aya_lab.models.errors import NoChatTemplateError
@@ -102,6 +100,11 @@ class HFChatModel(LocalChatModel):
         self._tokenizer, self._model = tokenizer, model
         self._bos = _bos_prefix(tokenizer)
         return self
+
+    @property
+    def engine_label(self) -> str:
+        dtype = str(self._model.dtype).removeprefix("torch.") if self._model is not None else "?"
+        return f"transformers, {dtype}, {self.device}"
 
     @property
     def tokenizer(self) -> Any:
@@ -178,20 +181,9 @@ class HFChatModel(LocalChatModel):
         return {k: v.to(self.device) for k, v in batch.items()}, truncated
 
     def generate_texts(self, conversations: Sequence[Conversation], *, repeat: int = 0) -> list[GenerationResult]:
-        """As :meth:`LocalChatModel.generate_texts`; completion prompts are grouped by their stop strings,
-        and each group goes through the cache under a fingerprint that includes them (the same text with
-        other stop strings is another generation). Chat prompts keep the model's own fingerprint."""
-        prompts = [self.render(conv) for conv in conversations]
-        stops = [tuple((completion_request(conv) or ("", []))[1]) for conv in conversations]
-        if not any(stops):
-            return cached_generate(self, prompts, repeat=repeat)
-        out: list[GenerationResult | None] = [None] * len(prompts)
-        for group in dict.fromkeys(stops):
-            rows = [i for i, s in enumerate(stops) if s == group]
-            view = self if not group else _StopView(self, list(group))
-            for i, result in zip(rows, cached_generate(view, [prompts[i] for i in rows], repeat=repeat), strict=True):
-                out[i] = result
-        return [r for r in out if r is not None]
+        """As :meth:`LocalChatModel.generate_texts`, with completion prompts grouped by their stop strings
+        (:func:`~aya_lab.models.base.generate_by_stop_groups`)."""
+        return generate_by_stop_groups(self, conversations, repeat)
 
     @torch.inference_mode()
     def _generate_uncached(
@@ -235,25 +227,6 @@ class HFChatModel(LocalChatModel):
         elif isinstance(gen_eos, list):
             ids.update(gen_eos)
         return {i for i in ids if i is not None}
-
-
-class _StopView:
-    """The model seen through one set of stop strings: what :func:`cached_generate` needs, with a
-    fingerprint that names the stop strings and generation that stops at them."""
-
-    def __init__(self, model: HFChatModel, stop: list[str]) -> None:
-        self.model, self.stop = model, stop
-        self.spec, self.settings, self.batch_size = model.spec, model.settings, model.batch_size
-
-    @property
-    def fingerprint(self) -> str:
-        return self.model.fingerprint + "+stop:" + hashlib.sha256(json.dumps(self.stop).encode()).hexdigest()[:8]
-
-    def _active_cache(self) -> Any:
-        return self.model._active_cache()
-
-    def _generate_uncached(self, prompts: list[str], repeat: int = 0) -> list[GenerationResult]:
-        return self.model._generate_uncached(prompts, repeat, self.stop)
 
 
 class StopOnStrings:

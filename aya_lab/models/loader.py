@@ -1,5 +1,14 @@
-"""Spec strings -> models. ``smollm2`` | ``gemma3-270m`` | ``hf:<path-or-hub-id>`` | ``seq2seq:<path-or-hub-id>``
-| ``fake:...``.
+"""Spec strings -> models. ``smollm2`` | ``gemma3-270m`` | ``gguf:<file>`` | ``hf:<path-or-hub-id>`` |
+``seq2seq:<path-or-hub-id>`` | ``fake:...``, each optionally followed by ``~ENGINE``.
+
+**Engines** (:data:`ENGINES`). ``llama.cpp`` runs GGUF files as they are, on the CPU: it is the default
+for the embedded models and ``gguf:`` files. ``transformers`` runs ``hf:``/``seq2seq:`` checkpoints, any
+model on CUDA (bf16), and the embedded models de-quantised to fp32 when asked for with
+``smollm2~transformers`` (the path used before llama.cpp, kept for comparison). On a machine where CUDA
+is available (or ``device="cuda"``), the embedded models default to transformers. The suffix is the one
+way to choose: it does not clash with the systems' ``MODEL@VARIANT`` or the roles' ``ROLE=SPEC``, and the
+engine is part of every generation's fingerprint, so a cached generation of one engine is never served
+as another's.
 
 Loaded models are memoised per (spec, settings, device) within a process, because loading weights is
 the slow part and a notebook asks for the same model many times.
@@ -20,22 +29,26 @@ from dataclasses import dataclass
 from typing import Any
 
 from aya_lab.models.device import silence_transformers
-from aya_lab.models.embedded import EMBEDDED, converted_model_dir
+from aya_lab.models.embedded import EMBEDDED, converted_model_dir, embedded_gguf
 from aya_lab.models.errors import ModelSpecError
 from aya_lab.models.fake import FakeChatModel
-from aya_lab.models.fingerprint import weights_id
+from aya_lab.models.fingerprint import file_sha256, weights_id
 from aya_lab.models.hf_causal import HFChatModel
-from aya_lab.models.resolve import resolve_checkpoint
+from aya_lab.models.llama_chat import LlamaCppChatModel
+from aya_lab.models.resolve import resolve_checkpoint, resolve_gguf
 from aya_lab.models.seq2seq import Seq2SeqTranslator
 from aya_lab.models.settings import GenerationSettings
+from aya_lab.models.threads import default_threads
 
 __all__ = [
     "DEFAULT_ROLE_SPECS",
+    "ENGINES",
     "DEFAULT_SPEC",
     "ROLES",
     "ModelSpec",
     "default_model_spec",
     "default_role_models",
+    "engine_for",
     "load_chat_model",
     "load_model",
     "load_role_models",
@@ -47,10 +60,12 @@ DEFAULT_SPEC = "smollm2"
 ROLES = ("translator", "aya")
 DEFAULT_ROLE_SPECS: Mapping[str, str] = {"translator": "gemma3-270m", "aya": "smollm2"}
 """Each role's default, chosen by ``benchmarks/measure_roles.py`` (README, "Models per role")."""
-_PREFIXES = ("hf", "seq2seq", "fake")
+_PREFIXES = ("hf", "seq2seq", "gguf", "fake")
 _KINDS = (*EMBEDDED, *_PREFIXES)
+ENGINES = ("llama.cpp", "transformers")
+_ENGINE_KINDS = {"llama.cpp": (*EMBEDDED, "gguf"), "transformers": (*EMBEDDED, "hf", "seq2seq")}
 _LOCK = threading.Lock()
-_LOADED: dict[tuple[str, str, str | None], Any] = {}
+_LOADED: dict[tuple[str, str, str | None, int], Any] = {}
 
 
 @dataclass(frozen=True)
@@ -58,6 +73,7 @@ class ModelSpec:
     kind: str  # one of _KINDS
     target: str  # path, hub id or fake script ("" for embedded models)
     text: str  # the spec as written
+    engine: str | None = None  # chosen with ~ENGINE (None: the kind's default, see engine_for)
 
 
 def default_model_spec(role: str | None = None) -> str:
@@ -82,19 +98,60 @@ def default_role_models() -> dict[str, str]:
 def parse_spec(spec: str) -> ModelSpec:
     """Parse a spec string; raises :class:`ModelSpecError` naming the value and the accepted forms."""
     text = (spec or "").strip()
-    if text in EMBEDDED:
-        return ModelSpec(text, "", text)
-    prefix, sep, target = text.partition(":")
+    source, tilde, engine = text.rpartition("~")
+    if not tilde or "/" in engine or text.startswith("fake:"):  # no suffix (a ~ inside a path is not one)
+        source, tilde, engine = text, "", ""
+    chosen = _check_engine(engine.strip(), text) if tilde else None
+    source = source.strip()
+    if source in EMBEDDED:
+        return ModelSpec(source, "", text, chosen)
+    prefix, sep, target = source.partition(":")
     if not sep or prefix not in _PREFIXES:
-        close = difflib.get_close_matches(text, list(EMBEDDED), n=1)
+        close = difflib.get_close_matches(source, list(EMBEDDED), n=1)
         hint = f" (did you mean {close[0]!r}?)" if close else ""
         raise ModelSpecError(
-            f"unknown model spec {spec!r}{hint}; use {', '.join(EMBEDDED)}, hf:<path-or-hub-id>, "
-            "seq2seq:<path-or-hub-id> or fake:... (tests only)"
+            f"unknown model spec {spec!r}{hint}; use {', '.join(EMBEDDED)}, gguf:<file>, hf:<path-or-hub-id>, "
+            "seq2seq:<path-or-hub-id> or fake:... (tests only), optionally with ~llama.cpp or ~transformers"
         )
     if not target.strip():
         raise ModelSpecError(f"model spec {spec!r} names no model after '{prefix}:'; e.g. {prefix}:org/name")
-    return ModelSpec(prefix, target.strip(), text)
+    if chosen is not None and prefix not in _ENGINE_KINDS[chosen]:
+        runs = [e for e, kinds in _ENGINE_KINDS.items() if prefix in kinds]
+        raise ModelSpecError(
+            f"model spec {spec!r}: {prefix}: models do not run on {chosen}; drop ~{chosen}"
+            + (f" (they run on {', '.join(runs)})" if runs else "")
+        )
+    return ModelSpec(prefix, target.strip(), text, chosen)
+
+
+def _check_engine(engine: str, written: str) -> str:
+    if engine in ENGINES:
+        return engine
+    close = difflib.get_close_matches(engine, ENGINES, n=1, cutoff=0.5)
+    hint = f"did you mean ~{close[0]}? " if close else ""
+    raise ModelSpecError(
+        f"unknown engine {engine!r} in model spec {written!r}; {hint}engines: ~llama.cpp, ~transformers"
+    )
+
+
+def engine_for(parsed: ModelSpec, device: str | None = None) -> str:
+    """The engine ``parsed`` runs on: its ``~ENGINE``, else llama.cpp for GGUF models on a CPU (embedded and
+    ``gguf:``), else transformers (``hf:``/``seq2seq:``, fakes, and the embedded models where CUDA is used)."""
+    if parsed.engine is not None:
+        return parsed.engine
+    if parsed.kind == "gguf":
+        return "llama.cpp"
+    if parsed.kind in EMBEDDED:
+        return "transformers" if _cuda_chosen(device) else "llama.cpp"
+    return "transformers"
+
+
+def _cuda_chosen(device: str | None) -> bool:
+    if device is not None:
+        return device.startswith("cuda")
+    import torch  # a hard dependency; imported only to ask whether a GPU is there
+
+    return bool(torch.cuda.is_available())
 
 
 def load_model(
@@ -104,22 +161,26 @@ def load_model(
     device: str | None = None,
     batch_size: int | None = None,
     reuse: bool = True,
+    threads: int | None = None,
 ) -> Any:
     """Load the model a spec names (default: ``AYA_LAB_MODEL`` or ``smollm2``).
 
-    Returns a :class:`~aya_lab.models.base.LocalChatModel` for ``smollm2``/``hf:``/``fake:`` and a
-    :class:`~aya_lab.models.seq2seq.Seq2SeqTranslator` for ``seq2seq:``.
+    Returns a :class:`~aya_lab.models.base.LocalChatModel` (llama.cpp or transformers, :func:`engine_for`)
+    for chat and completion models and a :class:`~aya_lab.models.seq2seq.Seq2SeqTranslator` for
+    ``seq2seq:``. ``threads``: CPU threads of a llama.cpp model (default :func:`default_threads`: the
+    physical cores, or ``AYA_LAB_THREADS``).
     """
     parsed = parse_spec(spec or default_model_spec())
     if isinstance(settings, dict):
         settings = GenerationSettings(**settings)
     settings = settings or GenerationSettings()
-    key = (parsed.text, settings.cache_key(), device)
+    threads = threads or default_threads()
+    key = (parsed.text, settings.cache_key(), device, threads)
     with _LOCK:
         if reuse and parsed.kind != "fake" and key in _LOADED:
             model = _LOADED[key]
         else:
-            model = _build(parsed, settings, device)
+            model = _build(parsed, settings, device, threads)
             if parsed.kind != "fake":
                 _LOADED[key] = model
     if batch_size is not None:
@@ -138,11 +199,20 @@ def load_chat_model(spec: str | None = None, **kwargs: Any) -> Any:
     return load_model(parsed.text, **kwargs)
 
 
-def _build(parsed: ModelSpec, settings: GenerationSettings, device: str | None) -> Any:
+def _build(parsed: ModelSpec, settings: GenerationSettings, device: str | None, threads: int) -> Any:
     if parsed.kind == "fake":
         return FakeChatModel.from_spec(parsed.text, settings=settings)
+    base = parsed.kind in EMBEDDED and not EMBEDDED[parsed.kind].chat
+    if engine_for(parsed, device) == "llama.cpp":
+        if parsed.kind in EMBEDDED:
+            gguf, weights = embedded_gguf(parsed.kind), f"gguf-sha256:{EMBEDDED[parsed.kind].expected_sha256()[:24]}"
+        else:
+            gguf = resolve_gguf(parsed.target, parsed.text)
+            weights = f"gguf-sha256:{file_sha256(gguf)[:24]}"
+        return LlamaCppChatModel.load(
+            parsed.text, gguf, weights, threads=threads, settings=settings, require_chat_template=not base
+        )
     silence_transformers()
-
     if parsed.kind in EMBEDDED:
         model_dir = converted_model_dir(parsed.kind)
         weights = f"gguf-sha256:{EMBEDDED[parsed.kind].expected_sha256()[:24]}"
@@ -151,7 +221,6 @@ def _build(parsed: ModelSpec, settings: GenerationSettings, device: str | None) 
         weights = weights_id(model_dir)
     if parsed.kind == "seq2seq":
         return Seq2SeqTranslator(parsed.text, str(model_dir), weights, settings=settings, device=device)
-    base = parsed.kind in EMBEDDED and not EMBEDDED[parsed.kind].chat
     return HFChatModel.load(
         parsed.text, str(model_dir), weights, settings=settings, device=device, require_chat_template=not base
     )

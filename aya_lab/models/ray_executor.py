@@ -15,7 +15,8 @@ exactly the per-batch control the cache needs, in about a hundred lines.
 Faults: an actor that dies mid-batch (killed, out of memory, node lost) is replaced and its batch is
 resubmitted (up to ``max_retries`` times per batch); a batch is written to the cache once, when its
 first successful result arrives. Actors need one GPU each where the cluster has GPUs
-(``num_gpus=1``), else ``cpus_per_actor`` CPUs and as many torch threads.
+(``num_gpus=1``), else ``cpus_per_actor`` CPUs and as many torch and llama.cpp threads (one by default).
+A completion prompt's stop strings travel with its batch, so a worker stops where the driver would.
 
 Ray is imported when a :class:`RayExecutor` first runs a batch, so ``import aya_lab`` never pays for it.
 """
@@ -51,9 +52,11 @@ class _Worker:
         import torch
 
         torch.set_num_threads(max(1, threads))
-        self.model = load_model(spec, settings=settings, batch_size=batch_size, reuse=False)
+        self.model = load_model(spec, settings=settings, batch_size=batch_size, reuse=False, threads=max(1, threads))
 
-    def generate(self, prompts: list[str], repeat: int) -> list[GenerationResult]:
+    def generate(self, prompts: list[str], repeat: int, stop: list[str] | None = None) -> list[GenerationResult]:
+        if stop:  # a completion prompt's stop strings (the driver's StopView)
+            return self.model._generate_uncached(prompts, repeat, stop)
         return self.model._generate_uncached(prompts, repeat)
 
     def ready(self) -> bool:
@@ -168,7 +171,7 @@ class RayExecutor:
         while queue or running:
             while queue and idle:
                 index, actor = queue.pop(0), idle.pop(0)
-                running[actor.generate.remote(batches[index], repeat)] = (index, actor)
+                running[actor.generate.remote(batches[index], repeat, getattr(model, "stop", None))] = (index, actor)
             done, _ = ray.wait(list(running), num_returns=1, timeout=self.batch_timeout_s)
             if not done:
                 raise EngineError(

@@ -16,12 +16,13 @@ from pathlib import Path
 
 from aya_lab.models.errors import ModelNotFoundError
 
-__all__ = ["resolve_checkpoint", "hub_offline", "downloads_allowed", "ALLOW_DOWNLOADS_ENV"]
+__all__ = ["resolve_checkpoint", "resolve_gguf", "hub_offline", "downloads_allowed", "ALLOW_DOWNLOADS_ENV"]
 
 ALLOW_DOWNLOADS_ENV = "AYA_LAB_ALLOW_DOWNLOADS"
 """Set to ``1`` to let a hub id missing from the local cache be downloaded."""
 
 _HUB_ID = re.compile(r"^[A-Za-z0-9][\w.-]*/[\w.-]+$")
+_HUB_GGUF = re.compile(r"^([A-Za-z0-9][\w.-]*/[\w.-]+)/([\w.-]+\.gguf)$")
 _TRUE = {"1", "true", "yes", "on"}
 
 
@@ -75,4 +76,36 @@ def resolve_checkpoint(target: str, spec: str) -> Path:
         raise ModelNotFoundError(
             f"hub model {target!r} could not be found or downloaded ({type(exc).__name__}); "
             "check the id, or download it and pass its local path"
+        ) from None
+
+
+def resolve_gguf(target: str, spec: str) -> Path:
+    """The local GGUF file ``target`` names: a path to a ``.gguf`` file, or ``org/name/FILE.gguf`` (a file of a
+    hub repository, from the local Hugging Face cache; downloaded only as :func:`resolve_checkpoint` allows).
+
+    Raises :class:`ModelNotFoundError` (one line) naming the target and the fix.
+    """
+    expanded = Path(os.path.expanduser(target))
+    if expanded.is_file():
+        return expanded.resolve()
+    hub = _HUB_GGUF.match(target)
+    if expanded.exists() or hub is None or target.startswith(("/", ".", "~")):
+        raise ModelNotFoundError(
+            f"GGUF file {target!r} (from spec {spec!r}) does not exist or is not a regular file; "
+            "pass a path to a .gguf file, or org/name/FILE.gguf for a file in the local Hugging Face cache"
+        )
+    from huggingface_hub import hf_hub_download
+
+    repo, filename = hub.groups()
+    try:
+        return Path(hf_hub_download(repo, filename, local_files_only=True))
+    except Exception:
+        if not downloads_allowed():
+            raise _not_cached(f"{repo}/{filename}") from None
+    try:
+        return Path(hf_hub_download(repo, filename))
+    except Exception as exc:
+        raise ModelNotFoundError(
+            f"GGUF {filename!r} of hub model {repo!r} could not be found or downloaded ({type(exc).__name__}); "
+            "check the names, or download the file and pass its local path"
         ) from None

@@ -72,6 +72,11 @@ class Seq2SeqTranslator(Runnable[dict, str]):
 
     # -- contract shared with chat models ------------------------------------------------------
     @property
+    def engine_label(self) -> str:
+        """What runs the model, for a reader."""
+        return f"transformers seq2seq, {str(self.model.dtype).removeprefix('torch.')}, {self.device}"
+
+    @property
     def fingerprint(self) -> str:
         return combine(self.weights, self.settings.cache_key(), self.family)
 

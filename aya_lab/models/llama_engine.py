@@ -1,0 +1,404 @@
+"""llama.cpp as a generation engine: a GGUF file in, batched decoding of many prompts out.
+
+This module talks to llama.cpp through ``llama-cpp-python``'s low-level bindings (``llama_cpp``), not its
+``Llama`` class, because the ``Llama`` class decodes one sequence at a time. :class:`LlamaEngine` keeps one
+model and one context whose KV cache is **unified** across ``n_seq_max`` parallel sequences, so a batch of
+prompts is decoded together: each ``llama_decode`` step feeds one new token of every unfinished sequence,
+and every weight read from memory serves all of them (on a CPU the weights' memory traffic, not the
+arithmetic, is what a step costs at these model sizes).
+
+What was simplified, and why:
+
+- Sampling is done here, in numpy, on the logits llama.cpp returns for each sequence's last token:
+  greedy (argmax) by default; with ``temperature > 0``, temperature then top-p then a draw from a numpy
+  generator seeded with ``seed + repeat`` (so a sampled generation is reproducible). The repetition
+  penalty follows transformers' rule (logits of tokens already in prompt or output: divided by the
+  penalty when positive, multiplied when negative). llama.cpp's own sampler chain would be faster for
+  sampling but has no per-batch seed and a different penalty window; greedy, the default everywhere in
+  this project, spends nothing on it.
+- Stop strings are checked on the decoded new text of each sequence after every step (after
+  ``min_new_tokens``), the same rule as the transformers engine's ``StopOnStrings``; end-of-generation
+  tokens are masked until ``min_new_tokens`` are out.
+- A prompt longer than the context window minus ``max_new_tokens`` is truncated from the left.
+- **Prompt reuse.** Each parallel sequence has its own KV stream (``kv_unified`` off), and a stream keeps
+  what it last decoded. A new prompt goes to the stream holding the longest common prefix with it, and
+  only the rest is decoded: the room's few-shot completion prompts share their examples per target
+  language, so most of a prompt is computed once per stream, not once per message.
+
+Loading errors (a truncated or corrupted file, an architecture llama.cpp does not know) are read from
+llama.cpp's own log and raised as one line naming the file and the fix; llama.cpp prints nothing.
+"""
+
+from __future__ import annotations
+
+import ctypes
+import logging
+import threading
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+
+from aya_lab.models.llama_bindings import (
+    GGUFLoadError,
+    LlamaCppUnavailableError,
+    bindings,
+    check_gguf_file,
+    clear_log,
+    llama_cpp_version,
+    load_failure,
+)
+from aya_lab.models.llama_sampling import Sampling, choose_token
+
+__all__ = [
+    "GGUFLoadError",
+    "LlamaCppUnavailableError",
+    "LlamaEngine",
+    "Sampling",
+    "SequenceOutput",
+    "llama_cpp_version",
+]
+
+log = logging.getLogger(__name__)
+
+_LOAD_LOCK = threading.Lock()
+_ENGINES: dict[tuple[str, int, int, int], LlamaEngine] = {}
+PAD_TO, PAD_FROM = 4, 3  # see LlamaEngine._pad
+
+
+@dataclass(frozen=True)
+class SequenceOutput:
+    """One decoded sequence: the new text (special tokens removed), token counts and truncation."""
+
+    text: str
+    prompt_tokens: int
+    completion_tokens: int
+    truncated: bool
+
+
+class LlamaEngine:
+    """One GGUF model on llama.cpp with a unified KV cache for ``n_seq_max`` parallel sequences.
+
+    Use :meth:`shared` (one engine per file, threads and context size in a process). Thread-safe: one
+    batch decodes at a time.
+    """
+
+    def __init__(self, path: Path, *, threads: int, n_ctx: int = 2048, n_seq_max: int = 16) -> None:
+        lib = bindings()
+        self.path, self.threads = path, threads
+        self._lib, self._lock = lib, threading.Lock()
+        check_gguf_file(path)
+        clear_log()
+        params = lib.llama_model_default_params()
+        params.n_gpu_layers = 0
+        model = lib.llama_model_load_from_file(str(path).encode(), params)
+        if not model:
+            raise load_failure(path)
+        self._model = model
+        self._vocab = lib.llama_model_get_vocab(model)
+        self.n_vocab = int(lib.llama_vocab_n_tokens(self._vocab))
+        self.n_ctx_train = int(lib.llama_model_n_ctx_train(model))
+        self.n_ctx = min(n_ctx, self.n_ctx_train) if self.n_ctx_train > 0 else n_ctx
+        self.n_seq_max = n_seq_max
+        cparams = lib.llama_context_default_params()
+        cparams.n_ctx = self.n_ctx * n_seq_max  # one KV stream of n_ctx cells per sequence (kv_unified off)
+        cparams.n_batch = cparams.n_ctx
+        cparams.n_seq_max = n_seq_max
+        cparams.n_threads = cparams.n_threads_batch = threads
+        cparams.kv_unified = False
+        cparams.flash_attn_type = lib.LLAMA_FLASH_ATTN_TYPE_DISABLED
+        cparams.no_perf = True
+        ctx = lib.llama_init_from_model(model, cparams)
+        if not ctx:
+            lib.llama_model_free(model)
+            raise load_failure(path, "make a context for")
+        self._ctx = ctx
+        self._memory = lib.llama_get_memory(ctx)
+        self._batch = lib.llama_batch_init(self.n_ctx * n_seq_max, 0, 1)
+        self._slots: list[list[int]] = [[] for _ in range(n_seq_max)]  # tokens each KV stream holds
+        self._used = [0] * n_seq_max  # when each stream was last assigned (least recently used first)
+        self._clock = 0
+        self.control_strings, self.eog_ids = self._special_tokens()
+        self.add_bos = bool(lib.llama_vocab_get_add_bos(self._vocab))
+        self._bos_id = max(0, int(lib.llama_vocab_bos(self._vocab)))
+        self.bos_text = self.token_text(int(lib.llama_vocab_bos(self._vocab)))
+        self.eos_text = self.token_text(int(lib.llama_vocab_eos(self._vocab)))
+
+    @classmethod
+    def shared(cls, path: Path, *, threads: int, n_ctx: int = 2048, n_seq_max: int = 16) -> LlamaEngine:
+        """The process's engine for ``path`` with these threads and context sizes (loaded once)."""
+        key = (str(Path(path).resolve()), threads, n_ctx, n_seq_max)
+        with _LOAD_LOCK:
+            if key not in _ENGINES:
+                _ENGINES[key] = cls(Path(path), threads=threads, n_ctx=n_ctx, n_seq_max=n_seq_max)
+            return _ENGINES[key]
+
+    # -- metadata and vocabulary -------------------------------------------------------------------------
+    def metadata(self, key: str) -> str | None:
+        """A GGUF metadata value as text (``None`` when the file has no such key)."""
+        size = 1 << 16
+        while True:
+            buf = ctypes.create_string_buffer(size)
+            n = self._lib.llama_model_meta_val_str(self._model, key.encode(), buf, size)
+            if n < 0:
+                return None
+            if n < size:
+                return buf.value.decode("utf-8", "replace")
+            size = n + 1
+
+    def describe(self) -> str:
+        """llama.cpp's one-line description of the model (architecture, size, quantization)."""
+        buf = ctypes.create_string_buffer(256)
+        self._lib.llama_model_desc(self._model, buf, 256)
+        return buf.value.decode("utf-8", "replace")
+
+    def file_type(self) -> str:
+        """The quantization of the weights as llama.cpp names it (e.g. ``Q4_K - Medium``)."""
+        code = self._lib.llama_model_ftype(self._model)
+        name = self._lib.llama_ftype_name(code)
+        return name.decode() if name else f"ftype {code}"
+
+    def size_bytes(self) -> int:
+        """Bytes of all the model's tensors as stored (what one decoding step reads, at most)."""
+        return int(self._lib.llama_model_size(self._model))
+
+    def token_text(self, token: int) -> str:
+        if token < 0 or token >= self.n_vocab:
+            return ""
+        raw = self._lib.llama_vocab_get_text(self._vocab, token)
+        return raw.decode("utf-8", "replace") if raw else ""
+
+    def _special_tokens(self) -> tuple[tuple[str, ...], frozenset[int]]:
+        """(control-token strings of length >= 2, longest first; end-of-generation token ids)."""
+        lib, vocab = self._lib, self._vocab
+        special = lib.LLAMA_TOKEN_ATTR_CONTROL | lib.LLAMA_TOKEN_ATTR_USER_DEFINED
+        strings, eog = set(), set()
+        for token in range(self.n_vocab):
+            attr = lib.llama_vocab_get_attr(vocab, token)
+            if attr & special:
+                if lib.llama_vocab_is_eog(vocab, token):
+                    eog.add(token)
+                if attr & lib.LLAMA_TOKEN_ATTR_CONTROL:
+                    text = self.token_text(token)
+                    if len(text.strip()) >= 2:
+                        strings.add(text)
+        for token in (lib.llama_vocab_eos(vocab), lib.llama_vocab_eot(vocab)):
+            if token >= 0:
+                eog.add(int(token))
+        return tuple(sorted(strings, key=lambda s: (-len(s), s))), frozenset(eog)
+
+    def tokenize(self, text: str, *, parse_special: bool = True) -> list[int]:
+        """Token ids of ``text`` (no BOS added; control-token strings in it are parsed as such)."""
+        data = text.encode("utf-8")
+        size = len(data) + 8
+        out = (self._lib.llama_token * size)()
+        n = self._lib.llama_tokenize(self._vocab, data, len(data), out, size, False, parse_special)
+        if n < 0:
+            size = -n
+            out = (self._lib.llama_token * size)()
+            n = self._lib.llama_tokenize(self._vocab, data, len(data), out, size, False, parse_special)
+        return list(out[:n])
+
+    def detokenize(self, tokens: Sequence[int]) -> str:
+        """Text of ``tokens`` with special tokens removed."""
+        if not tokens:
+            return ""
+        arr = (self._lib.llama_token * len(tokens))(*tokens)
+        size = 8 * len(tokens) + 16
+        while True:
+            buf = ctypes.create_string_buffer(size)
+            n = self._lib.llama_detokenize(self._vocab, arr, len(tokens), buf, size, True, False)
+            if n >= 0:
+                return buf.raw[:n].decode("utf-8", "replace")
+            size = -n + 1
+
+    def _piece(self, token: int) -> bytes:
+        buf = ctypes.create_string_buffer(64)
+        n = self._lib.llama_token_to_piece(self._vocab, token, buf, 64, 0, False)
+        return buf.raw[: max(0, n)]
+
+    # -- generation ------------------------------------------------------------------------------------
+    def generate(
+        self, prompts: Sequence[str], sampling: Sampling, *, stop: Sequence[str] = (), repeat: int = 0
+    ) -> list[SequenceOutput]:
+        """Decode every prompt (already rendered; BOS written as text where wanted) and return its new text.
+
+        Prompts are decoded together in groups of at most ``n_seq_max`` whose prompt plus new tokens fit
+        the context; each group's sequences share every ``llama_decode`` step.
+        """
+        limit = max(1, self.n_ctx - sampling.max_new_tokens)
+        encoded, truncated = [], []
+        for prompt in prompts:
+            ids = self.tokenize(prompt)
+            truncated.append(len(ids) > limit)
+            if len(ids) > limit:
+                log.warning(
+                    "%s: prompt of %d tokens exceeds the context window (%d - %d new); truncating it from the left",
+                    self.path.name,
+                    len(ids),
+                    self.n_ctx,
+                    sampling.max_new_tokens,
+                )
+                ids = ids[-limit:]
+            encoded.append(ids or [int(self._lib.llama_vocab_bos(self._vocab))])
+        rng = np.random.default_rng(sampling.seed + repeat)
+        outputs: list[SequenceOutput | None] = [None] * len(prompts)
+        with self._lock:
+            for group in self._groups(encoded, sampling.max_new_tokens):
+                generated = self._decode_group([encoded[i] for i in group], sampling, list(stop), rng)
+                for i, tokens in zip(group, generated, strict=True):
+                    text = self.detokenize([t for t in tokens if t not in self.eog_ids]).strip()
+                    outputs[i] = SequenceOutput(text, len(encoded[i]), len(tokens), truncated[i])
+        return [o for o in outputs if o is not None]
+
+    def _groups(self, encoded: list[list[int]], max_new: int) -> list[list[int]]:
+        """Consecutive groups of at most ``n_seq_max`` prompts (each fits its own KV stream of ``n_ctx``)."""
+        return [list(range(i, min(i + self.n_seq_max, len(encoded)))) for i in range(0, len(encoded), self.n_seq_max)]
+
+    def _assign_slots(self, prompts: list[list[int]]) -> list[int]:
+        """A KV stream for each prompt: the free one whose cached tokens share the longest prefix with it
+        (ties: the least recently used), so a few-shot prompt's examples are computed once per stream."""
+        free = list(range(self.n_seq_max))
+        chosen = []
+        for ids in prompts:
+            best = max(free, key=lambda slot: (_common_prefix(self._slots[slot], ids), -self._used[slot]))
+            free.remove(best)
+            chosen.append(best)
+        return chosen
+
+    def _decode_group(
+        self, prompts: list[list[int]], sampling: Sampling, stop: list[str], rng: np.random.Generator
+    ) -> list[list[int]]:
+        slots = self._assign_slots(prompts)
+        try:
+            return self._decode_slots(prompts, slots, sampling, stop, rng)
+        except BaseException:  # a failed decode leaves the KV cache in an unknown state: forget it all
+            self._lib.llama_memory_clear(self._memory, True)
+            self._slots = [[] for _ in range(self.n_seq_max)]
+            raise
+
+    def _decode_slots(
+        self, prompts: list[list[int]], slots: list[int], sampling: Sampling, stop: list[str], rng: np.random.Generator
+    ) -> list[list[int]]:
+        rows = {}  # batch index of each sequence's last token, whose logits are read
+        self._batch.n_tokens = 0
+        for slot, ids in zip(slots, prompts, strict=True):
+            keep = self._reuse(slot, ids)
+            for pos in range(keep, len(ids)):
+                self._add(ids[pos], pos, slot, pos == len(ids) - 1)
+            rows[slot] = self._batch.n_tokens - 1
+            self._slots[slot] = list(ids)
+            self._clock += 1
+            self._used[slot] = self._clock
+        self._decode()
+        prompt_of = dict(zip(slots, prompts, strict=True))
+        new: dict[int, list[int]] = {slot: [] for slot in slots}
+        text = dict.fromkeys(slots, b"")
+        active = list(slots)
+        for step in range(sampling.max_new_tokens):
+            still = []
+            for slot in active:
+                token = self._choose(rows[slot], prompt_of[slot], new[slot], sampling, step, rng)
+                new[slot].append(token)
+                if token in self.eog_ids:
+                    continue
+                text[slot] += self._piece(token)
+                if stop and step + 1 >= max(1, sampling.min_new_tokens):
+                    decoded = text[slot].decode("utf-8", "ignore").lstrip()
+                    if any(s in decoded for s in stop):
+                        continue
+                still.append(slot)
+            active = still
+            if not active or step + 1 == sampling.max_new_tokens:
+                break
+            self._batch.n_tokens = 0
+            for slot in active:
+                self._add(new[slot][-1], len(self._slots[slot]), slot, True)
+                self._slots[slot].append(new[slot][-1])
+                rows[slot] = self._batch.n_tokens - 1
+            self._pad(len(active), [s for s in range(self.n_seq_max) if s not in new])
+            self._decode()
+        return [new[slot] for slot in slots]
+
+    def _pad(self, width: int, spare: list[int]) -> None:
+        """Fill a decoding step of ``width`` sequences up to a multiple of :data:`PAD_TO` with throw-away rows
+        (from 3 rows on). llama.cpp's repacked CPU kernels multiply the weights by four columns at once and
+        take the rest one matrix-vector product each: measured with Gemma 3 270M on 2 cores, a step of 3
+        rows took 86 ms and one of 4 rows 58 ms (``benchmarks/bench_engines.py`` has the side-by-side run).
+        A pad row repeats its stream's first token at the next position; its output is never read."""
+        missing = (-width) % PAD_TO if width >= PAD_FROM else 0
+        for slot in spare[:missing]:
+            if not self._slots[slot]:
+                self._lib.llama_memory_seq_rm(self._memory, slot, -1, -1)
+                self._slots[slot] = [self._bos_id]
+                self._add(self._bos_id, 0, slot, True)
+                continue
+            self._add(self._slots[slot][0], len(self._slots[slot]), slot, True)
+            self._slots[slot].append(self._slots[slot][0])
+
+    def _reuse(self, slot: int, ids: list[int]) -> int:
+        """Drop what stream ``slot`` holds beyond its common prefix with ``ids`` (the last prompt token is always
+        decoded again: its logits start generation); returns how many cached tokens are kept."""
+        keep = min(_common_prefix(self._slots[slot], ids), len(ids) - 1)
+        if not self._lib.llama_memory_seq_rm(self._memory, slot, keep, -1):  # e.g. a sliding-window cache
+            self._lib.llama_memory_seq_rm(self._memory, slot, -1, -1)
+            keep = 0
+        return keep
+
+    def _add(self, token: int, pos: int, seq: int, logits: bool) -> None:
+        b, i = self._batch, self._batch.n_tokens
+        b.token[i], b.pos[i], b.n_seq_id[i], b.logits[i] = token, pos, 1, int(logits)
+        b.seq_id[i][0] = seq
+        b.n_tokens = i + 1
+
+    def _decode(self) -> None:
+        code = self._lib.llama_decode(self._ctx, self._batch)
+        if code != 0:
+            raise RuntimeError(
+                f"llama_decode returned {code} for {self.path.name}: {load_failure(self.path, 'decode with')}"
+            )
+
+    def _choose(
+        self,
+        row: int,
+        prompt: list[int],
+        new: list[int],
+        s: Sampling,
+        step: int,
+        rng: np.random.Generator,
+    ) -> int:
+        ptr = self._lib.llama_get_logits_ith(self._ctx, row)
+        logits = np.ctypeslib.as_array(ptr, shape=(self.n_vocab,))
+        return choose_token(logits, prompt, new, s, step, self.eog_ids, rng)
+
+    def forget(self) -> None:
+        """Empty every KV stream, so the next batch is decoded from scratch.
+
+        Why it matters: a prompt decoded after a reused prefix, or beside other prompts, can differ in the
+        last bits of its logits from the same prompt decoded alone (llama.cpp's CPU kernels take another
+        path for one row than for several), and greedy decoding of a small model sometimes turns on such a
+        bit. Outputs are deterministic for the same sequence of calls in a fresh process, and the generation
+        cache replays them exactly; call this before a run that must not depend on what came before it."""
+        with self._lock:
+            self._lib.llama_memory_clear(self._memory, True)
+            self._slots = [[] for _ in range(self.n_seq_max)]
+
+    def close(self) -> None:
+        """Free the context, batch and model (the engine is unusable afterwards)."""
+        with self._lock:
+            if self._ctx:
+                self._lib.llama_batch_free(self._batch)
+                self._lib.llama_free(self._ctx)
+                self._lib.llama_model_free(self._model)
+                self._ctx = self._model = None
+
+
+def _common_prefix(a: Sequence[int], b: Sequence[int]) -> int:
+    """Length of the longest common prefix of two token lists."""
+    n = 0
+    for x, y in zip(a, b):
+        if x != y:
+            break
+        n += 1
+    return n
