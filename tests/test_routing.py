@@ -7,12 +7,12 @@ from aya_lab.agents.routing import (
     FINISH,
     KeywordRouter,
     LLMRouter,
-    Router,
     RouterOutput,
     RoutingChain,
     Step,
     ToolConfig,
     Transcript,
+    TranscriptRouter,
     parse_tool_choice,
 )
 from aya_lab.models.fake import FakeChatModel
@@ -87,7 +87,7 @@ def test_chain_runs_one_tool_then_finishes():
     assert result.tool == "summarize" and not result.stopped_by_limit
 
 
-class Stubborn(Router):
+class Stubborn(TranscriptRouter):
     tools = ("chat",)
 
     def route(self, transcript):
@@ -106,7 +106,7 @@ def test_chain_refuses_missing_tools():
         RoutingChain(KeywordRouter(), {"query": str, "summarize": str, "chat": str})
 
 
-class Recorder(Router):
+class Recorder(TranscriptRouter):
     """Finishes after two tools; records the transcripts it was handed."""
 
     tools = ("a", "b")
@@ -124,15 +124,16 @@ class Recorder(Router):
 
 
 def test_router_reads_the_chained_transcript_as_the_design_writes_it():
+    # the design starts with input + starter_string + router_prefix (issue 27: the prefix was missing)
     router = Recorder()
     result = RoutingChain(
         router, [ToolConfig("a", lambda x: "A:" + x, "first"), ToolConfig("b", lambda x: "B:" + x)]
     ).invoke({"input": "go"})
     assert result.output == "A:in0 + B:in1" and result.tools == ["a", "b"]
     assert router.seen == [
-        "go\nBegin.\n",
-        "go\nBegin.\nlog0\nObs: A:in0\nNext: ",
-        "go\nBegin.\nlog0\nObs: A:in0\nNext: log1\nObs: B:in1\nNext: ",
+        "go\nBegin.\nNext: ",
+        "go\nBegin.\nNext: log0\nObs: A:in0\nNext: ",
+        "go\nBegin.\nNext: log0\nObs: A:in0\nNext: log1\nObs: B:in1\nNext: ",
     ]
 
 

@@ -6,6 +6,7 @@ from aya_lab.agents.multi_intent import ReDecidingRouter, split_intents
 from aya_lab.agents.protocols import KnowledgeBaseLike, RoomLike, TextModel
 from aya_lab.agents.query import AyaQuery
 from aya_lab.agents.routing import (
+    ChainedInput,
     KeywordRouter,
     LLMRouter,
     Router,
@@ -15,6 +16,7 @@ from aya_lab.agents.routing import (
     Step,
     ToolConfig,
     Transcript,
+    TranscriptRouter,
 )
 from aya_lab.agents.summarizer import OneCallSummarizer, SummaryResult, TwoCallSummarizer, make_summarizer
 from aya_lab.agents.supervisor import AyaChat, AyaRemember, AyaSupervisor, SupervisorResult
@@ -32,6 +34,7 @@ __all__ = [
     "AyaRemember",
     "AyaSupervisor",
     "AyaTranslator",
+    "ChainedInput",
     "KeywordRouter",
     "KnowledgeBaseLike",
     "LLMRouter",
@@ -48,6 +51,7 @@ __all__ = [
     "TextModel",
     "ToolConfig",
     "Transcript",
+    "TranscriptRouter",
     "TwoCallSummarizer",
     "UserAgent",
     "clean_translation",

@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import re
 
-from aya_lab.agents.routing import Router, RouterOutput, Transcript, as_transcript
+from aya_lab.agents.routing import RouterOutput, TranscriptRouter, as_transcript
 
 __all__ = ["WRITE_TOOLS", "DECLINE", "DECLINED", "AuthorityRouter", "parse_command"]
 
@@ -39,18 +39,18 @@ def parse_command(text: str) -> tuple[str, str] | None:
     return m.group("tool").lower(), m.group("arg")
 
 
-class AuthorityRouter(Router):
+class AuthorityRouter(TranscriptRouter):
     """Wraps ``inner``: commands first, then ``inner``'s decisions with non-explicit writes confirmed
     by ``confirm`` (default: ``inner``) or turned into :data:`DECLINE`."""
 
-    def __init__(self, inner: Router, confirm: Router | None = None) -> None:
+    def __init__(self, inner: TranscriptRouter, confirm: TranscriptRouter | None = None) -> None:
         self.inner, self.confirm = inner, confirm or inner
         self.tools = tuple(inner.tools)
         self.finish_tool_name = inner.finish_tool_name
         self.observation_prefix, self.router_prefix = inner.observation_prefix, inner.router_prefix
         self.starter_string = inner.starter_string
 
-    def route(self, transcript: Transcript | str) -> RouterOutput:
+    def route(self, transcript: str) -> RouterOutput:
         t = as_transcript(transcript, self)
         command = parse_command(t.input)
         if command is not None:

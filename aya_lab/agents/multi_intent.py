@@ -24,7 +24,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from aya_lab.agents.keywords import fold, keyword_match
-from aya_lab.agents.routing import APOLOGY, KeywordRouter, Router, RouterOutput, Transcript, as_transcript
+from aya_lab.agents.routing import APOLOGY, KeywordRouter, RouterOutput, TranscriptRouter, as_transcript
 
 __all__ = ["Intent", "ReDecidingRouter", "split_intents", "compose_reply"]
 
@@ -116,7 +116,7 @@ def compose_reply(observations: Sequence[str]) -> str:
     return "\n\n".join(o.strip() for o in observations if o.strip()) or APOLOGY
 
 
-class ReDecidingRouter(Router):
+class ReDecidingRouter(TranscriptRouter):
     """Re-decides after each observation: several intents run in order, then one composed reply.
 
     ``first`` routes single-intent requests (default :class:`KeywordRouter`); ``clause_router``
@@ -124,7 +124,7 @@ class ReDecidingRouter(Router):
     no model call). ``fallback`` on the outputs is ``first``'s.
     """
 
-    def __init__(self, first: Router | None = None, clause_router: Router | None = None) -> None:
+    def __init__(self, first: TranscriptRouter | None = None, clause_router: TranscriptRouter | None = None) -> None:
         self.first = first or KeywordRouter()
         self.clause_router = clause_router
         self.tools = tuple(self.first.tools) or ("query", "summarize", "remember", "chat")
@@ -140,7 +140,7 @@ class ReDecidingRouter(Router):
             self._plans[text] = intents
         return self._plans[text]
 
-    def route(self, transcript: Transcript | str) -> RouterOutput:
+    def route(self, transcript: str) -> RouterOutput:
         t = as_transcript(transcript, self)
         intents = self.plan(t.input)
         if len(intents) < 2:

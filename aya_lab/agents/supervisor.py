@@ -24,7 +24,7 @@ from aya_lab.agents.multi_intent import ReDecidingRouter
 from aya_lab.agents.protocols import KnowledgeBaseLike, TextModel
 from aya_lab.agents.query import AyaQuery, QueryAnswer
 from aya_lab.agents.reply_checks import CHAT_FALLBACK, chat_breach
-from aya_lab.agents.routing import KeywordRouter, LLMRouter, Router, RoutingChain, Step, ToolConfig
+from aya_lab.agents.routing import KeywordRouter, LLMRouter, RoutingChain, Step, ToolConfig, TranscriptRouter
 from aya_lab.agents.summarizer import SummaryResult, make_summarizer
 from aya_lab.messages import ChatMessage
 from aya_lab.prompts import load_prompt
@@ -94,15 +94,16 @@ class AyaSupervisor:
         query_k: int = 3,
         max_steps: int = 3,
         multi_intent: bool = False,
+        route_timeout: float | None = None,
     ) -> None:
         self.model, self.kb = model, kb
         self.llm_router = LLMRouter(model, load_prompt(router_prompt))
-        inner: Router = ReDecidingRouter(self.llm_router) if multi_intent else self.llm_router
-        self.router: Router = AuthorityRouter(inner, confirm=self.llm_router)
+        inner: TranscriptRouter = ReDecidingRouter(self.llm_router) if multi_intent else self.llm_router
+        self.router: TranscriptRouter = AuthorityRouter(inner, confirm=self.llm_router)
         self.summarizer = make_summarizer(summarizer, model)
         self.query = AyaQuery(model, kb, k=query_k)
         self.chat = AyaChat(model)
-        self.max_steps = max_steps
+        self.max_steps, self.route_timeout = max_steps, route_timeout
 
     def handle(
         self,
@@ -148,7 +149,8 @@ class AyaSupervisor:
         run.update(remember=notes_tools.remember, approve=notes_tools.approve, forget=notes_tools.forget)
         run[DECLINE] = lambda text: DECLINED
         tools = [ToolConfig(name, fn, TOOL_DESCRIPTIONS[name]) for name, fn in run.items()]
-        result = RoutingChain(self.router, tools, self.max_steps).run(request_en)
+        chain = RoutingChain(self.router, tools, self.max_steps, route_timeout=self.route_timeout)
+        result = chain.result(request_en)
         notes += [n for summary in summaries for n in summary.notes]
         notes += [a.note for a in answers if a.note]
         notes += [s.output.log for s in result.steps if s.output.fallback]

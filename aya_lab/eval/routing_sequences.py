@@ -32,10 +32,9 @@ from aya_lab.agents.multi_intent import ReDecidingRouter, split_intents
 from aya_lab.agents.routing import (
     KeywordRouter,
     LLMRouter,
-    Router,
     RouterOutput,
     RoutingChain,
-    Transcript,
+    TranscriptRouter,
     as_transcript,
 )
 from aya_lab.datasets.project import ROUTING_LABELS, load_routing_examples, read_data_text
@@ -116,20 +115,22 @@ def step_accuracy(gold: Sequence[str], predicted: Sequence[str]) -> float:
     return sum(g == p for g, p in zip(gold, predicted)) / longest if longest else 1.0
 
 
-class _Decided(Router):
+class _Decided(TranscriptRouter):
     """A router that replays decisions made beforehand (one model batch), then finishes."""
 
     def __init__(self, decisions: dict[str, RouterOutput], tools: Sequence[str]) -> None:
         self.decisions, self.tools = decisions, tuple(tools)
 
-    def route(self, transcript: Transcript | str) -> RouterOutput:
+    def route(self, transcript: str) -> RouterOutput:
         t = as_transcript(transcript, self)
         if t.steps:
             return self.finish(t.observations[-1])
         return self.decisions[t.input]
 
 
-def _routers(name: str, model: Any, prompt: Any, texts: list[str], originals: list[str | None]) -> list[Router]:
+def _routers(
+    name: str, model: Any, prompt: Any, texts: list[str], originals: list[str | None]
+) -> list[TranscriptRouter]:
     """One router ``name`` per text, the model's decisions made in one batch; the LLM router's keyword
     fallback also reads ``originals[i]`` (the request as written, where ``texts[i]`` is its translation),
     as in the room, so two requests translated alike may still be decided apart. ``keyword`` is the
@@ -140,16 +141,16 @@ def _routers(name: str, model: Any, prompt: Any, texts: list[str], originals: li
     asked = [i for i, t in enumerate(texts) if name == "llm" or len(split_intents(t)) < 2]
     made = llm.route_many([texts[i] for i in asked], [originals[i] for i in asked]) if asked else []
     decisions = {i: d for i, (d, _) in zip(asked, made, strict=True)}
-    routers: list[Router] = []
+    routers: list[TranscriptRouter] = []
     for i, t in enumerate(texts):
         decided = _Decided({t: decisions[i]} if i in decisions else {}, llm.tools)
         routers.append(decided if name == "llm" else ReDecidingRouter(decided))
     return routers
 
 
-def _predict(routers: list[Router], texts: list[str]) -> list[tuple[list[str], bool]]:
+def _predict(routers: list[TranscriptRouter], texts: list[str]) -> list[tuple[list[str], bool]]:
     tools = {t: (lambda x, t=t: f"[{t} done]") for t in ROUTING_LABELS}
-    results = [RoutingChain(router, tools, max_steps=4).run(t) for router, t in zip(routers, texts, strict=True)]
+    results = [RoutingChain(router, tools, max_steps=4).result(t) for router, t in zip(routers, texts, strict=True)]
     return [(r.tools, r.fallback) for r in results]
 
 

@@ -14,7 +14,7 @@ Modules: :mod:`~aya_lab.graph.spec` (pydantic models, structural check), :mod:`~
 (the condition language), :mod:`~.registry`, :mod:`~.overlay` (variant specs), :mod:`~.compat`
 (kenkenpa's compatibility mode), :mod:`~.check`, :mod:`~.joins` (joins that can starve, loops that
 never end), :mod:`~.reader` (hostile files: size, depth and alias limits, confined bases),
-:mod:`~.load`, :mod:`~.build`, :mod:`~.schema`, :mod:`~.errors`, :mod:`~.cli` (``aya-lab graph ...``).
+:mod:`~.load`, :mod:`~.build`, :mod:`~.kenkenpa` (kenkenpa's ``StateGraphBuilder`` API), :mod:`~.schema`, :mod:`~.errors`, :mod:`~.cli` (``aya-lab graph ...``).
 """
 
 from __future__ import annotations
@@ -22,6 +22,7 @@ from __future__ import annotations
 from aya_lab.graph.build import build_graph, draw, spec_hash, to_spec
 from aya_lab.graph.check import check_spec
 from aya_lab.graph.errors import ConditionError, Problem, RegistryError, SpecError, SpecFileError, SpecWarning
+from aya_lab.graph.kenkenpa import StateGraphBuilder
 from aya_lab.graph.load import load_spec, read_spec_data
 from aya_lab.graph.registry import (
     Registry,
@@ -40,6 +41,7 @@ from aya_lab.graph.spec import (
 )
 
 __all__ = [
+    "StateGraphBuilder",
     "Registry",
     "default_registry",
     "registry_from_refs",

@@ -258,9 +258,15 @@ def _branch_targets(conds: Any, path_map: Any, nodes: set[str]) -> tuple[set[str
 def _check_flow(lvl: _Level) -> None:
     reached = lvl.flow.reached()
     for name, i in lvl.nodes.items():
-        if name not in reached:
+        if name not in reached and lvl.compat:
+            lvl.warnings.add(
+                [*lvl.path, "flows", i],
+                f"node {name!r} is unreachable from START: built, never runs (compat: kenkenpa)",
+            )
+        elif name not in reached:
             lvl.problems.add(
-                [*lvl.path, "flows", i], f"node {name!r} is unreachable from START (add an edge to it, or remove it)"
+                [*lvl.path, "flows", i],
+                f"node {name!r} is unreachable from START (add an edge to it, or remove it){COMPAT_HINT}",
             )
     stuck = lvl.flow.cannot_finish()
     if stuck:

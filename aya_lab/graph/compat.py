@@ -9,7 +9,13 @@ with a located :class:`~aya_lab.graph.errors.SpecWarning`:
 - a condition reading a state field the graph does not declare reads ``None``;
 - a conditional edge without a default fails at run time only when no condition holds;
 - several defaults are all followed when no condition holds;
-- ``START`` inside a list ``start_key`` is an edge from ``START``.
+- ``START`` inside a list ``start_key`` is an edge from ``START``;
+- an expression with several operators in one mapping is read by its first operator only (kenkenpa
+  evaluates the first and returns), the others ignored;
+- a node unreachable from ``START`` is built (it never runs).
+
+kenkenpa's older flow kinds ``static_conditional_edge`` / ``static_conditional_entry_point`` are read as
+``configurable_conditional_edge`` / ``..._entry_point`` (renamed, same meaning), like ``graph_type`` as ``kind``.
 
 The pruning here is applied to the resolved data before it is checked; the rest is decided by the
 checker (:mod:`~aya_lab.graph.check`, :mod:`~aya_lab.graph.conditions`) from the mode.
@@ -30,13 +36,22 @@ __all__ = ["MODES", "resolve_mode", "prune_for_kenkenpa", "explain_strict", "nor
 MODES = ("strict", "kenkenpa")
 
 
+_KIND_ALIASES = {
+    "static_conditional_edge": "configurable_conditional_edge",
+    "static_conditional_entry_point": "configurable_conditional_entry_point",
+}
+
+
 def normalize_aliases(data: Any) -> Any:
-    """Accept kenkenpa's ``graph_type`` as ``kind`` (recursively in ``flows``); returns new data."""
+    """Accept kenkenpa's ``graph_type`` as ``kind`` and its older ``static_*`` kinds (recursively in
+    ``flows``); returns new data."""
     if not isinstance(data, dict):
         return data
     out = dict(data)
     if "graph_type" in out and "kind" not in out:
         out["kind"] = out.pop("graph_type")
+    if isinstance(out.get("kind"), str) and out["kind"] in _KIND_ALIASES:
+        out["kind"] = _KIND_ALIASES[out["kind"]]
     if isinstance(out.get("flows"), list):
         out["flows"] = [normalize_aliases(f) for f in out["flows"]]
     return out

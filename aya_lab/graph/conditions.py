@@ -137,14 +137,20 @@ def check_conditions(conditions: Any, path: list[PathPart], ctx: CheckContext, p
 
 
 def check_expression(expr: Any, path: list[PathPart], ctx: CheckContext, problems: Problems) -> None:
-    if not isinstance(expr, dict) or len(expr) != 1:
-        got = f"{len(expr)} keys" if isinstance(expr, dict) else type(expr).__name__
-        hint = " (combine several with 'and' or 'or')" if isinstance(expr, dict) and len(expr) > 1 else ""
-        problems.add(
-            path, f"an expression is a mapping with exactly one operator, e.g. {{eq: [a, b]}}; got {got}{hint}"
+    if isinstance(expr, dict) and len(expr) > 1:  # compat: kenkenpa reads the first operator only
+        first, *rest = (repr(str(k)) for k in expr)
+        one = f"an expression is a mapping with exactly one operator, e.g. {{eq: [a, b]}}; got {len(expr)} keys"
+        only = f"{len(expr)} operators in one expression: only the first, {first}, is evaluated (as kenkenpa does)"
+        ctx.refuse(
+            path, one + " (combine several with 'and' or 'or')", problems, warning=f"{only}; {', '.join(rest)} ignored"
         )
+        if not ctx.compat:
+            return
+    if not isinstance(expr, dict) or not expr:
+        got = f"{len(expr)} keys" if isinstance(expr, dict) else type(expr).__name__
+        problems.add(path, f"an expression is a mapping with exactly one operator, e.g. {{eq: [a, b]}}; got {got}")
         return
-    ((op, args),) = expr.items()
+    op, args = next(iter(expr.items()))  # several (compat: kenkenpa): the first, as kenkenpa reads them
     p = [*path, op]
     if op in ("and", "or"):
         if not isinstance(args, list) or not args:
@@ -301,7 +307,7 @@ def _compile_operand(value: Any, functions: dict[str, Callable[..., Any]]) -> Fn
 
 
 def _compile_expression(expr: dict[str, Any], functions: dict[str, Callable[..., Any]], where: str) -> Fn:
-    ((op, args),) = expr.items()
+    op, args = next(iter(expr.items()))  # only the first operator: kenkenpa's reading (a warning at load)
     if op in ("and", "or"):
         subs = [_compile_expression(e, functions, f"{where}.{op}[{i}]") for i, e in enumerate(args)]
         if op == "and":

@@ -270,6 +270,9 @@ def _supervisor_params(factory_parameter: dict) -> tuple[dict, str]:
         "query_k": int(factory_parameter.get("query_k", 3)),
         "max_steps": int(factory_parameter.get("max_steps", 3)),
         "multi_intent": bool(factory_parameter.get("multi_intent", True)),
+        "route_timeout": None
+        if factory_parameter.get("route_timeout") is None
+        else float(factory_parameter["route_timeout"]),
     }
     if params["summarizer"] not in {"two_call", "one_call"}:
         raise ValueError(f"summarizer must be 'two_call' or 'one_call', got {params['summarizer']!r}")
@@ -314,7 +317,8 @@ def supervisor(*, factory_parameter: dict, flow_parameter: dict) -> Callable[...
     Parameters: ``router_prompt``, ``summarizer``, ``query_k``, ``max_steps``; ``multi_intent``
     (default true: a request asking for two tools runs both; single-intent requests make the same
     model calls as without it); ``route_on`` (one of :data:`ROUTE_ON`; default ``auto``: the
-    translation, or the original where the translation is not English).
+    translation, or the original where the translation is not English); ``route_timeout`` (seconds; default
+    none: a router's model call that hangs ends the send with a ``RouterTimeoutError``, rolled back).
     """
     params, route_on = _supervisor_params(factory_parameter)
 

@@ -120,7 +120,8 @@ def test_error_message_shape(registry):
         (lambda d: d["flows"][0].update(kind="nod"), "flows[0].kind: unknown kind 'nod' (did you mean 'node'?)"),
         (
             lambda d: d["flows"][4]["flow_parameter"]["conditions"][0]["expression"].update({"equal": 1}),
-            "flows[4].flow_parameter.conditions[0].expression: an expression is a mapping with exactly one operator, e.g. {eq: [a, b]}; got 2 keys (combine several with 'and' or 'or')",
+            "flows[4].flow_parameter.conditions[0].expression: an expression is a mapping with exactly one operator, e.g. {eq: [a, b]}; got 2 keys (combine several with 'and' or 'or')"
+            + COMPAT_HINT,
         ),
         (
             lambda d: d["flows"][4]["flow_parameter"]["conditions"][0].update(expression={"equal": [1, 1]}),
@@ -196,7 +197,7 @@ def test_unreachable_node(registry):
     data = base()
     data["flows"].insert(3, {"kind": "node", "flow_parameter": {"name": "orphan", "factory": "test.record.v1"}})
     assert problems(data, registry) == [
-        "flows[3]: node 'orphan' is unreachable from START (add an edge to it, or remove it)"
+        "flows[3]: node 'orphan' is unreachable from START (add an edge to it, or remove it)" + COMPAT_HINT
     ]
 
 
@@ -207,8 +208,8 @@ def test_join_reachability_needs_all_starts(registry):
     edge = {"start_key": ["summarize", "orphan"], "end_key": "after", "wait_for": "all"}
     data["flows"].append({"kind": "edge", "flow_parameter": edge})
     assert sorted(problems(data, registry)) == [
-        "flows[3]: node 'after' is unreachable from START (add an edge to it, or remove it)",
-        "flows[4]: node 'orphan' is unreachable from START (add an edge to it, or remove it)",
+        "flows[3]: node 'after' is unreachable from START (add an edge to it, or remove it)" + COMPAT_HINT,
+        "flows[4]: node 'orphan' is unreachable from START (add an edge to it, or remove it)" + COMPAT_HINT,
     ]
 
 
@@ -222,7 +223,7 @@ def test_dynamic_targets_without_path_map_count_as_reaching_everything(registry)
     app = build_graph(spec, registry).compile()
     assert app.invoke({"messages": ["hi"], "route": "maybe"})["visited"] == ["supervise", "maybe"]
     assert problems(static, registry) == [
-        "flows[3]: node 'maybe' is unreachable from START (add an edge to it, or remove it)"
+        "flows[3]: node 'maybe' is unreachable from START (add an edge to it, or remove it)" + COMPAT_HINT
     ]
 
 

@@ -1,0 +1,48 @@
+"""Errors of a routing chain: one per bad input, each a single line naming the step, the router or the
+tool, and the fix. A router's or a tool's own exception is not wrapped: it keeps its type (callers, the
+room and the generation cache's cache-only mode handle those types) and gains a note naming the step."""
+
+from __future__ import annotations
+
+__all__ = [
+    "RoutingError",
+    "RouterOutputError",
+    "UnknownToolError",
+    "ToolOutputError",
+    "StepLimitError",
+    "RouterTimeoutError",
+    "note_step",
+]
+
+
+class RoutingError(Exception):
+    """Base class: a routing chain stopped because a router or a tool broke its contract."""
+
+
+class RouterOutputError(RoutingError, TypeError):
+    """A router returned something other than a ``RouterOutput``."""
+
+
+class UnknownToolError(RoutingError, KeyError):
+    """A router chose a tool the chain does not have (the design's ``KeyError``)."""
+
+    def __str__(self) -> str:  # KeyError quotes its argument; this is a sentence
+        return str(self.args[0]) if self.args else ""
+
+
+class ToolOutputError(RoutingError, TypeError):
+    """A tool returned something other than a string observation."""
+
+
+class StepLimitError(RoutingError):
+    """The router did not finish within ``max_steps`` tool runs (raised where only the answer is returned)."""
+
+
+class RouterTimeoutError(RoutingError, TimeoutError):
+    """``route`` did not return within ``route_timeout`` seconds."""
+
+
+def note_step(exc: BaseException, note: str) -> None:
+    """Add ``note`` to ``exc`` once (PEP 678); the caller re-raises ``exc`` unchanged."""
+    if note not in getattr(exc, "__notes__", ()):
+        exc.add_note(note)
