@@ -14,7 +14,8 @@ Modules: :mod:`~aya_lab.graph.spec` (pydantic models, structural check), :mod:`~
 (the condition language), :mod:`~.registry`, :mod:`~.overlay` (variant specs), :mod:`~.compat`
 (kenkenpa's compatibility mode), :mod:`~.check`, :mod:`~.joins` (joins that can starve, loops that
 never end), :mod:`~.reader` (hostile files: size, depth and alias limits, confined bases),
-:mod:`~.load`, :mod:`~.build`, :mod:`~.schema`, :mod:`~.errors`, :mod:`~.cli` (``aya-lab graph ...``).
+:mod:`~.load`, :mod:`~.build`, :mod:`~.schema`, :mod:`~.errors`, :mod:`~.structure` (the structural
+check), :mod:`~.cli` (``aya-lab graph ...``).
 """
 
 from __future__ import annotations
