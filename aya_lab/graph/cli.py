@@ -5,7 +5,8 @@ handler as ``args.func`` (``func(args) -> exit code``). Standalone: ``python -m 
 
 Names come from the registries given with ``--registry MODULE:ATTR`` (repeatable; ATTR is a
 Registry or a zero-argument callable returning one), merged over the built-in registry; without the
-option, the Aya room's registry ``aya_lab.room.nodes:aya_registry`` is used. ``draw --placeholders``
+option, the Aya room's names ``aya_lab.room.names:aya_names`` are used (its factories are imported
+when ``draw`` builds the graph, so ``validate`` never imports the model stack). ``draw --placeholders``
 draws without them (unknown factories become no-op nodes); ``validate`` always reports unknown names.
 ``--compat kenkenpa`` reads a spec as kenkenpa does (each leniency printed as ``warning: ...``).
 Bad input prints ``error: ...`` and exits with status 2.
@@ -31,7 +32,9 @@ from aya_lab.graph.spec import GraphSpec
 __all__ = ["register", "main"]
 
 
-DEFAULT_REGISTRY = "aya_lab.room.nodes:aya_registry"
+DEFAULT_REGISTRY = "aya_lab.room.names:aya_names"
+"""The Aya room's names, its factories imported only when a graph is built (``draw``): ``validate``
+starts without the model stack."""
 
 
 def _registry(args: argparse.Namespace) -> Registry:

@@ -17,7 +17,7 @@ Registering a different object under a taken name raises :class:`RegistryError` 
 
 Other packages plug their registry in one way: a ``module:attr`` reference
 (:func:`load_registry_ref`), which the ``aya-lab graph`` CLI takes as ``--registry`` (default: the
-Aya room's registry, ``aya_lab.room.nodes:aya_registry``). Nothing registers itself on import.
+Aya room's names, ``aya_lab.room.names:aya_names``). Nothing registers itself on import.
 """
 
 from __future__ import annotations
@@ -37,6 +37,7 @@ __all__ = [
     "load_registry_ref",
     "append_list",
     "merge_dict",
+    "LazyFactory",
     "ReducerError",
     "const_update",
     "length",
@@ -273,6 +274,26 @@ def default_registry() -> Registry:
         node_factories={"const_update.v1": const_update},
         evaluation_functions={"len.v1": length},
     )
+
+
+class LazyFactory:
+    """A node factory named by a ``module:attr`` reference and imported on its first call: a registry can
+    hold (and a spec be validated against) the names of factories whose code pulls in heavy
+    dependencies without importing them. Building a node imports the module."""
+
+    def __init__(self, ref: str) -> None:
+        module, sep, attr = ref.partition(":")
+        if not sep or not module or not attr:
+            raise RegistryError(f"factory reference {ref!r} is not MODULE:ATTR; e.g. aya_lab.room.nodes:ingest")
+        self.ref = ref
+
+    def __call__(self, *, factory_parameter: dict[str, Any], flow_parameter: dict[str, Any]) -> Any:
+        module, _, attr = self.ref.partition(":")
+        factory = getattr(importlib.import_module(module), attr)
+        return factory(factory_parameter=factory_parameter, flow_parameter=flow_parameter)
+
+    def __repr__(self) -> str:
+        return f"LazyFactory({self.ref!r})"
 
 
 # -- discovery: one mechanism, a ``module:attr`` reference ---------------------------------------------
