@@ -1,5 +1,6 @@
 """A fast CLI (issue 25, part 7): ``aya-lab --help``, ``graph validate`` and ``data list`` import no model
-stack; the import set is pinned by running each in a fresh interpreter and reading ``sys.modules``."""
+stack (nor LangGraph's graph module or LangChain); the import set is pinned by running each in a fresh
+interpreter and reading ``sys.modules``."""
 
 from __future__ import annotations
 
@@ -22,7 +23,7 @@ import json, sys
 from aya_lab.cli import main
 code = main(sys.argv[1:])
 top = sorted({m.split(".")[0] for m in sys.modules})
-print(json.dumps({"code": code, "top": top}), file=sys.stderr)
+print(json.dumps({"code": code, "top": top, "graph": "langgraph.graph" in sys.modules}), file=sys.stderr)
 """
 
 
@@ -45,6 +46,13 @@ def test_light_commands_import_no_model_stack(argv):
     assert result["code"] == 0
     assert sorted(set(result["top"]) & set(HEAVY)) == []
     assert "pandas" not in result["top"] and "aya_lab" in result["top"]
+    # nor LangGraph's graph module and LangChain (a second or more to import): a spec is checked without them
+    assert "langchain_core" not in result["top"] and not result["graph"]
+
+
+def test_drawing_still_builds_the_graph_with_the_lazy_names():
+    result = run_cli("graph", "draw", "aya_lab/graphs/aya.yaml")
+    assert result["code"] == 0 and result["graph"]
 
 
 def test_the_help_lists_every_command_without_importing_them(capsys):

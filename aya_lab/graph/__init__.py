@@ -20,7 +20,9 @@ check), :mod:`~.cli` (``aya-lab graph ...``).
 
 from __future__ import annotations
 
-from aya_lab.graph.build import build_graph, draw, spec_hash, to_spec
+import importlib
+from typing import TYPE_CHECKING, Any
+
 from aya_lab.graph.check import check_spec
 from aya_lab.graph.errors import ConditionError, Problem, RegistryError, SpecError, SpecFileError, SpecWarning
 from aya_lab.graph.load import load_spec, read_spec_data
@@ -39,6 +41,13 @@ from aya_lab.graph.spec import (
     NodeSpec,
     StateFieldSpec,
 )
+
+if TYPE_CHECKING:
+    from aya_lab.graph.build import build_graph, draw, spec_hash, to_spec
+
+_BUILD = ("build_graph", "draw", "spec_hash", "to_spec")
+"""Imported from :mod:`~.build` on first use (PEP 562): building needs LangGraph's graph module, which
+costs a second to import; reading and checking a spec does not."""
 
 __all__ = [
     "Registry",
@@ -66,3 +75,9 @@ __all__ = [
     "RegistryError",
     "ConditionError",
 ]
+
+
+def __getattr__(name: str) -> Any:
+    if name in _BUILD:
+        return getattr(importlib.import_module("aya_lab.graph.build"), name)
+    raise AttributeError(f"module 'aya_lab.graph' has no attribute {name!r}")

@@ -8,7 +8,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-from langgraph.graph import END, START
+from langgraph.constants import END, START
 
 from aya_lab.graph.compat import explain_strict
 from aya_lab.graph.conditions import CheckContext, check_conditions, dynamic_targets, literal_targets

@@ -15,6 +15,7 @@ Bad input prints ``error: ...`` and exits with status 2.
 from __future__ import annotations
 
 import argparse
+import importlib
 import json
 import sys
 import warnings
@@ -22,7 +23,6 @@ from typing import Any
 
 import yaml
 
-from aya_lab.graph.build import draw, spec_hash
 from aya_lab.graph.errors import RegistryError, SpecError, SpecWarning
 from aya_lab.graph.load import load_spec
 from aya_lab.graph.registry import Registry, registry_from_refs
@@ -67,7 +67,7 @@ def _cmd_validate(args: argparse.Namespace) -> int:
     except (SpecError, RegistryError, OSError, ImportError, ValueError) as exc:
         return _fail(exc)
     nodes = len(spec.node_names())
-    print(f"ok: {spec.name} ({nodes} nodes, {len(spec.flows)} flows), hash {spec_hash(spec)}")
+    print(f"ok: {spec.name} ({nodes} nodes, {len(spec.flows)} flows), hash {spec.hash}")
     return 0
 
 
@@ -75,6 +75,8 @@ def _cmd_draw(args: argparse.Namespace) -> int:
     try:
         reg = _registry(args)
         spec = _load(args, reg, check_registry=not args.placeholders)
+        # building imports LangGraph's graph module (a second): only draw needs it, so it is imported here
+        draw = importlib.import_module("aya_lab.graph.build").draw
         print(draw(spec, reg, format=args.format, placeholders=args.placeholders, xray=args.xray))
     except SpecError as exc:
         unknown = any("unknown factory" in p.message for p in exc.problems)
@@ -91,7 +93,7 @@ def _cmd_hash(args: argparse.Namespace) -> int:
         spec = _load(args, check_registry=False)
     except (SpecError, OSError) as exc:
         return _fail(exc)
-    print(spec_hash(spec))
+    print(spec.hash)
     return 0
 
 

@@ -236,9 +236,15 @@ def merge_dict(left: Any, right: Any) -> dict[Any, Any]:
     return current
 
 
-def _builtin_reducers() -> dict[str, Callable[[Any, Any], Any]]:
-    from langgraph.graph.message import add_messages
+def add_messages(left: Any, right: Any) -> Any:
+    """Reducer ``"add_messages"``: LangGraph's ``add_messages``, imported on first use (LangGraph's
+    graph module costs a second to import, which validating a spec does not need)."""
+    from langgraph.graph.message import add_messages as merge
 
+    return merge(left, right)
+
+
+def _builtin_reducers() -> dict[str, Callable[[Any, Any], Any]]:
     return {
         "operator.add": operator.add,
         "append_list.v1": append_list,

@@ -18,7 +18,7 @@ from collections.abc import Mapping
 from os import PathLike
 from typing import Annotated, Any, Literal, Union
 
-from langgraph.graph import END, START
+from langgraph.constants import END, START
 from pydantic import BaseModel, ConfigDict, Field, PrivateAttr, WithJsonSchema
 
 from aya_lab.graph.errors import did_you_mean

@@ -5,9 +5,11 @@ code points; a link to a file that is no spec echoes none of it."""
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 
-from aya_lab.graph import SpecError, load_spec
+from aya_lab.graph import SpecError, load_spec, reader
 from aya_lab.graph import cli as graph_cli
 from aya_lab.graph.errors import MAX_SHOWN_PROBLEMS, SpecFileError
 from aya_lab.graph.reader import MAX_SPEC_EDGES, MAX_SPEC_NODES
@@ -170,3 +172,12 @@ def test_an_ascii_typo_gets_the_plain_hint(tmp_path, registry):
     text = HEAD + node("agent") + edge("START", "agnet") + edge("agent", "END")
     with pytest.raises(SpecError, match=r"unknown node 'agnet' \(did you mean 'agent'\?\)"):
         load_spec(spec_file(tmp_path, text), registry=registry)
+
+
+def test_the_libyaml_path_reads_every_spec_as_the_pure_python_reader_does():
+    root = Path(reader.__file__).resolve().parents[2]
+    files = sorted((root / "aya_lab" / "graphs").glob("*.yaml")) + sorted((root / "tests" / "graph").rglob("*.yaml"))
+    assert reader._FAST is not None and len(files) > 5
+    for path in files:
+        text = path.read_text(encoding="utf-8")
+        assert reader._parse_yaml(text, str(path), path.name) == reader._parse_yaml_slowly(text, str(path), path.name)
