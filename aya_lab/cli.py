@@ -6,29 +6,24 @@ errors go through :class:`CliParser` (which every sub-parser inherits); errors r
 through :func:`main`'s guard (``graph``, ``data`` and ``eval`` commands also catch their own). The
 ``chat`` REPL reports any failed line as ``error: ...`` and keeps the session: a failed send changes
 nothing in the room.
+
+**Fast start.** This module imports nothing heavy: a command's code is named by a ``module:attr``
+reference and imported when that command runs (:data:`GROUPS` for the command groups, whose parsers
+live with their code; ``demo``, ``chat`` and ``kb`` are declared here and run from
+:mod:`aya_lab.room_cli`). ``aya-lab --help``, ``graph validate`` and ``data list`` never import the
+model stack (torch, transformers, langchain-huggingface, sentence-transformers, faiss); a test pins that.
 """
 
 from __future__ import annotations
 
 import argparse
+import importlib
 import sqlite3
 import sys
 from collections.abc import Callable
-from pathlib import Path
-from typing import Any, NoReturn, TextIO
+from typing import Any, NoReturn
 
-from langchain_core.embeddings import Embeddings
-
-import aya_lab.room.nodes  # noqa: F401  (registers the Aya graph's factories for `graph` commands)
-from aya_lab.attacks import register as register_attacks
-from aya_lab.demo import run_demo
-from aya_lab.eval.cli import register as register_eval
-from aya_lab.graph.cli import register as register_graph
-from aya_lab.models.loader import default_role_models, parse_role_models
-from aya_lab.rag import KnowledgeBase
-from aya_lab.room import ChatRoom
-
-__all__ = ["main", "build_parser", "ChatRepl", "CliParser", "BAD_INPUT", "one_line"]
+__all__ = ["main", "build_parser", "CliParser", "BAD_INPUT", "GROUPS", "lazy", "one_line", "resolve_ref"]
 
 # what a command raises on bad input (sqlite3.Error: a --room file that is not a room database)
 BAD_INPUT: tuple[type[BaseException], ...] = (ValueError, KeyError, OSError, RuntimeError, sqlite3.Error)
@@ -48,210 +43,54 @@ class CliParser(argparse.ArgumentParser):
         self.exit(2, f"error: {self.prog}: {message} (see {self.prog} --help)\n")
 
 
-def _cmd_demo(args: argparse.Namespace) -> int:
-    models = parse_role_models(args.model)
-    run_demo(args.room, max_new_tokens=args.max_new_tokens, models=models).close()
-    return 0
+_MODEL_HELP = (
+    "model spec for every role, or ROLE=SPEC for one (roles: translator, aya); repeatable, e.g. "
+    "--model translator=gemma3-270m --model aya=smollm2 (default: AYA_LAB_MODEL or smollm2)"
+)
+
+GROUPS: dict[str, tuple[str, tuple[str, ...]]] = {
+    "graph": ("graph specs: schema, validate, draw, hash, resolve", ("aya_lab.graph.cli:register",)),
+    "data": ("test sets: list, fetch, language codes", ("aya_lab.datasets.cli:register_data",)),
+    "eval": (
+        "evaluate translation, summaries, routing",
+        ("aya_lab.eval.cli:register_eval", "aya_lab.attacks:register"),
+    ),
+}
+"""Command groups whose parsers live with their code: name -> (help, ``module:function`` registrars)."""
 
 
-class ChatRepl:
-    """The interactive room: plain lines are sent as the current speaker; slash commands do the rest."""
-
-    HELP = (
-        "commands: /as NAME (switch speaker), /feed NAME, /users, /add NAME LANGUAGE, /graph, "
-        "/trace [RUN_ID], /remember TEXT, /approve ID, /forget ID, /help, /quit"
-    )
-
-    def __init__(self, room: Any, out: TextIO) -> None:
-        self.room, self.out = room, out
-        self.speaker: str | None = next(iter(room.users), None)
-        self.last_run: str | None = None
-
-    def handle(self, line: str) -> bool:
-        """Handle one input line; ``False`` means quit."""
-        line = line.strip()
-        if not line:
-            return True
-        if line.startswith("/"):
-            cmd, _, rest = line.partition(" ")
-            rest = rest.strip()
-            action: dict[str, Callable[[str], bool | None]] = {
-                "/quit": lambda r: False,
-                "/exit": lambda r: False,
-                "/as": self._as,
-                "/feed": self._feed,
-                "/users": self._users,
-                "/add": self._add,
-                "/graph": self._graph,
-                "/trace": self._trace,
-                "/help": lambda r: self._say(self.HELP),
-                # Aya's write commands, sent as the speaker (explicit: no model decides them)
-                "/remember": lambda r: self.handle(f"@aya /remember {r}"),
-                "/approve": lambda r: self.handle(f"@aya /approve {r}"),
-                "/forget": lambda r: self.handle(f"@aya /forget {r}"),
-            }
-            if cmd not in action:
-                self._say(f"error: unknown command {cmd!r}; {self.HELP}")
-                return True
-            return action[cmd](rest) is not False
-        if self.speaker is None:
-            self._say("error: no speaker; add a user with /add NAME LANGUAGE")
-            return True
-        report = self.room.send(self.speaker, line)
-        self.last_run = report.run_id
-        self._say(str(report))
-        for user, text in report.delivered.items():
-            self._say(f"  [{user}] {text}")
-        for user, text in (report.aya_reply or {}).items():
-            self._say(f"  [{user}] aya | {text}")
-        return True
-
-    def _say(self, text: str) -> None:
-        print(text, file=self.out, flush=True)
-
-    def run(self, read_line: Callable[[str], str] = input, interactive: bool = False) -> None:
-        """Read lines until ``/quit`` or end of input; a line that fails prints ``error: ...`` and the
-        session goes on (the room rolls a failed send back, so nothing half-done stays)."""
-        while True:
-            try:
-                line = read_line(f"{self.speaker or '?'}> " if interactive else "")
-            except EOFError:
-                return
-            try:
-                if not self.handle(line):
-                    return
-            except BAD_INPUT as exc:
-                self._say(f"error: {one_line(exc)}")
-            except Exception as exc:  # any failure of one line must not end the session
-                self._say(f"error: {type(exc).__name__}: {one_line(exc)} (the room is unchanged)")
-
-    def _as(self, name: str) -> None:
-        if not name:
-            self._say("error: usage: /as NAME")
-            return
-        self.room.check_user(name)
-        self.speaker = name
-        self._say(f"speaking as {name} ({self.room.users[name]})")
-
-    def _feed(self, name: str) -> None:
-        for d in self.room.feed(name or self.speaker or ""):
-            self._say(f"  {d!r}")
-
-    def _users(self, _: str) -> None:
-        self._say(", ".join(f"{u} ({lang})" for u, lang in self.room.users.items()) or "no users")
-
-    def _add(self, rest: str) -> None:
-        parts = rest.split()
-        if len(parts) != 2:
-            self._say("error: usage: /add NAME LANGUAGE")
-            return
-        self.room.add_user(parts[0], parts[1])
-        self.speaker = self.speaker or parts[0]
-        self._say(f"added {parts[0]} ({self.room.users[parts[0]]})")
-
-    def _graph(self, _: str) -> None:
-        self._say(self.room.draw("ascii"))
-
-    def _trace(self, run_id: str) -> None:
-        run_id = run_id or self.last_run or ""
-        if not run_id:
-            self._say("error: no run yet in this session; send a message first, or /trace RUN_ID")
-            return
-        for visit in self.room.trace(run_id):
-            self._say(f"  {visit.node}: {visit.seconds:.2f} s, {len(visit.generations)} model calls {visit.note}")
+def resolve_ref(ref: str) -> Any:
+    """The object a ``module:attr`` reference names (the module is imported now)."""
+    module, _, attr = ref.partition(":")
+    return getattr(importlib.import_module(module), attr)
 
 
-def _cmd_chat(args: argparse.Namespace) -> int:
-    users = {}
-    for item in args.user or []:
-        name, sep, lang = item.partition(":")
-        if not sep:
-            raise ValueError(f"--user {item!r} must be NAME:LANGUAGE, e.g. amara:swh")
-        users[name] = lang
-    room = ChatRoom.open(args.room, models={**default_role_models(), **parse_role_models(args.model)}, users=users)
-    try:
-        repl = ChatRepl(room, sys.stdout)
-        print(f"room {args.room} with {', '.join(room.users) or 'no users'}. {ChatRepl.HELP}", flush=True)
-        repl.run(input, interactive=sys.stdin.isatty())
-    finally:
-        room.close()
-    return 0
+def lazy(ref: str) -> Callable[[argparse.Namespace], int]:
+    """A command handler named by ``module:function``, imported only when the command runs."""
 
-
-# -- kb: the notes Aya remembered in a room ---------------------------------------------------------------
-# ``kb facts ROOM_FILE`` lists notes with ids; ``kb forget ROOM_FILE FACT_ID --by NAME [--reason TEXT]``
-# removes one with an audit row; ``kb audit ROOM_FILE`` prints the audit. The knowledge base beside the
-# room file is opened as stored (no re-indexing, no embedding model loaded).
-class _StoredEmbedder(Embeddings):
-    """Stands in for the embedder a store was built with: it has its fingerprint and embeds nothing."""
-
-    def __init__(self, fingerprint: str) -> None:
-        self.fingerprint = fingerprint
-
-    def embed_documents(self, texts: list[str]) -> list[list[float]]:
-        raise RuntimeError("aya-lab kb commands do not embed; open the room to add notes")
-
-    def embed_query(self, text: str) -> list[float]:
-        raise RuntimeError("aya-lab kb commands do not embed; open the room to search")
-
-
-def open_room_kb(room_file: str | Path) -> KnowledgeBase:
-    """The knowledge base beside ``room_file``, opened as stored; ``ValueError`` naming the fix when
-    there is none."""
-    room = Path(room_file)
-    kb_path = room.with_suffix(".kb.sqlite")
-    if not room.is_file() or not kb_path.is_file():
-        raise ValueError(f"no room with a knowledge base at {room} (expected {kb_path}); give a room file")
-    conn = sqlite3.connect(f"file:{kb_path}?mode=ro", uri=True)
-    try:
-        row = conn.execute("SELECT value FROM kb_meta WHERE key = 'embedder'").fetchone()
-    except sqlite3.DatabaseError as exc:
-        raise ValueError(f"{kb_path} is not a knowledge-base store ({exc})") from None
-    finally:
-        conn.close()
-    if row is None:
-        raise ValueError(f"{kb_path} has never been built; open the room once to build it")
-    return KnowledgeBase.open(kb_path, embeddings=_StoredEmbedder(row[0]), refresh=False)
-
-
-def _with_kb(fn: Callable[[Any, argparse.Namespace], int]) -> Callable[[argparse.Namespace], int]:
     def run(args: argparse.Namespace) -> int:
-        with open_room_kb(args.room) as kb:
-            return fn(kb, args)
+        return int(resolve_ref(ref)(args) or 0)
 
+    run.__qualname__ = run.__name__ = f"lazy[{ref}]"
     return run
 
 
-def _facts(kb: Any, args: argparse.Namespace) -> int:
-    facts = kb.facts()
-    if not facts:
-        print(f"no notes in {args.room}")
-    for f in facts:
-        print(f"{f.id}\t{f.author or '-'}\t{str(f.created_at)[:19]}\t{f.text}")
-    return 0
-
-
-def _forget(kb: Any, args: argparse.Namespace) -> int:
-    by = (args.by or "").strip()
-    if not by:
-        raise ValueError("--by needs the name of who asks to forget (it goes in the audit row)")
-    known = {str(f.id): f for f in kb.facts()}
-    if args.fact_id not in known:
-        ids = ", ".join(str(i) for i in known) or "none"
-        raise ValueError(f"no note {args.fact_id} in {args.room}; notes: {ids} (see aya-lab kb facts)")
-    kb.forget(args.fact_id, by=by, reason=args.reason)
-    print(f"forgot note {args.fact_id} ({known[args.fact_id].text}); audit row by {by}")
-    return 0
-
-
-def _audit(kb: Any, args: argparse.Namespace) -> int:
-    rows = kb.audit()
-    if not rows:
-        print(f"no audit rows in {args.room}")
-    fields = ("fact_id", "removed_by", "reason", "removed_at", "author", "created_at", "text")
-    for row in rows:
-        print("\t".join(str(row.get(f, "")) for f in fields))
-    return 0
+def _add_room_commands(sub: Any, name: str) -> None:
+    """``demo``, ``chat`` or ``kb``: options declared here, code in :mod:`aya_lab.room_cli`."""
+    if name == "demo":
+        p = sub.add_parser("demo", help="play a scripted multilingual conversation with Aya and print the feeds")
+        p.add_argument("--room", default="runs/demo.sqlite", help="room file (recreated)")
+        p.add_argument("--model", action="append", metavar="[ROLE=]SPEC", help=_MODEL_HELP)
+        p.add_argument("--max-new-tokens", type=int, default=64)
+        p.set_defaults(func=lazy("aya_lab.room_cli:cmd_demo"))
+    elif name == "chat":
+        p = sub.add_parser("chat", help="interactive room REPL (/as NAME, /feed NAME, /graph, /quit)")
+        p.add_argument("room", help="room file (created if missing)")
+        p.add_argument("--model", action="append", metavar="[ROLE=]SPEC", help=_MODEL_HELP)
+        p.add_argument("--user", action="append", metavar="NAME:LANG", help="add a user (repeatable)")
+        p.set_defaults(func=lazy("aya_lab.room_cli:cmd_chat"))
+    else:
+        register_kb(sub)
 
 
 def register_kb(sub: Any) -> None:
@@ -261,48 +100,42 @@ def register_kb(sub: Any) -> None:
     kb_sub.required = True
     q = kb_sub.add_parser("facts", help="list the notes with their ids, authors and dates")
     q.add_argument("room", help="room file")
-    q.set_defaults(func=_with_kb(_facts))
+    q.set_defaults(func=lazy("aya_lab.room_cli:kb_facts"))
     q = kb_sub.add_parser("forget", help="remove a note, leaving an audit row")
     q.add_argument("room", help="room file")
     q.add_argument("fact_id", type=lambda v: str(v).strip().lstrip("#"), help="the note's id (kb facts lists them)")
     q.add_argument("--by", required=True, help="who asks to forget it (recorded in the audit row)")
     q.add_argument("--reason", default="", help="why (recorded in the audit row)")
-    q.set_defaults(func=_with_kb(_forget))
+    q.set_defaults(func=lazy("aya_lab.room_cli:kb_forget"))
     q = kb_sub.add_parser("audit", help="list the audit rows (who forgot what, and why)")
     q.add_argument("room", help="room file")
-    q.set_defaults(func=_with_kb(_audit))
+    q.set_defaults(func=lazy("aya_lab.room_cli:kb_audit"))
 
 
-_MODEL_HELP = (
-    "model spec for every role, or ROLE=SPEC for one (roles: translator, aya); repeatable, e.g. "
-    "--model translator=gemma3-270m --model aya=smollm2 (default: AYA_LAB_MODEL or smollm2)"
-)
-
-
-def build_parser() -> argparse.ArgumentParser:
+def build_parser(load: tuple[str, ...] | None = None) -> argparse.ArgumentParser:
+    """The ``aya-lab`` parser. ``load`` names the command groups (:data:`GROUPS`) whose parsers are
+    imported and built (default: all); the others are listed with their help only, which is all
+    ``aya-lab --help`` shows."""
     parser = CliParser(prog="aya-lab", description="aya_lab: multilingual multi-agent workplace chat")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
     sub.required = True
-    p = sub.add_parser("demo", help="play a scripted multilingual conversation with Aya and print the feeds")
-    p.add_argument("--room", default="runs/demo.sqlite", help="room file (recreated)")
-    p.add_argument("--model", action="append", metavar="[ROLE=]SPEC", help=_MODEL_HELP)
-    p.add_argument("--max-new-tokens", type=int, default=64)
-    p.set_defaults(func=_cmd_demo)
-    p = sub.add_parser("chat", help="interactive room REPL (/as NAME, /feed NAME, /graph, /quit)")
-    p.add_argument("room", help="room file (created if missing)")
-    p.add_argument("--model", action="append", metavar="[ROLE=]SPEC", help=_MODEL_HELP)
-    p.add_argument("--user", action="append", metavar="NAME:LANG", help="add a user (repeatable)")
-    p.set_defaults(func=_cmd_chat)
-    register_graph(sub)
-    register_eval(sub)
-    register_attacks(sub)
-    register_kb(sub)
+    for name in ("demo", "chat", *GROUPS, "kb"):
+        if name not in GROUPS:
+            _add_room_commands(sub, name)
+        elif load is None or name in load:
+            for ref in GROUPS[name][1]:
+                resolve_ref(ref)(sub)
+        else:
+            sub.add_parser(name, help=GROUPS[name][0], add_help=False)
     return parser
 
 
 def main(argv: list[str] | None = None) -> int:
-    """Run one command; returns its exit status (2 and one ``error: ...`` line on bad input)."""
-    parser = build_parser()
+    """Run one command; returns its exit status (2 and one ``error: ...`` line on bad input). Only the
+    named command's group is imported (see the module docstring)."""
+    argv = sys.argv[1:] if argv is None else list(argv)
+    command = next((a for a in argv if not a.startswith("-")), None)
+    parser = build_parser(load=(command,) if command in GROUPS else ())
     try:
         args = parser.parse_args(argv)
     except SystemExit as exc:  # --help (0) or a usage error (2, already printed by CliParser.error)

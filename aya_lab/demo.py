@@ -14,6 +14,8 @@ from typing import TextIO
 
 from aya_lab.models.loader import ROLES, default_role_models, load_role_models, parse_role_models, parse_spec
 from aya_lab.room import ChatRoom
+from aya_lab.room.integrity import room_file_problem
+from aya_lab.text_safety import for_terminal
 
 USERS = {"amara": "swh", "lena": "deu", "kofi": "eng", "sophie": "fra"}
 
@@ -38,8 +40,14 @@ STILL_FAILS = (
 
 def _remove_room(room_path: Path) -> None:
     """Delete a room file and its knowledge base (with their WAL files); refuse a file that is no SQLite
-    database, so that a mistyped ``--room`` never deletes someone's data."""
+    database, nor anything that is no regular file (``--room /dev/null``), so that a mistyped ``--room``
+    never deletes someone's data."""
     for p in (room_path, room_path.with_suffix(".kb.sqlite")):
+        for q in (p, Path(f"{p}-wal"), Path(f"{p}-shm")):
+            if q.exists() and not q.is_file():
+                raise ValueError(
+                    f"{q} exists and is no regular file (a device, folder or pipe); pass another --room path"
+                )
         if p.is_file() and p.stat().st_size:
             with p.open("rb") as f:
                 if f.read(16) != b"SQLite format 3\x00":
@@ -73,6 +81,9 @@ def run_demo(
     room_path = Path(room_path)
     if fresh:
         _remove_room(room_path)
+    problem = room_file_problem(room_path)  # before minutes of model loading
+    if problem:
+        raise ValueError(problem)
     t0 = time.perf_counter()
     roles = load_role_models(model, specs, settings={"max_new_tokens": max_new_tokens})
     for role, chat_model in roles.items():
@@ -92,14 +103,14 @@ def run_demo(
     )
     total = time.perf_counter()
     for sender, text in SCRIPT:
-        print(f">>> {sender}: {text}", file=out)
+        print(f">>> {sender}: {for_terminal(text, '    ')}", file=out)
         report = room.send(sender, text)
-        print(report, "\n", file=out)
+        print(for_terminal(str(report)), "\n", file=out)
     print(f"{len(SCRIPT)} messages in {time.perf_counter() - total:.1f} s\n", file=out)
     for user, lang in room.users.items():
         print(f"--- feed of {user} ({lang}) ---", file=out)
         for d in room.feed(user):
-            print(f"  {d!r}", file=out)
+            print(f"  {for_terminal(repr(d), '    ')}", file=out)
         print(file=out)
     print(STILL_FAILS, file=out)
     return room

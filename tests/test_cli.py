@@ -7,9 +7,10 @@ from pathlib import Path
 import pytest
 from langchain_core.embeddings import DeterministicFakeEmbedding
 
-import aya_lab.cli
-from aya_lab.cli import ChatRepl, main
+import aya_lab.room_cli
+from aya_lab.cli import main
 from aya_lab.room import ChatRoom
+from aya_lab.room_cli import ChatRepl
 from tests.fakes import FakeRoomModel
 
 
@@ -61,7 +62,7 @@ def test_help_exits_0(capsys):
 
 
 def test_cli_uses_only_the_public_room_api():
-    tree = ast.parse(Path(aya_lab.cli.__file__).read_text())
+    tree = ast.parse(Path(aya_lab.room_cli.__file__).read_text())
     private = [
         f"{ast.unparse(n.value)}.{n.attr} (line {n.lineno})"
         for n in ast.walk(tree)

@@ -38,7 +38,7 @@ from aya_lab.eval.translation.results import Results, compare
 from aya_lab.eval.translation.specs import model_options
 from aya_lab.prompts import load_prompt
 
-__all__ = ["register", "command_group", "main"]
+__all__ = ["register", "register_eval", "command_group", "main"]
 
 
 def _eval_translate(args: argparse.Namespace) -> int:
@@ -218,6 +218,11 @@ datasets: ntrex128, floresv1, mafand, workplace (with --pairs), or your own line
 def register(subparsers: argparse._SubParsersAction) -> None:
     """Add ``data list|fetch|languages`` and ``eval translate|compare|summarize|route`` to ``subparsers``."""
     register_data(subparsers)
+    register_eval(subparsers)
+
+
+def register_eval(subparsers: argparse._SubParsersAction) -> None:
+    """Add ``eval translate|compare|summarize|route`` to ``subparsers``."""
     ev = command_group(subparsers, "eval", "evaluate translation, summaries, routing")
     p = ev.add_parser(
         "translate",

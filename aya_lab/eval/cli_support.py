@@ -1,5 +1,7 @@
-"""Pieces the ``aya-lab data|eval`` commands share: command groups, the one-line error guard, the
-``data`` commands, and the model/progress options every model-backed ``eval`` command takes.
+"""Pieces the ``aya-lab eval`` commands share: the one-line error guard (with the executor of
+``--engine``), and the model/progress options every model-backed ``eval`` command takes. Command groups
+and the ``data`` commands live in :mod:`aya_lab.datasets.cli` (re-exported here), so ``aya-lab data``
+starts without the model stack.
 
 Options common to ``eval translate|summarize|route`` (:func:`add_run_options`): ``--model``,
 ``--max-new-tokens``, ``--batch-size``, ``--n``, ``--out``, ``--n-bootstrap``, ``--seed``,
@@ -16,9 +18,7 @@ from typing import Any
 
 import pandas as pd
 
-from aya_lab.datasets.fetch import fetch_dataset
-from aya_lab.datasets.parallel import list_datasets
-from aya_lab.languages import LANGUAGES
+from aya_lab.datasets.cli import EXPECTED_ERRORS, command_group, register_data
 from aya_lab.models import load_chat_model
 from aya_lab.models.engine import executor_from_env
 from aya_lab.models.executor import ENGINES, use_executor
@@ -37,7 +37,7 @@ __all__ = [
     "check_out",
 ]
 
-_EXPECTED_ERRORS: tuple[type[BaseException], ...] = (ValueError, FileNotFoundError, RuntimeError, KeyError)
+_EXPECTED_ERRORS = EXPECTED_ERRORS
 
 NOTEBOOK_DEFAULTS: dict[str, dict[str, int]] = {
     "translate": {"max_new_tokens": 64, "batch_size": 16},  # notebook 03
@@ -45,19 +45,6 @@ NOTEBOOK_DEFAULTS: dict[str, dict[str, int]] = {
     "summarize": {"max_new_tokens": 128, "batch_size": 8},  # notebook 05 (the model's default batch)
 }
 """Generation defaults of each ``eval`` command: those the notebooks load their model with."""
-
-
-def command_group(subparsers: argparse._SubParsersAction, name: str, help: str) -> argparse._SubParsersAction:
-    """The subparsers of top-level group ``name`` (``data``, ``eval``), created on first use."""
-    parser = subparsers.choices.get(name)
-    if parser is None:
-        parser = subparsers.add_parser(name, help=help, description=help)
-    group = getattr(parser, "_aya_group", None)
-    if group is None:
-        group = parser.add_subparsers(dest=f"{name}_command", metavar="COMMAND")
-        group.required = True
-        parser._aya_group = group
-    return group
 
 
 def guard(fn: Callable[[argparse.Namespace], int]) -> Callable[[argparse.Namespace], int]:
@@ -169,52 +156,3 @@ def model_from_args(args: argparse.Namespace, role: str = "aya") -> Any:
     """The chat model ``--model`` names for ``role``, loaded with ``--max-new-tokens`` and ``--batch-size``
     (a spec named for both roles is one object: loaded models are memoised)."""
     return load_chat_model(role_spec(args, role), **model_settings(args))
-
-
-# -- data ------------------------------------------------------------------------------------------
-
-
-def _data_list(args: argparse.Namespace) -> int:
-    for info in list_datasets():
-        state = "present" if info.present else "absent "
-        langs = (
-            " ".join(info.languages)
-            if info.present
-            else (f"run `aya-lab data fetch {info.name}`" if info.fetchable else "ships with the repository")
-        )
-        print(f"{info.name:<10} {state} {info.location}")
-        print(f"{'':<10} splits: {', '.join(info.splits)}; license: {info.license}; languages: {langs}")
-    return 0
-
-
-def _data_fetch(args: argparse.Namespace) -> int:
-    langs = [x for x in args.languages.split(",") if x.strip()] if args.languages else None
-    path = fetch_dataset(args.name, args.dest, base_url=args.base_url, languages=langs, verify=not args.no_verify)
-    print(f"fetched {args.name} into {path}")
-    return 0
-
-
-def _data_languages(args: argparse.Namespace) -> int:
-    print(f"{'code':<5} {'name':<12} {'iso1':<5} {'nllb':<9} {'langid':<7} {'bleu tok':<8} aliases")
-    for lang in LANGUAGES:
-        print(
-            f"{lang.code:<5} {lang.name:<12} {lang.iso1 or '-':<5} {lang.nllb:<9} "
-            f"{'yes' if lang.lingua else 'n/a':<7} {lang.sacrebleu_tokenizer:<8} {', '.join(lang.aliases)}"
-        )
-    return 0
-
-
-def register_data(subparsers: argparse._SubParsersAction) -> None:
-    """``data list|fetch|languages``."""
-    data = command_group(subparsers, "data", "test sets: list, fetch, language codes")
-    p = data.add_parser("list", help="which test sets are present, with their languages")
-    p.set_defaults(func=guard(_data_list))
-    p = data.add_parser("fetch", help="download a test set from its public source")
-    p.add_argument("name", help="ntrex128, floresv1 or mafand")
-    p.add_argument("--dest", default=None, help="target folder (default: $AYA_LAB_DATA_DIR/NAME)")
-    p.add_argument("--base-url", default=None, help="mirror of raw.githubusercontent.com")
-    p.add_argument("--languages", default=None, help="comma-separated subset, e.g. swh,yor")
-    p.add_argument("--no-verify", action="store_true", help="keep files whose checksums differ")
-    p.set_defaults(func=guard(_data_fetch))
-    p = data.add_parser("languages", help="the language table (codes, names, coverage)")
-    p.set_defaults(func=guard(_data_languages))

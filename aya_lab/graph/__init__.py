@@ -14,15 +14,17 @@ Modules: :mod:`~aya_lab.graph.spec` (pydantic models, structural check), :mod:`~
 (the condition language), :mod:`~.registry`, :mod:`~.overlay` (variant specs), :mod:`~.compat`
 (kenkenpa's compatibility mode), :mod:`~.check`, :mod:`~.joins` (joins that can starve, loops that
 never end), :mod:`~.reader` (hostile files: size, depth and alias limits, confined bases),
-:mod:`~.load`, :mod:`~.build`, :mod:`~.kenkenpa` (kenkenpa's ``StateGraphBuilder`` API), :mod:`~.schema`, :mod:`~.errors`, :mod:`~.cli` (``aya-lab graph ...``).
+:mod:`~.load`, :mod:`~.build`, :mod:`~.kenkenpa` (kenkenpa's ``StateGraphBuilder`` API), :mod:`~.schema`,
+:mod:`~.errors`, :mod:`~.structure` (the structural check), :mod:`~.cli` (``aya-lab graph ...``).
 """
 
 from __future__ import annotations
 
-from aya_lab.graph.build import build_graph, draw, spec_hash, to_spec
+import importlib
+from typing import TYPE_CHECKING, Any
+
 from aya_lab.graph.check import check_spec
 from aya_lab.graph.errors import ConditionError, Problem, RegistryError, SpecError, SpecFileError, SpecWarning
-from aya_lab.graph.kenkenpa import StateGraphBuilder
 from aya_lab.graph.load import load_spec, read_spec_data
 from aya_lab.graph.registry import (
     Registry,
@@ -39,6 +41,14 @@ from aya_lab.graph.spec import (
     NodeSpec,
     StateFieldSpec,
 )
+
+if TYPE_CHECKING:
+    from aya_lab.graph.build import build_graph, draw, spec_hash, to_spec
+    from aya_lab.graph.kenkenpa import StateGraphBuilder
+
+_BUILD = ("build_graph", "draw", "spec_hash", "to_spec")
+"""Imported from :mod:`~.build` on first use (PEP 562): building needs LangGraph's graph module, which
+costs a second to import; reading and checking a spec does not."""
 
 __all__ = [
     "StateGraphBuilder",
@@ -67,3 +77,11 @@ __all__ = [
     "RegistryError",
     "ConditionError",
 ]
+
+
+def __getattr__(name: str) -> Any:
+    if name in _BUILD:
+        return getattr(importlib.import_module("aya_lab.graph.build"), name)
+    if name == "StateGraphBuilder":  # builds graphs too: LangGraph's graph module on first use
+        return importlib.import_module("aya_lab.graph.kenkenpa").StateGraphBuilder
+    raise AttributeError(f"module 'aya_lab.graph' has no attribute {name!r}")

@@ -8,14 +8,15 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-from langgraph.graph import END, START
+from langgraph.constants import END, START
 
 from aya_lab.graph.compat import explain_strict
 from aya_lab.graph.conditions import CheckContext, check_conditions, dynamic_targets, literal_targets
-from aya_lab.graph.errors import COMPAT_HINT, PathPart, Problems, did_you_mean, format_path
+from aya_lab.graph.errors import COMPAT_HINT, PathPart, Problems, did_you_mean, format_path, hidden_characters
 from aya_lab.graph.joins import FlowGraph, Join
 from aya_lab.graph.registry import Registry
-from aya_lab.graph.spec import NODE_KINDS, SPECIAL, check_structure, flow_parameter, key_list
+from aya_lab.graph.spec import NODE_KINDS, SPECIAL, flow_parameter, key_list
+from aya_lab.graph.structure import check_structure
 
 __all__ = ["check_spec"]
 
@@ -57,8 +58,19 @@ class _Level:
         return _Level(path, self.reg, self.problems, self.compat, self.warnings)
 
 
+def _hidden(name: Any, what: str, path: list[PathPart], lvl: _Level) -> bool:
+    """Refuse a name holding invisible, control or bidi characters (it can pass for another name)."""
+    found = hidden_characters(name) if isinstance(name, str) else ""
+    if found:
+        why = "invisible or control characters make names look alike or reorder what is shown"
+        lvl.problems.add(path, f"{what} {name!r} holds {found}: {why}; use visible characters only")
+    return bool(found)
+
+
 def _check_graph(g: dict[str, Any], lvl: _Level) -> None:
     fp = flow_parameter(g)
+    if not lvl.path:  # a subgraph's name is its node name, checked with the nodes
+        _hidden(fp.get("name"), "graph name", [*lvl.path, "flow_parameter", "name"], lvl)
     if lvl.path and "compat" in g:
         lvl.problems.add([*lvl.path, "compat"], "compat applies to the whole spec; put it at the top level only")
     _check_state(fp, lvl)
@@ -100,6 +112,8 @@ def _check_state(fp: dict[str, Any], lvl: _Level) -> None:
                     [*p, "field_name"],
                     f"invalid state field name {name!r}: use a non-empty name not starting with '__' (LangGraph reserves those)",
                 )
+            else:
+                _hidden(name, "state field name", [*p, "field_name"], lvl)
             lvl.fields.add(name)
         for key, table, how in (("type", "types", "add_type"), ("reducer", "reducers", "add_reducer")):
             value = f.get(key)
@@ -125,6 +139,7 @@ def _check_nodes(flows: list[Any], lvl: _Level) -> None:
                 lvl.problems.add(where, f"invalid node name {name!r}: use a non-empty name without ':' or '|'")
             else:
                 lvl.nodes[name] = i
+                _hidden(name, "node name", where, lvl)
         if flow.get("kind") == "stategraph":
             _check_graph(flow, lvl.sub(p))
             continue
@@ -148,7 +163,8 @@ def _node_ref(name: Any, p: list[PathPart], lvl: _Level, *, as_start: bool) -> b
     if name not in lvl.nodes:
         special = "START" if as_start else "END"
         nodes = set(lvl.nodes)
-        hint = did_you_mean(name, nodes | {special}) or f" (nodes: {', '.join(sorted(nodes)) or 'none'}; or {special})"
+        hint = "" if lvl.problems.busy else did_you_mean(name, nodes | {special})
+        hint = hint or f" (nodes: {', '.join(sorted(nodes)[:20]) or 'none'}{', ...' * (len(nodes) > 20)}; or {special})"
         lvl.problems.add(p, f"unknown node {name!r}{hint}")
         return False
     return True

@@ -5,7 +5,8 @@ handler as ``args.func`` (``func(args) -> exit code``). Standalone: ``python -m 
 
 Names come from the registries given with ``--registry MODULE:ATTR`` (repeatable; ATTR is a
 Registry or a zero-argument callable returning one), merged over the built-in registry; without the
-option, the Aya room's registry ``aya_lab.room.nodes:aya_registry`` is used. ``draw --placeholders``
+option, the Aya room's names ``aya_lab.room.names:aya_names`` are used (its factories are imported
+when ``draw`` builds the graph, so ``validate`` never imports the model stack). ``draw --placeholders``
 draws without them (unknown factories become no-op nodes); ``validate`` always reports unknown names.
 ``--compat kenkenpa`` reads a spec as kenkenpa does (each leniency printed as ``warning: ...``).
 Bad input prints ``error: ...`` and exits with status 2.
@@ -14,6 +15,7 @@ Bad input prints ``error: ...`` and exits with status 2.
 from __future__ import annotations
 
 import argparse
+import importlib
 import json
 import sys
 import warnings
@@ -21,7 +23,6 @@ from typing import Any
 
 import yaml
 
-from aya_lab.graph.build import draw, spec_hash
 from aya_lab.graph.errors import RegistryError, SpecError, SpecWarning
 from aya_lab.graph.load import load_spec
 from aya_lab.graph.registry import Registry, registry_from_refs
@@ -31,7 +32,9 @@ from aya_lab.graph.spec import GraphSpec
 __all__ = ["register", "main"]
 
 
-DEFAULT_REGISTRY = "aya_lab.room.nodes:aya_registry"
+DEFAULT_REGISTRY = "aya_lab.room.names:aya_names"
+"""The Aya room's names, its factories imported only when a graph is built (``draw``): ``validate``
+starts without the model stack."""
 
 
 def _registry(args: argparse.Namespace) -> Registry:
@@ -64,7 +67,7 @@ def _cmd_validate(args: argparse.Namespace) -> int:
     except (SpecError, RegistryError, OSError, ImportError, ValueError) as exc:
         return _fail(exc)
     nodes = len(spec.node_names())
-    print(f"ok: {spec.name} ({nodes} nodes, {len(spec.flows)} flows), hash {spec_hash(spec)}")
+    print(f"ok: {spec.name} ({nodes} nodes, {len(spec.flows)} flows), hash {spec.hash}")
     return 0
 
 
@@ -72,6 +75,8 @@ def _cmd_draw(args: argparse.Namespace) -> int:
     try:
         reg = _registry(args)
         spec = _load(args, reg, check_registry=not args.placeholders)
+        # building imports LangGraph's graph module (a second): only draw needs it, so it is imported here
+        draw = importlib.import_module("aya_lab.graph.build").draw
         print(draw(spec, reg, format=args.format, placeholders=args.placeholders, xray=args.xray))
     except SpecError as exc:
         unknown = any("unknown factory" in p.message for p in exc.problems)
@@ -88,7 +93,7 @@ def _cmd_hash(args: argparse.Namespace) -> int:
         spec = _load(args, check_registry=False)
     except (SpecError, OSError) as exc:
         return _fail(exc)
-    print(spec_hash(spec))
+    print(spec.hash)
     return 0
 
 

@@ -33,9 +33,7 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
-from langchain_core.runnables import RunnableConfig
-from langgraph.graph import END, START
-from langgraph.types import Send
+from langgraph.constants import END, START
 
 from aya_lab.graph.errors import COMPAT_HINT, ConditionError, PathPart, Problems, did_you_mean, format_path
 
@@ -330,6 +328,8 @@ def _compile_expression(expr: dict[str, Any], functions: dict[str, Callable[...,
 
 
 def _normalize_targets(value: Any, convert: bool, where: str) -> list[Any]:
+    from langgraph.types import Send  # at run time: langgraph.types costs a second that validation skips
+
     items = list(value) if isinstance(value, (list, tuple)) else [value]
     out: list[Any] = []
     for item in items:
@@ -395,5 +395,7 @@ def compile_conditions(
 
     route.__name__ = route.__qualname__ = name
     # LangGraph passes the config to a callable whose 'config' parameter is typed RunnableConfig.
+    from langchain_core.runnables import RunnableConfig
+
     route.__annotations__ = {"state": Any, "config": RunnableConfig, "return": list}
     return route

@@ -10,8 +10,11 @@ from __future__ import annotations
 
 import difflib
 import re
+import unicodedata
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
+
+from aya_lab.text_safety import describe_code_points
 
 __all__ = [
     "Problem",
@@ -22,11 +25,17 @@ __all__ = [
     "ConditionError",
     "format_path",
     "did_you_mean",
+    "hidden_characters",
     "COMPAT_HINT",
+    "MAX_SHOWN_PROBLEMS",
 ]
 
 COMPAT_HINT = "; or run the spec as kenkenpa does: add `compat: kenkenpa` at its top (CLI: --compat kenkenpa)"
 """Appended to every strict refusal that kenkenpa's compatibility mode would accept."""
+
+MAX_SHOWN_PROBLEMS = 20
+"""A :class:`SpecError` lists this many problems, then counts the rest (20,000 unknown keys are 20
+lines and a count, not 20,003 lines)."""
 
 PathPart = str | int
 _IDENT = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
@@ -55,7 +64,36 @@ def did_you_mean(name: object, candidates: Iterable[str]) -> str:
         lowered = {c.lower(): c for c in pool}
         if name.lower() in lowered:
             best = [lowered[name.lower()]]
-    return f" (did you mean {best[0]!r}?)" if best else ""
+    return f" (did you mean {best[0]!r}?{_lookalike(name, best[0])})" if best else ""
+
+
+def _lookalike(name: str, best: str) -> str:
+    """Where ``name`` and its suggestion differ in a non-ASCII or invisible character (so they may look
+    identical), the code points that differ: `` 'аgent' has U+0430 CYRILLIC SMALL LETTER A where
+    'agent' has U+0061 LATIN SMALL LETTER A``."""
+    diffs = [
+        (name[i1:i2], best[j1:j2])
+        for tag, i1, i2, j1, j2 in difflib.SequenceMatcher(None, name, best, autojunk=False).get_opcodes()
+        if tag != "equal"
+    ]
+    if all((a + b).isascii() and (a + b).isprintable() for a, b in diffs):
+        return ""
+    shown = "; ".join(
+        f"{name!r} has {describe_code_points(a) or 'nothing'} where {best!r} has {describe_code_points(b) or 'nothing'}"
+        for a, b in diffs[:3]
+    )
+    return f" They look alike but differ: {shown}"
+
+
+def hidden_characters(name: str) -> str:
+    """The code points in ``name`` that are invisible, control, bidi or unusual space characters
+    (categories Cc, Cf, Cs, Co, Cn, Zl, Zp, and any space but U+0020), or ``''``: such a name can look
+    like another, or reorder the text shown around it."""
+    bad = [ch for ch in dict.fromkeys(name) if unicodedata.category(ch) in _HIDDEN or (ch.isspace() and ch != " ")]
+    return describe_code_points("".join(bad))
+
+
+_HIDDEN = {"Cc", "Cf", "Cs", "Co", "Cn", "Zl", "Zp"}
 
 
 @dataclass(frozen=True)
@@ -70,7 +108,8 @@ class Problem:
 
 
 class SpecError(ValueError):
-    """A graph spec (or overlay) is invalid. ``str()``: a summary line, then one problem per line."""
+    """A graph spec (or overlay) is invalid. ``str()``: a summary line, then one problem per line (the
+    first :data:`MAX_SHOWN_PROBLEMS`, then a count of the rest; ``.problems`` holds them all)."""
 
     def __init__(self, problems: Sequence[Problem], source: str | None = None) -> None:
         self.problems: list[Problem] = list(problems)
@@ -81,7 +120,10 @@ class SpecError(ValueError):
         n = len(self.problems)
         where = f" in {self.source}" if self.source else ""
         head = f"graph spec{where} has {n} problem{'s' if n != 1 else ''}:"
-        return "\n".join([head, *(f"  {p}" for p in self.problems)])
+        lines = [head, *(f"  {p}" for p in self.problems[:MAX_SHOWN_PROBLEMS])]
+        if n > MAX_SHOWN_PROBLEMS:
+            lines.append(f"  ... and {n - MAX_SHOWN_PROBLEMS} more (fix these first; the rest are in .problems)")
+        return "\n".join(lines)
 
     def __str__(self) -> str:
         return self._render()
@@ -122,6 +164,11 @@ class Problems:
 
     def __bool__(self) -> bool:
         return bool(self.items)
+
+    @property
+    def busy(self) -> bool:
+        """As many problems as a :class:`SpecError` shows: skip the costly hints of further ones."""
+        return len(self.items) >= MAX_SHOWN_PROBLEMS
 
     def raise_if_any(self, source: str | None = None) -> None:
         if self.items:

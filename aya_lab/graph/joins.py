@@ -25,7 +25,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 
-from langgraph.graph import END, START
+from langgraph.constants import END, START
 
 from aya_lab.graph.errors import PathPart
 

@@ -17,7 +17,7 @@ from aya_lab.graph.check import check_spec
 from aya_lab.graph.compat import normalize_aliases, prune_for_kenkenpa, resolve_mode
 from aya_lab.graph.errors import Problem, Problems, SpecError, SpecWarning, format_path
 from aya_lab.graph.overlay import apply_changes, check_overlay_structure, is_overlay
-from aya_lab.graph.reader import check_data_limits, confine_base, read_spec_file, require_mapping
+from aya_lab.graph.reader import check_data_limits, check_spec_size, confine_base, read_spec_file, require_mapping
 from aya_lab.graph.registry import Registry, default_registry
 from aya_lab.graph.spec import GraphSpec, Source
 
@@ -88,6 +88,7 @@ def load_spec(
     """
     data, lineage = read_spec_data(source, base_dir=base_dir)
     label = lineage[-1] if lineage else None
+    check_spec_size(data, label)  # before the checks whose cost grows with the graph
     if compat is None and isinstance(source, GraphSpec):
         compat = source._mode
     mode = resolve_mode(data, compat)

@@ -34,7 +34,8 @@ from typing import Any
 from pydantic import BaseModel, ConfigDict
 
 from aya_lab.graph.errors import PathPart, Problems, did_you_mean
-from aya_lab.graph.spec import EdgeParameter, StateFieldSpec, check_model
+from aya_lab.graph.spec import EdgeParameter, StateFieldSpec
+from aya_lab.graph.structure import check_model
 
 __all__ = ["OverlaySpec", "is_overlay", "apply_changes", "check_overlay_structure", "CHANGE_OPS"]
 

@@ -4,7 +4,8 @@ overlay bases confined to the overlay's folder.
 A graph spec is small, hand-written data, so a file is refused before it can cost much:
 
 - over :data:`MAX_SPEC_BYTES` (checked before reading, and at most that much is ever read);
-- not UTF-8 text;
+- not UTF-8 text, or text holding a control character (NUL, ESC, C1...: anything YAML does not call
+  printable; ``graph validate /proc/self/environ`` is refused here, at the first NUL, echoing nothing);
 - nested deeper than :data:`MAX_SPEC_DEPTH` mappings/lists (checked while YAML is composed and
   before JSON is parsed, so a deep file never reaches a recursive function);
 - using a YAML anchor (``&name``) or alias (``*name``): the composer refuses the first one it meets,
@@ -22,6 +23,7 @@ so no error can echo another file's content. Every refusal is one :class:`SpecFi
 from __future__ import annotations
 
 import json
+import re
 import stat
 from pathlib import Path
 from typing import Any
@@ -29,14 +31,18 @@ from typing import Any
 import yaml
 
 from aya_lab.graph.errors import PathPart, SpecFileError, format_path
+from aya_lab.text_safety import describe_code_points
 
 __all__ = [
     "MAX_SPEC_BYTES",
     "MAX_SPEC_DEPTH",
     "MAX_SPEC_ITEMS",
+    "MAX_SPEC_NODES",
+    "MAX_SPEC_EDGES",
     "BUILTIN_GRAPHS",
     "read_spec_file",
     "check_data_limits",
+    "check_spec_size",
     "confine_base",
     "require_mapping",
 ]
@@ -47,9 +53,17 @@ MAX_SPEC_DEPTH = 32
 """The deepest nesting of mappings and lists (the deepest shipped or test spec has 12)."""
 MAX_SPEC_ITEMS = 100_000
 """The most values a dict spec may hold, shared references counted each time."""
+MAX_SPEC_NODES = 300
+"""The most nodes (subgraphs and their nodes included) a spec may have (the room's graph has 5)."""
+MAX_SPEC_EDGES = 1500
+"""The most edges a spec may have: each start -> end pair of an edge, and each conditional edge or
+entry point, subgraphs included. Checking a spec at both limits takes a fraction of a second."""
 BUILTIN_GRAPHS = Path(__file__).resolve().parent.parent / "graphs"
 """The packaged specs (``aya_lab/graphs``): any overlay may name one of them as its base."""
 
+_NOT_PRINTABLE = re.compile("[^\t\n\r\x20-\x7e\x85\xa0-\ud7ff\ue000-\ufffd\U00010000-\U0010ffff]")
+"""What YAML (PyYAML's reader) refuses as not printable: C0 controls but tab and line breaks, DEL, C1
+but NEL, surrogates, U+FFFE/U+FFFF. JSON allows none of them unescaped either."""
 _ALIAS_FIX = "write the value out instead of using an alias"
 _DEPTH_FIX = f"nested more than {MAX_SPEC_DEPTH} levels deep; a graph spec is shallow: flatten this value"
 
@@ -114,15 +128,70 @@ def _read_text(path: Path) -> str:
             label,
         )
     try:
-        return raw.decode("utf-8").removeprefix("\ufeff")
+        text = raw.decode("utf-8").removeprefix("\ufeff")
     except UnicodeDecodeError as exc:
         raise SpecFileError(
             label, f"not UTF-8 text (byte 0x{raw[exc.start]:02x} at offset {exc.start}); re-save it as UTF-8", label
         ) from None
+    bad = _NOT_PRINTABLE.search(text)
+    if bad:
+        i = bad.start()
+        where = _at(label, text.count("\n", 0, i) + 1, i - text.rfind("\n", 0, i))
+        raise SpecFileError(
+            where,
+            f"control character {describe_code_points(bad.group())} in a graph spec, which is text; "
+            "remove it (a value that needs one writes it as an escape in a double-quoted string)",
+            label,
+        )
+    return text
+
+
+_FAST = getattr(yaml, "CSafeLoader", None)
+"""libyaml's loader, when PyYAML has it: parsing a 256 KiB spec takes tens of milliseconds instead of
+a second or more in pure Python."""
+
+
+def _refuse_in_events(text: str) -> None:
+    """The limits of :class:`_SpecLoader`, checked on libyaml's event stream before anything is
+    composed: the first anchor or alias, a flow collection 33 deep, any collection 33 deep."""
+    flows: list[bool] = []
+    for event in yaml.parse(text, Loader=_FAST):
+        if isinstance(event, yaml.AliasEvent):
+            raise _Refused(event.start_mark, f"YAML alias *{event.anchor} is not allowed in a graph spec; {_ALIAS_FIX}")
+        if getattr(event, "anchor", None):
+            raise _Refused(
+                event.start_mark, f"YAML anchor &{event.anchor} is not allowed in a graph spec; {_ALIAS_FIX}"
+            )
+        if isinstance(event, (yaml.MappingStartEvent, yaml.SequenceStartEvent)):
+            flows.append(bool(event.flow_style))
+            if len(flows) > MAX_SPEC_DEPTH or sum(flows) > MAX_SPEC_DEPTH:
+                raise _Refused(event.start_mark, _DEPTH_FIX)
+        elif isinstance(event, (yaml.MappingEndEvent, yaml.SequenceEndEvent)):
+            flows.pop()
 
 
 def _parse_yaml(text: str, label: str, name: str) -> Any:
-    loader = _SpecLoader(text)
+    """Parse with libyaml when PyYAML has it (anchors and aliases refused on its events, where
+    :class:`_SpecLoader` refuses them); on a syntax error or too deep a nesting, parse again with the
+    pure-Python :class:`_SpecLoader` for its own located message (it stops there, so this costs little)."""
+    if _FAST is not None:
+        try:
+            _refuse_in_events(text)
+            return yaml.load(text, Loader=_FAST)  # noqa: S506  (libyaml's *safe* loader)
+        except _Refused as exc:
+            if exc.message != _DEPTH_FIX:  # the place of a depth refusal is the pure-Python scanner's
+                where = _at(label, exc.mark.line + 1, exc.mark.column + 1) if exc.mark else label
+                raise SpecFileError(where, exc.message, label) from None
+        except yaml.YAMLError:
+            pass
+    return _parse_yaml_slowly(text, label, name)
+
+
+def _parse_yaml_slowly(text: str, label: str, name: str) -> Any:
+    try:
+        loader = _SpecLoader(text)
+    except yaml.YAMLError as exc:  # the reader checks the text first; _read_text refused what it refuses
+        raise SpecFileError(label, f"cannot parse {name}: {type(exc).__name__}; fix the text", label) from None
     try:
         return loader.get_single_data()
     except _Refused as exc:
@@ -210,6 +279,35 @@ def check_data_limits(data: Any, label: str | None) -> None:
             raise SpecFileError(f"{where}: {format_path(path)}", _DEPTH_FIX, label)
         for key, value in children:
             stack.append((value, depth + 1, (*path, key if isinstance(key, int) else str(key))))
+
+
+def check_spec_size(data: Any, label: str | None) -> None:
+    """Refuse resolved spec data with more than :data:`MAX_SPEC_NODES` nodes or :data:`MAX_SPEC_EDGES`
+    edges (counted without recursion), before any check whose cost grows with them runs."""
+    nodes = edges = 0
+    todo = [data]
+    while todo:
+        graph = todo.pop()
+        flows = graph.get("flows") if isinstance(graph, dict) else None
+        for flow in flows if isinstance(flows, list) else []:
+            kind = flow.get("kind") if isinstance(flow, dict) else None
+            fp = flow.get("flow_parameter") if isinstance(flow, dict) else None
+            if kind in ("node", "stategraph"):
+                nodes += 1
+                todo.append(flow)
+            elif kind == "edge" and isinstance(fp, dict):
+                ends = [len(k) if isinstance(k, list) else 1 for k in (fp.get("start_key"), fp.get("end_key"))]
+                edges += ends[0] * ends[1]
+            elif kind is not None:
+                edges += 1
+    for count, limit, what in ((nodes, MAX_SPEC_NODES, "nodes"), (edges, MAX_SPEC_EDGES, "edges")):
+        if count > limit:
+            raise SpecFileError(
+                label or "<spec>",
+                f"{count} {what}, over the limit of {limit} for a graph spec; split the graph into "
+                "smaller specs, or build it in Python",
+                label,
+            )
 
 
 def confine_base(base: str, folder: Path, overlay: str) -> Path:

@@ -17,7 +17,7 @@ Registering a different object under a taken name raises :class:`RegistryError` 
 
 Other packages plug their registry in one way: a ``module:attr`` reference
 (:func:`load_registry_ref`), which the ``aya-lab graph`` CLI takes as ``--registry`` (default: the
-Aya room's registry, ``aya_lab.room.nodes:aya_registry``). Nothing registers itself on import.
+Aya room's names, ``aya_lab.room.names:aya_names``). Nothing registers itself on import.
 """
 
 from __future__ import annotations
@@ -37,6 +37,7 @@ __all__ = [
     "load_registry_ref",
     "append_list",
     "merge_dict",
+    "LazyFactory",
     "ReducerError",
     "const_update",
     "length",
@@ -235,9 +236,15 @@ def merge_dict(left: Any, right: Any) -> dict[Any, Any]:
     return current
 
 
-def _builtin_reducers() -> dict[str, Callable[[Any, Any], Any]]:
-    from langgraph.graph.message import add_messages
+def add_messages(left: Any, right: Any) -> Any:
+    """Reducer ``"add_messages"``: LangGraph's ``add_messages``, imported on first use (LangGraph's
+    graph module costs a second to import, which validating a spec does not need)."""
+    from langgraph.graph.message import add_messages as merge
 
+    return merge(left, right)
+
+
+def _builtin_reducers() -> dict[str, Callable[[Any, Any], Any]]:
     return {
         "operator.add": operator.add,
         "append_list.v1": append_list,
@@ -273,6 +280,26 @@ def default_registry() -> Registry:
         node_factories={"const_update.v1": const_update},
         evaluation_functions={"len.v1": length},
     )
+
+
+class LazyFactory:
+    """A node factory named by a ``module:attr`` reference and imported on its first call: a registry can
+    hold (and a spec be validated against) the names of factories whose code pulls in heavy
+    dependencies without importing them. Building a node imports the module."""
+
+    def __init__(self, ref: str) -> None:
+        module, sep, attr = ref.partition(":")
+        if not sep or not module or not attr:
+            raise RegistryError(f"factory reference {ref!r} is not MODULE:ATTR; e.g. aya_lab.room.nodes:ingest")
+        self.ref = ref
+
+    def __call__(self, *, factory_parameter: dict[str, Any], flow_parameter: dict[str, Any]) -> Any:
+        module, _, attr = self.ref.partition(":")
+        factory = getattr(importlib.import_module(module), attr)
+        return factory(factory_parameter=factory_parameter, flow_parameter=flow_parameter)
+
+    def __repr__(self) -> str:
+        return f"LazyFactory({self.ref!r})"
 
 
 # -- discovery: one mechanism, a ``module:attr`` reference ---------------------------------------------

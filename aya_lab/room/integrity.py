@@ -1,9 +1,14 @@
 """The room file's integrity: is it a room, one writer at a time, exact rollback, recovery after a kill.
 
 * :func:`room_file_problem` says, before anything is created beside it, why a path cannot be a room:
-  not an SQLite file (garbage), an unreadable or corrupted one, or another application's SQLite
-  database (tables other than LangGraph's ``checkpoints``/``writes`` and the room's ``aya_*``). It only
-  reads (a read-only connection), so a foreign file is never modified.
+  not a regular file (``/dev/null``, a folder, a pipe; or a path in ``/dev``, ``/proc``, ``/sys``), a
+  file or folder the room cannot write (named with the fix), not an SQLite file (garbage), an
+  unreadable or corrupted one (``PRAGMA quick_check``, so damage in the middle of the file is found
+  before a knowledge base is built beside it), or another application's SQLite database (tables other
+  than LangGraph's ``checkpoints``/``writes`` and the room's ``aya_*``). It only reads (a read-only
+  connection), so a foreign file is never modified.
+* :func:`removed_if_failed` deletes what opening a *new* room created (the room file, its knowledge base,
+  their ``-wal``/``-shm``, the ``.lock``, new folders) when the opening fails, so a refusal leaves nothing.
 * :class:`RoomLock` is an exclusive OS lock (``fcntl.flock``) on ``<room file>.lock``: a send holds it
   from reading the state to committing it, so sends from several processes (or threads) are serialized.
   The OS releases it when the holder dies, so a killed writer never leaves the room locked.
@@ -24,6 +29,7 @@ import fcntl
 import json
 import os
 import sqlite3
+import stat
 import threading
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -37,6 +43,7 @@ __all__ = [
     "delete_since",
     "lock_path",
     "open_run",
+    "removed_if_failed",
     "room_file_problem",
     "start_open_run",
 ]
@@ -51,16 +58,51 @@ def lock_path(room: Path) -> Path:
     return room.with_name(room.name + ".lock")
 
 
+def companions(room: Path) -> list[Path]:
+    """The files a room writes beside ``room``: its knowledge base, both ``-wal``/``-shm``, the lock."""
+    kb = room.with_suffix(".kb.sqlite")
+    return [Path(f"{p}{s}") for p in (room, kb) for s in ("-wal", "-shm")] + [kb, lock_path(room)]
+
+
+SPECIAL_FOLDERS = (Path("/dev"), Path("/proc"), Path("/sys"))
+
+
+def _kind(mode: int) -> str:
+    kinds = {stat.S_ISDIR: "a folder", stat.S_ISCHR: "a character device", stat.S_ISBLK: "a block device"}
+    kinds |= {stat.S_ISFIFO: "a named pipe", stat.S_ISSOCK: "a socket"}
+    return next((name for test, name in kinds.items() if test(mode)), "not a regular file")
+
+
+def _place_problem(path: Path) -> str | None:
+    """A room path that is no regular file, lies in a special folder, or cannot be written."""
+    new = "pick a new path for the room (a file, e.g. runs/demo.sqlite)"
+    for p in (path, *companions(path)):
+        if p.exists() and not stat.S_ISREG(p.stat().st_mode):
+            what = "room file" if p == path else "a file the room writes beside it,"
+            return f"{what} {p} is {_kind(p.stat().st_mode)}: {new}"
+    system = [f for f in SPECIAL_FOLDERS if path.resolve().is_relative_to(f)]
+    if system:
+        return f"room file {path} lies in {system[0]}, a system folder: {new}"
+    if path.exists() and not os.access(path, os.R_OK | os.W_OK):
+        return f"room file {path} is read-only: make it writable (chmod u+rw {path}), or open a copy at a new path"
+    folder = next(p for p in (path.parent, *path.parent.parents) if p.exists())
+    if not folder.is_dir() or not os.access(folder, os.W_OK | os.X_OK):
+        return (
+            f"folder {folder} is not writable, and the room writes {path.name}-wal, {path.name}-shm and "
+            f"{lock_path(path).name} beside {path.name}: make it writable (chmod u+w {folder}), or {new}"
+        )
+    return None
+
+
 def room_file_problem(path: Path) -> str | None:
     """Why ``path`` cannot be opened as a room (one line naming the file and the fix), or ``None``.
 
     A missing or empty file is a new room. Nothing is written, nothing is created beside the file.
     """
     fix = "move it aside or pick a new path for the room"
-    if not path.exists():
-        return None
-    if path.is_dir():
-        return f"room file {path} is a folder: pick a new path for the room (a file, e.g. runs/demo.sqlite)"
+    place = _place_problem(path)
+    if place or not path.exists():
+        return place
     try:
         with path.open("rb") as fh:
             header = fh.read(len(SQLITE_HEADER))
@@ -71,17 +113,15 @@ def room_file_problem(path: Path) -> str | None:
     if header != SQLITE_HEADER:
         return f"{path} is not a room file (not an SQLite database): {fix}"
     try:
-        conn = sqlite3.connect(f"file:{quote(str(path.resolve()))}?mode=ro", uri=True, timeout=30)
-        try:
-            tables = [r[0] for r in conn.execute("SELECT name FROM sqlite_master WHERE type = 'table'")]
-        finally:
-            conn.close()
+        tables, damage = _read_only_check(path)
     except sqlite3.OperationalError as exc:
         if "locked" in str(exc) or "busy" in str(exc):
             return None  # a writer holds it: a live database, checked again when the room reads it
         return f"{path} is a corrupted SQLite file ({exc}): {fix}"
     except sqlite3.DatabaseError as exc:
         return f"{path} is a corrupted SQLite file ({exc}): {fix}"
+    if damage:
+        return f"{path} is a corrupted SQLite file (quick_check: {damage}): {fix}"
     foreign = sorted(t for t in tables if t not in CHECKPOINT_TABLES and not t.startswith(("aya_", "sqlite_")))
     if foreign:
         shown = ", ".join(foreign[:5]) + (", ..." if len(foreign) > 5 else "")
@@ -89,6 +129,41 @@ def room_file_problem(path: Path) -> str | None:
             f"{path} is another application's SQLite database (tables {shown}), not a room; it was not modified: {fix}"
         )
     return None
+
+
+def _read_only_check(path: Path) -> tuple[list[str], str | None]:
+    """The tables of the SQLite file ``path`` and the first line of ``PRAGMA quick_check`` when it is
+    not ``ok`` (read-only; ``quick_check`` reads every page, so damage anywhere in the file shows)."""
+    conn = sqlite3.connect(f"file:{quote(str(path.resolve()))}?mode=ro", uri=True, timeout=30)
+    try:
+        tables = [r[0] for r in conn.execute("SELECT name FROM sqlite_master WHERE type = 'table'")]
+        first = conn.execute("PRAGMA quick_check(1)").fetchone()
+    finally:
+        conn.close()
+    return tables, None if first is None or first[0] == "ok" else str(first[0]).splitlines()[0]
+
+
+@contextmanager
+def removed_if_failed(path: Path) -> Iterator[None]:
+    """Run the ``with`` block (which creates the room at ``path``); if it raises and ``path`` was a new
+    room, delete every file and folder the block created (the room, its knowledge base, their WAL
+    files, the lock), then re-raise. An existing room is never touched."""
+    if path.exists():
+        yield
+        return
+    files = [p for p in (path, *companions(path)) if not p.exists()]
+    folders = [p for p in (path.parent, *path.parent.parents) if not p.exists()]
+    try:
+        yield
+    except BaseException:
+        for p in files:
+            p.unlink(missing_ok=True)
+        for folder in folders:  # deepest first; only the empty folders this open made
+            try:
+                folder.rmdir()
+            except OSError:
+                break
+        raise
 
 
 class RoomLock:

@@ -9,7 +9,9 @@ The graph itself is data (``aya_lab/graphs/aya.yaml``); this module provides wha
 
 Nodes get the run's resources (model, knowledge base, trace) from ``config["configurable"]["aya"]``
 (an :class:`AyaRuntime`), so the same built graph serves any model, and drawing a spec needs no model.
-Each node records its visit (timing, model calls, prompts, outputs) in the runtime's trace.
+Each node records its visit (timing, model calls, prompts, outputs) in the runtime's trace. Model outputs
+are untrusted text: translations and Aya's reply pass :func:`~aya_lab.text_safety.clean_text` before
+they reach a feed.
 """
 
 from __future__ import annotations
@@ -33,6 +35,7 @@ from aya_lab.graph import Registry, default_registry
 from aya_lab.messages import AYA, AYA_MENTION, ChatMessage, Delivery, parse_aya_request
 from aya_lab.models.base import record_generations
 from aya_lab.models.result import GenerationRecord
+from aya_lab.text_safety import clean_text
 
 __all__ = [
     "AyaRuntime",
@@ -232,7 +235,8 @@ def _delivery_factory(field_name: str, doc: str) -> Callable[..., Callable[..., 
             users = state.get("users") or {}
             agent = UserAgent(runtime.translator, prompt, context_window=window)
             translations = _translate_keeping_fixed(agent, original, _targets(users), _history(state), fixed)
-            others = {k: v for k, v in translations.items() if k != original.lang}
+            # a model's output is untrusted text too: no control or bidi-override character reaches a feed
+            others = {k: clean_text(v) for k, v in translations.items() if k != original.lang}
             label = f"{original.sender}'s message {original.id}"
             others, notes = guard_translations(original.content, original.lang, others, runtime.translator, label=label)
             runtime.guard_notes += notes
@@ -334,7 +338,7 @@ def supervisor(*, factory_parameter: dict, flow_parameter: dict) -> Callable[...
             text, history, author=incoming.sender, run_id=runtime.run_id, memory=runtime.memory, original=original
         )
         runtime.result = result
-        reply = ChatMessage(sender=AYA, content=result.reply, lang="eng", reply_to=incoming.id)
+        reply = ChatMessage(sender=AYA, content=clean_text(result.reply), lang="eng", reply_to=incoming.id)
         return {"aya_reply": reply, "aya_log": _aya_log(result, sup.summarizer.variant, path_log)}
 
     return traced(flow_parameter["name"], body)

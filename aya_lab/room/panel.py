@@ -1,7 +1,8 @@
 """The JupyterLab room panel: every user's feed side by side, a speaker selector and an input box.
 
 ``room.panel()`` returns a :class:`RoomPanel`; display it in a notebook. Sending runs the room graph
-and re-renders every feed; Aya's replies are marked. The logic is plain Python (``send(text)``,
+and re-renders every feed; Aya's replies are marked. Text is shown through
+:func:`~aya_lab.text_safety.for_html`: escaped, with any control or bidi-override character visible. The logic is plain Python (``send(text)``,
 ``feeds_html()``) so it is tested headless; the widgets only call it.
 """
 
@@ -13,6 +14,7 @@ from typing import Any
 import ipywidgets as widgets
 
 from aya_lab.languages import language_name
+from aya_lab.text_safety import for_html
 
 __all__ = ["RoomPanel"]
 
@@ -46,9 +48,9 @@ class RoomPanel:
             rows = []
             for d in feed:
                 cls = "aya" if d.from_aya else ("own" if d.sender == user else "")
-                rows.append(f'<p class="{cls}"><b>{html.escape(d.sender)}</b>: {html.escape(d.text)}</p>')
+                rows.append(f'<p class="{cls}"><b>{for_html(d.sender)}</b>: {for_html(d.text)}</p>')
             out[user] = (
-                f'<div class="aya-feed"><h4>{html.escape(user)} ({language_name(lang)})</h4>' + "".join(rows) + "</div>"
+                f'<div class="aya-feed"><h4>{for_html(user)} ({language_name(lang)})</h4>' + "".join(rows) + "</div>"
             )
         return out
 
@@ -70,7 +72,7 @@ class RoomPanel:
             self.send(self.text.value)
             self.text.value = ""
         except ValueError as exc:
-            self.status.value = f'<span style="color:#b00">error: {html.escape(str(exc))}</span>'
+            self.status.value = f'<span style="color:#b00">error: {for_html(str(exc))}</span>'
 
     def _ipython_display_(self) -> None:
         from IPython.display import display

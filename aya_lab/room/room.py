@@ -43,12 +43,14 @@ from aya_lab.room.integrity import (
     clear_open_run,
     delete_since,
     open_run,
+    removed_if_failed,
     room_file_problem,
     start_open_run,
 )
 from aya_lab.room.nodes import AyaRuntime, NodeVisit, aya_registry
 from aya_lab.room.panel import RoomPanel
 from aya_lab.room.runs import RunReport, RunSemanticsError, check_run
+from aya_lab.text_safety import clean_text, hostile_characters
 
 __all__ = ["ChatRoom", "RoomError", "RunReport", "RunSemanticsError", "default_graph_path"]
 
@@ -63,6 +65,17 @@ CREATE TABLE IF NOT EXISTS aya_room_meta (name TEXT PRIMARY KEY, value TEXT NOT 
 
 class RoomError(ValueError):
     """Bad input to a room (unknown user, bad language, empty message...): one line, with the fix."""
+
+
+def _checked_user(user_id: str, language: str) -> tuple[str, str]:
+    """``(user id, ISO 639-3 code)`` of a user to add, or :class:`RoomError` naming the value and the fix."""
+    user_id = (user_id or "").strip() if isinstance(user_id, str) else ""
+    if not user_id or user_id.lower() == AYA or not user_id.replace("_", "").replace("-", "").isalnum():
+        raise RoomError(f"invalid user id {user_id!r}; use letters, digits, '-' or '_' (and not 'aya')")
+    try:
+        return user_id, get_language(language).code
+    except ValueError as exc:
+        raise RoomError(str(exc)) from None
 
 
 def default_graph_path(variant: str = "aya") -> Path:
@@ -87,7 +100,16 @@ class ChatRoom:
         self._owns_kb = False  # True when open() made the KB beside the room: recovery may clear it all
         self._conn = sqlite3.connect(path, check_same_thread=False, isolation_level=None)
         self._conn.execute("PRAGMA busy_timeout = 30000")
-        self._conn.executescript(_SCHEMA)
+        try:
+            self._conn.executescript(_SCHEMA)
+        except sqlite3.OperationalError as exc:  # a read-only file the access check could not see
+            self._conn.close()
+            if "readonly" not in str(exc):
+                raise
+            raise RoomError(
+                f"room file {path} cannot be written ({exc}): make it and its folder writable, "
+                "or open a copy at a new path"
+            ) from None
         self.memory = RoomMemory(self._conn)  # memory policy and pending notes (aya_lab.agents.memory)
         serde = JsonPlusSerializer(
             allowed_msgpack_modules=[("aya_lab.messages", "ChatMessage"), ("aya_lab.messages", "Delivery")]
@@ -125,27 +147,36 @@ class ChatRoom:
         """
         policy = MemoryPolicy.parse(memory_policy) if memory_policy is not None else None
         path = Path(path)
-        problem = room_file_problem(path)  # before anything is created beside it
+        problem = room_file_problem(path)  # every refusal before anything is created beside it
         if problem:
             raise RoomError(problem)
-        path.parent.mkdir(parents=True, exist_ok=True)
+        new_users = dict(_checked_user(user, lang) for user, lang in (users or {}).items())
         spec = load_spec(graph or default_graph_path(), registry=aya_registry())
         roles = load_role_models(model, models)
-        owns_kb = kb is None
-        if kb is None:
-            kb = KnowledgeBase.open(path.with_suffix(".kb.sqlite"), docs_dir=kb_dir, embeddings=embeddings)
-        room = cls(path, roles["aya"], spec, kb, max_message_tokens)
-        room.models = roles
-        room._owns_kb = owns_kb
-        with room._lock.hold(blocking=False) as held:
-            if held:  # a writer busy now is no dead writer: the next send recovers under the lock
-                room._recover()
-        if policy is not None:
-            room.memory.set_policy(policy)
-        for user, lang in (users or {}).items():
-            if user not in room.users:
-                room.add_user(user, lang)
+        with removed_if_failed(path):  # a new room that fails to open leaves no file behind
+            path.parent.mkdir(parents=True, exist_ok=True)
+            owns_kb = kb is None
+            if kb is None:
+                kb = KnowledgeBase.open(path.with_suffix(".kb.sqlite"), docs_dir=kb_dir, embeddings=embeddings)
+            room = cls(path, roles["aya"], spec, kb, max_message_tokens)
+            try:
+                room.models, room._owns_kb = roles, owns_kb
+                room._start(policy, new_users)
+            except BaseException:
+                room.close()
+                raise
         return room
+
+    def _start(self, policy: MemoryPolicy | None, users: dict[str, str]) -> None:
+        """Recover a dead writer's run, set the memory policy, add the users not yet in the room."""
+        with self._lock.hold(blocking=False) as held:
+            if held:  # a writer busy now is no dead writer: the next send recovers under the lock
+                self._recover()
+        if policy is not None:
+            self.memory.set_policy(policy)
+        for user, lang in users.items():
+            if user not in self.users:
+                self.add_user(user, lang)
 
     def close(self) -> None:
         self._conn.close()
@@ -169,17 +200,11 @@ class ChatRoom:
 
     def add_user(self, user_id: str, language: str) -> None:
         """Add a user; the language may be a code or a name ("Swahili", "sw", "swh")."""
-        user_id = (user_id or "").strip()
-        if not user_id or user_id.lower() == AYA or not user_id.replace("_", "").replace("-", "").isalnum():
-            raise RoomError(f"invalid user id {user_id!r}; use letters, digits, '-' or '_' (and not 'aya')")
+        user_id, lang = _checked_user(user_id, language)
         if user_id in self.users:
             raise RoomError(
                 f"user {user_id!r} is already in the room (language {self.users[user_id]}); pick another id"
             )
-        try:
-            lang = get_language(language).code
-        except ValueError as exc:
-            raise RoomError(str(exc)) from None
         self._conn.execute(
             "INSERT INTO aya_room_users VALUES (?, ?, (SELECT COUNT(*) FROM aya_room_users))", (user_id, lang)
         )
@@ -243,6 +268,17 @@ class ChatRoom:
                 f"(add one with room.add_user({user!r}, 'language'))"
             )
 
+    def _clean(self, user: str, text: str) -> str:
+        """``text`` with control, bidi-override and stray invisible characters removed
+        (:func:`~aya_lab.text_safety.clean_text`); refused when nothing else is left."""
+        if not isinstance(text, str):
+            return text
+        cleaned = clean_text(text)
+        if text.strip() and not cleaned.strip():
+            found = ", ".join(hostile_characters(text)[:3])
+            raise RoomError(f"message from {user!r} holds only control or invisible characters ({found}); write text")
+        return cleaned
+
     def _validate(self, user: str, text: str) -> str | None:
         """Refuse bad input; the request to Aya (the one parse of the ``@aya`` mention), or ``None``."""
         self._check_user(user)
@@ -265,6 +301,7 @@ class ChatRoom:
         Sends to one room file are serialized across processes: the room's lock is held from reading the
         state to committing it, and a run a dead writer left open is rolled back first.
         """
+        text = self._clean(user, text)
         request = self._validate(user, text)
         with self._lock.hold():
             self._recover()

@@ -4,8 +4,9 @@ import pytest
 
 from aya_lab.agents.authority import DECLINED
 from aya_lab.agents.memory import MemoryPolicy
-from aya_lab.cli import ChatRepl, main
+from aya_lab.cli import main
 from aya_lab.room import ChatRoom
+from aya_lab.room_cli import ChatRepl
 from tests.fakes import FakeRoomModel
 
 GARBAGE = [("Tool:", "🙃 ???")]  # an unparseable router answer: the keyword fallback decides

@@ -1,0 +1,240 @@
+"""The commands that open a room: ``aya-lab demo``, ``aya-lab chat`` (the :class:`ChatRepl`) and ``aya-lab kb``.
+
+:mod:`aya_lab.cli` declares their options and imports this module only when one of them runs: it brings
+the model stack (torch, transformers), which the other commands never need. Everything printed from a
+room goes through :func:`~aya_lab.text_safety.for_terminal`: a control character, an escape sequence or
+a bidi override in a message shows as a visible escape instead of acting on the terminal, and a
+message's second line is indented under its first, so it cannot pass for a line of its own.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sqlite3
+import sys
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any, TextIO
+
+from langchain_core.embeddings import Embeddings
+
+from aya_lab.cli import BAD_INPUT, one_line
+from aya_lab.demo import run_demo
+from aya_lab.models.loader import default_role_models, parse_role_models
+from aya_lab.rag import KnowledgeBase
+from aya_lab.room import ChatRoom
+from aya_lab.text_safety import for_terminal
+
+__all__ = ["ChatRepl", "cmd_chat", "cmd_demo", "kb_audit", "kb_facts", "kb_forget", "open_room_kb"]
+
+
+def cmd_demo(args: argparse.Namespace) -> int:
+    models = parse_role_models(args.model)
+    run_demo(args.room, max_new_tokens=args.max_new_tokens, models=models).close()
+    return 0
+
+
+class ChatRepl:
+    """The interactive room: plain lines are sent as the current speaker; slash commands do the rest."""
+
+    HELP = (
+        "commands: /as NAME (switch speaker), /feed NAME, /users, /add NAME LANGUAGE, /graph, "
+        "/trace [RUN_ID], /remember TEXT, /approve ID, /forget ID, /help, /quit"
+    )
+
+    def __init__(self, room: Any, out: TextIO) -> None:
+        self.room, self.out = room, out
+        self.speaker: str | None = next(iter(room.users), None)
+        self.last_run: str | None = None
+
+    def handle(self, line: str) -> bool:
+        """Handle one input line; ``False`` means quit."""
+        line = line.strip()
+        if not line:
+            return True
+        if line.startswith("/"):
+            cmd, _, rest = line.partition(" ")
+            rest = rest.strip()
+            action: dict[str, Callable[[str], bool | None]] = {
+                "/quit": lambda r: False,
+                "/exit": lambda r: False,
+                "/as": self._as,
+                "/feed": self._feed,
+                "/users": self._users,
+                "/add": self._add,
+                "/graph": self._graph,
+                "/trace": self._trace,
+                "/help": lambda r: self._say(self.HELP),
+                # Aya's write commands, sent as the speaker (explicit: no model decides them)
+                "/remember": lambda r: self.handle(f"@aya /remember {r}"),
+                "/approve": lambda r: self.handle(f"@aya /approve {r}"),
+                "/forget": lambda r: self.handle(f"@aya /forget {r}"),
+            }
+            if cmd not in action:
+                self._say(f"error: unknown command {cmd!r}; {self.HELP}")
+                return True
+            return action[cmd](rest) is not False
+        if self.speaker is None:
+            self._say("error: no speaker; add a user with /add NAME LANGUAGE")
+            return True
+        report = self.room.send(self.speaker, line)
+        self.last_run = report.run_id
+        self._say(str(report))
+        for user, text in report.delivered.items():
+            self._say(f"  [{user}] " + for_terminal(text, " " * (len(user) + 5)))
+        for user, text in (report.aya_reply or {}).items():
+            self._say(f"  [{user}] aya | " + for_terminal(text, " " * (len(user) + 11)))
+        return True
+
+    def _say(self, text: str) -> None:
+        """Print ``text`` with any control, escape or bidi-override character shown, not obeyed."""
+        print(for_terminal(text), file=self.out, flush=True)
+
+    def run(self, read_line: Callable[[str], str] = input, interactive: bool = False) -> None:
+        """Read lines until ``/quit`` or end of input; a line that fails prints ``error: ...`` and the
+        session goes on (the room rolls a failed send back, so nothing half-done stays)."""
+        while True:
+            try:
+                line = read_line(f"{self.speaker or '?'}> " if interactive else "")
+            except EOFError:
+                return
+            try:
+                if not self.handle(line):
+                    return
+            except BAD_INPUT as exc:
+                self._say(f"error: {one_line(exc)}")
+            except Exception as exc:  # any failure of one line must not end the session
+                self._say(f"error: {type(exc).__name__}: {one_line(exc)} (the room is unchanged)")
+
+    def _as(self, name: str) -> None:
+        if not name:
+            self._say("error: usage: /as NAME")
+            return
+        self.room.check_user(name)
+        self.speaker = name
+        self._say(f"speaking as {name} ({self.room.users[name]})")
+
+    def _feed(self, name: str) -> None:
+        for d in self.room.feed(name or self.speaker or ""):
+            self._say("  " + for_terminal(repr(d), "    "))
+
+    def _users(self, _: str) -> None:
+        self._say(", ".join(f"{u} ({lang})" for u, lang in self.room.users.items()) or "no users")
+
+    def _add(self, rest: str) -> None:
+        parts = rest.split()
+        if len(parts) != 2:
+            self._say("error: usage: /add NAME LANGUAGE")
+            return
+        self.room.add_user(parts[0], parts[1])
+        self.speaker = self.speaker or parts[0]
+        self._say(f"added {parts[0]} ({self.room.users[parts[0]]})")
+
+    def _graph(self, _: str) -> None:
+        self._say(self.room.draw("ascii"))
+
+    def _trace(self, run_id: str) -> None:
+        run_id = run_id or self.last_run or ""
+        if not run_id:
+            self._say("error: no run yet in this session; send a message first, or /trace RUN_ID")
+            return
+        for visit in self.room.trace(run_id):
+            self._say(f"  {visit.node}: {visit.seconds:.2f} s, {len(visit.generations)} model calls {visit.note}")
+
+
+def cmd_chat(args: argparse.Namespace) -> int:
+    users = {}
+    for item in args.user or []:
+        name, sep, lang = item.partition(":")
+        if not sep:
+            raise ValueError(f"--user {item!r} must be NAME:LANGUAGE, e.g. amara:swh")
+        users[name] = lang
+    room = ChatRoom.open(args.room, models={**default_role_models(), **parse_role_models(args.model)}, users=users)
+    try:
+        repl = ChatRepl(room, sys.stdout)
+        print(for_terminal(f"room {args.room} with {', '.join(room.users) or 'no users'}. {ChatRepl.HELP}"), flush=True)
+        repl.run(input, interactive=sys.stdin.isatty())
+    finally:
+        room.close()
+    return 0
+
+
+# -- kb: the notes Aya remembered in a room ---------------------------------------------------------------
+# ``kb facts ROOM_FILE`` lists notes with ids; ``kb forget ROOM_FILE FACT_ID --by NAME [--reason TEXT]``
+# removes one with an audit row; ``kb audit ROOM_FILE`` prints the audit. The knowledge base beside the
+# room file is opened as stored (no re-indexing, no embedding model loaded).
+class _StoredEmbedder(Embeddings):
+    """Stands in for the embedder a store was built with: it has its fingerprint and embeds nothing."""
+
+    def __init__(self, fingerprint: str) -> None:
+        self.fingerprint = fingerprint
+
+    def embed_documents(self, texts: list[str]) -> list[list[float]]:
+        raise RuntimeError("aya-lab kb commands do not embed; open the room to add notes")
+
+    def embed_query(self, text: str) -> list[float]:
+        raise RuntimeError("aya-lab kb commands do not embed; open the room to search")
+
+
+def open_room_kb(room_file: str | Path) -> KnowledgeBase:
+    """The knowledge base beside ``room_file``, opened as stored; ``ValueError`` naming the fix when
+    there is none."""
+    room = Path(room_file)
+    kb_path = room.with_suffix(".kb.sqlite")
+    if not room.is_file() or not kb_path.is_file():
+        raise ValueError(f"no room with a knowledge base at {room} (expected {kb_path}); give a room file")
+    conn = sqlite3.connect(f"file:{kb_path}?mode=ro", uri=True)
+    try:
+        row = conn.execute("SELECT value FROM kb_meta WHERE key = 'embedder'").fetchone()
+    except sqlite3.DatabaseError as exc:
+        raise ValueError(f"{kb_path} is not a knowledge-base store ({exc})") from None
+    finally:
+        conn.close()
+    if row is None:
+        raise ValueError(f"{kb_path} has never been built; open the room once to build it")
+    return KnowledgeBase.open(kb_path, embeddings=_StoredEmbedder(row[0]), refresh=False)
+
+
+def _with_kb(fn: Callable[[Any, argparse.Namespace], int]) -> Callable[[argparse.Namespace], int]:
+    def run(args: argparse.Namespace) -> int:
+        with open_room_kb(args.room) as kb:
+            return fn(kb, args)
+
+    return run
+
+
+def _facts(kb: Any, args: argparse.Namespace) -> int:
+    facts = kb.facts()
+    if not facts:
+        print(f"no notes in {args.room}")
+    for f in facts:
+        print(for_terminal(f"{f.id}\t{f.author or '-'}\t{str(f.created_at)[:19]}\t{f.text}", "\t"))
+    return 0
+
+
+def _forget(kb: Any, args: argparse.Namespace) -> int:
+    by = (args.by or "").strip()
+    if not by:
+        raise ValueError("--by needs the name of who asks to forget (it goes in the audit row)")
+    known = {str(f.id): f for f in kb.facts()}
+    if args.fact_id not in known:
+        ids = ", ".join(str(i) for i in known) or "none"
+        raise ValueError(f"no note {args.fact_id} in {args.room}; notes: {ids} (see aya-lab kb facts)")
+    kb.forget(args.fact_id, by=by, reason=args.reason)
+    print(for_terminal(f"forgot note {args.fact_id} ({known[args.fact_id].text}); audit row by {by}"))
+    return 0
+
+
+def _audit(kb: Any, args: argparse.Namespace) -> int:
+    rows = kb.audit()
+    if not rows:
+        print(f"no audit rows in {args.room}")
+    fields = ("fact_id", "removed_by", "reason", "removed_at", "author", "created_at", "text")
+    for row in rows:
+        print(for_terminal("\t".join(str(row.get(f, "")) for f in fields), "\t"))
+    return 0
+
+
+kb_facts = _with_kb(_facts)
+kb_forget = _with_kb(_forget)
+kb_audit = _with_kb(_audit)

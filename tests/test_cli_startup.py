@@ -1,0 +1,74 @@
+"""A fast CLI (issue 25, part 7): ``aya-lab --help``, ``graph validate`` and ``data list`` import no model
+stack (nor LangGraph's graph module or LangChain); the import set is pinned by running each in a fresh
+interpreter and reading ``sys.modules``."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from aya_lab.cli import GROUPS, build_parser
+from aya_lab.room.names import aya_names
+from aya_lab.room.nodes import aya_registry
+
+ROOT = Path(__file__).resolve().parents[1]
+HEAVY = ("torch", "transformers", "langchain_huggingface", "sentence_transformers", "faiss", "llama_cpp")
+PROBE = """
+import json, sys
+from aya_lab.cli import main
+code = main(sys.argv[1:])
+top = sorted({m.split(".")[0] for m in sys.modules})
+print(json.dumps({"code": code, "top": top, "graph": "langgraph.graph" in sys.modules}), file=sys.stderr)
+"""
+
+
+def run_cli(*argv: str) -> dict:
+    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    proc = subprocess.run(
+        [sys.executable, "-c", PROBE, *argv], cwd=ROOT, env=env, capture_output=True, text=True, timeout=300
+    )
+    return json.loads(proc.stderr.strip().splitlines()[-1])
+
+
+@pytest.mark.parametrize(
+    "argv",
+    [["--help"], ["graph", "validate", "aya_lab/graphs/aya.yaml"], ["graph", "validate", "aya_lab/graphs/aya_onecall.yaml"],
+     ["data", "list"], ["chat", "--help"], ["graph", "schema"]],
+    ids=["help", "validate", "validate-overlay", "data-list", "chat-help", "schema"],
+)  # fmt: skip
+def test_light_commands_import_no_model_stack(argv):
+    result = run_cli(*argv)
+    assert result["code"] == 0
+    assert sorted(set(result["top"]) & set(HEAVY)) == []
+    assert "pandas" not in result["top"] and "aya_lab" in result["top"]
+    # nor LangGraph's graph module and LangChain (a second or more to import): a spec is checked without them
+    assert "langchain_core" not in result["top"] and not result["graph"]
+
+
+def test_drawing_still_builds_the_graph_with_the_lazy_names():
+    result = run_cli("graph", "draw", "aya_lab/graphs/aya.yaml")
+    assert result["code"] == 0 and result["graph"]
+
+
+def test_the_help_lists_every_command_without_importing_them(capsys):
+    assert build_parser(load=()).parse_known_args(["graph"])[0].command == "graph"
+    text = build_parser(load=()).format_help()
+    for name in ("demo", "chat", "graph", "data", "eval", "kb"):
+        assert name in text
+
+
+def test_the_group_stubs_say_what_the_real_parsers_say():
+    stub, real = build_parser(load=()), build_parser()
+    helps = [{a.dest: a.help for a in p._subparsers._group_actions[0]._choices_actions} for p in (stub, real)]
+    assert helps[0] == helps[1] and set(GROUPS) <= set(helps[0])
+
+
+def test_the_lazy_aya_names_match_the_room_registry():
+    names, real = aya_names(), aya_registry()
+    assert names.describe() == real.describe()
+    assert names.types["chat_message"] is real.types["chat_message"]
