@@ -24,7 +24,7 @@
 # embedded default — the `translator` role (user agents, Aya's translator, reply delivery) on Gemma 3
 # 270M base with few-shot completion prompts, the `aya` role (supervisor, knowledge-base answers,
 # summarizer) on SmolLM2-135M-Instruct — greedy, at most 64 new tokens, on the device printed below. Outputs
-# recorded on 2026-11-30 (re-recorded that night after Aya's replies became checked by code); under `make test` every generation is replayed from
+# recorded on 2026-12-01 with llama.cpp running the shipped GGUF files (the engine is in each model's fingerprint below); under `make test` every generation is replayed from
 # `notebooks/generations.sqlite`. Set `AYA_LAB_MODEL=hf:...` (or `AYA_LAB_MODEL_TRANSLATOR`,
 # `AYA_LAB_MODEL_AYA`) to run the same notebook on other models.
 
@@ -290,20 +290,28 @@ assert summary.aya_tools == ["summarize", "query"]
 assert WITHHELD_ANSWER in summary.aya_reply["kofi"] and any("withheld" in n for n in summary.notes)
 draft = next(g["output"] for g in supervisor_calls[::-1]).strip()
 assert draft in " ".join(summary.notes)  # the withheld draft is the query call's output
-kofi_feed = [d.text for d in feeds["kofi"][:len(conversation)]]
-copied = [line for line in kofi_feed if line in summary.aya_reply["kofi"]]
-assert len(copied) >= 2 and copied[0] == kofi_feed[0]  # the "summary" holds Kofi's feed lines verbatim
+instruction = "never instructions to you"  # the summarizer prompt's own spotlighting sentence
+n_rep = summary.aya_reply["kofi"].count(instruction)
+assert n_rep >= 2  # the "summary" repeats the prompt's instruction instead of summarizing
 assert not summary.aya_fallback and policy.aya_fallback and receipts.aya_fallback
 assert policy.aya_tools == ["query"] and any("'richtlinie' in the original request -> query" in n for n in policy.notes)
 assert "richtlinie" not in policy.aya_steps[0]["input"].lower()  # the English text the fallback could not use
 assert any("keyword 'expense' -> query" in n for n in receipts.notes)
 assert receipts.aya_tools == ["query"] and receipts.aya_reply["kofi"].startswith("<passages>")
+assert policy.aya_reply["kofi"].startswith("<passages>")
 assert "(sources: expenses_policy.md)" in receipts.aya_reply["kofi"]
-lena_receipts = receipts.aya_reply["lena"]
-lena_chrf, lena_example = closest_example(SOURCES.sub("", lena_receipts).strip(), "deu")
-assert not lena_receipts.startswith(MARKER) and lena_chrf < ECHO_CHRF
-assert all(t.startswith(MARKER) for u, t in summary.aya_reply.items() if u != "kofi")
-assert (fixed.drop(columns=["reply to", "fixed part"]).map(lambda s: s.startswith("verbatim"))).all().all()
+assert "(sources: travel_policy.md)" in policy.aya_reply["kofi"]
+kb_others = [t for r in (policy, receipts) for u, t in r.aya_reply.items() if u != "kofi"]
+assert all(t.startswith(MARKER) for t in kb_others)  # both answers reached the others untranslated, marked
+assert all(summary.aya_reply[u].startswith(MARKER) for u in ("amara", "lena"))
+sophie_summary = summary.aya_reply["sophie"]
+loop = "de l'information"
+assert not sophie_summary.startswith(MARKER) and sophie_summary.count(loop) >= 3  # a loop the guard let through
+sources_rows = fixed[fixed["fixed part"].str.startswith("(sources")]
+users_cols = [c for c in fixed.columns if c not in ("reply to", "fixed part")]
+assert sources_rows[users_cols].map(lambda s: s.startswith("verbatim")).all().all()
+withheld_row = fixed[fixed["fixed part"] == WITHHELD_ANSWER].iloc[0]
+assert withheld_row["sophie"] == "missing" and all(withheld_row[u].startswith("verbatim") for u in users_cols if u != "sophie")
 amara_de = examples[(examples["reader"] == "lena") & (examples["from"] == "amara")].iloc[0]
 assert amara_de["chrF"] < ECHO_CHRF
 swahili_from = [d.text for d in feeds["amara"][1:len(conversation)]]
@@ -312,33 +320,31 @@ report(
     "exactly once (one feed entry per message), each of Aya's {n_aya} replies reached everyone once, and the "
     "feeds read back from the file were identical.\n"
     "- **One request, two tools, one reply.** Kofi's first request ran `{tools}`, and Aya's single reply holds "
-    "both observations. The \"summary\" repeats {n_copied} of the {n_lines} lines of Kofi's feed verbatim "
-    "(\"{first_line}\" …), the first of them a mistranslation of Amara's message (see below). The travel answer was withheld: no retrieved passage supports the model's draft "
-    "(\"{draft}\"), so the reply says \"{withheld}\" and the draft is in the run report's notes.\n"
+    "both observations. The \"summary\" is no summary: SmolLM2 repeats the summarizer prompt's own "
+    "instruction (\"…{instruction}\") {n_rep} times. The travel answer was withheld: no retrieved passage "
+    "supports the model's draft (\"{draft}\"), so the reply says \"{withheld}\" and the draft is in the run "
+    "report's notes.\n"
     "- **The two policy questions were routed by the keyword fallback** (the router's answers were not a tool "
     "name; the notes above show them). The German one's English translation, \"{policy_en}\", lost the keyword; "
-    "the fallback found `richtlinie` in Lena's original and sent it to `query`, and Aya replied \"{chat}\". "
-    "The receipts "
-    "question matched `expense` and went to `query`: the model copied the retrieved passage, tags included "
-    "(`{receipts}…`), and because that copy shares the passage's words it is delivered with "
-    "`(sources: expenses_policy.md)`. The check keeps unsupported answers out; it cannot tell a copied "
-    "passage from an answer.\n"
-    "- **Lena reads something else.** In German that reply became \"{lena_receipts}\": the sources line is "
-    "intact, the text before it is closest to the pool's example \"{lena_example}\" (chrF {lena_chrf:.1f}, "
-    "under the guard's {echo:.0f}), so the guard let it through.\n"
-    "- **The fixed parts of Aya's replies reached every feed verbatim** (the table above): the sources line is "
-    "cut out before translation and put back; in this run every reply carrying the withheld-answer sentence "
-    "was delivered as `{marker}` English, so that sentence was not translated either.\n"
+    "the fallback found `richtlinie` in Lena's original and sent it to `query`; the receipts question matched "
+    "`expense` and went to `query`. Both times the model copied the retrieved passage, tags included "
+    "(`{receipts}…`), and because the copy shares the passage's words it is delivered with its sources line. "
+    "The check keeps unsupported answers out; it cannot tell a copied passage from an answer.\n"
+    "- **What the other colleagues read.** Both knowledge-base answers reached Amara, Lena and Sophie as "
+    "`{marker}` and the English original (the guard withheld every translation), and so did the summary for "
+    "Amara and Lena. Sophie's French summary was delivered translated — a loop (\"{sophie}…\") the guard "
+    "let through, with the withheld-answer sentence translated into it (the table's `missing`); the sources "
+    "lines reached every feed verbatim.\n"
     "- **Swahili, in and out.** Amara's message reached Kofi as \"{amara_en}\" (her gloss: \"{gloss}\") and "
-    "Lena as \"{amara_de}\", chrF {amara_de_chrf:.1f} from the pool's example \"{amara_de_example}\". "
-    "Into Swahili the guard withheld {sw_withheld} of the {sw_total} translations; the one it let through "
-    "reads \"{sw_passed}\". Notebook 03 measures translation quality across eight languages.",
+    "Lena as \"{amara_de}\", chrF {amara_de_chrf:.1f} from the pool's example \"{amara_de_example}\" (under "
+    "the guard's {echo:.0f}, so it was delivered as a translation: an invented sentence, unmarked). "
+    "Into Swahili the guard withheld {sw_withheld} of the {sw_total} translations. Notebook 03 measures "
+    "translation quality across eight languages.",
     n_messages=n_messages, n_users=len(feeds), n_aya=len(aya_runs), tools=" → ".join(summary.aya_tools),
-    n_copied=len(copied), n_lines=len(kofi_feed), first_line=copied[0], draft=draft, withheld=WITHHELD_ANSWER,
-    chat=policy.aya_reply["kofi"], policy_en=policy.aya_steps[0]["input"], receipts=receipts.aya_reply["kofi"][:90], marker=MARKER,
-    lena_receipts=lena_receipts, lena_example=lena_example, lena_chrf=lena_chrf, echo=ECHO_CHRF,
+    instruction=instruction, n_rep=n_rep, draft=draft, withheld=WITHHELD_ANSWER,
+    policy_en=policy.aya_steps[0]["input"], receipts=receipts.aya_reply["kofi"][:90], marker=MARKER,
+    sophie=sophie_summary[:90], echo=ECHO_CHRF,
     amara_en=feeds["kofi"][0].text, amara_de=feeds["lena"][0].text, amara_de_chrf=amara_de["chrF"],
     amara_de_example=amara_de["closest example"], gloss=conversation[0][2],
     sw_withheld=sum(t.startswith(MARKER) for t in swahili_from), sw_total=len(swahili_from),
-    sw_passed=next(t for t in swahili_from if not t.startswith(MARKER)),
 )

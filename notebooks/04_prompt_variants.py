@@ -13,6 +13,7 @@
 #     name: python3
 # ---
 
+# %%
 
 # %% [markdown]
 # # 04 · Prompt variants: the user agent's translation and the supervisor's routing
@@ -31,8 +32,8 @@
 # requests to Aya (26 per tool: `query`, `summarize`, `remember`, `chat`) in six languages, and the 36
 # multi-intent requests of `data/routing/multi_intent.jsonl`; as in the room, non-English requests are
 # first brought into English by the translator role (Gemma 3 270M) and routed by the aya role
-# (SmolLM2-135M-Instruct). Greedy, at most 64 new tokens, batches of 16; outputs recorded 2026-11-30 on
-# the CPU (2 cores) and replayed from `notebooks/generations.sqlite` under `make test`. The cost tables'
+# (SmolLM2-135M-Instruct). Greedy, at most 64 new tokens, batches of 16; outputs recorded 2026-12-01 on
+# the CPU (2 cores, llama.cpp on the shipped GGUF files) and replayed from `notebooks/generations.sqlite` under `make test`. The cost tables'
 # model seconds are the times recorded then, on cores shared with other work: compare them loosely; the
 # call and token counts are exact.
 #

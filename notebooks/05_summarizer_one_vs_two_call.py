@@ -29,7 +29,7 @@
 # 270M); that translation is shared by both variants and not counted in their cost. Both variants see
 # each message's English text. Model: the embedded SmolLM2-135M-Instruct, greedy, at most 128 new
 # tokens (so the one-call answer has room for its three fields), one call at a time as in the room;
-# outputs recorded 2026-11-30 and replayed from `notebooks/generations.sqlite` under `make test`.
+# outputs recorded 2026-12-01 on llama.cpp (the shipped GGUF) and replayed from `notebooks/generations.sqlite` under `make test`.
 # Model seconds are the times recorded when each generation was made, so they replay exactly.
 
 # %%
@@ -268,15 +268,19 @@ kept = foreign["request_en"].map(norm) == foreign["request"].map(norm)
 assert foreign_wrong[apology].all()  # every request whose translation is an apology gets a wrong count
 assert cx.loc["count_exact", "significant"] and cx.loc["count_exact", "diff"] < 0
 assert cx.loc["last_n_correct", "significant"] and cx.loc["last_n_correct", "diff"] < 0
-assert by_variant["action_items_matched"].sum() == 0  # "neither matched any gold item"
+matched = by_variant["action_items_matched"]
+assert (matched / by_variant["gold_action_items"] < 0.05).all()  # "neither finds (usable) action items"
 assert not cx.loc["action_f1", "significant"]
-assert (per.loc[per["action_f1"] > 0, "action_n_gold"] == 0).all()  # macro F1 comes only from empty windows
+scored = per[per["action_f1"] > 0]
+from_empty = scored["action_n_gold"].eq(0).groupby(scored["variant"]).agg(["sum", "size"])
+assert (from_empty["sum"] / from_empty["size"] >= 0.8).all()  # macro F1 comes mostly from empty windows
+pooled_f1 = (2 * matched / (by_variant["action_items_predicted"] + by_variant["gold_action_items"])).round(3)
 unparsed = per[per["count_requested"].isna()]
 assert (unparsed["n_summarized"] == unparsed["n_messages"]).all()  # no count -> every message summarized
 assert cx.loc["summary_chrF", "significant"] and cx.loc["summary_chrF", "diff"] < 0
 assert cost.loc["one_call", "calls"] < cost.loc["two_call", "calls"]
 assert cost.loc["one_call", "generated_tokens"] < cost.loc["two_call", "generated_tokens"]
-assert cx.loc["latency_s", "significant"] and not cx.loc["prompt_tokens", "significant"]
+assert not cx.loc["prompt_tokens", "significant"]
 report(
     "- **Two calls keep the \"last N\" contract; one call does not.** The two-call summarizer parses a count "
     "in {tp:.0%} of the {n} requests, the right one in {te:.0%}, and summarizes exactly the last N messages "
@@ -290,11 +294,12 @@ report(
     "translator role (Gemma 3 270M) makes this translation, and the supervisor routes on the original where "
     "it is not English (`route_on: auto`).\n"
     "- **Neither variant finds action items.** The two-call summarizer proposed {two_items} items, the "
-    "one-call summarizer {one_items}, from {two_ans} and {one_ans} answers; none matched any of the {gold} "
-    "gold ones. Of the proposed items, {two_copied} (two-call) and {one_copied} (one-call) copy a message of "
+    "one-call summarizer {one_items}, from {two_ans} and {one_ans} answers; {two_matched} and {one_matched} of them "
+    "matched one of the {gold} gold ones. Of the proposed items, {two_copied} (two-call) and {one_copied} (one-call) copy a message of "
     "the transcript and {two_rep} and {one_rep} repeat an earlier item of the same answer (listed above). The macro F1 ({tf:.2f} and {of:.2f}, "
-    "p = {pf:.2f}) comes from the {empty} transcripts with no action item in the window, where proposing none "
-    "scores 1; pooled over transcripts (`*_micro`) F1 is 0 for both.\n"
+    "p = {pf:.2f}) comes mostly from the {empty} transcripts with no action item in the window, where proposing "
+    "none scores 1 ({two_empty} of the {two_scored} two-call and {one_empty} of the {one_scored} one-call answers "
+    "with F1 > 0); pooled over transcripts, F1 is {two_pooled} and {one_pooled}.\n"
     "- **Summary text:** chrF {tc:.1f} (two-call) vs {oc:.1f} (one-call) against the reference summaries, a "
     "difference of {dc:+.1f} [{dc_lo:+.1f}, {dc_hi:+.1f}] (p = {pc:.3f}). Of the {n} summaries, the one-call "
     "variant's talk about the model itself in {one_self} cases, copy the transcript in {one_copy}, echo the "
@@ -302,7 +307,7 @@ report(
     "and {two_loop}. {one_clean} one-call and {two_clean} two-call summaries show none of these.\n"
     "- **Cost:** one call makes {oca} calls instead of {tca}, generates {otok:,} instead of {ttok:,} tokens "
     "({dtok:+.0%}) and takes {osec:.0f} s instead of {tsec:.0f} s of model time ({dsec:+.1f} s per transcript "
-    "[{dsec_lo:+.1f}, {dsec_hi:+.1f}]), for the same prompt tokens (difference {dpt:+.1f} per transcript, "
+    "[{dsec_lo:+.1f}, {dsec_hi:+.1f}], {dsec_sig}), for the same prompt tokens (difference {dpt:+.1f} per transcript, "
     "p = {ppt:.2f}).\n"
     "- With this model the two-call design is the one to keep: it costs twice the calls but summarizes the "
     "requested window for {tl:.0%} of the requests against {ol:.0%}. Neither variant produces usable action items.",
@@ -315,6 +320,11 @@ report(
     pl=cx.loc["last_n_correct", "p_value"], lost=int(foreign_wrong.sum()), nf=len(foreign),
     apol=int(apology.sum()), apol_example=foreign.loc[apology, "request_en"].iloc[0][:45], kept=int(kept.sum()),
     two_items=int(by_variant.loc["two_call", "action_items_predicted"]),
+    two_matched=int(matched["two_call"]), one_matched=int(matched["one_call"]),
+    two_empty=int(from_empty.loc["two_call", "sum"]), two_scored=int(from_empty.loc["two_call", "size"]),
+    one_empty=int(from_empty.loc["one_call", "sum"]), one_scored=int(from_empty.loc["one_call", "size"]),
+    two_pooled=pooled_f1["two_call"], one_pooled=pooled_f1["one_call"],
+    dsec_sig="significant" if cx.loc["latency_s", "significant"] else f"p = {cx.loc['latency_s', 'p_value']:.2f}, not significant",
     one_items=int(by_variant.loc["one_call", "action_items_predicted"]),
     gold=int(by_variant.loc["two_call", "gold_action_items"]),
     two_copied=int(item_counts["copies_a_message"].get("two_call", 0)),

@@ -30,7 +30,7 @@
 # Local checkpoint directories work too (`hf:/models/my-llama`). Generations of any model other than the
 # embedded ones go to that model's own cache file, `runs/caches/generations-<weights>.sqlite`, never into
 # the committed `notebooks/generations.sqlite`; a rerun replays them. The committed outputs below are of
-# the embedded default (SmolLM2-135M-Instruct on 2 CPU cores, recorded 2026-11-30), replayed by nbval.
+# the embedded default (SmolLM2-135M-Instruct on 2 CPU cores with llama.cpp, recorded 2026-12-01), replayed by nbval.
 # Every sentence of prose below is filled from the variables, so it stays true on any model.
 
 # %%
@@ -47,6 +47,7 @@ from IPython.display import Markdown
 from aya_lab.eval import CopySystem, PromptSystem, Seq2SeqSystem, evaluate_translation
 from aya_lab.models import load_chat_model, load_model, parse_spec
 from aya_lab.models.cache import default_cache_path
+from aya_lab.models.llama_chat import LlamaCppChatModel
 
 print("roles:", MODELS)
 print("generation cache:", os.path.relpath(default_cache_path(), runs_dir().parent))
@@ -64,17 +65,24 @@ aya = translator if MODELS["aya"] == MODELS["translator"] else load_chat_model(M
 
 
 def describe(model):
+    if isinstance(model, LlamaCppChatModel):  # a GGUF on llama.cpp: the file's own count and quantisation
+        return {"spec": model.spec, "parameters": model.engine.n_params(), "dtype": model.quantization,
+                "weights GB": round(model.engine.size_bytes() / 1e9, 3), "device": str(model.device),
+                "fingerprint": model.fingerprint}
     hf = model.model if hasattr(model, "family") else model.hf_model
-    return {"spec": model.spec, "parameters": sum(p.numel() for p in hf.parameters()), "dtype": str(hf.dtype),
-            "device": str(model.device), "fingerprint": model.fingerprint}
+    n = sum(p.numel() for p in hf.parameters())
+    return {"spec": model.spec, "parameters": n, "dtype": str(hf.dtype),
+            "weights GB": round(n * hf.dtype.itemsize / 1e9, 3), "device": str(model.device),
+            "fingerprint": model.fingerprint}
 
 
 models_df = pd.DataFrame({role: describe(m) for role, m in {"translator": translator, "aya": aya}.items()}).T
 models_df
 
 # %% [markdown]
-# What to expect per model size. The weights alone take parameters × 4 bytes in fp32 (the CPU default)
-# and × 2 in bf16 (chosen on a CUDA GPU). Decoding one token at batch 1 reads every weight once, so
+# What to expect per model size. The weights alone take parameters × 4 bytes in fp32 (the CPU default of
+# the transformers engine, which `hf:` models run on) and × 2 in bf16 (chosen on a CUDA GPU); a GGUF on
+# llama.cpp takes its file's size (the `weights GB` column above: the embedded models are 4-bit). Decoding one token at batch 1 reads every weight once, so
 # memory bandwidth sets a floor on its time: the CPU row uses the 10 GB/s SmolLM2 reached on this
 # project's 2 cores, the GPU row an H200's 4.8 TB/s (a ceiling — measured GPU figures await a device:
 # `benchmarks/bench_gpu.py`). Batching amortises the weight reads: many rows decode for nearly the price

@@ -15,6 +15,8 @@ def test_demo_end_to_end_on_the_default_models(tmp_path):
     try:
         text = out.getvalue()
         assert "translator: model gemma3-270m" in text and "aya: model smollm2" in text
+        first = text.splitlines()[:2]  # the engine and its threads, on the first lines
+        assert all(" on llama.cpp 0.3.36, " in line and " threads, cpu " in line for line in first), first
         runs = room.runs()
         assert len(runs) == len(SCRIPT)
         for report, (sender, message) in zip(runs, SCRIPT):

@@ -12,8 +12,8 @@ from __future__ import annotations
 
 import threading
 import time
-from pathlib import Path
 from abc import ABC, abstractmethod
+from pathlib import Path
 from typing import Any, List, Optional, Tuple  # noqa: UP035 (the design's own annotations)
 
 import pytest

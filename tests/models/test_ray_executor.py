@@ -70,6 +70,25 @@ def test_a_tiny_real_model_is_byte_identical_on_ray(ray_executor, tiny_llama_dir
     assert got == [r.text for r in local.generate_texts(convs)]
 
 
+@pytest.mark.integration
+def test_llama_cpp_on_ray_matches_local_and_stops_at_the_batch_stop_strings(ray_executor, tmp_path):
+    from aya_lab.prompts import COMPLETION_KEY
+
+    def completion(text):  # distinct first words: no prompt shares a prefix with another
+        return [HumanMessage(text, additional_kwargs={COMPLETION_KEY: {"stop": ["\n"]}})]
+
+    convs = [completion(f"{w} list:\n1. one\n2.") for w in ("Apple", "Bread", "Cloud", "Dance")]
+    local = load_model("smollm2", settings={"max_new_tokens": 8}, batch_size=2, reuse=False, threads=1)
+    local.cache = GenerationCache(tmp_path / "a.sqlite")
+    local.engine.forget()
+    expected = [r.text for r in local.generate_texts(convs)]
+    remote = load_model("smollm2", settings={"max_new_tokens": 8}, batch_size=2, reuse=False, threads=1)
+    remote.cache = GenerationCache(tmp_path / "b.sqlite")
+    with use_executor(ray_executor):
+        got = [r.text for r in remote.generate_texts(convs)]
+    assert got == expected and all("\n" not in t for t in got)
+
+
 def test_a_killed_worker_is_replaced_and_its_batch_retried(ray_executor):
     import ray
 

@@ -95,10 +95,15 @@ def test_gemma3_is_a_chat_model_spec_for_agents(monkeypatch):
     seen = {}
 
     def fake_load(spec, model_dir, weights, **kw):
-        seen.update(spec=spec, weights=weights, **kw)
+        seen.update(spec=spec, model_dir=str(model_dir), weights=weights, **kw)
         return "model"
 
     monkeypatch.setattr(loader, "converted_model_dir", lambda name: f"/converted/{name}")
+    monkeypatch.setattr(loader, "embedded_gguf", lambda name: f"/assembled/{name}.gguf")
     monkeypatch.setattr(loader.HFChatModel, "load", staticmethod(fake_load))
-    assert load_chat_model("gemma3-270m", reuse=False) == "model"
-    assert seen["require_chat_template"] is False and seen["weights"].startswith("gguf-sha256:a5fd3b62230aa5ec")
+    monkeypatch.setattr(loader.LlamaCppChatModel, "load", staticmethod(fake_load))
+    for spec in ("gemma3-270m~transformers", "gemma3-270m"):
+        seen.clear()
+        assert load_chat_model(spec, reuse=False) == "model"
+        assert seen["require_chat_template"] is False and seen["weights"].startswith("gguf-sha256:a5fd3b62230aa5ec")
+        assert seen["model_dir"] == ("/converted/gemma3-270m" if "~" in spec else "/assembled/gemma3-270m.gguf")
