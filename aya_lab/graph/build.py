@@ -15,7 +15,8 @@ from typing import Annotated, Any, TypedDict
 from langchain_core.runnables import Runnable
 from langgraph.graph import START, StateGraph
 
-from aya_lab.graph.conditions import compile_conditions, dynamic_targets, literal_targets
+from aya_lab.graph.condition_compile import compile_conditions
+from aya_lab.graph.conditions import dynamic_targets, literal_targets
 from aya_lab.graph.errors import PathPart, Problem, SpecError, format_path
 from aya_lab.graph.load import load_spec
 from aya_lab.graph.registry import Registry, default_registry

@@ -31,7 +31,6 @@ llama.cpp's own log and raised as one line naming the file and the fix; llama.cp
 
 from __future__ import annotations
 
-import ctypes
 import logging
 import threading
 from collections.abc import Sequence
@@ -50,6 +49,7 @@ from aya_lab.models.llama_bindings import (
     load_failure,
 )
 from aya_lab.models.llama_sampling import Sampling, choose_token
+from aya_lab.models.llama_vocab import LlamaModelFacts
 
 __all__ = [
     "GGUFLoadError",
@@ -77,7 +77,7 @@ class SequenceOutput:
     truncated: bool
 
 
-class LlamaEngine:
+class LlamaEngine(LlamaModelFacts):
     """One GGUF model on llama.cpp with a unified KV cache for ``n_seq_max`` parallel sequences.
 
     Use :meth:`shared` (one engine per file, threads and context size in a process). Thread-safe: one
@@ -133,94 +133,6 @@ class LlamaEngine:
             if key not in _ENGINES:
                 _ENGINES[key] = cls(Path(path), threads=threads, n_ctx=n_ctx, n_seq_max=n_seq_max)
             return _ENGINES[key]
-
-    # -- metadata and vocabulary -------------------------------------------------------------------------
-    def metadata(self, key: str) -> str | None:
-        """A GGUF metadata value as text (``None`` when the file has no such key)."""
-        size = 1 << 16
-        while True:
-            buf = ctypes.create_string_buffer(size)
-            n = self._lib.llama_model_meta_val_str(self._model, key.encode(), buf, size)
-            if n < 0:
-                return None
-            if n < size:
-                return buf.value.decode("utf-8", "replace")
-            size = n + 1
-
-    def describe(self) -> str:
-        """llama.cpp's one-line description of the model (architecture, size, quantization)."""
-        buf = ctypes.create_string_buffer(256)
-        self._lib.llama_model_desc(self._model, buf, 256)
-        return buf.value.decode("utf-8", "replace")
-
-    def file_type(self) -> str:
-        """The quantization of the weights as llama.cpp names it (e.g. ``Q4_K - Medium``)."""
-        code = self._lib.llama_model_ftype(self._model)
-        name = self._lib.llama_ftype_name(code)
-        return name.decode() if name else f"ftype {code}"
-
-    def size_bytes(self) -> int:
-        """Bytes of all the model's tensors as stored (what one decoding step reads, at most)."""
-        return int(self._lib.llama_model_size(self._model))
-
-    def n_params(self) -> int:
-        """The model's parameter count, as llama.cpp reads it from the file."""
-        return int(self._lib.llama_model_n_params(self._model))
-
-    def token_text(self, token: int) -> str:
-        if token < 0 or token >= self.n_vocab:
-            return ""
-        raw = self._lib.llama_vocab_get_text(self._vocab, token)
-        return raw.decode("utf-8", "replace") if raw else ""
-
-    def _special_tokens(self) -> tuple[tuple[str, ...], frozenset[int]]:
-        """(control-token strings of length >= 2, longest first; end-of-generation token ids)."""
-        lib, vocab = self._lib, self._vocab
-        special = lib.LLAMA_TOKEN_ATTR_CONTROL | lib.LLAMA_TOKEN_ATTR_USER_DEFINED
-        strings, eog = set(), set()
-        for token in range(self.n_vocab):
-            attr = lib.llama_vocab_get_attr(vocab, token)
-            if attr & special:
-                if lib.llama_vocab_is_eog(vocab, token):
-                    eog.add(token)
-                if attr & lib.LLAMA_TOKEN_ATTR_CONTROL:
-                    text = self.token_text(token)
-                    if len(text.strip()) >= 2:
-                        strings.add(text)
-        for token in (lib.llama_vocab_eos(vocab), lib.llama_vocab_eot(vocab)):
-            if token >= 0:
-                eog.add(int(token))
-        return tuple(sorted(strings, key=lambda s: (-len(s), s))), frozenset(eog)
-
-    def tokenize(self, text: str, *, parse_special: bool = True) -> list[int]:
-        """Token ids of ``text`` (no BOS added; control-token strings in it are parsed as such)."""
-        data = text.encode("utf-8")
-        size = len(data) + 8
-        out = (self._lib.llama_token * size)()
-        n = self._lib.llama_tokenize(self._vocab, data, len(data), out, size, False, parse_special)
-        if n < 0:
-            size = -n
-            out = (self._lib.llama_token * size)()
-            n = self._lib.llama_tokenize(self._vocab, data, len(data), out, size, False, parse_special)
-        return list(out[:n])
-
-    def detokenize(self, tokens: Sequence[int]) -> str:
-        """Text of ``tokens`` with special tokens removed."""
-        if not tokens:
-            return ""
-        arr = (self._lib.llama_token * len(tokens))(*tokens)
-        size = 8 * len(tokens) + 16
-        while True:
-            buf = ctypes.create_string_buffer(size)
-            n = self._lib.llama_detokenize(self._vocab, arr, len(tokens), buf, size, True, False)
-            if n >= 0:
-                return buf.raw[:n].decode("utf-8", "replace")
-            size = -n + 1
-
-    def _piece(self, token: int) -> bytes:
-        buf = ctypes.create_string_buffer(64)
-        n = self._lib.llama_token_to_piece(self._vocab, token, buf, 64, 0, False)
-        return buf.raw[: max(0, n)]
 
     # -- generation ------------------------------------------------------------------------------------
     def generate(

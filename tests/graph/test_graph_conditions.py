@@ -7,7 +7,8 @@ from langgraph.graph import END
 from langgraph.types import Send
 
 from aya_lab.graph import ConditionError
-from aya_lab.graph.conditions import OPERATOR_ALIASES, compile_conditions, literal_targets
+from aya_lab.graph.condition_compile import compile_conditions
+from aya_lab.graph.conditions import OPERATOR_ALIASES, literal_targets
 
 FUNCS = {
     "double": lambda state, config, *, field: 2 * state[field],
