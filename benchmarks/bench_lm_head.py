@@ -1,6 +1,7 @@
 """Why a room send costs more than 2x one translation on Gemma 3 270M: its LM head, timed alone.
 
-Loads an embedded model (``--model``), takes its output projection (``get_output_embeddings()``) and
+Loads an embedded model (``--model``) on the transformers engine (de-quantised fp32: the projection is a
+torch module there), takes its output projection (``get_output_embeddings()``) and
 times one decoding step's projection for a batch of 1 and a batch of ``--batch`` rows (a room send of
 7 users in 6 languages translates 5 rows), side by side, ``--rounds`` times; prints the medians and the
 ratio. Gemma 3's vocabulary is 262,144 tokens (an LM head of 168M of its 268M parameters), SmolLM2's
@@ -38,8 +39,9 @@ def main() -> None:
     parser.add_argument("--batch", type=int, default=5)
     parser.add_argument("--rounds", type=int, default=20)
     args = parser.parse_args()
-    model = load_chat_model(args.model)
-    head = model._model.get_output_embeddings()
+    spec = args.model if "~" in args.model else f"{args.model}~transformers"
+    model = load_chat_model(spec)
+    head = model.hf_model.get_output_embeddings()
     vocab, width = head.weight.shape
     dtype = head.weight.dtype
     with torch.inference_mode():

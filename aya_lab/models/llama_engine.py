@@ -240,8 +240,8 @@ class LlamaEngine(LlamaModelFacts):
     def _pad(self, width: int, spare: list[int]) -> None:
         """Fill a decoding step of ``width`` sequences up to a multiple of :data:`PAD_TO` with throw-away rows
         (from 3 rows on). llama.cpp's repacked CPU kernels multiply the weights by four columns at once and
-        take the rest one matrix-vector product each: measured with Gemma 3 270M on 2 cores, a step of 3
-        rows took 86 ms and one of 4 rows 58 ms (``benchmarks/bench_engines.py`` has the side-by-side run).
+        take the rest one matrix-vector product each, so on AVX2 a step of 3 rows costs more than one of 4
+        (``benchmarks/bench_decode_step.py`` times steps of 1 to 16 rows; figures in ``docs/ENGINES.md``).
         A pad row repeats its stream's first token at the next position; its output is never read."""
         missing = (-width) % PAD_TO if width >= PAD_FROM else 0
         for slot in spare[:missing]:
