@@ -244,31 +244,31 @@ n_echo = int(delivered["echo"].sum())
 own = delivered[~delivered["echo"]]
 assert c_in.sum() == n_in and c_in["I don't know"] == len(refused)
 assert n_echo > len(delivered) / 2  # most delivered answers copy the passages back
-assert delivered["cites gold"].all()
+not_gold = delivered[delivered["cites gold"] != True]  # noqa: E712 (a column of booleans)
+assert len(not_gold) <= 1 and not_gold["echo"].all()  # "every delivered answer but one cites a gold document"
 withheld_in = answers[(answers["scope"] == "in") & (answers["outcome"] == "withheld")]
 assert withheld_in["any keyword"].sum() < len(withheld_in) / 2  # "cost little"
 out_delivered = answers[(answers["scope"] == "out") & (answers["outcome"] == "answered")]
-assert len(out_delivered) == 1 and out_delivered["echo"].all()
+assert len(out_delivered) == 0  # no out-of-scope question got an answer
 report(
     "- **Answers, all {n_in} in-scope questions:** {ans_n} delivered ({ans:.1%}), {wh_n} withheld "
     "({wh:.1%}), {idk_n} \"I don't know\" ({idk:.1%}). Of the {ans_n} delivered answers, {n_echo} copy "
     "the `<passages>` block back (echo) and {n_own} are in the model's own words; {kw_n} contain an "
-    "answer keyword (keyword hit rate {kw:.1%}), {kw_own} of the {n_own} own-words ones. Every delivered "
-    "answer cites a gold document ({gold_n} of {ans_n}), which mostly shows that an echoed passage shares "
-    "words with its own source: the echo, not the model, carries the fact.\n"
+    "answer keyword (keyword hit rate {kw:.1%}), {kw_own} of the {n_own} own-words ones. {gold_n} of the "
+    "{ans_n} delivered answers cite a gold document{not_gold}, which mostly shows that an echoed passage "
+    "shares words with its own source: the echo, not the model, carries the fact.\n"
     "- **Withholding on honest questions:** {wh_n} of the {n_reached} in-scope questions that reached "
     "the model were withheld ({fp:.1%}); these questions are honest, so this is the false-positive rate "
     "of the withholding defence against injected answers. The false positives cost little here: withheld "
     "drafts with an answer keyword, {wh_kw} of {wh_n} (keywords are a loose check: they match any "
     "occurrence, even one copied from the question).\n"
-    "- **Out of scope ({n_out} questions):** {o_idk} \"I don't know\", {o_wh} withheld, {o_ans} delivered "
-    "— the delivered one ({o_id}) echoes passages for a question the handbook does not cover, citing "
-    "{o_src}.",
+    "- **Out of scope ({n_out} questions):** {o_idk} \"I don't know\", {o_wh} withheld, {o_ans} delivered.",
     n_in=n_in, ans_n=int(c_in["answered"]), ans=shares.loc["in", "answered"], wh_n=int(c_in["withheld"]),
     wh=shares.loc["in", "withheld"], idk_n=int(c_in["I don't know"]), idk=shares.loc["in", "I don't know"],
     n_echo=n_echo, n_own=len(own), kw_n=int(delivered["any keyword"].sum()), kw=delivered["any keyword"].mean(),
     kw_own=int(own["any keyword"].sum()), gold_n=int(delivered["cites gold"].sum()), n_reached=n_reached,
     fp=c_in["withheld"] / n_reached, wh_kw=int(withheld_in["any keyword"].sum()), n_out=n_out, o_idk=int(counts.loc["out", "I don't know"]),
     o_wh=int(counts.loc["out", "withheld"]), o_ans=int(counts.loc["out", "answered"]),
-    o_id=out_delivered.index[0], o_src=out_delivered["sources"].iloc[0],
+    not_gold="" if not len(not_gold) else f" (the exception, {not_gold.index[0]}, echoes a passage of "
+    f"{not_gold['sources'].iloc[0]}, not of its gold document)",
 )
