@@ -25,7 +25,7 @@ import pandas as pd
 
 from aya_lab.eval import PromptSystem, evaluate_routing, evaluate_translation
 from aya_lab.eval.stats import mcnemar_exact
-from aya_lab.models import GenerationCache, load_chat_model
+from aya_lab.models import load_chat_model
 from aya_lab.models.cache import set_default_cache
 
 PAIRS = ["fra-eng", "deu-eng", "eng-fra", "eng-deu"]
@@ -37,19 +37,23 @@ def translation_parity(n: int, docs: int) -> pd.DataFrame:
     for engine, suffix in ENGINES.items():
         model = load_chat_model(f"gemma3-270m{suffix}", settings={"max_new_tokens": 64}, batch_size=16)
         systems.append(PromptSystem(model, "user_translate/completion", name=f"gemma3-270m ({engine})"))
-    res = evaluate_translation(systems, "ntrex128", PAIRS, n=n, docs=docs, progress=False)
     fast, slow = (s.name for s in systems)
+    res = evaluate_translation(systems, "ntrex128", PAIRS, n=n, docs=docs, baseline=slow, progress=False)
     scores = res.df[(res.df["metric"] == "chrF") & (res.df["pair"] != "pooled") & (res.df["hop"] == "e2e")]
     table = scores.pivot_table(index="pair", columns="system", values="score")[[fast, slow]]
-    deltas = res.deltas("chrF", against=slow).set_index("pair")
-    deltas = deltas[deltas["system"] == fast]
-    out = res.outputs.pivot_table(index=["pair", "segment"], columns="system", values="hypothesis", aggfunc="first")
+    tests = res.tests("chrF").set_index("pair")
+    tests = tests[tests["system"] == fast]
+    out = res.outputs[res.outputs["hop"] == "e2e"]
+    out = out.pivot_table(index=["pair", "idx"], columns="system", values="hypothesis", aggfunc="first")
     same = (out[fast] == out[slow]).groupby(level="pair").mean()
     table["Δ chrF [95% CI]"] = [
-        f"{deltas.loc[p, 'delta']:+.1f} [{deltas.loc[p, 'low']:+.1f}, {deltas.loc[p, 'high']:+.1f}]"
+        f"{tests.loc[p, 'delta']:+.1f} [{tests.loc[p, 'delta_low']:+.1f}, {tests.loc[p, 'delta_high']:+.1f}]"
         for p in table.index
     ]
-    table["p (AR)"] = [deltas.loc[p].get("p_ar", float("nan")) for p in table.index]
+    table["p (bootstrap)"] = [tests.loc[p, "p_bootstrap"] for p in table.index]
+    table["p (AR)"] = [tests.loc[p, "p_ar"] for p in table.index]
+    table["p_holm"] = [tests.loc[p, "p_holm"] for p in table.index]
+    table["resampled"] = [f"{tests.loc[p, 'n_units']} {tests.loc[p, 'resample_unit']}s" for p in table.index]
     table["identical outputs"] = same.reindex(table.index)
     return table
 
@@ -66,7 +70,10 @@ def routing_parity() -> pd.DataFrame:
     rows = {}
     for engine, r in runs.items():
         acc = r.df[(r.df["metric"] == "accuracy") & (r.df["lang"] == "all")].iloc[0]
-        rows[engine] = {"accuracy": f"{acc['mean']:.3f} [{acc['low']:.3f}, {acc['high']:.3f}]", "n": len(r.examples)}
+        rows[engine] = {
+            "accuracy": f"{acc['mean']:.3f} [{acc['ci_low']:.3f}, {acc['ci_high']:.3f}]",
+            "n": len(r.examples),
+        }
     rows["llama.cpp vs transformers"] = {
         "accuracy": f"right only on llama.cpp {b}, only on transformers {c}, McNemar p = {mcnemar_exact(b, c):.3f}",
         "n": f"identical decisions {float((fast['predicted'] == slow['predicted']).mean()):.3f}",
@@ -82,7 +89,7 @@ def main() -> None:
         "--cache", default=str(Path(__file__).resolve().parent.parent / "notebooks" / "generations.sqlite")
     )
     args = parser.parse_args()
-    set_default_cache(GenerationCache(args.cache, "readwrite"))
+    set_default_cache(args.cache, "readwrite")
     pd.set_option("display.width", 200)
     print(
         f"Translation parity: Gemma 3 270M, user_translate/completion, NTREX-128, n={args.n} from {args.docs} documents"
