@@ -113,10 +113,6 @@ class LlamaCppChatModel(LocalChatModel):
     def context_length(self) -> int:
         return int(self._engine.n_ctx)
 
-    @property
-    def control_strings(self) -> tuple[str, ...]:
-        return tuple(self._engine.control_strings)
-
     def render(self, conversation: Conversation) -> str:
         """The prompt text (control-token strings in message contents escaped, as on every engine)."""
         completion = completion_request(conversation)

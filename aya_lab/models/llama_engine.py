@@ -2,10 +2,10 @@
 
 This module talks to llama.cpp through ``llama-cpp-python``'s low-level bindings (``llama_cpp``), not its
 ``Llama`` class, because the ``Llama`` class decodes one sequence at a time. :class:`LlamaEngine` keeps one
-model and one context whose KV cache is **unified** across ``n_seq_max`` parallel sequences, so a batch of
-prompts is decoded together: each ``llama_decode`` step feeds one new token of every unfinished sequence,
-and every weight read from memory serves all of them (on a CPU the weights' memory traffic, not the
-arithmetic, is what a step costs at these model sizes).
+model and one context with a KV stream per parallel sequence (``n_seq_max`` of them), so a batch of prompts
+is decoded together: each ``llama_decode`` step feeds one new token of every unfinished sequence, and every
+weight read from memory serves all of them (what that saves on 2 AVX2 cores, where the quantised
+arithmetic also bounds a step, is measured in ``docs/ENGINES.md``).
 
 What was simplified, and why:
 
@@ -78,7 +78,7 @@ class SequenceOutput:
 
 
 class LlamaEngine(LlamaModelFacts):
-    """One GGUF model on llama.cpp with a unified KV cache for ``n_seq_max`` parallel sequences.
+    """One GGUF model on llama.cpp with a KV stream of ``n_ctx`` tokens for each of ``n_seq_max`` sequences.
 
     Use :meth:`shared` (one engine per file, threads and context size in a process). Thread-safe: one
     batch decodes at a time.
@@ -122,7 +122,7 @@ class LlamaEngine(LlamaModelFacts):
         self.control_strings, self.eog_ids = self._special_tokens()
         self.add_bos = bool(lib.llama_vocab_get_add_bos(self._vocab))
         self._bos_id = max(0, int(lib.llama_vocab_bos(self._vocab)))
-        self.bos_text = self.token_text(int(lib.llama_vocab_bos(self._vocab)))
+        self.bos_text = self.token_text(int(lib.llama_vocab_bos(self._vocab)))  # "" when there is none
         self.eos_text = self.token_text(int(lib.llama_vocab_eos(self._vocab)))
 
     @classmethod
@@ -140,8 +140,8 @@ class LlamaEngine(LlamaModelFacts):
     ) -> list[SequenceOutput]:
         """Decode every prompt (already rendered; BOS written as text where wanted) and return its new text.
 
-        Prompts are decoded together in groups of at most ``n_seq_max`` whose prompt plus new tokens fit
-        the context; each group's sequences share every ``llama_decode`` step.
+        Prompts are decoded together in groups of at most ``n_seq_max`` (each in its own KV stream); each
+        group's sequences share every ``llama_decode`` step.
         """
         limit = max(1, self.n_ctx - sampling.max_new_tokens)
         encoded, truncated = [], []
@@ -157,20 +157,20 @@ class LlamaEngine(LlamaModelFacts):
                     sampling.max_new_tokens,
                 )
                 ids = ids[-limit:]
-            encoded.append(ids or [int(self._lib.llama_vocab_bos(self._vocab))])
+            encoded.append(ids or [self._bos_id])
         rng = np.random.default_rng(sampling.seed + repeat)
         outputs: list[SequenceOutput | None] = [None] * len(prompts)
         with self._lock:
-            for group in self._groups(encoded, sampling.max_new_tokens):
+            for group in self._groups(len(encoded)):
                 generated = self._decode_group([encoded[i] for i in group], sampling, list(stop), rng)
                 for i, tokens in zip(group, generated, strict=True):
                     text = self.detokenize([t for t in tokens if t not in self.eog_ids]).strip()
                     outputs[i] = SequenceOutput(text, len(encoded[i]), len(tokens), truncated[i])
         return [o for o in outputs if o is not None]
 
-    def _groups(self, encoded: list[list[int]], max_new: int) -> list[list[int]]:
-        """Consecutive groups of at most ``n_seq_max`` prompts (each fits its own KV stream of ``n_ctx``)."""
-        return [list(range(i, min(i + self.n_seq_max, len(encoded)))) for i in range(0, len(encoded), self.n_seq_max)]
+    def _groups(self, count: int) -> list[list[int]]:
+        """Consecutive groups of at most ``n_seq_max`` prompt indices (one KV stream each)."""
+        return [list(range(i, min(i + self.n_seq_max, count))) for i in range(0, count, self.n_seq_max)]
 
     def _assign_slots(self, prompts: list[list[int]]) -> list[int]:
         """A KV stream for each prompt: the free one whose cached tokens share the longest prefix with it
@@ -190,8 +190,7 @@ class LlamaEngine(LlamaModelFacts):
         try:
             return self._decode_slots(prompts, slots, sampling, stop, rng)
         except BaseException:  # a failed decode leaves the KV cache in an unknown state: forget it all
-            self._lib.llama_memory_clear(self._memory, True)
-            self._slots = [[] for _ in range(self.n_seq_max)]
+            self._empty_streams()
             raise
 
     def _decode_slots(
@@ -297,8 +296,12 @@ class LlamaEngine(LlamaModelFacts):
         bit. Outputs are deterministic for the same sequence of calls in a fresh process, and the generation
         cache replays them exactly; call this before a run that must not depend on what came before it."""
         with self._lock:
-            self._lib.llama_memory_clear(self._memory, True)
-            self._slots = [[] for _ in range(self.n_seq_max)]
+            self._empty_streams()
+
+    def _empty_streams(self) -> None:
+        """Clear the KV cache and what each stream is recorded to hold (the caller holds the lock)."""
+        self._lib.llama_memory_clear(self._memory, True)
+        self._slots = [[] for _ in range(self.n_seq_max)]
 
     def close(self) -> None:
         """Free the context, batch and model (the engine is unusable afterwards)."""
