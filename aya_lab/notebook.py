@@ -11,12 +11,14 @@ role, ``AYA_LAB_MODEL_TRANSLATOR`` / ``AYA_LAB_MODEL_AYA`` for one), the noteboo
 model's own file, ``runs/caches/generations-<weights>.sqlite`` (:func:`notebook_cache_for`), and never
 the committed one; in replay mode a missing file is an error naming the model. An explicit
 ``AYA_LAB_GENERATION_CACHE`` still wins.
+
+Nothing here writes the environment: the cache path and the silenced progress bars are settings
+overrides (:func:`aya_lab.settings.configure`), held for the rest of the kernel's life.
 """
 
 from __future__ import annotations
 
 import hashlib
-import os
 import warnings
 from collections.abc import Mapping
 from pathlib import Path
@@ -28,6 +30,7 @@ from aya_lab.models.fingerprint import file_sha256, weights_id
 from aya_lab.models.loader import ROLES
 from aya_lab.models.resolve import resolve_checkpoint, resolve_gguf
 from aya_lab.paths import project_root
+from aya_lab.settings import configure, reset_settings, settings
 
 __all__ = [
     "ROLE_ENV",
@@ -41,7 +44,7 @@ __all__ = [
 ]
 
 ROLE_ENV = {role: f"AYA_LAB_MODEL_{role.upper()}" for role in ROLES}
-_ROUTED: dict[str, str] = {}  # the cache path setup_notebook itself put in the environment
+_ROUTED: dict[str, str] = {}  # the cache path setup_notebook itself chose (a settings override)
 
 
 def notebook_cache_path() -> Path:
@@ -53,8 +56,7 @@ def runs_dir() -> Path:
     """Where notebooks keep their rooms and results: ``AYA_LAB_RUNS_DIR`` when set (so two runs of one
     notebook, e.g. nbval and the browser test, never share a room file), else ``runs/`` under the
     repository (ignored by git)."""
-    override = os.environ.get("AYA_LAB_RUNS_DIR", "").strip()
-    path = Path(override).expanduser() if override else project_root() / "runs"
+    path = settings().runs_dir or project_root() / "runs"
     path.mkdir(parents=True, exist_ok=True)
     return path
 
@@ -98,18 +100,19 @@ def setup_notebook() -> str:
     Raises :class:`~aya_lab.models.CacheMissError` in replay mode when the models named by the
     environment have no cache file of their own yet (naming them and the file expected).
     """
-    os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
-    os.environ["HF_HUB_DISABLE_PROGRESS_BARS"] = "1"
-    os.environ["TQDM_DISABLE"] = "1"
+    configure(tqdm_disable=True)
     warnings.filterwarnings("ignore", category=DeprecationWarning)
     warnings.filterwarnings("ignore", message=".*sunset.*")
+    from huggingface_hub.utils import disable_progress_bars
     from transformers.utils import logging as hf_logging
 
+    disable_progress_bars()
     hf_logging.disable_progress_bar()
     hf_logging.set_verbosity_error()
 
-    explicit = os.environ.get("AYA_LAB_GENERATION_CACHE")
-    if explicit is None or explicit == _ROUTED.get("path"):
+    if _ROUTED and str(settings().generation_cache) == _ROUTED["path"]:
+        reset_settings("generation_cache")  # chosen by the last call: chosen again below, from the models now named
+    if settings().generation_cache is None:
         models = notebook_models()
         path = notebook_cache_for(models)
         if path != notebook_cache_path() and cache_mode() == "replay" and not path.exists():
@@ -119,7 +122,8 @@ def setup_notebook() -> str:
                 "notebooks/generations.sqlite holds only the embedded models' generations. Run once with "
                 "AYA_LAB_CACHE_MODE=readwrite to record this model's"
             )
-        os.environ["AYA_LAB_GENERATION_CACHE"] = _ROUTED["path"] = str(path)
+        _ROUTED["path"] = str(path)
+        configure(generation_cache=path)
     return default_model_spec()
 
 

@@ -2,24 +2,23 @@
 
 from __future__ import annotations
 
-import os
 from pathlib import Path
+
+from aya_lab.settings import settings
 
 __all__ = ["cache_dir", "data_dir", "fewshot_pools_dir", "kb_dir", "project_root", "prompts_dir"]
 
 
 def cache_dir() -> Path:
     """``AYA_LAB_CACHE_DIR`` or ``~/.cache/aya_lab`` (created on first use)."""
-    env = os.environ.get("AYA_LAB_CACHE_DIR")
-    path = Path(env).expanduser() if env else Path.home() / ".cache" / "aya_lab"
+    path = settings().cache_dir or Path.home() / ".cache" / "aya_lab"
     path.mkdir(parents=True, exist_ok=True)
     return path
 
 
 def data_dir() -> Path | None:
     """The external data directory named by ``AYA_LAB_DATA_DIR`` (``None`` when unset)."""
-    env = os.environ.get("AYA_LAB_DATA_DIR")
-    return Path(env).expanduser() if env else None
+    return settings().data_dir
 
 
 def project_root() -> Path:

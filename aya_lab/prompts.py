@@ -24,7 +24,6 @@ from __future__ import annotations
 
 import hashlib
 import json
-import os
 import string
 from collections.abc import Sequence
 from functools import lru_cache
@@ -37,6 +36,7 @@ from langchain_core.prompts import ChatPromptTemplate
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
 
 from aya_lab.paths import fewshot_pools_dir, prompts_dir
+from aya_lab.settings import settings
 from aya_lab.spotlight import delimiter_tags, spotlight_value
 
 __all__ = [
@@ -239,8 +239,7 @@ def _fields(text: str) -> set[str]:
 
 def fewshot_dir() -> Path:
     """The few-shot example pools: ``data/fewshot/<pool>.yaml`` (``AYA_LAB_FEWSHOT_DIR`` overrides)."""
-    env = os.environ.get("AYA_LAB_FEWSHOT_DIR")
-    return Path(env).expanduser() if env else fewshot_pools_dir()
+    return settings().fewshot_dir or fewshot_pools_dir()
 
 
 def load_pool(name: str) -> list[dict[str, str]]:

@@ -16,7 +16,6 @@ from __future__ import annotations
 
 import hashlib
 import io
-import os
 import re
 import shutil
 import tarfile
@@ -29,6 +28,7 @@ from pathlib import Path
 
 from aya_lab.languages import get_language
 from aya_lab.paths import data_dir
+from aya_lab.settings import settings
 
 __all__ = ["FetchError", "fetch_dataset", "fetchable", "DEFAULT_BASE_URL", "EXPECTED_SHA256"]
 
@@ -271,7 +271,7 @@ def fetch_dataset(
             raise FetchError("AYA_LAB_DATA_DIR is not set; set it or pass --dest DIR")
         dest = root / key
     dest = Path(dest).expanduser()
-    base = base_url or os.environ.get("AYA_LAB_FETCH_BASE_URL") or DEFAULT_BASE_URL
+    base = base_url or settings().fetch_base_url or DEFAULT_BASE_URL
     files = _PLANS[key](base, languages, timeout)
     if verify:
         expected = EXPECTED_SHA256.get(key, {}) if expected_sha256 is None else expected_sha256

@@ -7,13 +7,13 @@ from a checkpoint). :func:`generation_progress` counts the model generations mad
 the generation recorder sees them) for evaluators that batch their calls internally; a background
 thread moves the bar, so the evaluator needs no hook.
 
-``enabled=None`` means "only when stderr is a terminal"; ``TQDM_DISABLE=1`` (which
-:func:`aya_lab.notebook.setup_notebook` sets) silences every bar, so recorded notebooks stay clean.
+``enabled=None`` means "only when stderr is a terminal"; ``TQDM_DISABLE=1`` (the ``tqdm_disable``
+setting, which :func:`aya_lab.notebook.setup_notebook` sets) silences every bar, so recorded notebooks
+stay clean.
 """
 
 from __future__ import annotations
 
-import os
 import sys
 import threading
 from collections.abc import Iterable, Iterator
@@ -23,6 +23,7 @@ from typing import Any
 from tqdm.auto import tqdm
 
 from aya_lab.models.base import GenerationRecord, record_generations
+from aya_lab.settings import settings
 
 __all__ = ["progress_enabled", "progress_bar", "generation_progress", "SweepCounter", "sweep_progress"]
 
@@ -30,10 +31,10 @@ __all__ = ["progress_enabled", "progress_bar", "generation_progress", "SweepCoun
 def progress_enabled(enabled: bool | None) -> bool:
     """``enabled``, or (for ``None``) whether stderr is a terminal; always off under ``TQDM_DISABLE``.
 
-    The environment is read on every call: tqdm itself reads ``TQDM_DISABLE`` once, when it is
-    imported, which may be before a notebook's setup sets it.
+    The setting is looked up on every call: tqdm itself reads ``TQDM_DISABLE`` once, when it is
+    imported, which is before a notebook's setup turns the setting on.
     """
-    if os.environ.get("TQDM_DISABLE", "").strip().lower() not in ("", "0", "false"):
+    if settings().tqdm_disable:
         return False
     if enabled is None:
         return bool(getattr(sys.stderr, "isatty", lambda: False)())

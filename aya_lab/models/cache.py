@@ -34,6 +34,7 @@ from langchain_core.outputs import Generation
 
 from aya_lab.models.result import GenerationResult
 from aya_lab.paths import cache_dir
+from aya_lab.settings import configure, settings
 
 __all__ = [
     "CacheMode",
@@ -47,7 +48,6 @@ __all__ = [
 ]
 
 CacheMode = Literal["off", "readwrite", "replay"]
-_MODES = ("off", "readwrite", "replay")
 
 
 class CacheMissError(RuntimeError):
@@ -59,11 +59,8 @@ class CacheCorruptError(RuntimeError):
 
 
 def cache_mode() -> CacheMode:
-    """The mode named by ``AYA_LAB_CACHE_MODE`` (default ``readwrite``)."""
-    mode = os.environ.get("AYA_LAB_CACHE_MODE", "readwrite").strip().lower() or "readwrite"
-    if mode not in _MODES:
-        raise ValueError(f"AYA_LAB_CACHE_MODE={mode!r} is not one of {', '.join(_MODES)}; set one of them")
-    return mode  # type: ignore[return-value]
+    """The mode named by ``AYA_LAB_CACHE_MODE`` (default ``readwrite``; see :mod:`aya_lab.settings`)."""
+    return settings().cache_mode
 
 
 _SCHEMA = """
@@ -238,8 +235,8 @@ _DEFAULT_LOCK = threading.Lock()
 
 
 def default_cache_path() -> Path:
-    env = os.environ.get("AYA_LAB_GENERATION_CACHE")
-    return Path(env).expanduser() if env else cache_dir() / "generations.sqlite"
+    """``AYA_LAB_GENERATION_CACHE`` (or its override), else ``<cache dir>/generations.sqlite``."""
+    return settings().generation_cache or cache_dir() / "generations.sqlite"
 
 
 def model_cache_file(directory: str | os.PathLike[str], weights: str) -> Path:
@@ -266,10 +263,7 @@ def get_default_cache() -> GenerationCache | None:
 
 
 def set_default_cache(path: str | os.PathLike[str] | None, mode: CacheMode | None = None) -> None:
-    """Point the process-wide cache at ``path`` (and optionally set the mode) for this process."""
-    if path is None:
-        os.environ.pop("AYA_LAB_GENERATION_CACHE", None)
-    else:
-        os.environ["AYA_LAB_GENERATION_CACHE"] = str(Path(path).resolve())
-    if mode is not None:
-        os.environ["AYA_LAB_CACHE_MODE"] = mode
+    """Point the process-wide cache at ``path`` (``None``: the default file) and optionally set the mode,
+    for the rest of this process (a settings override: :func:`aya_lab.settings.configure`)."""
+    changes: dict[str, object] = {"generation_cache": None if path is None else Path(path).resolve()}
+    configure(**changes, **({} if mode is None else {"cache_mode": mode}))

@@ -22,7 +22,6 @@ import hashlib
 import importlib.util
 import json
 import logging
-import os
 import shutil
 import sys
 import tempfile
@@ -233,16 +232,17 @@ def converted_model_dir(spec: str = "smollm2") -> Path:
 def _convert(gguf: Path, out: Path, bar: tqdm) -> None:
     """Load ``gguf`` with transformers and save it as an fp32 safetensors checkpoint in ``out``."""
     import transformers
+    from huggingface_hub.utils import disable_progress_bars
     from transformers import AutoModelForCausalLM, AutoTokenizer
 
     verbosity = transformers.logging.get_verbosity()
     bars = transformers.utils.logging.is_progress_bar_enabled()
     transformers.logging.set_verbosity_error()
     transformers.utils.logging.disable_progress_bar()  # one bar (ours), not one per library step
-    os.environ.setdefault("HF_HUB_DISABLE_PROGRESS_BARS", "1")
     try:
-        tokenizer = AutoTokenizer.from_pretrained(gguf.parent, gguf_file=gguf.name)
-        model = AutoModelForCausalLM.from_pretrained(gguf.parent, gguf_file=gguf.name, dtype="float32")
+        with disable_progress_bars():  # huggingface_hub's bars too, for this block only
+            tokenizer = AutoTokenizer.from_pretrained(gguf.parent, gguf_file=gguf.name)
+            model = AutoModelForCausalLM.from_pretrained(gguf.parent, gguf_file=gguf.name, dtype="float32")
     finally:
         transformers.logging.set_verbosity(verbosity)
         if bars:

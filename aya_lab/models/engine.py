@@ -4,10 +4,9 @@ started on first use). See :mod:`aya_lab.models.executor` for the seam itself.""
 
 from __future__ import annotations
 
-import os
-
 from aya_lab.models.executor import ENGINES, EngineError, GenerationExecutor, LocalExecutor
 from aya_lab.models.ray_executor import RayExecutor
+from aya_lab.settings import settings
 
 __all__ = ["executor_from_env", "make_executor"]
 
@@ -24,9 +23,10 @@ def make_executor(engine: str, address: str | None = None) -> GenerationExecutor
 
 def executor_from_env(engine: str | None = None) -> GenerationExecutor:
     """``engine`` (e.g. a CLI flag) or ``AYA_LAB_ENGINE`` (default ``local``), with ``AYA_LAB_RAY_ADDRESS``."""
-    name = engine or os.environ.get("AYA_LAB_ENGINE", "").strip() or "local"
+    current = settings()
+    name = engine or current.engine
     if name.strip().lower() not in ENGINES:
         raise EngineError(
             f"engine {name!r} is not one of {', '.join(ENGINES)}; e.g. --engine ray or AYA_LAB_ENGINE=ray"
         )
-    return make_executor(name, os.environ.get("AYA_LAB_RAY_ADDRESS", "").strip() or None)
+    return make_executor(name, current.ray_address)

@@ -22,7 +22,6 @@ agents, Aya's translator, reply delivery) and ``aya`` (supervisor, query, summar
 from __future__ import annotations
 
 import difflib
-import os
 import threading
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
@@ -39,6 +38,7 @@ from aya_lab.models.resolve import resolve_checkpoint, resolve_gguf
 from aya_lab.models.seq2seq import Seq2SeqTranslator
 from aya_lab.models.settings import GenerationSettings
 from aya_lab.models.threads import default_threads
+from aya_lab.settings import settings
 
 __all__ = [
     "DEFAULT_ROLE_SPECS",
@@ -83,11 +83,11 @@ def default_model_spec(role: str | None = None) -> str:
     :data:`ROLES`: ``AYA_LAB_MODEL_<ROLE>``, else ``AYA_LAB_MODEL`` (which sets every role), else the role's
     measured default in :data:`DEFAULT_ROLE_SPECS`.
     """
+    current = settings()
     if role is not None:
         role = _check_role(role, role)
-        own = os.environ.get(f"AYA_LAB_MODEL_{role.upper()}", "").strip()
-        return own or os.environ.get("AYA_LAB_MODEL", "").strip() or DEFAULT_ROLE_SPECS[role]
-    return os.environ.get("AYA_LAB_MODEL", "").strip() or DEFAULT_SPEC
+        return current.role_models()[role] or current.model or DEFAULT_ROLE_SPECS[role]
+    return current.model or DEFAULT_SPEC
 
 
 def default_role_models() -> dict[str, str]:

@@ -15,6 +15,7 @@ import re
 from pathlib import Path
 
 from aya_lab.models.errors import ModelNotFoundError
+from aya_lab.settings import settings
 
 __all__ = ["resolve_checkpoint", "resolve_gguf", "hub_offline", "downloads_allowed", "ALLOW_DOWNLOADS_ENV"]
 
@@ -23,17 +24,17 @@ ALLOW_DOWNLOADS_ENV = "AYA_LAB_ALLOW_DOWNLOADS"
 
 _HUB_ID = re.compile(r"^[A-Za-z0-9][\w.-]*/[\w.-]+$")
 _HUB_GGUF = re.compile(r"^([A-Za-z0-9][\w.-]*/[\w.-]+)/([\w.-]+\.gguf)$")
-_TRUE = {"1", "true", "yes", "on"}
 
 
 def hub_offline() -> bool:
     """``HF_HUB_OFFLINE`` is set to a true value."""
-    return os.environ.get("HF_HUB_OFFLINE", "").strip().lower() in _TRUE
+    return settings().hf_hub_offline
 
 
 def downloads_allowed() -> bool:
     """The user opted in to downloads (``AYA_LAB_ALLOW_DOWNLOADS=1``) and ``HF_HUB_OFFLINE`` is not set."""
-    return os.environ.get(ALLOW_DOWNLOADS_ENV, "").strip().lower() in _TRUE and not hub_offline()
+    current = settings()
+    return current.allow_downloads and not current.hf_hub_offline
 
 
 def _not_cached(target: str) -> ModelNotFoundError:

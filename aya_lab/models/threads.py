@@ -11,11 +11,9 @@ from __future__ import annotations
 
 import os
 
-__all__ = ["ThreadsError", "default_threads", "physical_cores"]
+from aya_lab.settings import settings
 
-
-class ThreadsError(ValueError):
-    """``AYA_LAB_THREADS`` is not a positive whole number."""
+__all__ = ["default_threads", "physical_cores"]
 
 
 def physical_cores() -> int:
@@ -30,10 +28,6 @@ def physical_cores() -> int:
 
 
 def default_threads() -> int:
-    """``AYA_LAB_THREADS`` if set, else :func:`physical_cores`; raises :class:`ThreadsError` naming a bad value."""
-    raw = os.environ.get("AYA_LAB_THREADS", "").strip()
-    if not raw:
-        return physical_cores()
-    if not raw.isdigit() or int(raw) < 1:
-        raise ThreadsError(f"AYA_LAB_THREADS={raw!r} is not a positive whole number; set e.g. AYA_LAB_THREADS=2")
-    return int(raw)
+    """``AYA_LAB_THREADS`` if set, else :func:`physical_cores`; a bad value is a
+    :class:`~aya_lab.settings.SettingsError` naming it."""
+    return settings().threads or physical_cores()

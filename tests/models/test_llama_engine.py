@@ -17,8 +17,9 @@ from aya_lab.models.llama_bindings import GGUFLoadError, LlamaCppUnavailableErro
 from aya_lab.models.llama_chat import LlamaCppChatModel
 from aya_lab.models.llama_engine import LlamaEngine, Sampling
 from aya_lab.models.loader import engine_for
-from aya_lab.models.threads import ThreadsError, default_threads, physical_cores
+from aya_lab.models.threads import default_threads, physical_cores
 from aya_lab.prompts import COMPLETION_KEY
+from aya_lab.settings import SettingsError
 
 SETTINGS = {"max_new_tokens": 12}
 
@@ -175,7 +176,7 @@ def test_threads_default_to_physical_cores_and_follow_the_setting(monkeypatch):
 @pytest.mark.parametrize("value", ["0", "two", "-1", "1.5"])
 def test_bad_threads_setting_is_one_line(monkeypatch, value):
     monkeypatch.setenv("AYA_LAB_THREADS", value)
-    with pytest.raises(ThreadsError, match=f"AYA_LAB_THREADS={value!r}.*AYA_LAB_THREADS=2"):
+    with pytest.raises(SettingsError, match=f"AYA_LAB_THREADS={value!r}.*AYA_LAB_THREADS=2"):
         default_threads()
 
 

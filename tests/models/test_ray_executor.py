@@ -12,6 +12,7 @@ from aya_lab.models import GenerationCache, load_model
 from aya_lab.models.engine import executor_from_env, make_executor
 from aya_lab.models.executor import EngineError, LocalExecutor, current_executor, use_executor
 from aya_lab.models.ray_executor import RayExecutor
+from aya_lab.settings import SettingsError
 
 pytestmark = pytest.mark.ray
 
@@ -121,7 +122,7 @@ def test_engines_by_name_and_from_the_environment(monkeypatch):
     monkeypatch.setenv("AYA_LAB_RAY_ADDRESS", "ray://head:10001")
     assert executor_from_env().address == "ray://head:10001"
     monkeypatch.setenv("AYA_LAB_ENGINE", "dask")
-    with pytest.raises(EngineError, match="engine 'dask' is not one of local, ray"):
+    with pytest.raises(SettingsError, match="AYA_LAB_ENGINE='dask' is not one of local, ray"):
         executor_from_env()
     assert isinstance(current_executor(), LocalExecutor)  # the environment never switches it by itself
 

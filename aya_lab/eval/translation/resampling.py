@@ -24,7 +24,6 @@ a handful of documents can show. Segments keep sacrebleu's convention, so its nu
 
 from __future__ import annotations
 
-import os
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
@@ -32,6 +31,7 @@ import numpy as np
 
 from aya_lab.eval.metrics import METRICS, MetricScore, bleu_reliable, make_metrics, percentile_bounds
 from aya_lab.eval.stats import cluster_bootstrap_counts, cluster_labels
+from aya_lab.settings import settings
 
 __all__ = ["Units", "units_for", "analyse_group", "sacrebleu_seed"]
 
@@ -60,8 +60,7 @@ def units_for(doc_ids: Sequence[object] | None, n: int) -> Units:
 
 def sacrebleu_seed() -> int | None:
     """sacrebleu's seed: ``SACREBLEU_SEED`` (default 12345; ``none`` draws from the OS)."""
-    seed = os.environ.get("SACREBLEU_SEED", "12345")
-    return None if seed.lower() == "none" else int(seed)
+    return settings().sacrebleu_seed
 
 
 def _unit_stats(metric, hyps: list[str], refs: list[str], units: Units) -> np.ndarray:
