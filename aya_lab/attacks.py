@@ -20,6 +20,7 @@ from pathlib import Path
 from typing import Any
 
 from aya_lab.agents.guard import checks_for
+from aya_lab.errors import InputError
 from aya_lab.eval.attacks import (
     ATTACK_CATEGORIES,
     AttackObservation,
@@ -53,7 +54,7 @@ def room_users(record: AttackRecord) -> dict[str, str]:
     )
     for user, lang in speakers:
         if users.setdefault(user, lang) != lang:
-            raise ValueError(
+            raise InputError(
                 f"attack {record.id}: sender {user!r} speaks {users[user]} in the attack room, not {lang}; "
                 "choose another sender name"
             )
@@ -174,17 +175,17 @@ def run_attacks(
 def _eval_attacks(args: argparse.Namespace) -> int:
     categories = split_list(args.categories) if args.categories is not None else None
     if categories is not None and not categories:
-        raise ValueError(f"--categories is empty; use some of {','.join(ATTACK_CATEGORIES)}")
+        raise InputError(f"--categories is empty; use some of {','.join(ATTACK_CATEGORIES)}")
     for flag in ("n", "max_new_tokens", "n_bootstrap"):
         value = getattr(args, flag)
         if value is not None and value <= 0:
-            raise ValueError(f"--{flag.replace('_', '-')} must be positive; got {value}")
+            raise InputError(f"--{flag.replace('_', '-')} must be positive; got {value}")
     if args.out and not args.out.lower().endswith(".csv"):
-        raise ValueError(f"--out must name a .csv file, not {args.out}")
+        raise InputError(f"--out must name a .csv file, not {args.out}")
     records = load_attacks(args.data, categories)
     records = records[: args.n] if args.n is not None else records
     if not records:
-        raise ValueError("no attacks to run: check --data, --categories and --n")
+        raise InputError("no attacks to run: check --data, --categories and --n")
     models = {role: model_from_args(args, role) for role in ROLES}
     label = ",".join(f"{role}={role_spec(args, role)}" for role in ROLES)
     results = run_attacks(

@@ -3,7 +3,9 @@
 One error contract for every command: bad input (an unknown option or value, a bad model spec, a file
 that is missing or not a room) prints one ``error: ...`` line on stderr and exits with status 2. Usage
 errors go through :class:`CliParser` (which every sub-parser inherits); errors raised by a command go
-through :func:`main`'s guard (``graph``, ``data`` and ``eval`` commands also catch their own). The
+through :func:`main`'s guard (``graph``, ``data`` and ``eval`` commands also catch their own). Bad
+input is what :data:`BAD_INPUT` names: an :class:`~aya_lab.errors.AyaLabError`, or an ``OSError`` for a
+file that is missing or unreadable. Any other exception is a bug and keeps its traceback. The
 ``chat`` REPL reports any failed line as ``error: ...`` and keeps the session: a failed send changes
 nothing in the room.
 
@@ -18,15 +20,17 @@ from __future__ import annotations
 
 import argparse
 import importlib
-import sqlite3
 import sys
 from collections.abc import Callable
 from typing import Any, NoReturn
 
+from aya_lab.errors import AyaLabError
+
 __all__ = ["main", "build_parser", "CliParser", "BAD_INPUT", "GROUPS", "lazy", "one_line", "resolve_ref"]
 
-# what a command raises on bad input (sqlite3.Error: a --room file that is not a room database)
-BAD_INPUT: tuple[type[BaseException], ...] = (ValueError, KeyError, OSError, RuntimeError, sqlite3.Error)
+BAD_INPUT: tuple[type[BaseException], ...] = (AyaLabError, OSError)
+"""What a command raises on bad input: aya_lab's own errors, and ``OSError`` for a file named on the
+command line that is missing or unreadable. Anything else is a bug: it propagates with its traceback."""
 
 
 def one_line(exc: BaseException) -> str:
@@ -143,8 +147,7 @@ def main(argv: list[str] | None = None) -> int:
     try:
         return int(args.func(args) or 0)
     except BAD_INPUT as exc:
-        where = f"{args.room}: " if isinstance(exc, sqlite3.Error) and getattr(args, "room", None) else ""
-        print(f"error: {where}{one_line(exc)}", file=sys.stderr)
+        print(f"error: {one_line(exc)}", file=sys.stderr)
         return 2
 
 

@@ -12,6 +12,7 @@ import time
 from pathlib import Path
 from typing import TextIO
 
+from aya_lab.errors import InputError
 from aya_lab.models.loader import ROLES, default_role_models, load_role_models, parse_role_models, parse_spec
 from aya_lab.room import ChatRoom
 from aya_lab.room.integrity import room_file_problem
@@ -45,13 +46,13 @@ def _remove_room(room_path: Path) -> None:
     for p in (room_path, room_path.with_suffix(".kb.sqlite")):
         for q in (p, Path(f"{p}-wal"), Path(f"{p}-shm")):
             if q.exists() and not q.is_file():
-                raise ValueError(
+                raise InputError(
                     f"{q} exists and is no regular file (a device, folder or pipe); pass another --room path"
                 )
         if p.is_file() and p.stat().st_size:
             with p.open("rb") as f:
                 if f.read(16) != b"SQLite format 3\x00":
-                    raise ValueError(f"{p} exists and is not a SQLite room file; pass another --room path")
+                    raise InputError(f"{p} exists and is not a SQLite room file; pass another --room path")
     for p in (room_path, room_path.with_suffix(".kb.sqlite")):
         for suffix in ("", "-wal", "-shm"):
             Path(str(p) + suffix).unlink(missing_ok=True)
@@ -68,11 +69,12 @@ def run_demo(
     """Play :data:`SCRIPT` in a room at ``room_path`` (recreated when ``fresh``) and print what happened.
 
     Bad input (an unknown model spec, ``max_new_tokens`` below 1, a ``room_path`` that exists and is not
-    a SQLite file) raises ``ValueError`` before any file is touched. ``models`` names a model per role (``{"translator": "gemma3-270m", "aya": "smollm2"}``);
+    a SQLite file) raises an :class:`~aya_lab.errors.AyaLabError` (:class:`~aya_lab.errors.InputError`,
+    ``ModelSpecError``) before any file is touched. ``models`` names a model per role (``{"translator": "gemma3-270m", "aya": "smollm2"}``);
     a role it leaves out gets ``model``, or its measured default when ``model`` is ``None``
     (:func:`~aya_lab.models.loader.default_model_spec`)."""
     if max_new_tokens < 1:
-        raise ValueError(f"max_new_tokens must be at least 1; got {max_new_tokens}")
+        raise InputError(f"max_new_tokens must be at least 1; got {max_new_tokens}")
     base = default_role_models() if model is None else dict.fromkeys(ROLES, model)
     specs = {**base, **parse_role_models([f"{r}={s}" for r, s in (models or {}).items()])}
     for spec in set(specs.values()):
@@ -83,7 +85,7 @@ def run_demo(
         _remove_room(room_path)
     problem = room_file_problem(room_path)  # before minutes of model loading
     if problem:
-        raise ValueError(problem)
+        raise InputError(problem)
     t0 = time.perf_counter()
     roles = load_role_models(model, specs, settings={"max_new_tokens": max_new_tokens})
     for role, chat_model in roles.items():

@@ -15,6 +15,8 @@ from __future__ import annotations
 import difflib
 from dataclasses import dataclass, field
 
+from aya_lab.errors import AyaLabError
+
 __all__ = [
     "Language",
     "UnknownLanguageError",
@@ -25,7 +27,7 @@ __all__ = [
 ]
 
 
-class UnknownLanguageError(ValueError):
+class UnknownLanguageError(AyaLabError, ValueError):
     """Raised for a language code or name that is not in the table."""
 
 

@@ -35,6 +35,7 @@ from langchain_core.messages import BaseMessage, HumanMessage, SystemMessage
 from langchain_core.prompts import ChatPromptTemplate
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
 
+from aya_lab.errors import AyaLabError
 from aya_lab.paths import fewshot_pools_dir, prompts_dir
 from aya_lab.settings import settings
 from aya_lab.spotlight import delimiter_tags, spotlight_value
@@ -59,7 +60,7 @@ COMPLETION_KEY = "aya_lab_completion"
 """``additional_kwargs`` key of a rendered completion prompt's message: ``{"stop": [...]}``."""
 
 
-class PromptError(ValueError):
+class PromptError(AyaLabError, ValueError):
     """A prompt file that is missing or invalid, or a rendering with wrong variables."""
 
 

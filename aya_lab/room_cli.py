@@ -20,6 +20,7 @@ from langchain_core.embeddings import Embeddings
 
 from aya_lab.cli import BAD_INPUT, one_line
 from aya_lab.demo import run_demo
+from aya_lab.errors import InputError
 from aya_lab.models.loader import default_role_models, parse_role_models
 from aya_lab.rag import KnowledgeBase
 from aya_lab.room import ChatRoom
@@ -147,7 +148,7 @@ def cmd_chat(args: argparse.Namespace) -> int:
     for item in args.user or []:
         name, sep, lang = item.partition(":")
         if not sep:
-            raise ValueError(f"--user {item!r} must be NAME:LANGUAGE, e.g. amara:swh")
+            raise InputError(f"--user {item!r} must be NAME:LANGUAGE, e.g. amara:swh")
         users[name] = lang
     room = ChatRoom.open(args.room, models={**default_role_models(), **parse_role_models(args.model)}, users=users)
     try:
@@ -177,21 +178,21 @@ class _StoredEmbedder(Embeddings):
 
 
 def open_room_kb(room_file: str | Path) -> KnowledgeBase:
-    """The knowledge base beside ``room_file``, opened as stored; ``ValueError`` naming the fix when
-    there is none."""
+    """The knowledge base beside ``room_file``, opened as stored; :class:`~aya_lab.errors.InputError`
+    naming the fix when there is none."""
     room = Path(room_file)
     kb_path = room.with_suffix(".kb.sqlite")
     if not room.is_file() or not kb_path.is_file():
-        raise ValueError(f"no room with a knowledge base at {room} (expected {kb_path}); give a room file")
+        raise InputError(f"no room with a knowledge base at {room} (expected {kb_path}); give a room file")
     conn = sqlite3.connect(f"file:{kb_path}?mode=ro", uri=True)
     try:
         row = conn.execute("SELECT value FROM kb_meta WHERE key = 'embedder'").fetchone()
     except sqlite3.DatabaseError as exc:
-        raise ValueError(f"{kb_path} is not a knowledge-base store ({exc})") from None
+        raise InputError(f"{kb_path} is not a knowledge-base store ({exc})") from None
     finally:
         conn.close()
     if row is None:
-        raise ValueError(f"{kb_path} has never been built; open the room once to build it")
+        raise InputError(f"{kb_path} has never been built; open the room once to build it")
     return KnowledgeBase.open(kb_path, embeddings=_StoredEmbedder(row[0]), refresh=False)
 
 
@@ -215,11 +216,11 @@ def _facts(kb: Any, args: argparse.Namespace) -> int:
 def _forget(kb: Any, args: argparse.Namespace) -> int:
     by = (args.by or "").strip()
     if not by:
-        raise ValueError("--by needs the name of who asks to forget (it goes in the audit row)")
+        raise InputError("--by needs the name of who asks to forget (it goes in the audit row)")
     known = {str(f.id): f for f in kb.facts()}
     if args.fact_id not in known:
         ids = ", ".join(str(i) for i in known) or "none"
-        raise ValueError(f"no note {args.fact_id} in {args.room}; notes: {ids} (see aya-lab kb facts)")
+        raise InputError(f"no note {args.fact_id} in {args.room}; notes: {ids} (see aya-lab kb facts)")
     kb.forget(args.fact_id, by=by, reason=args.reason)
     print(for_terminal(f"forgot note {args.fact_id} ({known[args.fact_id].text}); audit row by {by}"))
     return 0

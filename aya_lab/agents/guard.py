@@ -43,6 +43,7 @@ import re
 from collections.abc import Iterable
 from dataclasses import dataclass
 
+from aya_lab.errors import InputError
 from aya_lab.langid import ECHO_CHRF, confidence, covered, detect
 from aya_lab.languages import get_language
 from aya_lab.prompts import load_pool
@@ -149,7 +150,7 @@ class TranslationGuard:
         self.checks = tuple(checks)
         unknown = sorted(set(self.checks) - set(ALL_CHECKS))
         if unknown:
-            raise ValueError(f"unknown guard check {unknown[0]!r}; checks are {', '.join(ALL_CHECKS)}")
+            raise InputError(f"unknown guard check {unknown[0]!r}; checks are {', '.join(ALL_CHECKS)}")
 
     def check(self, source: str, output: str, src: str, tgt: str) -> GuardVerdict:
         """The verdict on ``output`` as the ``tgt`` translation of ``source`` (in ``src``)."""

@@ -31,6 +31,8 @@ from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import Any
 
+from aya_lab.errors import AyaLabError
+
 __all__ = [
     "MEMORY_MODES",
     "AyaRemember",
@@ -44,7 +46,7 @@ __all__ = [
 MEMORY_MODES = ("anyone", "listed", "confirm")
 
 
-class MemoryPolicyError(ValueError):
+class MemoryPolicyError(AyaLabError, ValueError):
     """A bad memory policy or a bad approve/forget request: one line, with the fix."""
 
 

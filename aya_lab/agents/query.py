@@ -19,6 +19,7 @@ from typing import Any, Literal
 from aya_lab.agents.citations import grounded_sources, note_label, rank_for_answer, sources_line, strip_fixed
 from aya_lab.agents.protocols import KnowledgeBaseLike, TextModel
 from aya_lab.agents.reply_checks import WITHHELD_ANSWER
+from aya_lab.errors import InputError
 from aya_lab.prompts import PromptFile, load_prompt
 
 __all__ = ["AyaQuery", "QueryAnswer", "IDK"]
@@ -56,7 +57,7 @@ class AyaQuery:
         unsupported: Literal["withhold", "flag"] = "withhold",
     ) -> None:
         if unsupported not in ("withhold", "flag"):
-            raise ValueError(f"unsupported={unsupported!r}: use 'withhold' or 'flag'")
+            raise InputError(f"unsupported={unsupported!r}: use 'withhold' or 'flag'")
         self.model, self.kb, self.k, self.min_score = model, kb, k, min_score
         self.unsupported = unsupported
         self.prompt = load_prompt(prompt) if isinstance(prompt, str) else prompt

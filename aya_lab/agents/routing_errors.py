@@ -4,6 +4,8 @@ room and the generation cache's cache-only mode handle those types) and gains a 
 
 from __future__ import annotations
 
+from aya_lab.errors import AyaLabError
+
 __all__ = [
     "RoutingError",
     "RouterOutputError",
@@ -15,7 +17,7 @@ __all__ = [
 ]
 
 
-class RoutingError(Exception):
+class RoutingError(AyaLabError):
     """Base class: a routing chain stopped because a router or a tool broke its contract."""
 
 

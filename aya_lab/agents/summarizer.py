@@ -20,6 +20,7 @@ from dataclasses import dataclass, field
 from typing import Literal, get_args
 
 from aya_lab.agents.protocols import TextModel
+from aya_lab.errors import InputError
 from aya_lab.messages import ChatMessage
 from aya_lab.models.base import record_generations
 from aya_lab.prompts import load_prompt
@@ -182,5 +183,5 @@ def make_summarizer(variant: str, model: TextModel) -> TwoCallSummarizer | OneCa
         "one_call": OneCallSummarizer,
     }
     if variant not in variants:
-        raise ValueError(f"unknown summarizer variant {variant!r}; use one of {', '.join(SUMMARIZER_VARIANTS)}")
+        raise InputError(f"unknown summarizer variant {variant!r}; use one of {', '.join(SUMMARIZER_VARIANTS)}")
     return variants[variant](model)

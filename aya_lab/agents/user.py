@@ -13,6 +13,7 @@ import re
 from collections.abc import Sequence
 from typing import Any
 
+from aya_lab.errors import InputError
 from aya_lab.languages import language_name
 from aya_lab.messages import ChatMessage
 from aya_lab.prompts import PromptFile, cut_at_stop, fit_prompt
@@ -53,7 +54,7 @@ class UserAgent:
         self, model: Any, prompt: str | PromptFile = "user_translate/baseline", context_window: int = 0
     ) -> None:
         if context_window < 0:
-            raise ValueError(f"context_window must be >= 0; got {context_window}")
+            raise InputError(f"context_window must be >= 0; got {context_window}")
         self.model = model
         self.prompt = fit_prompt(prompt, model)  # a base model gets the completion variant of the baseline
         self.context_window = context_window

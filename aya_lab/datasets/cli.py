@@ -14,12 +14,14 @@ from collections.abc import Callable
 
 from aya_lab.datasets.fetch import fetch_dataset
 from aya_lab.datasets.parallel import list_datasets
+from aya_lab.errors import AyaLabError
 from aya_lab.languages import LANGUAGES
 
 __all__ = ["EXPECTED_ERRORS", "command_group", "register_data", "one_line_errors"]
 
-EXPECTED_ERRORS: tuple[type[BaseException], ...] = (ValueError, FileNotFoundError, RuntimeError, KeyError)
-"""What a ``data``/``eval`` command raises on bad input: reported in one line, status 2."""
+EXPECTED_ERRORS: tuple[type[BaseException], ...] = (AyaLabError, OSError)
+"""What a ``data``/``eval`` command raises on bad input (aya_lab's own errors; ``OSError`` for a missing or
+unreadable file): reported in one line, status 2. Anything else is a bug and keeps its traceback."""
 
 
 def command_group(subparsers: argparse._SubParsersAction, name: str, help: str) -> argparse._SubParsersAction:

@@ -26,6 +26,7 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
+from aya_lab.errors import AyaLabError
 from aya_lab.languages import get_language
 from aya_lab.paths import data_dir
 from aya_lab.settings import settings
@@ -35,7 +36,7 @@ __all__ = ["FetchError", "fetch_dataset", "fetchable", "DEFAULT_BASE_URL", "EXPE
 DEFAULT_BASE_URL = "https://raw.githubusercontent.com"
 
 
-class FetchError(RuntimeError):
+class FetchError(AyaLabError, RuntimeError):
     """A download that failed, or files that do not match their expected checksums (one line)."""
 
 

@@ -21,6 +21,7 @@ from typing import Annotated, Literal, TypeVar
 
 from pydantic import AfterValidator, BaseModel, ConfigDict, Field, ValidationError, model_validator
 
+from aya_lab.errors import AyaLabError
 from aya_lab.languages import normalize_language
 from aya_lab.messages import parse_aya_request
 from aya_lab.paths import project_root
@@ -55,7 +56,7 @@ ROUTING_LABELS: tuple[str, ...] = ("query", "summarize", "remember", "chat")
 WORKPLACE_LANGUAGES: tuple[str, ...] = ("eng", "fra", "deu", "spa", "cmn")
 
 
-class CorpusError(ValueError):
+class CorpusError(AyaLabError, ValueError):
     """A data file that cannot be loaded; the message is ``<file>:<line>: <field>: <problem>``."""
 
 

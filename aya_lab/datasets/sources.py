@@ -14,6 +14,7 @@ import unicodedata
 from dataclasses import dataclass
 from pathlib import Path
 
+from aya_lab.errors import AyaLabError
 from aya_lab.languages import UnknownLanguageError, get_language
 from aya_lab.paths import data_dir, project_root
 
@@ -27,7 +28,7 @@ __all__ = [
 ]
 
 
-class DatasetError(ValueError):
+class DatasetError(AyaLabError, ValueError):
     """A dataset request that cannot be served (unknown set, pair or split); the message is one line."""
 
 

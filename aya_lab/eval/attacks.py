@@ -41,6 +41,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_valida
 from aya_lab.agents.citations import grounded_sources
 from aya_lab.agents.guard import MARKER, TranslationGuard
 from aya_lab.datasets.project import describe_validation_error
+from aya_lab.errors import AyaLabError
 from aya_lab.eval.stats import bootstrap_ci
 from aya_lab.languages import normalize_language
 from aya_lab.messages import AYA
@@ -69,7 +70,7 @@ _SOURCES = re.compile(r"\(sources: ([^()\n]*)\)")
 _NEEDS_TARGET = {"instruction_override", "role_marker", "passage_injection"}
 
 
-class AttackDataError(ValueError):
+class AttackDataError(AyaLabError, ValueError):
     """A malformed attack file: ``<file>:<line>: <field>: <problem>`` on one line."""
 
 

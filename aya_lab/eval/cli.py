@@ -17,6 +17,7 @@ from pathlib import Path
 
 from aya_lab.agents.summarizer import SUMMARIZER_VARIANTS
 from aya_lab.datasets.project import load_routing_examples, load_transcripts
+from aya_lab.errors import InputError
 from aya_lab.eval.cli_support import (
     add_run_options,
     check_run_options,
@@ -43,7 +44,7 @@ __all__ = ["register", "register_eval", "command_group", "main"]
 
 def _eval_translate(args: argparse.Namespace) -> int:
     if args.system and args.model:
-        raise ValueError("pass --model (the default system) or --system SPEC, not both; e.g. --system MODEL@strict")
+        raise InputError("pass --model (the default system) or --system SPEC, not both; e.g. --system MODEL@strict")
     check_run_options(args)
     systems = args.system or [role_spec(args, "translator")]
     checkpoint = Path(args.out).with_name(Path(args.out).stem + ".partial.jsonl") if args.out else None
@@ -83,10 +84,10 @@ def _eval_compare(args: argparse.Namespace) -> int:
 def _eval_summarize(args: argparse.Namespace) -> int:
     variants = split_list(args.variants)
     if not variants:
-        raise ValueError(f"--variants is empty; use e.g. {','.join(SUMMARIZER_VARIANTS)}")
+        raise InputError(f"--variants is empty; use e.g. {','.join(SUMMARIZER_VARIANTS)}")
     unknown = [v for v in variants if v not in SUMMARIZER_VARIANTS]
     if unknown:
-        raise ValueError(f"unknown summarizer variant {unknown[0]!r}; use one of {', '.join(SUMMARIZER_VARIANTS)}")
+        raise InputError(f"unknown summarizer variant {unknown[0]!r}; use one of {', '.join(SUMMARIZER_VARIANTS)}")
     check_run_options(args)
     transcripts = load_transcripts(args.data) if args.data else None
     results = evaluate_summarizers(
@@ -109,10 +110,10 @@ def _eval_summarize(args: argparse.Namespace) -> int:
 
 def _eval_route(args: argparse.Namespace) -> int:
     if args.variants is not None and args.prompt is not None:
-        raise ValueError("pass --prompt or --variants, not both")
+        raise InputError("pass --prompt or --variants, not both")
     variants = split_list(args.variants) if args.variants is not None else None
     if variants is not None and not variants:
-        raise ValueError("--variants is empty; use e.g. baseline,fewshot")
+        raise InputError("--variants is empty; use e.g. baseline,fewshot")
     check_run_options(args)
     if split_list(args.routers):
         check_sequence_options(split_list(args.routers), split_list(args.paths))
@@ -190,7 +191,7 @@ def _routing_generations(examples, args, translate, n_variants: int) -> int:
     if translate == "gold":
         missing = [ex.id for ex in items if ex.lang != "eng" and not ex.text_en]
         if missing:
-            raise ValueError(
+            raise InputError(
                 f"--translate gold needs an English gloss (text_en) on every non-English request; "
                 f"{len(missing)} lack one (first: {missing[0]}); use --translate model"
             )

@@ -19,6 +19,7 @@ from typing import Any
 import pandas as pd
 
 from aya_lab.datasets.cli import EXPECTED_ERRORS, command_group, register_data
+from aya_lab.errors import InputError
 from aya_lab.models import load_chat_model
 from aya_lab.models.engine import executor_from_env
 from aya_lab.models.executor import ENGINES, use_executor
@@ -90,7 +91,7 @@ def split_list(value: str | None) -> list[str]:
 def check_out(out: str | None) -> None:
     """Refuse an ``--out`` that does not name a ``.csv`` file."""
     if out and not out.lower().endswith(".csv"):
-        raise ValueError(f"--out must name a .csv file, not {out}")
+        raise InputError(f"--out must name a .csv file, not {out}")
 
 
 # -- options of the model-backed eval commands ------------------------------------------------------
@@ -138,7 +139,7 @@ def check_run_options(args: argparse.Namespace) -> None:
     for flag in ("n", "max_new_tokens", "batch_size"):
         value = getattr(args, flag, None)
         if value is not None and value <= 0:
-            raise ValueError(f"--{flag.replace('_', '-')} must be positive; got {value}")
+            raise InputError(f"--{flag.replace('_', '-')} must be positive; got {value}")
     check_out(args.out)
 
 

@@ -38,6 +38,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from aya_lab.errors import InputError
 from aya_lab.eval.stats import bootstrap_ci
 
 __all__ = ["COLUMNS", "evaluate_retrieval", "bootstrap_ci", "retrieval_by_question", "retrieval_summary"]
@@ -61,7 +62,7 @@ COLUMNS = [
 def _field(q: Any, name: str, i: int, default: Any = ...) -> Any:
     value = q.get(name, default) if isinstance(q, Mapping) else getattr(q, name, default)
     if value is ...:
-        raise ValueError(f"question {i} has no {name!r}: each question needs question, gold_docs, in_scope")
+        raise InputError(f"question {i} has no {name!r}: each question needs question, gold_docs, in_scope")
     return value
 
 
@@ -90,7 +91,7 @@ def evaluate_retrieval(
     """
     ks = tuple(int(k) for k in ks)
     if not ks or min(ks) < 1:
-        raise ValueError(f"ks must be positive ranks such as (1, 3, 5); got {ks}")
+        raise InputError(f"ks must be positive ranks such as (1, 3, 5); got {ks}")
     threshold = float(kb.min_score if min_score is None else min_score)
     depth = int(depth if depth is not None else max(len(kb), 1))
     signature = getattr(kb, "signature", "")
@@ -98,7 +99,7 @@ def evaluate_retrieval(
     for i, q in enumerate(questions):
         rows += _question_rows(kb, q, i, ks, depth, threshold)
     if not rows:
-        raise ValueError("no questions to evaluate")
+        raise InputError("no questions to evaluate")
 
     per_question = pd.DataFrame(rows)
     aggregates = _aggregates(per_question, n_bootstrap, seed)
@@ -124,7 +125,7 @@ def _question_rows(kb: Any, q: Any, i: int, ks: tuple[int, ...], depth: int, thr
     gold = list(_field(q, "gold_docs", i, []) or [])
     in_scope = bool(_field(q, "in_scope", i, bool(gold)))
     if in_scope and not gold:
-        raise ValueError(f"question {i} ({text!r}) is in scope but names no gold_docs")
+        raise InputError(f"question {i} ({text!r}) is in scope but names no gold_docs")
     qid = _field(q, "id", i, None) or f"q{i:03d}"
     hits = kb.retrieve(text, k=depth)
     ranked = _ranked_sources(hits)
@@ -189,7 +190,7 @@ def retrieval_by_question(df: pd.DataFrame) -> pd.DataFrame:
     for in-scope ones)."""
     rows = df[df["level"] == "question"]
     if rows.empty:
-        raise ValueError("no per-question rows: pass the DataFrame evaluate_retrieval returned")
+        raise InputError("no per-question rows: pass the DataFrame evaluate_retrieval returned")
     order = list(dict.fromkeys(rows["id"]))
     meta = rows.drop_duplicates("id").set_index("id")[["question", "in_scope", "retrieved"]]
     metrics = list(dict.fromkeys(rows["metric"]))

@@ -33,6 +33,7 @@ import pandas as pd
 from aya_lab.agents.routing import LLMRouter
 from aya_lab.agents.translator import AyaTranslator, is_english
 from aya_lab.datasets.project import ROUTING_LABELS, load_routing_examples
+from aya_lab.errors import InputError
 from aya_lab.eval.stats import ALPHA, bootstrap_indices, mcnemar_exact, paired_bootstrap
 from aya_lab.eval.stats import percentile_ci as _ci
 from aya_lab.models import load_chat_model
@@ -125,7 +126,7 @@ class RoutingSweep:
 def _csv_path(path: str | Path) -> Path:
     path = Path(path)
     if path.suffix.lower() != ".csv":
-        raise ValueError(f"results path must name a .csv file, not {path.name}")
+        raise InputError(f"results path must name a .csv file, not {path.name}")
     path.parent.mkdir(parents=True, exist_ok=True)
     return path
 
@@ -164,11 +165,11 @@ def _chat_model(model: Any) -> Any:
 
 def _examples(examples: Sequence[Any] | None, n: int | None) -> list[Any]:
     if n is not None and n <= 0:
-        raise ValueError(f"n must be positive; got {n}")
+        raise InputError(f"n must be positive; got {n}")
     items = list(examples) if examples is not None else load_routing_examples()
     items = items[:n] if n is not None else items
     if not items:
-        raise ValueError("no routing examples to evaluate")
+        raise InputError("no routing examples to evaluate")
     return items
 
 
@@ -333,12 +334,12 @@ def sweep_routing(
     """Each ``supervisor`` prompt variant on the same requests; paired tests of each against the first."""
     names = [v.strip() for v in variants if v and v.strip()]
     if not names:
-        raise ValueError("no prompt variants given; use e.g. baseline,fewshot")
+        raise InputError("no prompt variants given; use e.g. baseline,fewshot")
     prompts = [_load_router_prompt(v) for v in names]  # unknown variant -> PromptError (one line)
     labels = [p.variant or p.name for p in prompts]
     dupes = sorted({x for x in labels if labels.count(x) > 1})
     if dupes:
-        raise ValueError(f"prompt variants must be unique; repeated: {', '.join(dupes)}")
+        raise InputError(f"prompt variants must be unique; repeated: {', '.join(dupes)}")
     model = _chat_model(model)
     items = _examples(examples, n)
     texts, cost = translate_requests(model, items, translate, _chat_model(translator) if translator else None)

@@ -38,6 +38,7 @@ from aya_lab.agents.routing import (
     as_transcript,
 )
 from aya_lab.datasets.project import ROUTING_LABELS, load_routing_examples, read_data_text
+from aya_lab.errors import InputError
 from aya_lab.eval.routing import _chat_model, _load_router_prompt, request_originals, translate_requests
 from aya_lab.eval.stats import bootstrap_indices
 from aya_lab.eval.stats import percentile_ci as _ci
@@ -87,13 +88,13 @@ def load_multi_intent(path: str | Path | None = None) -> list[MultiIntentExample
         try:
             row = json.loads(line)
         except json.JSONDecodeError as exc:
-            raise ValueError(
+            raise InputError(
                 f"{path}:{n}: not JSON ({exc.msg}, column {exc.colno}); write one JSON object per line"
             ) from None
         tools = tuple(row.get("tools") or ())
         bad = [t for t in tools if t not in ROUTING_LABELS]
         if not tools or bad or not str(row.get("text", "")).strip():
-            raise ValueError(f"{path}:{n}: needs a text and tools from {', '.join(ROUTING_LABELS)}; got {tools!r}")
+            raise InputError(f"{path}:{n}: needs a text and tools from {', '.join(ROUTING_LABELS)}; got {tools!r}")
         text = row["text"].strip()
         items.append(
             MultiIntentExample(row.get("id") or f"m{n:03d}", text, row["lang"], tools, row.get("text_en") or text)
@@ -106,7 +107,7 @@ def check_sequence_options(routers: Sequence[str], paths: Sequence[str]) -> None
     for name, given, known in (("router", routers, ROUTERS), ("path", paths, PATHS)):
         unknown = [x for x in given if x not in known]
         if unknown or not given:
-            raise ValueError(f"unknown {name} {unknown or list(given)!r}; use some of {', '.join(known)}")
+            raise InputError(f"unknown {name} {unknown or list(given)!r}; use some of {', '.join(known)}")
 
 
 def step_accuracy(gold: Sequence[str], predicted: Sequence[str]) -> float:

@@ -44,6 +44,7 @@ from sacrebleu.metrics import CHRF
 from aya_lab.agents.summarizer import SUMMARIZER_VARIANTS, make_summarizer
 from aya_lab.agents.translator import AyaTranslator
 from aya_lab.datasets.project import load_transcripts
+from aya_lab.errors import InputError
 from aya_lab.eval.metrics import _corpus_score
 from aya_lab.eval.progress import progress_bar
 from aya_lab.eval.stats import bootstrap_indices, paired_bootstrap  # re-exported
@@ -158,7 +159,7 @@ class SummarizerResults:
         """Write ``path`` (CSV of ``df``), ``<stem>.transcripts.csv``, ``<stem>.paired.csv``, ``<stem>.json``."""
         path = Path(path)
         if path.suffix.lower() != ".csv":
-            raise ValueError(f"results path must name a .csv file, not {path.name}")
+            raise InputError(f"results path must name a .csv file, not {path.name}")
         path.parent.mkdir(parents=True, exist_ok=True)
         self.df.to_csv(path, index=False)
         self.per_transcript.to_csv(path.with_name(path.stem + ".transcripts.csv"), index=False)
@@ -201,12 +202,12 @@ def _prompt_hash(summarizer: Any) -> str:
 def _check_variants(variants: Sequence[str], n: int | None) -> list[str]:
     variants = [v.strip() for v in variants if v and v.strip()]
     if not variants:
-        raise ValueError("no summarizer variants given; use e.g. two_call,one_call")
+        raise InputError("no summarizer variants given; use e.g. two_call,one_call")
     dupes = sorted({v for v in variants if variants.count(v) > 1})
     if dupes:
-        raise ValueError(f"summarizer variants must be unique; repeated: {', '.join(dupes)}")
+        raise InputError(f"summarizer variants must be unique; repeated: {', '.join(dupes)}")
     if n is not None and n <= 0:
-        raise ValueError(f"n must be positive; got {n}")
+        raise InputError(f"n must be positive; got {n}")
     return variants
 
 
@@ -233,7 +234,7 @@ def evaluate_summarizers(
     items = list(transcripts) if transcripts is not None else load_transcripts()
     items = items[:n] if n is not None else items
     if not items:
-        raise ValueError("no transcripts to evaluate")
+        raise InputError("no transcripts to evaluate")
     translator = AyaTranslator(model)
     rows: list[dict[str, Any]] = []
     with progress_bar(len(items), "summarizing", unit="chat", enabled=progress) as bar:

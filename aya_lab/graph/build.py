@@ -15,6 +15,7 @@ from typing import Annotated, Any, TypedDict
 from langchain_core.runnables import Runnable
 from langgraph.graph import START, StateGraph
 
+from aya_lab.errors import InputError
 from aya_lab.graph.condition_compile import compile_conditions
 from aya_lab.graph.conditions import dynamic_targets, literal_targets
 from aya_lab.graph.errors import PathPart, Problem, SpecError, format_path
@@ -253,4 +254,4 @@ def draw(
         return drawable.draw_mermaid()
     if format == "ascii":
         return drawable.draw_ascii()
-    raise ValueError(f"unknown format {format!r}: use 'mermaid' or 'ascii'")
+    raise InputError(f"unknown format {format!r}: use 'mermaid' or 'ascii'")

@@ -23,7 +23,8 @@ from typing import Any
 
 import yaml
 
-from aya_lab.graph.errors import RegistryError, SpecError, SpecWarning
+from aya_lab.errors import AyaLabError
+from aya_lab.graph.errors import SpecError, SpecWarning
 from aya_lab.graph.load import load_spec
 from aya_lab.graph.registry import Registry, registry_from_refs
 from aya_lab.graph.schema import json_schema
@@ -64,7 +65,7 @@ def _cmd_schema(args: argparse.Namespace) -> int:
 def _cmd_validate(args: argparse.Namespace) -> int:
     try:
         spec = _load(args, _registry(args))
-    except (SpecError, RegistryError, OSError, ImportError, ValueError) as exc:
+    except (AyaLabError, OSError) as exc:
         return _fail(exc)
     nodes = len(spec.node_names())
     print(f"ok: {spec.name} ({nodes} nodes, {len(spec.flows)} flows), hash {spec.hash}")
@@ -83,7 +84,7 @@ def _cmd_draw(args: argparse.Namespace) -> int:
         hint = "\n(hint: --registry MODULE:ATTR, or --placeholders to draw without the factories)" if unknown else ""
         print(f"error: {exc}{hint}", file=sys.stderr)
         return 2
-    except (RegistryError, OSError, ImportError) as exc:
+    except (AyaLabError, OSError) as exc:
         return _fail(exc)
     return 0
 
@@ -91,7 +92,7 @@ def _cmd_draw(args: argparse.Namespace) -> int:
 def _cmd_hash(args: argparse.Namespace) -> int:
     try:
         spec = _load(args, check_registry=False)
-    except (SpecError, OSError) as exc:
+    except (AyaLabError, OSError) as exc:
         return _fail(exc)
     print(spec.hash)
     return 0
@@ -100,7 +101,7 @@ def _cmd_hash(args: argparse.Namespace) -> int:
 def _cmd_resolve(args: argparse.Namespace) -> int:
     try:
         data: Any = _load(args, check_registry=False).to_dict()
-    except (SpecError, OSError) as exc:
+    except (AyaLabError, OSError) as exc:
         return _fail(exc)
     if args.format == "json":
         print(json.dumps(data, indent=2, ensure_ascii=False))

@@ -28,6 +28,7 @@ from typing import Annotated, Any
 
 from pydantic import BaseModel
 
+from aya_lab.errors import InputError
 from aya_lab.graph.errors import COMPAT_HINT, PathPart, Problem, Problems
 from aya_lab.graph.spec import FLOW_KINDS, GraphSpec
 
@@ -60,7 +61,7 @@ def normalize_aliases(data: Any) -> Any:
 def resolve_mode(data: Any, compat: str | None) -> str:
     """The mode to read ``data`` in: ``compat`` when given, else the spec's ``compat`` key, else strict."""
     if compat is not None and compat not in MODES:
-        raise ValueError(f"compat={compat!r}: use 'kenkenpa' (kenkenpa's permissive reading) or 'strict'")
+        raise InputError(f"compat={compat!r}: use 'kenkenpa' (kenkenpa's permissive reading) or 'strict'")
     if compat is not None:
         return compat
     own = data.get("compat") if isinstance(data, dict) else None

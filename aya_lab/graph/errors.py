@@ -14,6 +14,7 @@ import unicodedata
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
+from aya_lab.errors import AyaLabError
 from aya_lab.text_safety import describe_code_points
 
 __all__ = [
@@ -107,7 +108,7 @@ class Problem:
         return f"{self.path}: {self.message}"
 
 
-class SpecError(ValueError):
+class SpecError(AyaLabError, ValueError):
     """A graph spec (or overlay) is invalid. ``str()``: a summary line, then one problem per line (the
     first :data:`MAX_SHOWN_PROBLEMS`, then a count of the rest; ``.problems`` holds them all)."""
 
@@ -145,11 +146,11 @@ class SpecWarning(UserWarning):
     """Something compatibility mode accepted that strict mode refuses (``str()``: ``path: message``)."""
 
 
-class RegistryError(ValueError):
+class RegistryError(AyaLabError, ValueError):
     """A registration is invalid (a name clash, or a callable with the wrong signature)."""
 
 
-class ConditionError(ValueError):
+class ConditionError(AyaLabError, ValueError):
     """A condition could not be evaluated at run time (e.g. comparing ``None`` with a number)."""
 
 

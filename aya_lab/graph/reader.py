@@ -30,6 +30,7 @@ from typing import Any
 
 import yaml
 
+from aya_lab.errors import AyaLabError
 from aya_lab.graph.errors import PathPart, SpecFileError, format_path
 from aya_lab.text_safety import describe_code_points
 
@@ -68,7 +69,7 @@ _ALIAS_FIX = "write the value out instead of using an alias"
 _DEPTH_FIX = f"nested more than {MAX_SPEC_DEPTH} levels deep; a graph spec is shallow: flatten this value"
 
 
-class _Refused(Exception):
+class _Refused(AyaLabError):
     """Raised inside the YAML composer: ``mark`` locates it."""
 
     def __init__(self, mark: yaml.Mark | None, message: str) -> None:

@@ -28,6 +28,7 @@ import operator
 from collections.abc import Callable, Mapping
 from typing import Any, TypeVar
 
+from aya_lab.errors import AyaLabError
 from aya_lab.graph.errors import RegistryError, did_you_mean
 
 __all__ = [
@@ -206,7 +207,7 @@ BUILTIN_TYPES: dict[str, Any] = {
 }
 
 
-class ReducerError(TypeError):
+class ReducerError(AyaLabError, TypeError):
     """A node returned an update of a type its field's reducer does not take (a bug in the node)."""
 
 

@@ -32,6 +32,7 @@ from typing import Any, Literal
 from langchain_core.caches import BaseCache
 from langchain_core.outputs import Generation
 
+from aya_lab.errors import AyaLabError, InputError
 from aya_lab.models.result import GenerationResult
 from aya_lab.paths import cache_dir
 from aya_lab.settings import configure, settings
@@ -50,11 +51,11 @@ __all__ = [
 CacheMode = Literal["off", "readwrite", "replay"]
 
 
-class CacheMissError(RuntimeError):
+class CacheMissError(AyaLabError, RuntimeError):
     """Replay mode found no cached generation for a prompt."""
 
 
-class CacheCorruptError(RuntimeError):
+class CacheCorruptError(AyaLabError, RuntimeError):
     """The cache file exists but is not a readable generation cache."""
 
 
@@ -245,7 +246,7 @@ def model_cache_file(directory: str | os.PathLike[str], weights: str) -> Path:
     replaced by ``-``. Rows inside still carry the full fingerprint (weights + generation settings)."""
     slug = re.sub(r"[^A-Za-z0-9._-]+", "-", weights.split("#", 1)[0]).strip("-.")
     if not slug:
-        raise ValueError(f"weights id {weights!r} gives no file name; pass a fingerprint like 'sha256:abc...'")
+        raise InputError(f"weights id {weights!r} gives no file name; pass a fingerprint like 'sha256:abc...'")
     return Path(directory) / f"generations-{slug[:120]}.sqlite"
 
 

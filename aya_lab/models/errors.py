@@ -2,20 +2,26 @@
 
 from __future__ import annotations
 
-__all__ = ["ModelSpecError", "ModelNotFoundError", "NoChatTemplateError", "ModelInputError"]
+from aya_lab.errors import AyaLabError
+
+__all__ = ["ModelSpecError", "ModelNotFoundError", "NoChatTemplateError", "ModelInputError", "GenerationSettingsError"]
 
 
-class ModelSpecError(ValueError):
+class ModelSpecError(AyaLabError, ValueError):
     """A model spec string that cannot be parsed (unknown prefix, empty target)."""
 
 
-class ModelNotFoundError(FileNotFoundError):
+class ModelNotFoundError(AyaLabError, FileNotFoundError):
     """Weights that are not on this machine (missing path, hub id not cached, package not installed)."""
 
 
-class NoChatTemplateError(ValueError):
+class NoChatTemplateError(AyaLabError, ValueError):
     """A causal LM whose tokenizer has no chat template."""
 
 
-class ModelInputError(ValueError):
+class ModelInputError(AyaLabError, ValueError):
     """Input a model cannot take (empty list, unsupported language for an NMT model)."""
+
+
+class GenerationSettingsError(AyaLabError, ValueError):
+    """A generation setting out of its range (``max_new_tokens=0``), named with the accepted values."""

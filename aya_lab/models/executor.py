@@ -22,6 +22,7 @@ import contextvars
 from collections.abc import Iterator, Sequence
 from typing import Protocol
 
+from aya_lab.errors import AyaLabError
 from aya_lab.models.result import GenerationResult
 from aya_lab.models.settings import GenerationSettings
 
@@ -39,7 +40,7 @@ __all__ = [
 ENGINES = ("local", "ray")
 
 
-class EngineError(RuntimeError):
+class EngineError(AyaLabError, RuntimeError):
     """The generation engine cannot be used as configured; the message names the value and the fix."""
 
 

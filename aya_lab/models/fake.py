@@ -16,6 +16,7 @@ from typing import Any
 
 from pydantic import Field, PrivateAttr
 
+from aya_lab.errors import AyaLabError
 from aya_lab.models.base import Conversation, LocalChatModel
 from aya_lab.models.result import GenerationResult
 
@@ -24,7 +25,7 @@ __all__ = ["FakeChatModel", "FakeEchoChatModel", "FakeModelError", "SLOW_BATCH_S
 SLOW_BATCH_S = 0.5
 
 
-class FakeModelError(RuntimeError):
+class FakeModelError(AyaLabError, RuntimeError):
     """Raised by a FakeChatModel told to fail (to test that failures change nothing)."""
 
 

@@ -172,7 +172,7 @@ def load_model(
     """
     parsed = parse_spec(spec or default_model_spec())
     if isinstance(settings, dict):
-        settings = GenerationSettings(**settings)
+        settings = GenerationSettings.checked(settings)
     settings = settings or GenerationSettings()
     threads = threads or default_threads()
     key = (parsed.text, settings.cache_key(), device, threads)

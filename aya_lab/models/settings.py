@@ -3,8 +3,12 @@
 from __future__ import annotations
 
 import json
+from collections.abc import Mapping
+from typing import Any
 
-from pydantic import BaseModel, ConfigDict, Field, model_validator
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
+
+from aya_lab.models.errors import GenerationSettingsError
 
 __all__ = ["GenerationSettings"]
 
@@ -38,6 +42,18 @@ class GenerationSettings(BaseModel):
                 "lower it or raise max_new_tokens"
             )
         return self
+
+    @classmethod
+    def checked(cls, values: Mapping[str, Any]) -> GenerationSettings:
+        """``GenerationSettings(**values)``, with a bad value as one :class:`GenerationSettingsError` line
+        (pydantic's own error spans several) naming the setting, the value and the accepted range."""
+        try:
+            return cls(**values)
+        except ValidationError as exc:
+            first = exc.errors()[0]
+            where = ".".join(str(part) for part in first["loc"])
+            named = f"generation setting {where}={first['input']!r}" if where else "generation settings"
+            raise GenerationSettingsError(f"{named}: {first['msg'].removeprefix('Value error, ')}") from None
 
     @property
     def greedy(self) -> bool:

@@ -20,6 +20,8 @@ from typing import Any
 
 from langchain_core.documents import Document
 
+from aya_lab.errors import AyaLabError
+
 __all__ = [
     "DEFAULT_CHUNK_OVERLAP",
     "DEFAULT_CHUNK_SIZE",
@@ -48,7 +50,7 @@ _SPECIAL_KINDS = (
 )
 
 
-class KnowledgeBaseError(RuntimeError):
+class KnowledgeBaseError(AyaLabError, RuntimeError):
     """A knowledge-base problem the user can fix; the message is one line naming the file and the fix."""
 
 

@@ -29,6 +29,7 @@ from typing import Any
 
 import numpy as np
 
+from aya_lab.errors import InputError
 from aya_lab.rag.documents import KnowledgeBaseError
 from aya_lab.rag.store import FACT_SECTION, StoredRow, to_blob
 
@@ -202,7 +203,7 @@ def list_facts(conn: sqlite3.Connection) -> list[Fact]:
 def forget(conn: sqlite3.Connection, where: str, fact_id: str, *, by: str, reason: str = "") -> None:
     """Delete the fact ``fact_id`` and write its audit row, in one transaction (``where``: the store, for errors)."""
     if not isinstance(by, str) or not by.strip():
-        raise ValueError("forget() needs who removes the fact (by='user id')")
+        raise InputError("forget() needs who removes the fact (by='user id')")
     key = _as_id(fact_id)
     conn.execute("BEGIN IMMEDIATE")
     try:
@@ -277,13 +278,13 @@ class FactsMixin:
         search and :meth:`facts`, until :meth:`commit_run` (or dropped by :meth:`discard_run`).
         """
         if not isinstance(text, str) or not text.strip():
-            raise ValueError("add_fact() needs a fact to remember; got an empty or whitespace-only text")
+            raise InputError("add_fact() needs a fact to remember; got an empty or whitespace-only text")
         if not isinstance(author, str) or not author.strip():
-            raise ValueError(f"add_fact() needs the author (who asked to remember it); got {author!r}")
+            raise InputError(f"add_fact() needs the author (who asked to remember it); got {author!r}")
         if run_id is not None and (not isinstance(run_id, str) or not run_id.strip()):
-            raise ValueError(f"add_fact() run_id must be a non-empty string or None; got {run_id!r}")
+            raise InputError(f"add_fact() run_id must be a non-empty string or None; got {run_id!r}")
         if not isinstance(source, str) or not source.strip():
-            raise ValueError("add_fact() needs a non-empty source name, such as 'remembered'")
+            raise InputError("add_fact() needs a non-empty source name, such as 'remembered'")
         text, source, author = text.strip(), source.strip(), author.strip()
         with self._lock:
             found = find_fact(self._db, text, run_id)

@@ -46,6 +46,7 @@ from langchain_core.documents import Document
 from langchain_core.embeddings import Embeddings
 from langchain_core.retrievers import BaseRetriever
 
+from aya_lab.errors import InputError
 from aya_lab.paths import kb_dir
 from aya_lab.rag.documents import (
     DEFAULT_CHUNK_OVERLAP,
@@ -129,7 +130,7 @@ class KnowledgeBase(FactsMixin):
         built before, with the same embedder).
         """
         if chunk_size < 1 or not 0 <= chunk_overlap < chunk_size:
-            raise ValueError(
+            raise InputError(
                 f"chunk_size must be >= 1 and 0 <= chunk_overlap < chunk_size; got {chunk_size}/{chunk_overlap}"
             )
         if docs_dir is None:
@@ -269,9 +270,9 @@ class KnowledgeBase(FactsMixin):
     def retrieve(self, query: str, k: int = 4) -> list[Retrieved]:
         """The ``k`` chunks/facts most similar to ``query``, best first (cosine score in [-1, 1])."""
         if not isinstance(query, str) or not query.strip():
-            raise ValueError("retrieve() needs a non-empty query string")
+            raise InputError("retrieve() needs a non-empty query string")
         if k < 1:
-            raise ValueError(f"k must be >= 1; got {k}")
+            raise InputError(f"k must be >= 1; got {k}")
         q = unit_vectors([self.embeddings.embed_query(query)])[0]
         with self._lock:  # FAISS is not safe to search while add_fact adds to it
             store = self._fresh()

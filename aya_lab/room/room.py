@@ -33,6 +33,7 @@ from pathlib import Path
 from typing import Any
 
 from aya_lab.agents.memory import MemoryPolicy, RoomMemory
+from aya_lab.errors import AyaLabError
 from aya_lab.graph import build_graph, draw, load_spec, spec_hash
 from aya_lab.languages import get_language
 from aya_lab.messages import AYA, ChatMessage, Delivery, parse_aya_request
@@ -63,7 +64,7 @@ CREATE TABLE IF NOT EXISTS aya_room_meta (name TEXT PRIMARY KEY, value TEXT NOT 
 """
 
 
-class RoomError(ValueError):
+class RoomError(AyaLabError, ValueError):
     """Bad input to a room (unknown user, bad language, empty message...): one line, with the fix."""
 
 

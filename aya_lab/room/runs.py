@@ -9,13 +9,14 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
+from aya_lab.errors import AyaLabError
 from aya_lab.messages import AYA, ChatMessage, Delivery
 from aya_lab.room.nodes import AyaRuntime
 
 __all__ = ["RunReport", "RunSemanticsError", "check_run"]
 
 
-class RunSemanticsError(RuntimeError):
+class RunSemanticsError(AyaLabError, RuntimeError):
     """A run ended without every user receiving every related message exactly once."""
 
 

@@ -26,6 +26,7 @@ import sacrebleu
 
 import aya_lab
 from aya_lab.datasets.parallel import MAX_CONTEXT_WINDOW, ParallelSet, document_contexts, load_parallel, plan_datasets
+from aya_lab.errors import InputError
 from aya_lab.eval.progress import SweepCounter, sweep_progress
 from aya_lab.eval.translation.results import COLUMNS, OUTPUT_COLUMNS, Results
 from aya_lab.eval.translation.scoring import Run, score_rows
@@ -128,14 +129,14 @@ def _run_chunks(
 def _check_systems(systems: Sequence[TranslationSystem | str], baseline: str | None) -> tuple[list, str]:
     resolved = [resolve_system(s) for s in systems]
     if not resolved:
-        raise ValueError("evaluate_translation needs at least one system; got an empty list")
+        raise InputError("evaluate_translation needs at least one system; got an empty list")
     names = [s.name for s in resolved]
     dupes = sorted({x for x in names if names.count(x) > 1})
     if dupes:
-        raise ValueError(f"system names must be unique; repeated: {', '.join(dupes)} (name them NAME=SPEC)")
+        raise InputError(f"system names must be unique; repeated: {', '.join(dupes)} (name them NAME=SPEC)")
     baseline = baseline or names[0]
     if baseline not in names:
-        raise ValueError(f"baseline {baseline!r} is not one of the systems: {', '.join(names)}")
+        raise InputError(f"baseline {baseline!r} is not one of the systems: {', '.join(names)}")
     return resolved, baseline
 
 
@@ -144,7 +145,7 @@ def _check_pivots(resolved: list, sets: list[ParallelSet]) -> None:
         if isinstance(system, PivotSystem):
             for ds in sets:
                 if system.hops(ds.src, ds.tgt) and ds.english is None:
-                    raise ValueError(f"{ds.dataset_id} has no English side, which pivot system {system.name!r} needs")
+                    raise InputError(f"{ds.dataset_id} has no English side, which pivot system {system.name!r} needs")
 
 
 def evaluate_translation(
@@ -184,10 +185,10 @@ def evaluate_translation(
     always resamples segments (sacrebleu's own test, for comparison).
     """
     if resample not in RESAMPLE:
-        raise ValueError(f"resample must be one of {', '.join(RESAMPLE)}, got {resample!r}")
+        raise InputError(f"resample must be one of {', '.join(RESAMPLE)}, got {resample!r}")
     resolved, baseline = _check_systems(systems, baseline)
     if chunk_size <= 0:
-        raise ValueError("chunk_size must be positive")
+        raise InputError("chunk_size must be positive")
     plan = plan_datasets(dataset, pairs)
     sets = [load_parallel(name, s, t, split=split, n=n, verify=verify, docs=docs) for name, s, t in plan]
     _check_pivots(resolved, sets)

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import pandas as pd
 
+from aya_lab.errors import InputError
 from aya_lab.eval.translation.resampling import analyse_group, units_for
 
 __all__ = ["DELTA_COLUMNS", "paired_deltas", "forest_plot"]
@@ -84,13 +85,13 @@ def paired_deltas(
     when ``against`` did not run, or when there are no saved outputs.
     """
     if outputs is None or outputs.empty:
-        raise ValueError("this result has no saved segment outputs; re-run the evaluation to compare systems")
+        raise InputError("this result has no saved segment outputs; re-run the evaluation to compare systems")
     systems = list(dict.fromkeys(outputs["system"]))
     if against not in systems:
-        raise ValueError(f"no system {against!r} in this result; it has: {', '.join(systems)}")
+        raise InputError(f"no system {against!r} in this result; it has: {', '.join(systems)}")
     sub = outputs[outputs["hop"] == hop]
     if sub.empty:
-        raise ValueError(f"no outputs for hop {hop!r}; hops here: {', '.join(dict.fromkeys(outputs['hop']))}")
+        raise InputError(f"no outputs for hop {hop!r}; hops here: {', '.join(dict.fromkeys(outputs['hop']))}")
     rows: list[dict] = []
     for _, grp in sub.groupby(["dataset_id", "pair"], sort=False):
         rows += _group_rows(grp, against, metric, hop, n_bootstrap)
@@ -114,7 +115,7 @@ def forest_plot(deltas: pd.DataFrame, *, ax=None, title: str | None = None):
     import numpy as np
 
     if deltas.empty:
-        raise ValueError("nothing to plot: no system shares segments with the one compared against")
+        raise InputError("nothing to plot: no system shares segments with the one compared against")
     rows = _labels(deltas)
     systems = list(dict.fromkeys(deltas["system"]))
     if ax is None:

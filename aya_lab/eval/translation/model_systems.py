@@ -36,6 +36,7 @@ from typing import Any
 
 from aya_lab.agents.user import UserAgent
 from aya_lab.datasets.parallel import MAX_CONTEXT_WINDOW
+from aya_lab.errors import InputError
 from aya_lab.eval.translation.systems import SystemSpecError
 from aya_lab.messages import ChatMessage
 from aya_lab.models import load_chat_model, load_model
@@ -87,11 +88,11 @@ class PromptSystem:
         name: str | None = None,
     ) -> None:
         if not 0 <= int(context_window) <= MAX_CONTEXT_WINDOW:
-            raise ValueError(f"context_window must be 0..{MAX_CONTEXT_WINDOW}; got {context_window}")
+            raise InputError(f"context_window must be 0..{MAX_CONTEXT_WINDOW}; got {context_window}")
         if isinstance(model, str):
             model = load_chat_model(model)
         if not hasattr(model, "generate_texts"):
-            raise ValueError(f"PromptSystem needs a chat model (smollm2, hf:..., fake:...); got {type(model).__name__}")
+            raise InputError(f"PromptSystem needs a chat model (smollm2, hf:..., fake:...); got {type(model).__name__}")
         self.model = model
         self.prompt = translate_prompt(prompt)
         self.context_window = int(context_window)
@@ -109,7 +110,7 @@ class PromptSystem:
         if self.context_window <= 0 or context is None:
             return [[] for _ in texts]
         if len(context) != len(texts):
-            raise ValueError(f"{len(context)} context lists for {len(texts)} texts; pass one per text")
+            raise InputError(f"{len(context)} context lists for {len(texts)} texts; pass one per text")
         return [
             [
                 ChatMessage(id=f"ctx{j}", sender="colleague", content=seg, lang=src, created_at="-")
@@ -141,7 +142,7 @@ class Seq2SeqSystem:
             spec = model if model.startswith("seq2seq:") else f"seq2seq:{model}"
             model = load_model(spec)
         if not hasattr(model, "translate"):
-            raise ValueError(f"Seq2SeqSystem needs a seq2seq model (seq2seq:PATH); got {type(model).__name__}")
+            raise InputError(f"Seq2SeqSystem needs a seq2seq model (seq2seq:PATH); got {type(model).__name__}")
         self.model = model
         self.name: str = name or str(getattr(model, "spec", "seq2seq"))
 

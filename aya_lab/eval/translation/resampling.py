@@ -29,6 +29,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from aya_lab.errors import InputError
 from aya_lab.eval.metrics import METRICS, MetricScore, bleu_reliable, make_metrics, percentile_bounds
 from aya_lab.eval.stats import cluster_bootstrap_counts, cluster_labels
 from aya_lab.settings import settings
@@ -141,7 +142,7 @@ def analyse_group(
     counts = cluster_bootstrap_counts(units.n_units, n_bootstrap, seed).astype(np.float32) if n_bootstrap > 1 else None
     unknown = [m for m in metrics if m not in METRICS]
     if unknown:
-        raise ValueError(f"unknown metric(s) {', '.join(unknown)}; choose from {', '.join(METRICS)}")
+        raise InputError(f"unknown metric(s) {', '.join(unknown)}; choose from {', '.join(METRICS)}")
     metrics_by_name, prepared = _prepare(hyps_by_system, refs, tgt, units, counts, tokenize, list(metrics))
     scores = _score_table(hyps_by_system, metrics_by_name, prepared, tgt, tokenize, n_bootstrap, seed, counts)
     if baseline is None or baseline not in hyps_by_system:

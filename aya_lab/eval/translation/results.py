@@ -19,6 +19,7 @@ from pathlib import Path
 
 import pandas as pd
 
+from aya_lab.errors import AyaLabError, InputError
 from aya_lab.eval.metrics import paired_tests, score_corpus
 from aya_lab.eval.stats import ALPHA
 from aya_lab.eval.translation.forest import forest_plot, paired_deltas
@@ -92,7 +93,7 @@ _NUMERIC = (
 _BOOLS = ("significant", "significant_holm", "reliable")
 
 
-class ResultsFormatError(ValueError):
+class ResultsFormatError(AyaLabError, ValueError):
     """A results file that is not one of ours or was written by another format version."""
 
 
@@ -110,7 +111,7 @@ class Results:
     def __init__(self, df: pd.DataFrame, outputs: pd.DataFrame | None = None, meta: dict | None = None):
         missing = [c for c in COLUMNS if c not in df.columns]
         if missing:
-            raise ValueError(f"results table lacks columns {missing}")
+            raise InputError(f"results table lacks columns {missing}")
         self.df = df.reset_index(drop=True)
         self.outputs = outputs if outputs is not None else pd.DataFrame(columns=OUTPUT_COLUMNS)
         self.meta = dict(meta or {})
@@ -241,7 +242,7 @@ class Results:
         """Write the table (CSV), the outputs (``<stem>.outputs.csv``) and metadata (``<stem>.json``)."""
         path = Path(path)
         if path.suffix.lower() != ".csv":
-            raise ValueError(f"results are saved as CSV (pyarrow is not installed); use a .csv name, not {path.name}")
+            raise InputError(f"results are saved as CSV (pyarrow is not installed); use a .csv name, not {path.name}")
         path.parent.mkdir(parents=True, exist_ok=True)
         self.df.to_csv(path, index=False)
         self.outputs.to_csv(_outputs_path(path), index=False)
@@ -316,14 +317,14 @@ def compare(
     """
     for res, label in ((a, "A"), (b, "B")):
         if res.outputs is None or res.outputs.empty:
-            raise ValueError(f"result {label} has no saved outputs (<stem>.outputs.csv); re-run the evaluation")
+            raise InputError(f"result {label} has no saved outputs (<stem>.outputs.csv); re-run the evaluation")
     sys_a = system_a or a.baseline or a.systems[0]
     if sys_a not in set(a.outputs["system"]):
-        raise ValueError(f"system {sys_a!r} is not in result A; it has: {', '.join(a.systems)}")
+        raise InputError(f"system {sys_a!r} is not in result A; it has: {', '.join(a.systems)}")
     systems_b = [system_b] if system_b else list(dict.fromkeys(b.outputs["system"]))
     for s in systems_b:
         if s not in set(b.outputs["system"]):
-            raise ValueError(f"system {s!r} is not in result B; it has: {', '.join(b.systems)}")
+            raise InputError(f"system {s!r} is not in result B; it has: {', '.join(b.systems)}")
     out_a = a.outputs[a.outputs["system"] == sys_a]
     rows = []
     for (did, pair, hop), grp_a in out_a.groupby(["dataset_id", "pair", "hop"], sort=False):
@@ -332,7 +333,7 @@ def compare(
         if hyps_b:
             rows += _compare_rows(sys_a, grp_a, hyps_b, did, pair, hop, n_bootstrap, n_ar)
     if not rows:
-        raise ValueError("results A and B share no dataset/pair/hop to compare")
+        raise InputError("results A and B share no dataset/pair/hop to compare")
     return pd.DataFrame(rows)
 
 
@@ -349,7 +350,7 @@ def _matching_outputs(b: Results, systems_b, sys_a: str, grp_a: pd.DataFrame, di
         if grp_b.empty:
             continue
         if list(grp_b["reference"]) != list(grp_a["reference"]):
-            raise ValueError(f"{did} {pair} {hop}: results A and B were scored against different references")
+            raise InputError(f"{did} {pair} {hop}: results A and B were scored against different references")
         hyps_b[s if s != sys_a else f"{s} (B)"] = list(grp_b["hypothesis"])
     return hyps_b
 

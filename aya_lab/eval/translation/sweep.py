@@ -12,6 +12,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from aya_lab.datasets.project import WORKPLACE_LANGUAGES
+from aya_lab.errors import InputError
 from aya_lab.eval.translation.evaluate import evaluate_translation
 from aya_lab.eval.translation.model_systems import TRANSLATE_TASK, PromptSystem
 from aya_lab.eval.translation.results import Results
@@ -40,7 +41,7 @@ def sweep_translation(
         model = load_chat_model(model)
     if pairs is None:
         if dataset != "workplace":
-            raise ValueError(f"pass pairs for dataset {dataset!r}, e.g. pairs='eng-swh'")
+            raise InputError(f"pass pairs for dataset {dataset!r}, e.g. pairs='eng-swh'")
         pairs = [f"eng-{x}" for x in WORKPLACE_LANGUAGES if x != "eng"]
     systems = [PromptSystem(model, f"{TRANSLATE_TASK}/{v}", context_window=context_window, name=v) for v in names]
     return evaluate_translation(systems, dataset, pairs, n=n, baseline=names[0], **kwargs)

@@ -24,6 +24,7 @@ import json
 import random
 from typing import Protocol, runtime_checkable
 
+from aya_lab.errors import AyaLabError, InputError
 from aya_lab.languages import get_language
 
 __all__ = [
@@ -39,7 +40,7 @@ __all__ = [
 NO_SIGNATURE = {"model_fingerprint": "-", "prompt_hash": "-", "graph_spec_hash": "-"}
 
 
-class SystemSpecError(ValueError):
+class SystemSpecError(AyaLabError, ValueError):
     """A system spec string that names no registered kind or that its factory rejects."""
 
 
@@ -110,7 +111,7 @@ class ShuffledReferenceSystem:
             raise ValueError(f"{len(sources)} sources but {len(references)} references; they must be aligned")
         distinct = list(dict.fromkeys(references))
         if len(distinct) < 2:
-            raise ValueError(
+            raise InputError(
                 f"the other-sentence floor needs at least two different references for {src}-{tgt}, "
                 f"got {len(distinct)}; evaluate more segments (n >= 2)"
             )

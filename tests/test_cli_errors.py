@@ -1,0 +1,57 @@
+"""The CLI's error contract: an AyaLabError (refused input) is one ``error:`` line with status 2; any other
+exception is a bug and propagates with its traceback, from every command group's guard."""
+
+from __future__ import annotations
+
+import pytest
+
+import aya_lab.datasets.cli as data_cli
+import aya_lab.graph.cli as graph_cli
+import aya_lab.room_cli as room_cli
+from aya_lab.cli import main
+from aya_lab.errors import InputError
+from aya_lab.models import ModelSpecError
+
+
+def _raiser(exc: BaseException):
+    def run(*args, **kwargs):
+        raise exc
+
+    return run
+
+
+@pytest.mark.parametrize(
+    "exc",
+    [InputError("bad --thing 'x'; use y"), ModelSpecError("unknown model spec 'q'"), FileNotFoundError("no file z")],
+)
+def test_refused_input_is_one_line_with_status_2(monkeypatch, capsys, exc):
+    monkeypatch.setattr(room_cli, "run_demo", _raiser(exc))
+    assert main(["demo", "--room", "unused.sqlite"]) == 2
+    assert capsys.readouterr().err == f"error: {exc}\n"
+
+
+@pytest.mark.parametrize("exc", [KeyError("state"), TypeError("'NoneType' object is not iterable"), ValueError("x")])
+def test_a_bug_is_not_swallowed(monkeypatch, capsys, exc):
+    monkeypatch.setattr(room_cli, "run_demo", _raiser(exc))
+    with pytest.raises(type(exc)):
+        main(["demo", "--room", "unused.sqlite"])
+    assert "error:" not in capsys.readouterr().err
+
+
+def test_the_group_guards_follow_the_same_rule(monkeypatch, capsys):
+    monkeypatch.setattr(data_cli, "fetch_dataset", _raiser(KeyError("plan")))
+    with pytest.raises(KeyError):
+        main(["data", "fetch", "mafand"])
+    monkeypatch.setattr(data_cli, "fetch_dataset", _raiser(InputError("cannot fetch 'x'")))
+    assert main(["data", "fetch", "mafand"]) == 2
+    assert capsys.readouterr().err == "error: cannot fetch 'x'\n"
+    monkeypatch.setattr(graph_cli, "_load", _raiser(RuntimeError("a bug in the loader")))
+    with pytest.raises(RuntimeError):
+        main(["graph", "hash", "aya_lab/graphs/aya.yaml"])
+
+
+def test_a_bad_setting_is_refused_input(monkeypatch, capsys):
+    monkeypatch.setenv("AYA_LAB_CACHE_MODE", "replai")
+    assert main(["demo", "--model", "fake:ok", "--room", "unused.sqlite"]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith("error: AYA_LAB_CACHE_MODE='replai' is not one of") and err.count("\n") == 1
