@@ -16,13 +16,14 @@ from __future__ import annotations
 
 import re
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Literal, get_args
 
 from aya_lab.agents.protocols import TextModel
 from aya_lab.errors import InputError
 from aya_lab.messages import ChatMessage
 from aya_lab.models.base import record_generations
+from aya_lab.models.result import usage
 from aya_lab.prompts import load_prompt
 
 __all__ = [
@@ -112,11 +113,7 @@ class _Base:
     def summarize(self, request: str, history: Sequence[ChatMessage]) -> SummaryResult:
         with record_generations() as records:
             result = self._summarize(request, list(history))
-        result.calls = len(records)
-        result.prompt_tokens = sum(r.result.prompt_tokens for r in records)
-        result.completion_tokens = sum(r.result.completion_tokens for r in records)
-        result.latency_s = sum(r.result.latency_s for r in records)
-        return result
+        return replace(result, **usage(records))
 
     def __call__(self, request: str, history: Sequence[ChatMessage]) -> str:
         return self.summarize(request, history).text

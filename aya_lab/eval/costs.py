@@ -26,7 +26,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from aya_lab.models.result import GenerationRecord
+from aya_lab.models.result import GenerationRecord, usage
 
 __all__ = ["COST_METRICS", "COST_COLUMNS", "cost_table", "translation_costs", "routing_costs", "generation_costs"]
 
@@ -38,6 +38,13 @@ COST_METRICS = {
 }
 """Tidy-result metric name -> cost-table column."""
 COST_COLUMNS = [*COST_METRICS.values(), "generated tokens/s", "device"]
+_USAGE_COLUMNS = {
+    "calls": "calls",
+    "prompt_tokens": "prompt tokens",
+    "completion_tokens": "generated tokens",
+    "latency_s": "model s",
+}
+""":func:`~aya_lab.models.result.usage` key -> cost-table column."""
 
 
 def cost_table(df: pd.DataFrame, by: str, *, value: str = "score", device: str | None = None) -> pd.DataFrame:
@@ -87,13 +94,10 @@ def generation_costs(records: Sequence[GenerationRecord], *, device: str | None 
     """Per model spec, the cost of ``records`` (from :func:`~aya_lab.models.result.record_generations`)."""
     if not records:
         raise ValueError("generation_costs: no generation records; wrap the evaluation in record_generations()")
-    rows: dict[str, dict[str, float]] = {}
+    by_model: dict[str, list[GenerationRecord]] = {}
     for r in records:
-        row = rows.setdefault(r.model, dict.fromkeys(COST_METRICS.values(), 0.0))
-        row["calls"] += 1
-        row["prompt tokens"] += r.result.prompt_tokens
-        row["generated tokens"] += r.result.completion_tokens
-        row["model s"] += r.result.latency_s
+        by_model.setdefault(r.model, []).append(r)
+    rows = {m: {_USAGE_COLUMNS[k]: v for k, v in usage(group).items()} for m, group in by_model.items()}
     out = pd.DataFrame.from_dict(rows, orient="index")
     out.index.name = "model"
     return _finish(out, device)

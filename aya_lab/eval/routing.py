@@ -178,7 +178,7 @@ def translate_requests(
 ) -> tuple[list[str], dict]:
     """The English texts the router sees and their cost (one batch); ``translator`` (default ``model``) translates."""
     texts = [ex.text for ex in examples]
-    cost = {"calls": 0, "prompt_tokens": 0, "completion_tokens": 0, "latency_s": 0.0}
+    cost = usage([])
     if translate == "gold":
         return [ex.text_en if ex.lang != "eng" else ex.text for ex in examples], cost
     if translate not in (True, False, "auto"):

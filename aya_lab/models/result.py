@@ -1,16 +1,17 @@
 """What one generation produced (:class:`GenerationResult`), and the recorders that watch generations
-(:func:`record_generations` yields :class:`GenerationRecord`s: room traces and cost accounting)."""
+(:func:`record_generations` yields :class:`GenerationRecord`s: room traces and cost accounting).
+:func:`usage` is the one place that adds generations' costs up."""
 
 from __future__ import annotations
 
 import contextlib
 import contextvars
 import time
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Protocol
 
-__all__ = ["GenerationResult", "GenerationRecord", "record_generations", "publish", "usage"]
+__all__ = ["Costed", "GenerationResult", "GenerationRecord", "record_generations", "publish", "usage"]
 
 
 @dataclass(frozen=True)
@@ -55,14 +56,28 @@ def record_generations() -> Iterator[list[GenerationRecord]]:
         _RECORDERS.reset(token)
 
 
-def usage(records: Sequence[GenerationRecord]) -> dict[str, Any]:
-    """What ``records`` cost together: ``calls``, ``prompt_tokens``, ``completion_tokens`` and ``latency_s``
-    (the recorded model seconds, summed)."""
+class Costed(Protocol):
+    """What :func:`usage` adds up besides records: a :class:`GenerationResult`, or a trace of one."""
+
+    @property
+    def prompt_tokens(self) -> int: ...
+
+    @property
+    def completion_tokens(self) -> int: ...
+
+    @property
+    def latency_s(self) -> float: ...
+
+
+def usage(records: Iterable[GenerationRecord | Costed]) -> dict[str, Any]:
+    """What ``records`` (generation records, results or traces of them) cost together: ``calls``,
+    ``prompt_tokens``, ``completion_tokens`` and ``latency_s`` (the recorded model seconds, summed)."""
+    results = [r.result if isinstance(r, GenerationRecord) else r for r in records]
     return {
-        "calls": len(records),
-        "prompt_tokens": sum(r.result.prompt_tokens for r in records),
-        "completion_tokens": sum(r.result.completion_tokens for r in records),
-        "latency_s": sum(r.result.latency_s for r in records),
+        "calls": len(results),
+        "prompt_tokens": sum(r.prompt_tokens for r in results),
+        "completion_tokens": sum(r.completion_tokens for r in results),
+        "latency_s": sum((r.latency_s for r in results), 0.0),
     }
 
 

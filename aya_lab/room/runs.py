@@ -11,6 +11,7 @@ from typing import Any
 
 from aya_lab.errors import AyaLabError
 from aya_lab.messages import AYA, ChatMessage, Delivery
+from aya_lab.models.result import usage
 from aya_lab.room.nodes import AyaRuntime
 
 __all__ = ["RunReport", "RunSemanticsError", "check_run"]
@@ -80,6 +81,7 @@ def check_run(
     elif replies:
         raise RunSemanticsError(f"run {run_id}: Aya replied without being addressed")
     gens = [g for v in runtime.visits for g in v.generations]
+    cost = usage(gens)
     aya = runtime.result if addressed else None
     node_seconds: dict[str, float] = {}
     for v in runtime.visits:
@@ -94,10 +96,10 @@ def check_run(
         else None,
         aya_tool=aya.tool if aya else None,
         nodes=[v.node for v in runtime.visits],
-        model_calls=len(gens),
+        model_calls=cost["calls"],
         cached_calls=sum(1 for g in gens if g.cached),
-        prompt_tokens=sum(g.prompt_tokens for g in gens),
-        completion_tokens=sum(g.completion_tokens for g in gens),
+        prompt_tokens=cost["prompt_tokens"],
+        completion_tokens=cost["completion_tokens"],
         seconds=round(seconds, 4),
         node_seconds=node_seconds,
         notes=list(aya.notes) if aya else [],
