@@ -25,7 +25,7 @@ from typing import TYPE_CHECKING, Any
 
 from aya_lab.graph.check import check_spec
 from aya_lab.graph.errors import ConditionError, Problem, RegistryError, SpecError, SpecFileError, SpecWarning
-from aya_lab.graph.load import load_spec, read_spec_data
+from aya_lab.graph.load import load_spec, read_spec_data, spec_hash
 from aya_lab.graph.registry import (
     Registry,
     default_registry,
@@ -43,10 +43,10 @@ from aya_lab.graph.spec import (
 )
 
 if TYPE_CHECKING:
-    from aya_lab.graph.build import build_graph, draw, spec_hash, to_spec
+    from aya_lab.graph.build import build_graph, draw, to_spec
     from aya_lab.graph.kenkenpa import StateGraphBuilder
 
-_BUILD = ("build_graph", "draw", "spec_hash", "to_spec")
+_BUILD = ("build_graph", "draw", "to_spec")
 """Imported from :mod:`~.build` on first use (PEP 562): building needs LangGraph's graph module, which
 costs a second to import; reading and checking a spec does not."""
 

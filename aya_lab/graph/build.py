@@ -29,11 +29,10 @@ from aya_lab.graph.spec import (
     GraphSpec,
     NodeSpec,
     Source,
-    content_hash,
     key_list,
 )
 
-__all__ = ["build_graph", "spec_hash", "to_spec", "draw"]
+__all__ = ["build_graph", "to_spec", "draw"]
 
 
 def _state_name(graph_name: str) -> str:
@@ -212,14 +211,6 @@ def _make_node(flow: NodeSpec, where: list[PathPart], reg: Registry, placeholder
         msg = f"factory {factory_name!r} returned {type(node).__name__}, not a node (a callable or a Runnable)"
         raise SpecError([Problem(format_path([*where, "flow_parameter", "factory"]), msg)])
     return node
-
-
-def spec_hash(spec: Source, *, compat: str | None = None) -> str:
-    """Stable content hash (sha256, 16 hex chars) of the resolved spec's canonical JSON (``compat``: the
-    mode to load it in, see :func:`~aya_lab.graph.load.load_spec`)."""
-    if not isinstance(spec, GraphSpec):
-        spec = load_spec(spec, check_registry=False, compat=compat)
-    return content_hash(spec)
 
 
 def to_spec(obj: Any) -> GraphSpec:

@@ -25,7 +25,7 @@ import yaml
 
 from aya_lab.errors import AyaLabError
 from aya_lab.graph.errors import SpecError, SpecWarning
-from aya_lab.graph.load import load_spec
+from aya_lab.graph.load import load_spec, spec_hash
 from aya_lab.graph.registry import Registry, registry_from_refs
 from aya_lab.graph.schema import json_schema
 from aya_lab.graph.spec import GraphSpec
@@ -68,7 +68,7 @@ def _cmd_validate(args: argparse.Namespace) -> int:
     except (AyaLabError, OSError) as exc:
         return _fail(exc)
     nodes = len(spec.node_names())
-    print(f"ok: {spec.name} ({nodes} nodes, {len(spec.flows)} flows), hash {spec.hash}")
+    print(f"ok: {spec.name} ({nodes} nodes, {len(spec.flows)} flows), hash {spec_hash(spec)}")
     return 0
 
 
@@ -94,7 +94,7 @@ def _cmd_hash(args: argparse.Namespace) -> int:
         spec = _load(args, check_registry=False)
     except (AyaLabError, OSError) as exc:
         return _fail(exc)
-    print(spec.hash)
+    print(spec_hash(spec))
     return 0
 
 

@@ -5,6 +5,8 @@ located problem."""
 
 from __future__ import annotations
 
+import hashlib
+import json
 import warnings
 from collections.abc import Mapping
 from os import PathLike
@@ -21,7 +23,7 @@ from aya_lab.graph.reader import check_data_limits, check_spec_size, confine_bas
 from aya_lab.graph.registry import Registry, default_registry
 from aya_lab.graph.spec import GraphSpec, Source
 
-__all__ = ["load_spec", "read_spec_data"]
+__all__ = ["load_spec", "read_spec_data", "spec_hash"]
 
 
 def read_spec_data(
@@ -109,3 +111,15 @@ def load_spec(
     for line in spec._warnings:
         warnings.warn(f"{label or 'graph spec'}: {line}", SpecWarning, stacklevel=2)
     return spec
+
+
+def spec_hash(spec: Source, *, compat: str | None = None) -> str:
+    """The identity of a resolved spec: sha256 of its canonical JSON (sorted keys, no spaces, defaults left
+    out), 16 hex characters. The one spec hash of the package (``aya-lab graph hash``, ``ChatRoom.spec_hash``);
+    ``spec`` is loaded first, without registry checks, unless it is a :class:`GraphSpec`
+    (``compat``: the mode to load it in, see :func:`load_spec`). Pinned values live in the tests: changing
+    the canonical form changes every recorded hash."""
+    if not isinstance(spec, GraphSpec):
+        spec = load_spec(spec, check_registry=False, compat=compat)
+    canonical = json.dumps(spec.to_dict(), sort_keys=True, separators=(",", ":"), ensure_ascii=False, default=str)
+    return hashlib.sha256(canonical.encode("utf-8")).hexdigest()[:16]

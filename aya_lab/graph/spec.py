@@ -12,8 +12,6 @@ The structural checker that walks raw data guided by these models' fields is
 
 from __future__ import annotations
 
-import hashlib
-import json
 from collections.abc import Mapping
 from os import PathLike
 from typing import Annotated, Any, Literal, Union
@@ -169,10 +167,6 @@ class GraphSpec(_Model):
         """The resolved spec as plain JSON-able data (defaults left out): ``load_spec`` round-trips it."""
         return self.model_dump(mode="json", exclude_defaults=True)
 
-    @property
-    def hash(self) -> str:
-        return content_hash(self)
-
     def nodes(self) -> list[NodeSpec | GraphSpec]:
         """Node and subgraph flows, in order."""
         return [f for f in self.flows if isinstance(f, (NodeSpec, GraphSpec))]
@@ -216,9 +210,3 @@ def flow_parameter(flow: Any) -> dict[str, Any]:
     """A raw flow's ``flow_parameter`` dict (empty when missing or malformed)."""
     fp = flow.get("flow_parameter") if isinstance(flow, dict) else None
     return fp if isinstance(fp, dict) else {}
-
-
-def content_hash(spec: GraphSpec) -> str:
-    """Stable content hash (sha256, 16 hex chars) of a spec's canonical JSON."""
-    canonical = json.dumps(spec.to_dict(), sort_keys=True, separators=(",", ":"), ensure_ascii=False, default=str)
-    return hashlib.sha256(canonical.encode("utf-8")).hexdigest()[:16]
