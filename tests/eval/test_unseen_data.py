@@ -269,6 +269,6 @@ def test_progress_bars_on_stderr_unless_turned_off(capsys, monkeypatch):
     assert "routing" in capsys.readouterr().err
     assert main(["eval", "route", "--model", "fake:query", "--no-progress", *base]) == 0
     assert capsys.readouterr().err == ""
-    monkeypatch.setenv("TQDM_DISABLE", "1")  # what aya_lab.notebook.setup_notebook sets
+    monkeypatch.setenv("TQDM_DISABLE", "1")  # the tqdm_disable setting (setup_notebook turns it on)
     assert main(["eval", "route", "--model", "fake:query", *base]) == 0
     assert "routing" not in capsys.readouterr().err

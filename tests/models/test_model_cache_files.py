@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import sqlite3
 
 import pytest
@@ -10,6 +11,7 @@ from langchain_core.messages import HumanMessage
 import aya_lab.notebook as nb
 from aya_lab.models import CacheMissError, ModelSpecError, load_model
 from aya_lab.models.cache import default_cache_path, model_cache_file
+from aya_lab.settings import settings
 from tests.fakes import tiny_chat_family
 
 
@@ -39,6 +41,13 @@ def test_embedded_models_use_the_committed_cache(notebook_env):
     assert nb.setup_notebook() == "smollm2"
     assert default_cache_path() == nb.notebook_cache_path()
     assert nb.notebook_models() == {"translator": "gemma3-270m", "aya": "smollm2"}
+
+
+def test_setup_notebook_overrides_settings_and_writes_no_environment(notebook_env):
+    before = dict(os.environ)
+    nb.setup_notebook()
+    assert dict(os.environ) == before
+    assert settings().tqdm_disable and settings().generation_cache == nb.notebook_cache_path()
 
 
 def test_another_model_gets_its_own_file_and_writes_only_there(notebook_env, tiny_dir, monkeypatch):
