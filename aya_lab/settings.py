@@ -5,7 +5,9 @@ other tools that the package reads: ``HF_HUB_OFFLINE``, ``SACREBLEU_SEED``, ``TQ
 parsed and checked, with any overrides applied. A bad value is a one-line :class:`SettingsError`
 naming the variable, the value and the fix. Code that wants another value passes it instead of writing
 the environment: :func:`configure` for the rest of the process (a notebook's setup), :func:`use_settings`
-for a ``with`` block (tests, a notebook cell).
+for a ``with`` block (tests, a notebook cell). An override wins over the environment until
+:func:`reset_settings` drops it (or the block ends); the overrides are process-wide, so the threads a
+graph runs its nodes in see them too.
 
 **Read once.** The parsed object is kept with the raw values it was parsed from. Each call compares
 those raw values (one dictionary lookup per variable) and parses again only when one of them changed,
