@@ -1,0 +1,10 @@
+"""The one error of the prompt package: a prompt file or few-shot pool that is missing or invalid, or a
+rendering with wrong variables. Its message is one line that names the file, the variable or the fix."""
+
+from __future__ import annotations
+
+__all__ = ["PromptError"]
+
+
+class PromptError(ValueError):
+    """A prompt file that is missing or invalid, or a rendering with wrong variables."""
