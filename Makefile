@@ -36,12 +36,18 @@ lint: $(STAMP)
 	$(BIN)/ruff format --check aya_lab tests benchmarks
 	$(BIN)/mypy
 
+# pytest and nbval on JOBS workers (pytest-xdist; one test file or notebook per worker, so a module's
+# fixtures load once and a notebook's cells run in order), each computing on one thread: two workers on
+# two cores, not four threads fighting over them. JOBS defaults to the CPUs, at most 4.
+JOBS ?= $(shell n=$$(nproc 2>/dev/null || echo 2); [ $$n -gt 4 ] && n=4; echo $$n)
+WORKERS = AYA_LAB_THREADS=1 OMP_NUM_THREADS=1 $(BIN)/python -m pytest -n $(JOBS) --dist loadfile
+
 test: lint browser-deps
-	$(BIN)/python -m pytest tests
+	$(WORKERS) tests
 	$(MAKE) nbval
 
 test-fast: $(STAMP)
-	$(BIN)/python -m pytest tests -m "not slow and not ray"
+	$(WORKERS) tests -m "not slow and not ray and not browser"
 
 # Debian's Chromium and its driver for tests/browser (JupyterLab in headless Chromium), installed only where missing
 browser-deps:
@@ -56,7 +62,7 @@ browser-deps:
 nbval: $(STAMP)
 	$(BIN)/python -c "from aya_lab.models import load_model; load_model('smollm2'); load_model('gemma3-270m')"
 	@if ls notebooks/*.ipynb >/dev/null 2>&1; then \
-	  AYA_LAB_CACHE_MODE=replay $(BIN)/python -m pytest -p no:cacheprovider --nbval notebooks \
+	  AYA_LAB_CACHE_MODE=replay $(WORKERS) -p no:cacheprovider --nbval notebooks \
 	    --nbval-sanitize-with notebooks/sanitize.cfg --nbval-current-env; \
 	else echo "no notebooks yet"; fi
 

@@ -19,7 +19,7 @@ the aya_lab/raw speed ratio, and the minutes 500k new tokens would take at that 
 
 ``--smoke`` runs the same code on the CPU with tiny shapes (tests/test_bench_gpu_smoke.py runs it).
 Imports: torch, transformers and ``aya_lab.models`` only, which needs langchain-core (and its
-dependencies) but not LangChain, LangGraph or the rest of aya_lab (README: "Bring your own model").
+dependencies) but not LangChain, LangGraph or the rest of aya_lab (docs/SCALE.md, "Measuring a GPU").
 """
 
 from __future__ import annotations

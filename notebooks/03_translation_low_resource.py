@@ -40,7 +40,7 @@
 #   pool has the pair — French, German, Swahili — zero-shot otherwise), stopped at the end of the line;
 # - `smollm2` — SmolLM2-135M-Instruct, the previous default, with the chat prompt
 #   `user_translate/baseline`, on the two controls only (French and German, both directions: the CPU
-#   budget of this recording; the README's role table measures it on the workplace set too);
+#   budget of this recording; docs/MODELS.md's role table measures it on the workplace set too);
 # - a `seq2seq:` slot, empty in this recording, showing how an NMT model (NLLB-200, Marian) joins.
 #
 # Greedy decoding, at most 64 new tokens, batches of 16, on the CPU (2 cores); outputs recorded
@@ -238,7 +238,7 @@ floors.T
 # ### The translator role: Gemma 3 270M against SmolLM2
 # On the four control pairs both models translated, Gemma's chrF minus SmolLM2's with the paired
 # bootstrap (documents resampled), Holm-adjusted over the four pairs — the measurement behind the
-# translator role's default (README, "Models per role"):
+# translator role's default (docs/MODELS.md, "A model per role"):
 
 # %%
 vs_smol = holm_table(res.deltas("chrF", against="smollm2"), "p_bootstrap")

@@ -1,4 +1,4 @@
-"""Docs name only registry entries that exist: the README and every docstring of the package.
+"""Docs name only registry entries that exist: the README, the docs/ pages and every docstring of the package.
 
 A registry name is versioned (``something.v1``). It is read where it is written as a name: in quotes or
 backticks, or as the value of a spec key (``factory: x.v1``, ``reducer: x.v1``, ``name: x.v1``).
@@ -27,8 +27,10 @@ REGISTRY_REF = re.compile(r"`(aya_lab(?:\.\w+)*):(\w+)`")
 
 
 def _texts() -> list[tuple[str, str]]:
-    """(where, text) for the README and every module, class and function docstring of aya_lab."""
-    out = [("README.md", (ROOT / "README.md").read_text(encoding="utf-8"))]
+    """(where, text) for the README, each docs/*.md page and every module, class and function docstring
+    of aya_lab."""
+    pages = [ROOT / "README.md", *sorted((ROOT / "docs").glob("*.md"))]
+    out = [(p.relative_to(ROOT).as_posix(), p.read_text(encoding="utf-8")) for p in pages]
     for path in sorted((ROOT / "aya_lab").rglob("*.py")):
         tree = ast.parse(path.read_text(encoding="utf-8"))
         for node in ast.walk(tree):

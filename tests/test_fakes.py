@@ -46,7 +46,7 @@ def test_rewording_a_prompt_file_keeps_the_fake_working(tmp_path, monkeypatch):
         "system: 'Render the line below in {target_language}; nothing else.'\n"
         "user: '{context}>> {message}'\n"
     )
-    monkeypatch.setattr("aya_lab.prompts.prompts_dir", lambda: root)
+    monkeypatch.setattr("aya_lab.prompts.load.prompts_dir", lambda: root)
     reworded = load_prompt("user_translate/baseline")
     assert "Render the line" in (reworded.system or "")
     assert _ask(FakeRoomModel(), reworded, target_language="Yoruba", message="hello") == "[Yoruba] hello"

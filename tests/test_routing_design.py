@@ -350,12 +350,12 @@ def test_a_design_router_must_name_its_prefixes():
         NoPrefixes()  # type: ignore[abstract]
 
 
-def test_the_readme_routing_example_runs_as_shown(capsys):
-    readme = (Path(__file__).resolve().parents[1] / "README.md").read_text(encoding="utf-8")
-    section = readme.split("## Routing chains\n", 1)[1]
-    code = section.split("```python\n", 1)[1].split("```", 1)[0]
+def test_the_routing_page_example_runs_as_shown(capsys):
+    page = (Path(__file__).resolve().parents[1] / "docs" / "ROUTING.md").read_text(encoding="utf-8")
+    assert page.startswith("# Routing chains"), "docs/ROUTING.md should open with the routing-chain example"
+    code = page.split("```python\n", 1)[1].split("```", 1)[0]
     scope: dict[str, Any] = {}
-    exec(compile(code, "README.md (routing chains)", "exec"), scope)
+    exec(compile(code, "docs/ROUTING.md (routing chains)", "exec"), scope)
     assert scope["chain"]({"question": "What is 2+3?"}) == {"question": "What is 2+3?", "answer": "5"}
     assert scope["chain"].run("What is 2+3?") == "5"
     assert "What is 2+3?\nThought:" in capsys.readouterr().out

@@ -5,6 +5,7 @@ from aya_lab.agents.memory import MemoryPolicy, MemoryTools, RoomMemory
 from aya_lab.agents.multi_intent import ReDecidingRouter, split_intents
 from aya_lab.agents.protocols import KnowledgeBaseLike, RoomLike, TextModel
 from aya_lab.agents.query import AyaQuery
+from aya_lab.agents.route_input import RoutedInput, RouteOn, decide_input
 from aya_lab.agents.routing import (
     ChainedInput,
     KeywordRouter,
@@ -41,6 +42,8 @@ __all__ = [
     "OneCallSummarizer",
     "ReDecidingRouter",
     "RoomLike",
+    "RoutedInput",
+    "RouteOn",
     "Router",
     "RouterOutput",
     "RoutingChain",
@@ -55,6 +58,7 @@ __all__ = [
     "TwoCallSummarizer",
     "UserAgent",
     "clean_translation",
+    "decide_input",
     "make_summarizer",
     "split_intents",
 ]

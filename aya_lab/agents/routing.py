@@ -21,6 +21,7 @@ string (outside a chain), a typed router reads it as the request.
 
 from __future__ import annotations
 
+import copy
 from collections.abc import Sequence
 
 from aya_lab.agents.keywords import keyword_match, parse_action, parse_tool_choice
@@ -97,6 +98,14 @@ class KeywordRouter(TranscriptRouter):
     def __init__(self, original: str | None = None) -> None:
         self.original = original
 
+    def reading(self, original: str | None) -> KeywordRouter:
+        """This router also matching ``original`` (a copy: this one is unchanged); itself when there is none."""
+        if not original:
+            return self
+        twin = copy.copy(self)
+        twin.original = original
+        return twin
+
     def route(self, transcript: str) -> RouterOutput:
         t = as_transcript(transcript, self)
         if t.steps:
@@ -121,7 +130,9 @@ class LLMRouter(TranscriptRouter):
 
     The answer may be ``Action: tool`` / ``Action Input: ...`` (the input replaces the request) or a
     completion-format label (``query``, ``Summarize.``...); anything else falls back to ``fallback``
-    (default :class:`KeywordRouter`) with ``RouterOutput.fallback`` set.
+    (default :class:`KeywordRouter`) with ``RouterOutput.fallback`` set; a keyword fallback also matches
+    the request as written (``Transcript.original``, or ``originals`` in :meth:`route_many`), on a copy:
+    ``fallback`` itself is never changed.
     """
 
     def __init__(
@@ -138,11 +149,11 @@ class LLMRouter(TranscriptRouter):
         t = as_transcript(transcript, self)
         if t.steps:
             return self.finish(t.observations[-1] if t.observations else APOLOGY)
-        return self.choose(t.input)
+        return self.choose(t.input, t.original)
 
-    def choose(self, text: str) -> RouterOutput:
-        """One model call: the tool for ``text``."""
-        return self.route_many([text])[0][0]
+    def choose(self, text: str, original: str | None = None) -> RouterOutput:
+        """One model call: the tool for ``text`` (``original``: see :meth:`route_many`)."""
+        return self.route_many([text], [original])[0][0]
 
     def route_many(
         self, texts: Sequence[str], originals: Sequence[str | None] | None = None
@@ -168,7 +179,7 @@ class LLMRouter(TranscriptRouter):
             # "Tool: remember" somewhere is not the model's choice of a write)
             first = parse_tool_choice(" ".join(answer.split()[:1]), self.tools)
             return RouterOutput(choice, text, f"model answered {answer[:60]!r} -> {choice}", explicit=first == choice)
-        fallback = KeywordRouter(original) if original and isinstance(self.fallback, KeywordRouter) else self.fallback
+        fallback = self.fallback.reading(original) if isinstance(self.fallback, KeywordRouter) else self.fallback
         decision = fallback.choose(text)
         return RouterOutput(
             decision.tool,

@@ -258,9 +258,10 @@ class RoutingChain(RunnableSerializable[Any, Any]):
         """Text in, the final answer out."""
         return self._answer(self._question(text), None)
 
-    def result(self, text: str) -> RoutingResult:
-        """The typed :class:`RoutingResult` for ``text`` (at the step limit: finished, flagged)."""
-        return self._collect(self._steps(text, None))
+    def result(self, text: str, original: str | None = None) -> RoutingResult:
+        """The typed :class:`RoutingResult` for ``text`` (at the step limit: finished, flagged);
+        ``original``: ``text`` as its author wrote it, when ``text`` is its translation (``Transcript.original``)."""
+        return self._collect(self._steps(text, None, original))
 
     # -- Runnable ----------------------------------------------------------------------------------------
     def invoke(self, input: Any, config: RunnableConfig | None = None, **kwargs: Any) -> Any:
@@ -345,12 +346,12 @@ class RoutingChain(RunnableSerializable[Any, Any]):
             )
         return observation
 
-    def _steps(self, question: str, config: RunnableConfig | None) -> Iterator[Step]:
+    def _steps(self, question: str, config: RunnableConfig | None, original: str | None = None) -> Iterator[Step]:
         router: Router = self.router
         tools = {t.tool_name: t.as_runnable() for t in self.tools}
         colors = get_color_mapping(list(tools), excluded_colors=["green"])
         chained = ChainedInput(question + router.starter_string + router.router_prefix, verbose=self.verbose)
-        transcript = Transcript(chained.input, question)
+        transcript = Transcript(chained.input, question, original=original)
         while True:
             output = self._route(transcript, len(transcript.steps) + 1)
             chained.add(output.log, color="green")
@@ -367,5 +368,5 @@ class RoutingChain(RunnableSerializable[Any, Any]):
             chained.add(observation, color=colors[output.tool])
             chained.add(f"\n{router.router_prefix}")
             step = Step(output, observation)
-            transcript = Transcript(chained.input, question, (*transcript.steps, step))
+            transcript = Transcript(chained.input, question, (*transcript.steps, step), original)
             yield step

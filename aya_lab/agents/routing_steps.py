@@ -41,26 +41,35 @@ class Step:
 
 
 class Transcript(str):
-    """The chained input as the design builds it (this ``str``), with the request and the typed steps."""
+    """The chained input as the design builds it (this ``str``), with the request and the typed steps.
+
+    ``original`` is the request as its author wrote it when ``input`` is its translation (``None``
+    otherwise; :class:`~aya_lab.agents.route_input.RoutedInput`): a router's keyword fallback may
+    match it too. It is not part of the chained string.
+    """
 
     input: str
     steps: tuple[Step, ...]
+    original: str | None
 
-    def __new__(cls, text: str, input: str | None = None, steps: Sequence[Step] = ()) -> Transcript:
+    def __new__(
+        cls, text: str, input: str | None = None, steps: Sequence[Step] = (), original: str | None = None
+    ) -> Transcript:
         self = super().__new__(cls, text)
         self.input = text if input is None else input
         self.steps = tuple(steps)
+        self.original = original
         return self
 
     @classmethod
-    def start(cls, text: str, router: Any) -> Transcript:
+    def start(cls, text: str, router: Any, original: str | None = None) -> Transcript:
         """The first string a router reads: ``text + starter_string + router_prefix``."""
-        return cls(f"{text}{router.starter_string}{router.router_prefix}", text)
+        return cls(f"{text}{router.starter_string}{router.router_prefix}", text, original=original)
 
     def add(self, step: Step, router: Any) -> Transcript:
         """The transcript after ``step``: its log, the observation prefix, the observation, the router prefix."""
         chained = f"{self}{step.output.log}\n{router.observation_prefix}{step.observation}\n{router.router_prefix}"
-        return Transcript(chained, self.input, (*self.steps, step))
+        return Transcript(chained, self.input, (*self.steps, step), self.original)
 
     @property
     def text(self) -> str:

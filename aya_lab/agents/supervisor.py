@@ -3,7 +3,7 @@
 Tools: ``query`` (:class:`~aya_lab.agents.query.AyaQuery`), ``summarize`` (a summarizer variant over
 the room history), ``remember`` (:class:`AyaRemember`: add a fact to the knowledge base, attributed to
 the sender, under the room's memory policy: :mod:`aya_lab.agents.memory`) and ``chat`` (:class:`AyaChat`: a short direct answer). The
-router is an :class:`~aya_lab.agents.routing.LLMRouter` with the keyword fallback; with
+router is an :class:`~aya_lab.agents.routing.LLMRouter` with the keyword fallback (or ``fallback``); with
 ``multi_intent=True`` it is wrapped in a :class:`~aya_lab.agents.multi_intent.ReDecidingRouter`, so a
 request that asks for two tools runs both and gets one composed reply (a single-intent request makes
 exactly the same model calls either way). An :class:`~aya_lab.agents.authority.AuthorityRouter`
@@ -95,9 +95,10 @@ class AyaSupervisor:
         max_steps: int = 3,
         multi_intent: bool = False,
         route_timeout: float | None = None,
+        fallback: KeywordRouter | None = None,
     ) -> None:
         self.model, self.kb = model, kb
-        self.llm_router = LLMRouter(model, load_prompt(router_prompt))
+        self.llm_router = LLMRouter(model, load_prompt(router_prompt), fallback=fallback)
         inner: TranscriptRouter = ReDecidingRouter(self.llm_router) if multi_intent else self.llm_router
         self.router: TranscriptRouter = AuthorityRouter(inner, confirm=self.llm_router)
         self.summarizer = make_summarizer(summarizer, model)
@@ -119,10 +120,11 @@ class AyaSupervisor:
 
         Writes (remember, approve, forget) act for ``author`` under ``memory``'s policy (no memory: the
         ``anyone`` policy and no pending notes) and store with ``run_id`` (they commit with the run).
-        ``original`` (the request as written, when ``request_en`` is its translation) gives the keyword
-        fallback a second text to match; the model routes ``request_en`` only.
+        ``original`` (the request as written, when ``request_en`` is its translation:
+        :class:`~aya_lab.agents.route_input.RoutedInput`) travels in the chain's transcript and gives the
+        keyword fallback a second text to match; the model routes ``request_en`` only. The router's
+        ``fallback`` (the constructor's, or one set on ``llm_router``) is used as it is, every call.
         """
-        self.llm_router.fallback = KeywordRouter(original)
         summaries: list[SummaryResult] = []
         answers: list[QueryAnswer] = []
         notes: list[str] = []  # replies the reply checks replaced (agents.reply_checks)
@@ -150,7 +152,7 @@ class AyaSupervisor:
         run[DECLINE] = lambda text: DECLINED
         tools = [ToolConfig(name, fn, TOOL_DESCRIPTIONS[name]) for name, fn in run.items()]
         chain = RoutingChain(self.router, tools, self.max_steps, route_timeout=self.route_timeout)
-        result = chain.result(request_en)
+        result = chain.result(request_en, original)
         notes += [n for summary in summaries for n in summary.notes]
         notes += [a.note for a in answers if a.note]
         notes += [s.output.log for s in result.steps if s.output.fallback]

@@ -1,9 +1,10 @@
 """Evaluation: sacrebleu metrics, statistics, translation systems and their evaluator, summarizers,
 routing and retrieval, each with confidence intervals and paired tests.
 
-Translation: ``evaluate_translation(systems, dataset, pairs, n)`` -> ``Results`` (``.df``,
-``.table()``, ``.plot()``, ``.save()``; ``Results.load``; ``compare``); model-backed systems
-``PromptSystem`` / ``Seq2SeqSystem`` (spec strings ``smollm2@strict+ctx3``, ``seq2seq:PATH``);
+Translation: ``evaluate_translation(systems, dataset, pairs, n)`` (options as keywords or an
+``EvalConfig``) -> ``Results`` (``.df``, ``.table()``, ``.plot()``, ``.save()``; ``Results.load``;
+``compare``); model-backed systems ``PromptSystem`` / ``Seq2SeqSystem`` (spec strings
+``smollm2@strict+ctx3``, ``seq2seq:PATH``);
 ``sweep_translation`` runs prompt variants. Summarizers: ``evaluate_summarizers`` ->
 ``SummarizerResults``. Routing: ``evaluate_routing`` / ``sweep_routing``. Data sets live in
 :mod:`aya_lab.datasets`.
@@ -13,6 +14,7 @@ from aya_lab.eval.routing import RoutingResults, RoutingSweep, evaluate_routing,
 from aya_lab.eval.summarization import SummarizerResults, evaluate_summarizers
 from aya_lab.eval.translation import (
     CopySystem,
+    EvalConfig,
     PivotSystem,
     PromptSystem,
     Results,
@@ -27,6 +29,7 @@ from aya_lab.eval.translation.sweep import sweep_translation
 
 __all__ = [
     "CopySystem",
+    "EvalConfig",
     "PivotSystem",
     "PromptSystem",
     "Results",

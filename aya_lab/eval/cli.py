@@ -32,6 +32,7 @@ from aya_lab.eval.cli_support import (
 )
 from aya_lab.eval.progress import generation_progress
 from aya_lab.eval.routing import RoutingSweep, evaluate_routing, sweep_routing
+from aya_lab.eval.routing_input import as_route_on
 from aya_lab.eval.routing_sequences import check_sequence_options, evaluate_sequences, load_multi_intent
 from aya_lab.eval.summarization import evaluate_summarizers
 from aya_lab.eval.translation.evaluate import evaluate_translation
@@ -195,7 +196,7 @@ def _routing_generations(examples, args, translate, n_variants: int) -> int:
                 f"--translate gold needs an English gloss (text_en) on every non-English request; "
                 f"{len(missing)} lack one (first: {missing[0]}); use --translate model"
             )
-    n_translations = sum(ex.lang != "eng" for ex in items) if translate is True else 0
+    n_translations = sum(ex.lang != "eng" for ex in items) if as_route_on(translate).translates else 0
     return n_translations + len(items) * n_variants
 
 

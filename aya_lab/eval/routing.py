@@ -2,7 +2,10 @@
 
 :func:`evaluate_routing` routes the labelled requests of ``data/routing`` the way the room does: a
 request not in English is first brought into English with the ``aya_translate`` prompt of
-:class:`~aya_lab.agents.translator.AyaTranslator` (``translate``: see :data:`Translate`), then an :class:`~aya_lab.agents.routing.LLMRouter` prompt is answered and parsed with
+:class:`~aya_lab.agents.translator.AyaTranslator`, the text to route is chosen by the room's rule
+(:func:`~aya_lab.agents.route_input.decide_input`; ``translate``: see
+:data:`~aya_lab.eval.routing_input.Translate`), then an
+:class:`~aya_lab.agents.routing.LLMRouter` prompt is answered and parsed with
 :func:`~aya_lab.agents.routing.parse_tool_choice`, falling back to the router's keyword router when the answer
 names no tool. Unlike ``LLMRouter.route`` (one call per request), all translations go to the model as
 one ``generate_texts`` batch, and all router prompts as another; the decisions are the same.
@@ -25,20 +28,19 @@ import json
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Literal
+from typing import Any
 
 import numpy as np
 import pandas as pd
 
+from aya_lab.agents.route_input import RoutedInput
 from aya_lab.agents.routing import LLMRouter
-from aya_lab.agents.translator import AyaTranslator, is_english
 from aya_lab.datasets.project import ROUTING_LABELS, load_routing_examples
 from aya_lab.errors import InputError
+from aya_lab.eval.routing_input import Translate, route_requests
 from aya_lab.eval.stats import ALPHA, bootstrap_indices, mcnemar_exact, paired_bootstrap
 from aya_lab.eval.stats import percentile_ci as _ci
 from aya_lab.models import load_chat_model
-from aya_lab.models.base import record_generations
-from aya_lab.models.result import usage
 from aya_lab.prompts import load_prompt
 
 __all__ = [
@@ -47,15 +49,11 @@ __all__ = [
     "evaluate_routing",
     "sweep_routing",
     "mcnemar_exact",
-    "translate_requests",
     "ROUTING_COLUMNS",
 ]
 
 ROUTING_COLUMNS = "prompt lang metric mean ci_low ci_high n model_fingerprint prompt_hash dataset_id".split()
 PAIRED_COLUMNS = "baseline variant lang metric mean_baseline mean_variant diff ci_low ci_high p_bootstrap b c p_mcnemar significant n".split()
-Translate = bool | Literal["gold", "auto"]
-"""``True``: translate first (the room's path); ``False``: the text as written; ``"gold"``: the set's English;
-``"auto"``: translate, but keep the original where the translation is not English (``route_on: auto``)."""
 
 
 @dataclass
@@ -173,37 +171,10 @@ def _examples(examples: Sequence[Any] | None, n: int | None) -> list[Any]:
     return items
 
 
-def translate_requests(
-    model: Any, examples: Sequence[Any], translate: Translate = True, translator: Any = None
-) -> tuple[list[str], dict]:
-    """The English texts the router sees and their cost (one batch); ``translator`` (default ``model``) translates."""
-    texts = [ex.text for ex in examples]
-    cost = usage([])
-    if translate == "gold":
-        return [ex.text_en if ex.lang != "eng" else ex.text for ex in examples], cost
-    if translate not in (True, False, "auto"):
-        raise ValueError(f"translate must be True, False, 'gold' or 'auto'; got {translate!r}")
-    if translate:
-        langs = [ex.lang for ex in examples]
-        with record_generations() as records:
-            english = AyaTranslator(translator if translator is not None else model).to_english_many(texts, langs)
-        cost = usage(records)
-        if translate == "auto":
-            english = [e if lang == "eng" or is_english(e, lang) else t for t, e, lang in zip(texts, english, langs)]
-        texts = english
-    return texts, cost
-
-
-def request_originals(examples: Sequence[Any], texts: Sequence[str], translate: Translate) -> list[str | None]:
-    """Per routed text, the request as written when the text is its model translation (the keyword fallback
-    reads it, as in the room); ``None`` for English, untranslated and gold (``translate="gold"``) texts."""
-    if translate == "gold":
-        return [None] * len(texts)
-    return [ex.text if ex.lang != "eng" and t != ex.text else None for ex, t in zip(examples, texts, strict=True)]
-
-
-def _route_all(model: Any, prompt: Any, texts: list[str], originals: list[str | None]) -> list[dict[str, Any]]:
-    """Route every text with one batch of router prompts (the LLMRouter's parse and fallback, reading ``originals``)."""
+def _route_all(model: Any, prompt: Any, routed: list[RoutedInput]) -> list[dict[str, Any]]:
+    """Route every text with one batch of router prompts (the LLMRouter's parse and fallback, which also
+    reads the request as written where the routed text is its translation)."""
+    texts, originals = [r.text for r in routed], [r.original for r in routed]
     return [
         {
             "answer": r.text,
@@ -242,9 +213,9 @@ def _metric_rows(examples: pd.DataFrame, name: str, sig: dict, idx: np.ndarray) 
     return rows
 
 
-def _run(model, prompt_file, items, texts, translate, tr_cost, idx, dataset_id) -> tuple[pd.DataFrame, ...]:
+def _run(model, prompt_file, items, routed, tr_cost, idx, dataset_id) -> tuple[pd.DataFrame, ...]:
     name = prompt_file.variant or prompt_file.name
-    decisions = _route_all(model, prompt_file, texts, request_originals(items, texts, translate))
+    decisions = _route_all(model, prompt_file, routed)
     examples = pd.DataFrame(
         [
             {
@@ -253,11 +224,11 @@ def _run(model, prompt_file, items, texts, translate, tr_cost, idx, dataset_id) 
                 "lang": ex.lang,
                 "label": ex.label,
                 "text": ex.text,
-                "routed_text": t,
+                "routed_text": r.text,
                 **d,
                 "correct": float(d["predicted"] == ex.label),
             }
-            for ex, t, d in zip(items, texts, decisions, strict=True)
+            for ex, r, d in zip(items, routed, decisions, strict=True)
         ]
     )
     sig = {"model_fingerprint": model.fingerprint, "prompt_hash": prompt_file.content_hash, "dataset_id": dataset_id}
@@ -303,10 +274,10 @@ def evaluate_routing(
     model = _chat_model(model)
     prompt_file = _load_router_prompt(prompt)
     items = _examples(examples, n)
-    texts, cost = translate_requests(model, items, translate, _chat_model(translator) if translator else None)
+    routed, cost = route_requests(model, items, translate, _chat_model(translator) if translator else None)
     idx = bootstrap_indices(len(items), n_bootstrap, seed)
     dataset_id = "routing" if examples is None else "routing:custom"
-    df, ex, conf = _run(model, prompt_file, items, texts, translate, cost, idx, dataset_id)
+    df, ex, conf = _run(model, prompt_file, items, routed, cost, idx, dataset_id)
     meta = {
         "kind": "routing",
         "prompt": prompt_file.name,
@@ -342,12 +313,12 @@ def sweep_routing(
         raise InputError(f"prompt variants must be unique; repeated: {', '.join(dupes)}")
     model = _chat_model(model)
     items = _examples(examples, n)
-    texts, cost = translate_requests(model, items, translate, _chat_model(translator) if translator else None)
+    routed, cost = route_requests(model, items, translate, _chat_model(translator) if translator else None)
     idx = bootstrap_indices(len(items), n_bootstrap, seed)
     dataset_id = "routing" if examples is None else "routing:custom"
     dfs, exs, confusion = [], [], {}
     for label, p in zip(labels, prompts, strict=True):
-        df, ex, conf = _run(model, p, items, texts, translate, cost, idx, dataset_id)
+        df, ex, conf = _run(model, p, items, routed, cost, idx, dataset_id)
         dfs.append(df)
         exs.append(ex)
         confusion[label] = conf

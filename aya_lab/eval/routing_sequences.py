@@ -5,11 +5,13 @@ supervisor prompt on a model, one tool; ``multi``: the :class:`~aya_lab.agents.m
 over the LLM router, the room's default) through a :class:`~aya_lab.agents.routing.RoutingChain`
 whose tools only echo their name, on two labelled sets — the single-intent requests of
 ``data/routing/requests.jsonl`` (gold sequence: the one label) and the multi-intent requests of
-``data/routing/multi_intent.jsonl`` (gold: the tools in order) — and on two paths: ``room``
-(translate to English with the ``aya_translate`` prompt, then route: what the room does) and
-``original`` (route the untranslated text); ``auto`` translates, then routes the untranslated text where
-the translation fails the output-language check (the room's ``route_on: auto``); ``gold`` routes the data
-set's English. ``translator`` is the model that translates (the ``translator`` role; default ``model``).
+``data/routing/multi_intent.jsonl`` (gold: the tools in order) — and on paths (:data:`PATHS`, each a
+:class:`~aya_lab.agents.route_input.RouteOn`): ``room`` (translate to English with the ``aya_translate``
+prompt, then route the translation) and ``original`` (route the untranslated text); ``auto`` translates,
+then routes the untranslated text where the translation fails the output-language check (the room's
+``route_on: auto``); ``gold`` routes the data set's English. The text each path routes is decided by
+:func:`~aya_lab.agents.route_input.decide_input`, as in the room. ``translator`` is the model that
+translates (the ``translator`` role; default ``model``).
 
 Metrics per model x router x path x set: ``sequence_accuracy`` (the predicted tool sequence equals the
 gold one exactly), ``step_accuracy`` (position-wise matches over the longer of the two sequences) and
@@ -24,11 +26,12 @@ import json
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Literal
+from typing import Any
 
 import pandas as pd
 
 from aya_lab.agents.multi_intent import ReDecidingRouter, split_intents
+from aya_lab.agents.route_input import RouteOn
 from aya_lab.agents.routing import (
     KeywordRouter,
     LLMRouter,
@@ -39,7 +42,8 @@ from aya_lab.agents.routing import (
 )
 from aya_lab.datasets.project import ROUTING_LABELS, load_routing_examples, read_data_text
 from aya_lab.errors import InputError
-from aya_lab.eval.routing import _chat_model, _load_router_prompt, request_originals, translate_requests
+from aya_lab.eval.routing import _chat_model, _load_router_prompt
+from aya_lab.eval.routing_input import route_requests
 from aya_lab.eval.stats import bootstrap_indices
 from aya_lab.eval.stats import percentile_ci as _ci
 from aya_lab.paths import project_root
@@ -56,13 +60,13 @@ __all__ = [
 ]
 
 ROUTERS = ("keyword", "llm", "multi")
-PATHS = ("room", "original", "auto", "gold")
-_TRANSLATE: dict[str, bool | Literal["gold", "auto"]] = {
-    "room": True,
-    "original": False,
-    "auto": "auto",
-    "gold": "gold",
+PATHS: dict[str, RouteOn] = {
+    "room": RouteOn.ENGLISH,
+    "original": RouteOn.ORIGINAL,
+    "auto": RouteOn.AUTO,
+    "gold": RouteOn.GOLD,
 }
+"""The paths by the names the results table shows (its ``path`` column), each the text it routes."""
 
 
 @dataclass(frozen=True)
@@ -222,8 +226,8 @@ def evaluate_sequences(
     spec = getattr(model, "spec", "?")
     for set_name, items in sets.items():
         for path in paths:
-            texts, _ = translate_requests(model, [ex for ex, _ in items], _TRANSLATE[path], translator)
-            originals = request_originals([ex for ex, _ in items], texts, _TRANSLATE[path])
+            routed, _ = route_requests(model, [ex for ex, _ in items], PATHS[path], translator)
+            texts, originals = [r.text for r in routed], [r.original for r in routed]
             for router_name in routers:
                 predicted = _predict(_routers(router_name, model, prompt_file, texts, originals), texts)
                 ex = pd.DataFrame(

@@ -72,6 +72,12 @@ class LocalChatModel(BaseChatModel):
         raise NotImplementedError
 
     @property
+    def dispatch_size(self) -> int:
+        """How many cache misses go to one local ``_generate_uncached`` call: ``batch_size`` here; an
+        engine that gives a finished sequence's place to the next prompt takes more at once."""
+        return self.batch_size
+
+    @property
     def engine_label(self) -> str:
         """What runs the model, for a reader (e.g. ``llama.cpp 0.3.36, Q4_1, 2 threads, cpu``)."""
         return self._llm_type
@@ -135,6 +141,9 @@ class CachedGenerator(Protocol):
     @property
     def fingerprint(self) -> str: ...
 
+    @property
+    def dispatch_size(self) -> int: ...
+
     def _active_cache(self) -> GenerationCache | None: ...
 
     def _generate_uncached(self, prompts: list[str], repeat: int = 0) -> list[GenerationResult]: ...
@@ -163,7 +172,7 @@ def cached_generate(model: CachedGenerator, prompts: Sequence[str], *, repeat: i
     if misses and cache is not None:
         cache.check_can_generate(model.spec, next(iter(misses)))
     unique = sorted(misses, key=len)  # similar lengths share a batch: less padding
-    size = max(1, model.batch_size)
+    size = max(1, current_executor().dispatch_size(model))
     batches = [unique[start : start + size] for start in range(0, len(unique), size)]
     for chunk, generated in current_executor().run(model, batches, repeat):
         for prompt, result in zip(chunk, generated, strict=True):
@@ -187,6 +196,7 @@ class StopView:
     def __init__(self, model: Any, stop: list[str]) -> None:
         self.model, self.stop = model, stop
         self.spec, self.settings, self.batch_size = model.spec, model.settings, model.batch_size
+        self.dispatch_size = model.dispatch_size
 
     @property
     def fingerprint(self) -> str:

@@ -54,6 +54,9 @@ class BatchGenerator(Protocol):
     @property
     def fingerprint(self) -> str: ...
 
+    @property
+    def dispatch_size(self) -> int: ...
+
     def _generate_uncached(self, prompts: list[str], repeat: int = 0) -> list[GenerationResult]: ...
 
 
@@ -67,6 +70,10 @@ class GenerationExecutor(Protocol):
 
     name: str
 
+    def dispatch_size(self, model: BatchGenerator) -> int:
+        """How many prompts one batch given to :meth:`run` holds for ``model``."""
+        ...
+
     def run(
         self, model: BatchGenerator, batches: Sequence[list[str]], repeat: int
     ) -> Iterator[tuple[list[str], list[GenerationResult]]]: ...
@@ -76,6 +83,10 @@ class LocalExecutor:
     """Today's behaviour: one batch after another, in this process, on the model object itself."""
 
     name = "local"
+
+    def dispatch_size(self, model: BatchGenerator) -> int:
+        """The model's own choice (:attr:`~aya_lab.models.base.LocalChatModel.dispatch_size`)."""
+        return model.dispatch_size
 
     def run(
         self, model: BatchGenerator, batches: Sequence[list[str]], repeat: int

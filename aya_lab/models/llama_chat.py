@@ -32,6 +32,8 @@ from aya_lab.models.hf_causal import to_chat_dicts
 from aya_lab.models.llama_engine import LlamaEngine, Sampling, llama_cpp_version
 from aya_lab.prompts import completion_request, cut_at_stop
 
+WAITING_BATCHES = 4  # see LlamaCppChatModel.dispatch_size
+
 __all__ = ["ENGINE_NAME", "LlamaCppChatModel", "render_chat_template"]
 
 ENGINE_NAME = "llama.cpp"
@@ -134,6 +136,12 @@ class LlamaCppChatModel(LocalChatModel):
     def count_tokens(self, text: str) -> int:
         return len(self._engine.tokenize(text))
 
+    @property
+    def dispatch_size(self) -> int:
+        """``batch_size`` sequences decode at once; the engine hands a finished one's stream to the next
+        prompt, so one call takes :data:`WAITING_BATCHES` batches' worth of cache misses."""
+        return self.batch_size * WAITING_BATCHES
+
     def generate_texts(self, conversations: Sequence[Conversation], *, repeat: int = 0) -> list[GenerationResult]:
         return generate_by_stop_groups(self, conversations, repeat)
 
@@ -143,7 +151,7 @@ class LlamaCppChatModel(LocalChatModel):
         s = self.settings
         sampling = Sampling(s.max_new_tokens, s.min_new_tokens, s.temperature, s.top_p, s.repetition_penalty, s.seed)
         started = time.perf_counter()
-        outputs = self._engine.generate(prompts, sampling, stop=stop or (), repeat=repeat)
+        outputs = self._engine.generate(prompts, sampling, stop=stop or (), repeat=repeat, parallel=self.batch_size)
         each = (time.perf_counter() - started) / len(prompts)
         results = []
         for out in outputs:

@@ -136,12 +136,20 @@ class LlamaEngine(LlamaModelFacts):
 
     # -- generation ------------------------------------------------------------------------------------
     def generate(
-        self, prompts: Sequence[str], sampling: Sampling, *, stop: Sequence[str] = (), repeat: int = 0
+        self,
+        prompts: Sequence[str],
+        sampling: Sampling,
+        *,
+        stop: Sequence[str] = (),
+        repeat: int = 0,
+        parallel: int | None = None,
     ) -> list[SequenceOutput]:
         """Decode every prompt (already rendered; BOS written as text where wanted) and return its new text.
 
-        Prompts are decoded together in groups of at most ``n_seq_max`` (each in its own KV stream); each
-        group's sequences share every ``llama_decode`` step.
+        At most ``parallel`` sequences (default and cap: ``n_seq_max``) are decoded together, each in its
+        own KV stream, sharing every ``llama_decode`` step. When a sequence finishes, the next prompt takes
+        its stream at the next step (its prompt tokens ride in the same ``llama_decode`` call as the others'
+        new tokens), so a batch never waits for its longest member with most streams idle.
         """
         limit = max(1, self.n_ctx - sampling.max_new_tokens)
         encoded, truncated = [], []
@@ -158,83 +166,37 @@ class LlamaEngine(LlamaModelFacts):
                 )
                 ids = ids[-limit:]
             encoded.append(ids or [self._bos_id])
+        width = max(1, min(parallel or self.n_seq_max, self.n_seq_max))
         rng = np.random.default_rng(sampling.seed + repeat)
-        outputs: list[SequenceOutput | None] = [None] * len(prompts)
         with self._lock:
-            for group in self._groups(len(encoded)):
-                generated = self._decode_group([encoded[i] for i in group], sampling, list(stop), rng)
-                for i, tokens in zip(group, generated, strict=True):
-                    text = self.detokenize([t for t in tokens if t not in self.eog_ids]).strip()
-                    outputs[i] = SequenceOutput(text, len(encoded[i]), len(tokens), truncated[i])
-        return [o for o in outputs if o is not None]
+            try:
+                generated = _Schedule(self, encoded, width, sampling, list(stop), rng).run()
+            except BaseException:  # a failed decode leaves the KV cache in an unknown state: forget it all
+                self._empty_streams()
+                raise
+        return [
+            SequenceOutput(
+                self.detokenize([t for t in tokens if t not in self.eog_ids]).strip(), len(ids), len(tokens), cut
+            )
+            for ids, tokens, cut in zip(encoded, generated, truncated, strict=True)
+        ]
 
-    def _groups(self, count: int) -> list[list[int]]:
-        """Consecutive groups of at most ``n_seq_max`` prompt indices (one KV stream each)."""
-        return [list(range(i, min(i + self.n_seq_max, count))) for i in range(0, count, self.n_seq_max)]
+    def _best_free_slot(self, ids: list[int], busy: set[int]) -> int:
+        """The free KV stream whose cached tokens share the longest prefix with ``ids`` (ties: the least
+        recently used), so a few-shot prompt's examples are computed once per stream."""
+        free = [slot for slot in range(self.n_seq_max) if slot not in busy]
+        return max(free, key=lambda slot: (_common_prefix(self._slots[slot], ids), -self._used[slot]))
 
-    def _assign_slots(self, prompts: list[list[int]]) -> list[int]:
-        """A KV stream for each prompt: the free one whose cached tokens share the longest prefix with it
-        (ties: the least recently used), so a few-shot prompt's examples are computed once per stream."""
-        free = list(range(self.n_seq_max))
-        chosen = []
-        for ids in prompts:
-            best = max(free, key=lambda slot: (_common_prefix(self._slots[slot], ids), -self._used[slot]))
-            free.remove(best)
-            chosen.append(best)
-        return chosen
-
-    def _decode_group(
-        self, prompts: list[list[int]], sampling: Sampling, stop: list[str], rng: np.random.Generator
-    ) -> list[list[int]]:
-        slots = self._assign_slots(prompts)
-        try:
-            return self._decode_slots(prompts, slots, sampling, stop, rng)
-        except BaseException:  # a failed decode leaves the KV cache in an unknown state: forget it all
-            self._empty_streams()
-            raise
-
-    def _decode_slots(
-        self, prompts: list[list[int]], slots: list[int], sampling: Sampling, stop: list[str], rng: np.random.Generator
-    ) -> list[list[int]]:
-        rows = {}  # batch index of each sequence's last token, whose logits are read
-        self._batch.n_tokens = 0
-        for slot, ids in zip(slots, prompts, strict=True):
-            keep = self._reuse(slot, ids)
-            for pos in range(keep, len(ids)):
-                self._add(ids[pos], pos, slot, pos == len(ids) - 1)
-            rows[slot] = self._batch.n_tokens - 1
-            self._slots[slot] = list(ids)
-            self._clock += 1
-            self._used[slot] = self._clock
-        self._decode()
-        prompt_of = dict(zip(slots, prompts, strict=True))
-        new: dict[int, list[int]] = {slot: [] for slot in slots}
-        text = dict.fromkeys(slots, b"")
-        active = list(slots)
-        for step in range(sampling.max_new_tokens):
-            still = []
-            for slot in active:
-                token = self._choose(rows[slot], prompt_of[slot], new[slot], sampling, step, rng)
-                new[slot].append(token)
-                if token in self.eog_ids:
-                    continue
-                text[slot] += self._piece(token)
-                if stop and step + 1 >= max(1, sampling.min_new_tokens):
-                    decoded = text[slot].decode("utf-8", "ignore").lstrip()
-                    if any(s in decoded for s in stop):
-                        continue
-                still.append(slot)
-            active = still
-            if not active or step + 1 == sampling.max_new_tokens:
-                break
-            self._batch.n_tokens = 0
-            for slot in active:
-                self._add(new[slot][-1], len(self._slots[slot]), slot, True)
-                self._slots[slot].append(new[slot][-1])
-                rows[slot] = self._batch.n_tokens - 1
-            self._pad(len(active), [s for s in range(self.n_seq_max) if s not in new])
-            self._decode()
-        return [new[slot] for slot in slots]
+    def _admit(self, ids: list[int], busy: set[int]) -> tuple[int, int]:
+        """Put prompt ``ids`` into a free stream's part of the batch; returns ``(stream, logits row)``."""
+        slot = self._best_free_slot(ids, busy)
+        keep = self._reuse(slot, ids)
+        for pos in range(keep, len(ids)):
+            self._add(ids[pos], pos, slot, pos == len(ids) - 1)
+        self._slots[slot] = list(ids)
+        self._clock += 1
+        self._used[slot] = self._clock
+        return slot, self._batch.n_tokens - 1
 
     def _pad(self, width: int, spare: list[int]) -> None:
         """Fill a decoding step of ``width`` sequences up to a multiple of :data:`PAD_TO` with throw-away rows
@@ -321,3 +283,80 @@ def _common_prefix(a: Sequence[int], b: Sequence[int]) -> int:
             break
         n += 1
     return n
+
+
+class _Schedule:
+    """One :meth:`LlamaEngine.generate` call: prompts wait in order, at most ``width`` decode at once, and a
+    finished sequence's stream goes to the next waiting prompt in the next ``llama_decode`` step."""
+
+    def __init__(
+        self,
+        engine: LlamaEngine,
+        prompts: list[list[int]],
+        width: int,
+        sampling: Sampling,
+        stop: list[str],
+        rng: np.random.Generator,
+    ) -> None:
+        self.engine, self.prompts, self.width = engine, prompts, width
+        self.sampling, self.stop, self.rng = sampling, stop, rng
+        self.waiting = list(range(len(prompts)))[::-1]  # popped from the end: first prompt first
+        self.new: list[list[int]] = [[] for _ in prompts]
+        self.text = [b""] * len(prompts)
+        self.slot: dict[int, int] = {}  # decoding prompt -> its stream
+        self.row: dict[int, int] = {}  # decoding prompt -> the batch row whose logits it reads next
+
+    def run(self) -> list[list[int]]:
+        """The new tokens of every prompt, in the prompts' order.
+
+        Waiting prompts are decoded in a call of their own (not in the step of the sequences already
+        running), so a running sequence's step has the same rows, and takes the same kernel path, as
+        when every prompt starts together."""
+        engine = self.engine
+        while self.waiting or self.slot:
+            if self.waiting and len(self.slot) < self.width:
+                engine._batch.n_tokens = 0
+                self._choose_after_decode(self._fill())
+            if self.slot:
+                engine._batch.n_tokens = 0
+                for i, slot in self.slot.items():
+                    token = self.new[i][-1]
+                    engine._add(token, len(engine._slots[slot]), slot, True)
+                    engine._slots[slot].append(token)
+                    self.row[i] = engine._batch.n_tokens - 1
+                busy = set(self.slot.values())
+                engine._pad(len(self.slot), [s for s in range(engine.n_seq_max) if s not in busy])
+                self._choose_after_decode(list(self.slot))
+        return self.new
+
+    def _fill(self) -> list[int]:
+        """Admit waiting prompts into free streams, up to ``width`` decoding at once; returns them."""
+        admitted = []
+        while self.waiting and len(self.slot) < self.width:
+            i = self.waiting.pop()
+            self.slot[i], self.row[i] = self.engine._admit(self.prompts[i], set(self.slot.values()))
+            admitted.append(i)
+        return admitted
+
+    def _choose_after_decode(self, decoding: list[int]) -> None:
+        """Run the batch, then give each of ``decoding`` its next token; finished ones leave their stream."""
+        self.engine._decode()
+        for i in decoding:
+            if self._finished(i):
+                del self.slot[i], self.row[i]
+
+    def _finished(self, i: int) -> bool:
+        """Choose prompt ``i``'s next token from its row's logits; True when its sequence is done (an
+        end-of-generation token, a stop string after ``min_new_tokens``, or ``max_new_tokens`` reached)."""
+        s, new = self.sampling, self.new[i]
+        step = len(new)
+        token = self.engine._choose(self.row[i], self.prompts[i], new, s, step, self.rng)
+        new.append(token)
+        if token in self.engine.eog_ids:
+            return True
+        self.text[i] += self.engine._piece(token)
+        if self.stop and step + 1 >= max(1, s.min_new_tokens):
+            decoded = self.text[i].decode("utf-8", "ignore").lstrip()
+            if any(stop in decoded for stop in self.stop):
+                return True
+        return len(new) >= s.max_new_tokens

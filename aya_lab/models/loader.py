@@ -59,7 +59,7 @@ __all__ = [
 DEFAULT_SPEC = "smollm2"
 ROLES = ("translator", "aya")
 DEFAULT_ROLE_SPECS: Mapping[str, str] = {"translator": "gemma3-270m", "aya": "smollm2"}
-"""Each role's default, chosen by ``benchmarks/measure_roles.py`` (README, "Models per role")."""
+"""Each role's default, chosen by ``benchmarks/measure_roles.py`` (docs/MODELS.md, "A model per role")."""
 _PREFIXES = ("hf", "seq2seq", "gguf", "fake")
 _KINDS = (*EMBEDDED, *_PREFIXES)
 ENGINES = ("llama.cpp", "transformers")

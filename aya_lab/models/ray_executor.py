@@ -156,6 +156,10 @@ class RayExecutor:
         self._pools.clear()
 
     # -- batches ---------------------------------------------------------------------------------------
+    def dispatch_size(self, model: BatchGenerator) -> int:
+        """``batch_size``: batches of that size spread over the actors (an actor decodes one at a time)."""
+        return model.batch_size
+
     def run(
         self, model: BatchGenerator, batches: Sequence[list[str]], repeat: int
     ) -> Iterator[tuple[list[str], list[GenerationResult]]]:

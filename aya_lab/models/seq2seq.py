@@ -77,6 +77,11 @@ class Seq2SeqTranslator(Runnable[dict, str]):
         return f"transformers seq2seq, {str(self.model.dtype).removeprefix('torch.')}, {self.device}"
 
     @property
+    def dispatch_size(self) -> int:
+        """Cache misses per ``generate`` call: one batch."""
+        return self.batch_size
+
+    @property
     def fingerprint(self) -> str:
         return combine(self.weights, self.settings.cache_key(), self.family)
 

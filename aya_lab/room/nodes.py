@@ -24,13 +24,12 @@ from typing import Any
 from langchain_core.runnables import RunnableConfig
 
 from aya_lab.agents import AyaSupervisor, AyaTranslator, UserAgent
-from aya_lab.agents.authority import parse_command
 from aya_lab.agents.citations import split_fixed
 from aya_lab.agents.guard import guard_translations
 from aya_lab.agents.memory import RoomMemory
 from aya_lab.agents.protocols import KnowledgeBaseLike, TextModel
+from aya_lab.agents.route_input import RoutedInput, RouteOn, decide_input
 from aya_lab.agents.supervisor import SupervisorResult
-from aya_lab.agents.translator import is_english
 from aya_lab.graph import Registry, default_registry
 from aya_lab.messages import AYA, AYA_MENTION, ChatMessage, Delivery, parse_aya_request
 from aya_lab.models.base import record_generations
@@ -44,12 +43,9 @@ __all__ = [
     "aya_registry",
     "parse_aya_request",
     "AYA_MENTION",
-    "ROUTE_ON",
 ]
 
-ROUTE_ON = ("english", "original", "auto")
-"""Which text the supervisor routes: the English translation (the room's path), the original, or
-``auto`` — the original when the translation fails the output-language check (is it English?)."""
+_ROOM_ROUTE_ON = tuple(r.value for r in RouteOn if r is not RouteOn.GOLD)  # a room has no reference English
 
 
 @dataclass(frozen=True)
@@ -267,7 +263,7 @@ def translator(*, factory_parameter: dict, flow_parameter: dict) -> Callable[...
     return traced(flow_parameter["name"], body)
 
 
-def _supervisor_params(factory_parameter: dict) -> tuple[dict, str]:
+def _supervisor_params(factory_parameter: dict) -> tuple[dict, RouteOn]:
     params = {
         "router_prompt": factory_parameter.get("router_prompt", "supervisor/baseline"),
         "summarizer": factory_parameter.get("summarizer", "two_call"),
@@ -281,20 +277,15 @@ def _supervisor_params(factory_parameter: dict) -> tuple[dict, str]:
     if params["summarizer"] not in {"two_call", "one_call"}:
         raise ValueError(f"summarizer must be 'two_call' or 'one_call', got {params['summarizer']!r}")
     route_on = factory_parameter.get("route_on", "auto")
-    if route_on not in ROUTE_ON:
-        raise ValueError(f"route_on must be one of {', '.join(ROUTE_ON)}, got {route_on!r}")
-    return params, route_on
+    if route_on not in _ROOM_ROUTE_ON:
+        raise ValueError(f"route_on must be one of {', '.join(_ROOM_ROUTE_ON)}, got {route_on!r}")
+    return params, RouteOn(route_on)
 
 
-def _routed_text(state: dict, route_on: str) -> tuple[str, str | None]:
-    """The text the supervisor routes, and a log line when it is not the English translation."""
-    incoming: ChatMessage = state["incoming"]
-    english, original = state["aya_request_en"], state["aya_request"]
-    if route_on == "original" and incoming.lang != "eng":
-        return original, "routed on the original request (route_on: original)"
-    if route_on == "auto" and incoming.lang != "eng" and not is_english(english, incoming.lang):
-        return original, f"routed on the original request: its translation {english[:40]!r} is not English"
-    return english, None
+def _routed_input(state: dict, route_on: RouteOn) -> RoutedInput:
+    """The text the supervisor routes (:func:`~aya_lab.agents.route_input.decide_input` on the request as
+    written, its language and the translator node's English)."""
+    return decide_input(state["aya_request"], state["incoming"].lang, state["aya_request_en"], route_on)
 
 
 def _aya_log(result: SupervisorResult, variant: str, path_log: str | None) -> list[dict]:
@@ -320,8 +311,8 @@ def supervisor(*, factory_parameter: dict, flow_parameter: dict) -> Callable[...
 
     Parameters: ``router_prompt``, ``summarizer``, ``query_k``, ``max_steps``; ``multi_intent``
     (default true: a request asking for two tools runs both; single-intent requests make the same
-    model calls as without it); ``route_on`` (one of :data:`ROUTE_ON`; default ``auto``: the
-    translation, or the original where the translation is not English); ``route_timeout`` (seconds; default
+    model calls as without it); ``route_on`` (a :class:`~aya_lab.agents.route_input.RouteOn` but ``gold``;
+    default ``auto``: the translation, or the original where the translation is not English); ``route_timeout`` (seconds; default
     none: a router's model call that hangs ends the send with a ``RouterTimeoutError``, rolled back).
     """
     params, route_on = _supervisor_params(factory_parameter)
@@ -330,16 +321,18 @@ def supervisor(*, factory_parameter: dict, flow_parameter: dict) -> Callable[...
         incoming: ChatMessage = state["incoming"]
         history = [m for m in _history(state, exclude=incoming.id) if m.sender != AYA]
         sup = AyaSupervisor(runtime.model, runtime.kb, **params)
-        text, path_log = _routed_text(state, route_on)
-        if parse_command(state["aya_request"] or "") is not None:  # a command is read as typed, untranslated
-            text, path_log = state["aya_request"], "explicit command, read untranslated"
-        original = state["aya_request"] if incoming.lang != "eng" and text != state["aya_request"] else None
+        routed = _routed_input(state, route_on)
         result = sup.handle(
-            text, history, author=incoming.sender, run_id=runtime.run_id, memory=runtime.memory, original=original
+            routed.text,
+            history,
+            author=incoming.sender,
+            run_id=runtime.run_id,
+            memory=runtime.memory,
+            original=routed.original,
         )
         runtime.result = result
         reply = ChatMessage(sender=AYA, content=clean_text(result.reply), lang="eng", reply_to=incoming.id)
-        return {"aya_reply": reply, "aya_log": _aya_log(result, sup.summarizer.variant, path_log)}
+        return {"aya_reply": reply, "aya_log": _aya_log(result, sup.summarizer.variant, routed.note)}
 
     return traced(flow_parameter["name"], body)
 

@@ -3,8 +3,9 @@
 2026-12-01) no longer sends a policy question to small talk."""
 
 from aya_lab.agents import AyaSupervisor
-from aya_lab.agents.routing import KeywordRouter
+from aya_lab.agents.routing import KeywordRouter, LLMRouter, RouterOutput, RoutingChain, Step, Transcript
 from aya_lab.models.fake import FakeChatModel
+from aya_lab.prompts import load_prompt
 from aya_lab.rag.index import Retrieved
 
 GERMAN = "Wie lautet unsere Reiserichtlinie für Flüge?"
@@ -44,3 +45,36 @@ def test_without_the_original_the_lost_keyword_still_means_chat_and_no_original_
     sup = AyaSupervisor(unparseable_router(), TravelKB())
     assert sup.handle(LOST, [], original=GERMAN).tools == ["query"]
     assert sup.handle(LOST, []).tools == ["chat"]  # the next request's fallback does not keep the last original
+
+
+class SummarizeFallback(KeywordRouter):
+    """A custom keyword fallback: everything it decides is ``summarize``."""
+
+    def choose(self, text):
+        return RouterOutput("summarize", text, f"custom fallback (original: {self.original!r})")
+
+
+def test_a_custom_fallback_on_the_supervisor_is_kept_every_call():
+    """handle() used to replace the LLM router's fallback with ``KeywordRouter(original)`` on every call."""
+    given = SummarizeFallback()
+    sup = AyaSupervisor(unparseable_router(), TravelKB(), fallback=given)
+    first = sup.handle(LOST, [], original=GERMAN)
+    assert first.tools == ["summarize"] and any(f"custom fallback (original: {GERMAN!r})" in n for n in first.notes)
+    assert sup.handle(LOST, []).tools == ["summarize"]  # the next call: still the custom one, no original
+    assert sup.llm_router.fallback is given and given.original is None  # read on a copy, never patched
+
+
+def test_a_fallback_set_on_the_router_after_construction_is_kept_too():
+    sup = AyaSupervisor(unparseable_router(), TravelKB())
+    sup.llm_router.fallback = SummarizeFallback()
+    assert sup.handle(LOST, [], original=GERMAN).tools == ["summarize"]
+    assert sup.handle(LOST, []).tools == ["summarize"]
+
+
+def test_the_original_travels_in_the_transcript_through_every_step():
+    router = LLMRouter(unparseable_router(), load_prompt("supervisor/baseline"))
+    chain = RoutingChain(router, {t: (lambda x, t=t: f"[{t}]") for t in router.tools}, max_steps=2)
+    assert chain.result(LOST, GERMAN).tools == ["query"]  # the fallback matched 'richtlinie' in the original
+    assert chain.result(LOST).tools == ["chat"] and router.fallback.original is None
+    later = Transcript.start(LOST, router, GERMAN).add(Step(RouterOutput("query", LOST, "log"), "[policy]"), router)
+    assert later.original == GERMAN and GERMAN not in later  # carried, not part of the chained string

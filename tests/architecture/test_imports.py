@@ -34,7 +34,7 @@ def module_name(path: Path) -> str:
 
 
 def layer(module: str) -> str:
-    if module in CORE:
+    if module in CORE or module.startswith("aya_lab.prompts."):  # the prompts package is core, like prompts.py was
         return "core"
     if module in FACES:
         return "faces"

@@ -12,11 +12,13 @@ from aya_lab.models import GenerationCache, load_model, parse_spec
 from aya_lab.models.cache import CacheMissError
 from aya_lab.models.embedded import EMBEDDED, find_embedded_gguf
 from aya_lab.models.errors import ModelNotFoundError, ModelSpecError
+from aya_lab.models.executor import LocalExecutor
 from aya_lab.models.fingerprint import combine
 from aya_lab.models.llama_bindings import GGUFLoadError, LlamaCppUnavailableError
-from aya_lab.models.llama_chat import LlamaCppChatModel
+from aya_lab.models.llama_chat import WAITING_BATCHES, LlamaCppChatModel
 from aya_lab.models.llama_engine import LlamaEngine, Sampling
 from aya_lab.models.loader import engine_for
+from aya_lab.models.ray_executor import RayExecutor
 from aya_lab.models.threads import default_threads, physical_cores
 from aya_lab.prompts import COMPLETION_KEY
 from aya_lab.settings import SettingsError
@@ -103,6 +105,36 @@ def test_batched_output_equals_one_by_one(smol):
     smol.cache = GenerationCache("unused", "off")
     alone = [smol.generate_texts([c])[0].text for c in convs]
     assert batched == alone and all(batched)
+
+
+def test_a_finished_sequence_hands_its_stream_to_the_next_prompt(smol):
+    """Five prompts through one stream, then through two: a prompt starts in a stream another prompt
+    just left (its cells cut back to the common prefix). Through one stream every step has one row, as
+    alone, so the outputs are exactly those of each prompt alone. Through two, a step's rows are decoded
+    together and the last bits of the logits can differ (``LlamaEngine.forget``), so greedy outputs may
+    part later on; each still starts as its own prompt's answer (a sequence reading another's logits or
+    stream would not), and the same call in the same state gives the same outputs."""
+    engine, sampling = smol._engine, Sampling(max_new_tokens=16)
+    questions = ("Say hello.", "Name three colours.", "Count to five.", "What is 2+2?", "Name a fruit.")
+    prompts = [smol.render([HumanMessage(q)]) for q in questions]
+    alone = []
+    for prompt in prompts:
+        engine.forget()
+        alone.append(engine.generate([prompt], sampling)[0].text)
+    assert len({" ".join(a.split()[:2]) for a in alone}) == len(alone)  # every answer starts differently
+    engine.forget()
+    assert [out.text for out in engine.generate(prompts, sampling, parallel=1)] == alone
+    runs = []
+    for _ in range(2):
+        engine.forget()
+        runs.append([out.text for out in engine.generate(prompts, sampling, parallel=2)])
+    assert runs[0] == runs[1]
+    assert [r.split()[:2] for r in runs[0]] == [a.split()[:2] for a in alone]
+
+
+def test_a_local_call_takes_several_batches_and_ray_takes_one(smol):
+    smol.batch_size = 3
+    assert LocalExecutor().dispatch_size(smol) == 3 * WAITING_BATCHES and RayExecutor().dispatch_size(smol) == 3
 
 
 def test_token_counts_and_fixed_length(tmp_path):

@@ -8,7 +8,7 @@ from aya_lab.messages import ChatMessage
 from aya_lab.models.fake import FakeModelError
 from aya_lab.rag import KnowledgeBaseError
 from aya_lab.room import ChatRoom, RoomError, default_graph_path
-from aya_lab.room.nodes import _routed_text, _supervisor_params
+from aya_lab.room.nodes import _routed_input, _supervisor_params
 from tests.fakes import FakeRoomModel
 
 SUMMARY_RULES = [("Tool:", "summarize"), ("Number:", "2"), ("Summary:", "Plans changed.\n- lena: send the report")]
@@ -144,12 +144,12 @@ def test_route_on_chooses_the_path_by_the_output_language_check(route_on, englis
         "aya_request": "Wie lautet unsere Reiserichtlinie?",
         "aya_request_en": english,
     }
-    text, log = _routed_text(state, route_on)
-    assert text == routed and (log is None) == (routed == english)
+    decided = _routed_input(state, _supervisor_params({"route_on": route_on})[1])
+    assert decided.text == routed and (decided.note is None) == (routed == english)
 
 
 def test_route_on_refuses_an_unknown_path():
-    with pytest.raises(ValueError, match="route_on must be one of english, original, auto"):
+    with pytest.raises(ValueError, match="route_on must be one of english, original, auto, got 'gold'"):
         _supervisor_params({"route_on": "gold"})
 
 

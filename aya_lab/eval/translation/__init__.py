@@ -1,6 +1,8 @@
 """Translation evaluation: systems (:mod:`~.systems`, :mod:`~.model_systems`), spec strings
-(:mod:`~.specs`), the evaluator (:mod:`~.evaluate`) and tidy results (:mod:`~.results`)."""
+(:mod:`~.specs`), the evaluator (:mod:`~.evaluate`) and its options (:mod:`~.config`), and tidy
+results (:mod:`~.results`)."""
 
+from aya_lab.eval.translation.config import EvalConfig
 from aya_lab.eval.translation.evaluate import evaluate_translation
 from aya_lab.eval.translation.model_systems import PromptSystem, Seq2SeqSystem
 from aya_lab.eval.translation.results import Results, compare
@@ -15,6 +17,7 @@ from aya_lab.eval.translation.systems import (
 
 __all__ = [
     "CopySystem",
+    "EvalConfig",
     "PivotSystem",
     "PromptSystem",
     "Results",

@@ -3,7 +3,9 @@
 :func:`evaluate_translation` loads each pair of a dataset, runs every system over it in chunks
 (``chunk_size`` segments per ``translate`` call, with each segment's document context), then scores
 with sacrebleu (:mod:`aya_lab.eval.metrics`), checks the output language (:mod:`aya_lab.eval.langid`),
-and runs paired tests of every system against the baseline, per pair and pooled over pairs.
+and runs paired tests of every system against the baseline, per pair and pooled over pairs. How it
+runs (segments, chunking, resampling, progress, checkpoint) is an
+:class:`~aya_lab.eval.translation.config.EvalConfig`, or the same options as keywords.
 
 A :class:`~aya_lab.eval.translation.systems.PivotSystem` is scored per hop: ``src-pivot`` (xx -> en, against the
 dataset's English side), ``pivot-tgt`` (en -> yy from the gold English) and ``e2e``.
@@ -20,6 +22,7 @@ import hashlib
 import json
 from collections.abc import Sequence
 from pathlib import Path
+from typing import Any
 
 import pandas as pd
 import sacrebleu
@@ -28,6 +31,7 @@ import aya_lab
 from aya_lab.datasets.parallel import MAX_CONTEXT_WINDOW, ParallelSet, document_contexts, load_parallel, plan_datasets
 from aya_lab.errors import InputError
 from aya_lab.eval.progress import SweepCounter, sweep_progress
+from aya_lab.eval.translation.config import RESAMPLE, EvalConfig
 from aya_lab.eval.translation.results import COLUMNS, OUTPUT_COLUMNS, Results
 from aya_lab.eval.translation.scoring import Run, score_rows
 from aya_lab.eval.translation.specs import resolve_system
@@ -35,9 +39,7 @@ from aya_lab.eval.translation.systems import PivotSystem, TranslationSystem, sig
 from aya_lab.models.base import record_generations
 from aya_lab.models.result import usage
 
-__all__ = ["evaluate_translation", "RESAMPLE"]
-
-RESAMPLE = ("auto", "segment")
+__all__ = ["EvalConfig", "evaluate_translation", "RESAMPLE"]
 
 
 class _Checkpoint:
@@ -154,18 +156,8 @@ def evaluate_translation(
     pairs: Sequence[str | tuple[str, str]] | str | None = None,
     n: int | None = None,
     *,
-    split: str | None = None,
-    baseline: str | None = None,
-    n_bootstrap: int = 1000,
-    n_ar: int = 10000,
-    chunk_size: int = 64,
-    context_window: int = MAX_CONTEXT_WINDOW,
-    langid: bool = True,
-    progress: bool | None = None,
-    checkpoint: str | Path | None = None,
-    verify: bool = False,
-    resample: str = "auto",
-    docs: int | None = None,
+    config: EvalConfig | None = None,
+    **options: Any,
 ) -> Results:
     """Evaluate ``systems`` on ``dataset`` for each of ``pairs``; return :class:`Results`.
 
@@ -173,41 +165,44 @@ def evaluate_translation(
     :func:`~aya_lab.eval.translation.specs.resolve_system`); names must be unique. ``dataset``: a name,
     a ``files:`` spec, or a list of them. ``pairs``: ``"eng-swh"``, ``("eng", "Swahili")``, or a
     comma-separated string; a ``files:`` set takes exactly one pair, its own or the only one given
-    (:func:`~aya_lab.datasets.parallel.plan_datasets`; anything else raises). ``n``: first ``n``
-    segments of each pair. ``baseline``: the system the others are tested against (default: the
-    first). ``progress``: one tqdm bar for the whole sweep, in segments (every system x pair x hop),
-    its postfix counting generation-cache hits and fresh generations (``None``: only when stderr is
-    a terminal; ``TQDM_DISABLE`` silences it, as notebooks do; the counts also land in
-    ``meta["generations"]``). ``docs``: take the ``n`` segments from that many documents spread over the
-    set where it has document ids (:func:`~aya_lab.datasets.parallel.select_segments`). ``checkpoint``: a JSONL file of finished chunks that lets a killed run
-    resume (see the module docstring). ``resample``: ``"auto"`` resamples whole documents in
-    bootstrap CIs and paired tests where the set has document ids, segments elsewhere; ``"segment"``
-    always resamples segments (sacrebleu's own test, for comparison).
+    (:func:`~aya_lab.datasets.parallel.plan_datasets`; anything else raises).
+
+    How it runs is an :class:`~aya_lab.eval.translation.config.EvalConfig` (``config``, default:
+    every option at its default); ``n`` (which may stay the fourth positional argument, as before)
+    and keyword ``options`` such as ``docs=3, progress=False`` replace the config's fields; an unknown
+    one is a ``TypeError`` naming it. ``meta`` records the options that shape the numbers.
     """
-    if resample not in RESAMPLE:
-        raise InputError(f"resample must be one of {', '.join(RESAMPLE)}, got {resample!r}")
-    resolved, baseline = _check_systems(systems, baseline)
-    if chunk_size <= 0:
-        raise InputError("chunk_size must be positive")
+    cfg = _config(config, n, options)
+    resolved, baseline = _check_systems(systems, cfg.baseline)
     plan = plan_datasets(dataset, pairs)
-    sets = [load_parallel(name, s, t, split=split, n=n, verify=verify, docs=docs) for name, s, t in plan]
+    sets = [
+        load_parallel(name, s, t, split=cfg.split, n=cfg.n, verify=cfg.verify, docs=cfg.docs) for name, s, t in plan
+    ]
     _check_pivots(resolved, sets)
-    window = min(context_window, MAX_CONTEXT_WINDOW)
-    ckpt = _Checkpoint(checkpoint)
+    window = min(cfg.context_window, MAX_CONTEXT_WINDOW)
+    ckpt = _Checkpoint(cfg.checkpoint)
     total = sum(
         len(ds) * (3 if isinstance(s, PivotSystem) and s.hops(ds.src, ds.tgt) else 1) for s in resolved for ds in sets
     )
     runs: list[Run] = []
-    with sweep_progress(total, "translating", enabled=progress) as bar:
+    with sweep_progress(total, "translating", enabled=cfg.progress) as bar:
         for system in resolved:
             sig = signature_hash(system)
             for ds in sets:
-                runs += _run_system(system, ds, sig, window, chunk_size, ckpt, bar)
+                runs += _run_system(system, ds, sig, window, cfg.chunk_size, ckpt, bar)
     by_name = {s.name: s for s in resolved}
-    rows = score_rows(runs, by_name, baseline, n_bootstrap, n_ar, langid, by_document=resample == "auto")
-    meta = _meta(dataset, sets, n, baseline, resolved, n_bootstrap, n_ar, chunk_size, context_window)
-    meta.update(resample=resample, generations=bar.as_dict())
+    by_document = cfg.resample == "auto"
+    rows = score_rows(runs, by_name, baseline, cfg.n_bootstrap, cfg.n_ar, cfg.langid, by_document=by_document)
+    meta = _meta(dataset, sets, cfg, baseline, resolved)
+    meta.update(generations=bar.as_dict())
     return Results(pd.DataFrame(rows, columns=COLUMNS), _outputs_frame(runs), meta)
+
+
+def _config(config: EvalConfig | None, n: int | None, options: dict[str, Any]) -> EvalConfig:
+    """``config`` (default: all defaults) with ``n`` (when given) and ``options`` replacing its fields."""
+    if config is not None and not isinstance(config, EvalConfig):
+        raise TypeError(f"config must be an EvalConfig, got {type(config).__name__}; e.g. config=EvalConfig(n=6)")
+    return (config or EvalConfig()).with_options(**({"n": n} if n is not None else {}), **options)
 
 
 def _run_system(system, ds: ParallelSet, sig: str, window: int, chunk_size: int, ckpt, bar) -> list[Run]:
@@ -263,21 +258,19 @@ def _outputs_frame(runs: list[Run]) -> pd.DataFrame:
     )
 
 
-def _meta(dataset, sets, n, baseline, resolved, n_bootstrap, n_ar, chunk_size, context_window) -> dict:
+def _meta(dataset, sets: list[ParallelSet], cfg: EvalConfig, baseline: str, resolved: list) -> dict:
+    """The run's record: the config's result-shaping options (the split and baseline as resolved),
+    what was evaluated, and the versions that scored it."""
     return {
+        **cfg.as_meta(),
         "kind": "translation",
         "dataset": dataset if isinstance(dataset, str) else ";".join(dataset),
         "split": sets[0].split,
-        "n": n,
         "pairs": [ds.pair for ds in sets],
         "dataset_ids": [ds.dataset_id for ds in sets],
         "licenses": {ds.dataset_id: ds.license for ds in sets},
         "baseline": baseline,
         "systems": {s.name: s.signature() for s in resolved},
-        "n_bootstrap": n_bootstrap,
-        "n_ar": n_ar,
-        "chunk_size": chunk_size,
-        "context_window": context_window,
         "aya_lab_version": aya_lab.__version__,
         "sacrebleu_version": sacrebleu.__version__,
     }

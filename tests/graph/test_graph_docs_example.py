@@ -1,4 +1,4 @@
-"""The README's graph section: its example spec, diagram, run and hashes stay true."""
+"""The graph page (docs/GRAPHS.md): its example spec, diagram, run, hashes and join error stay true."""
 
 from __future__ import annotations
 
@@ -9,12 +9,12 @@ from graph_helpers import EXAMPLES
 
 from aya_lab.graph import SpecError, build_graph, default_registry, draw, load_spec, spec_hash
 
-README = Path(__file__).resolve().parents[2] / "README.md"
+PAGE = Path(__file__).resolve().parents[2] / "docs" / "GRAPHS.md"
 
 
 def section() -> str:
-    text = README.read_text(encoding="utf-8")
-    assert "<!-- section:graph -->" in text, "the README's graph section markers are missing"
+    text = PAGE.read_text(encoding="utf-8")
+    assert "<!-- section:graph -->" in text, "docs/GRAPHS.md lost its graph section markers"
     return text.split("<!-- section:graph -->", 1)[1].split("<!-- /section:graph -->", 1)[0]
 
 
@@ -27,7 +27,7 @@ def test_example_runs_as_documented():
     assert variant.invoke({"request": "hi", "log": []})["log"] == ["intake", "summarize", "answer"]
 
 
-def test_readme_shows_the_current_spec_diagram_and_hashes():
+def test_page_shows_the_current_spec_diagram_and_hashes():
     text = section()
     reg = default_registry()
     spec_text = (EXAMPLES / "triage.yaml").read_text(encoding="utf-8")
@@ -41,8 +41,8 @@ def test_readme_shows_the_current_spec_diagram_and_hashes():
     assert spec_hash(load_spec(EXAMPLES / "triage_always_summarize.yaml", registry=reg)) in text
 
 
-def test_readme_shows_the_current_starving_join_error():
-    """The README's starving-join example: nodes a..e, START -> a, a branches to b / [b, c] / d, a join
+def test_page_shows_the_current_starving_join_error():
+    """The page's starving-join example: nodes a..e, START -> a, a branches to b / [b, c] / d, a join
     [b, c, d] -> e, e -> END; its error line is the one `graph validate` prints today."""
     pick = {"type": "state_value", "name": "pick"}
     data = {

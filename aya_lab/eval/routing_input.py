@@ -1,0 +1,56 @@
+"""The routing evaluators' side of which text Aya routes: their ``translate`` spelling of
+:class:`~aya_lab.agents.route_input.RouteOn`, and one batch of translations before the room's rule.
+
+:func:`route_requests` is what :mod:`aya_lab.eval.routing` and :mod:`aya_lab.eval.routing_sequences`
+route: every non-English request is brought into English with the ``aya_translate`` prompt in one
+``generate_texts`` batch (when the path translates), then
+:func:`~aya_lab.agents.route_input.decide_input` — the function the room's supervisor node calls —
+chooses the text for each request and says whether the keyword fallback also reads the original.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any, Literal
+
+from aya_lab.agents.route_input import RoutedInput, RouteOn, decide_input
+from aya_lab.agents.translator import AyaTranslator
+from aya_lab.errors import InputError
+from aya_lab.models.base import record_generations
+from aya_lab.models.result import usage
+
+__all__ = ["Translate", "as_route_on", "route_requests"]
+
+Translate = bool | Literal["gold", "auto"] | RouteOn
+"""The evaluators' spelling of :class:`~aya_lab.agents.route_input.RouteOn` (kept for the notebooks and the
+CLI): ``True``: translate first (``english``, the room's path); ``False``: the text as written (``original``);
+``"gold"``: the set's English; ``"auto"``: translate, but keep the original where the translation is not
+English (the room's ``route_on: auto``); or a ``RouteOn``."""
+
+
+def as_route_on(translate: Translate) -> RouteOn:
+    """The :class:`~aya_lab.agents.route_input.RouteOn` that ``translate`` spells (see :data:`Translate`)."""
+    if isinstance(translate, bool):
+        return RouteOn.ENGLISH if translate else RouteOn.ORIGINAL
+    try:
+        return RouteOn(translate)
+    except ValueError:
+        raise InputError(f"translate must be True, False, 'gold' or 'auto' (or a RouteOn); got {translate!r}") from None
+
+
+def route_requests(
+    model: Any, examples: Sequence[Any], translate: Translate = True, translator: Any = None
+) -> tuple[list[RoutedInput], dict]:
+    """What the router sees for each example (``text``, ``lang``, and ``text_en`` for ``gold``) and the cost
+    of the translations (one batch, made by ``translator``, default ``model``, when the path translates)."""
+    route_on = as_route_on(translate)
+    texts, langs = [ex.text for ex in examples], [ex.lang for ex in examples]
+    cost = usage([])
+    english: list[str | None] = [None] * len(texts)
+    if route_on is RouteOn.GOLD:
+        english = [ex.text_en for ex in examples]
+    elif route_on.translates:
+        with record_generations() as records:
+            english = list(AyaTranslator(translator if translator is not None else model).to_english_many(texts, langs))
+        cost = usage(records)
+    return [decide_input(t, lang, e, route_on) for t, lang, e in zip(texts, langs, english, strict=True)], cost

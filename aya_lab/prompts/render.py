@@ -1,0 +1,99 @@
+"""Rendering: a prompt file and the caller's values -> the messages a model is sent.
+
+Templates use Python ``{name}`` fields (write ``{{``/``}}`` for literal braces; :func:`template_fields`).
+:func:`render_messages` checks the variables first: a missing one is named (``prompt
+'user_translate/baseline' needs variable 'target_language'``), an unexpected one too. Then every
+value the prompt lists as ``untrusted`` is kept inside the template's delimiter tags and, in
+completion prompts, on one line (:func:`spotlit`, :mod:`aya_lab.spotlight`).
+
+A chat prompt renders to an optional ``SystemMessage`` and a ``HumanMessage``. A completion prompt
+renders to one ``HumanMessage`` carrying its stop strings (:mod:`aya_lab.prompts.completion`), with
+its few-shot examples (:func:`examples_block`) put where the template says ``{examples}``.
+"""
+
+from __future__ import annotations
+
+import string
+from typing import TYPE_CHECKING, Any
+
+from langchain_core.messages import BaseMessage, HumanMessage, SystemMessage
+
+from aya_lab.prompts.completion import COMPLETION_KEY
+from aya_lab.prompts.errors import PromptError
+from aya_lab.prompts.fewshot import fewshot_dir, load_pool, pool_keys
+from aya_lab.spotlight import delimiter_tags, spotlight_value
+
+if TYPE_CHECKING:  # the prompt file renders itself through this module
+    from aya_lab.prompts.file import PromptFile
+
+__all__ = ["examples_block", "render_messages", "spotlit", "template_fields"]
+
+
+def template_fields(text: str) -> set[str]:
+    """The ``{name}`` fields of a template (literal ``{{``/``}}`` braces are not fields)."""
+    return {f for _, f, _, _ in string.Formatter().parse(text) if f}
+
+
+def render_messages(prompt: PromptFile, values: dict[str, Any]) -> list[BaseMessage]:
+    """What :meth:`PromptFile.render` returns for ``values`` (see the module docstring)."""
+    if prompt.examples is not None:
+        load_pool(prompt.examples.pool)  # a missing pool is named before any variable
+    merged = {**prompt.defaults, **values}
+    missing = sorted(prompt.variables - set(merged))
+    if missing:
+        raise PromptError(f"prompt {prompt.name!r} needs variable {missing[0]!r}; pass {missing[0]}=...")
+    unexpected = sorted(set(values) - prompt.variables - set(prompt.defaults))
+    if unexpected:
+        raise PromptError(
+            f"prompt {prompt.name!r} has no variable {unexpected[0]!r}; its variables are "
+            f"{', '.join(sorted(prompt.variables))}"
+        )
+    merged = spotlit(prompt, merged)
+    if prompt.format == "completion":
+        if prompt.examples is not None:
+            merged["examples"] = examples_block(prompt, merged)
+        text = prompt.user.format(**merged)
+        return [HumanMessage(text, additional_kwargs={COMPLETION_KEY: {"stop": prompt.stop_strings}})]
+    out: list[BaseMessage] = []
+    if prompt.system:
+        out.append(SystemMessage(prompt.system.format(**merged)))
+    out.append(HumanMessage(prompt.user.format(**merged)))
+    return out
+
+
+def spotlit(prompt: PromptFile, values: dict[str, Any]) -> dict[str, Any]:
+    """``values`` with each of ``prompt.untrusted`` kept inside its delimiters (:mod:`aya_lab.spotlight`)."""
+    if not prompt.untrusted:
+        return values
+    tags = delimiter_tags(prompt.system or "", prompt.user)
+    single = prompt.format == "completion"
+    return {k: spotlight_value(v, tags, single_line=single) if k in prompt.untrusted else v for k, v in values.items()}
+
+
+def examples_block(prompt: PromptFile, values: dict[str, Any]) -> str:
+    """The few-shot examples of a completion prompt, each written with ``examples.template``.
+
+    The first ``k`` records of the pool (in file order) that have every needed key and repeat no
+    render value; fewer than ``min`` (default ``k``) is a :class:`PromptError` naming the pool.
+    """
+    spec = prompt.examples
+    assert spec is not None
+    keys_in_pool = pool_keys(spec.pool)
+    record_keys = {f: f for f in template_fields(spec.template) if f in keys_in_pool}
+    record_keys.update({f: key.format(**values) for f, key in spec.keys.items()})
+    taken = {str(v).strip() for v in values.values() if str(v).strip()}
+    chosen = []
+    for record in load_pool(spec.pool):
+        texts = {f: str(record.get(k) or "").strip() for f, k in record_keys.items()}
+        if all(texts.values()) and not taken & set(texts.values()):
+            chosen.append(spec.template.format(**{**values, **texts}))
+        if len(chosen) == spec.k:
+            break
+    need = spec.k if spec.min is None else spec.min
+    if len(chosen) < need:
+        wanted = ", ".join(sorted(set(record_keys.values())))
+        raise PromptError(
+            f"prompt {prompt.name!r} needs {need} examples with {wanted} from pool {spec.pool!r} but found "
+            f"{len(chosen)}; add records with those keys to {fewshot_dir() / (spec.pool + '.yaml')}"
+        )
+    return "".join(example + spec.separator for example in chosen)
