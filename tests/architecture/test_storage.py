@@ -1,7 +1,8 @@
-"""One module touches LangGraph's private checkpoint tables: ``aya_lab.room.store``. No other module of
-the package names ``checkpoints`` or ``writes`` as an SQL table (in a statement, or as a bare table name
-a statement is built from); the checkpointer's public API is the way in. Documentation (docstrings and
-other bare string statements) may name them. Parsed with ``ast``; nothing is imported."""
+"""One module owns LangGraph's SQLite checkpointer and touches its private tables: ``aya_lab.room.store``.
+No other module of the package imports ``langgraph.checkpoint.sqlite`` or names ``checkpoints`` or
+``writes`` as an SQL table (in a statement, or as a bare table name a statement is built from); the
+others go through ``RoomStore`` or the checkpointer's public API. Documentation (docstrings and other
+bare string statements) may name them. Parsed with ``ast``; nothing is imported."""
 
 from __future__ import annotations
 
@@ -45,6 +46,17 @@ def test_only_the_store_names_langgraphs_private_tables():
         "LangGraph's private tables (checkpoints, writes) named outside aya_lab/room/store.py; "
         "go through RoomStore or the checkpointer's public API:\n" + "\n".join(found)
     )
+
+
+def test_only_the_store_makes_the_sqlite_checkpointer():
+    found = []
+    for path in sorted(PACKAGE.rglob("*.py")):
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            names = [a.name for a in node.names] if isinstance(node, ast.Import) else []
+            names += [node.module or ""] if isinstance(node, ast.ImportFrom) else []
+            if path != STORE_MODULE and any(n.startswith("langgraph.checkpoint.sqlite") for n in names):
+                found.append(f"{path.relative_to(PACKAGE.parent)}:{node.lineno}")
+    assert not found, "langgraph.checkpoint.sqlite imported outside aya_lab/room/store.py:\n" + "\n".join(found)
 
 
 def test_the_rule_sees_statements_and_table_names():
