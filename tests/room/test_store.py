@@ -33,11 +33,11 @@ PINNED_CHECKPOINT_SCHEMA = {
         ("checkpoint_ns", 2),
         ("checkpoint_id", 3),
         ("task_id", 4),
+        ("task_path", 0),
         ("idx", 5),
         ("channel", 0),
         ("type", 0),
         ("value", 0),
-        ("task_path", 0),
     ],
 }
 
@@ -109,6 +109,10 @@ def _app(store: RoomStore):
     return graph.compile(checkpointer=store.checkpointer)
 
 
+def _ids(app, config) -> set[str]:
+    return {c.config["configurable"]["checkpoint_id"] for c in app.get_state_history(config)}
+
+
 def test_delete_since_removes_exactly_the_checkpoints_after_before(tmp_path):
     store = RoomStore(tmp_path / "room.sqlite")
     app = _app(store)
@@ -116,15 +120,19 @@ def test_delete_since_removes_exactly_the_checkpoints_after_before(tmp_path):
     app.invoke({"log": ["a"]}, room)
     app.invoke({"log": ["x"]}, other)
     before = app.get_state(room).config["configurable"]["checkpoint_id"]
-    kept = {c.config["configurable"]["checkpoint_id"] for c in app.get_state_history(room)}
-    other_history = list(app.get_state_history(other))
+    kept = _ids(app, room)
+    other_ids = _ids(app, other)
     app.invoke({"log": ["b"]}, room)
     assert app.get_state(room).values["log"] == ["a", "step", "b", "step"]
     deleted = store.delete_since("room", before)
     assert deleted and not set(deleted) & kept
+    marks = ", ".join("?" * len(deleted))
+    for table in CHECKPOINT_COLUMNS:  # their pending writes went with them
+        sql = f"SELECT COUNT(*) FROM {table} WHERE checkpoint_id IN ({marks})"
+        assert store.conn.execute(sql, deleted).fetchone()[0] == 0
     assert app.get_state(room).values["log"] == ["a", "step"]
-    assert {c.config["configurable"]["checkpoint_id"] for c in app.get_state_history(room)} == kept
-    assert list(app.get_state_history(other)) == other_history  # another thread is never touched
+    assert _ids(app, room) == kept
+    assert _ids(app, other) == other_ids and len(other_ids) == len(kept)  # another thread is never touched
     assert store.delete_since("room", before) == []
     assert len(store.delete_since("room", None)) == len(kept)  # no checkpoint before: all of them
     assert app.get_state(room).values == {}
