@@ -10,7 +10,6 @@ message's second line is indented under its first, so it cannot pass for a line 
 from __future__ import annotations
 
 import argparse
-import sqlite3
 import sys
 from collections.abc import Callable
 from pathlib import Path
@@ -22,7 +21,7 @@ from aya_lab.cli import BAD_INPUT, one_line
 from aya_lab.demo import run_demo
 from aya_lab.errors import InputError
 from aya_lab.models.loader import default_role_models, parse_role_models
-from aya_lab.rag import KnowledgeBase
+from aya_lab.rag import KnowledgeBase, ReadOnlyKnowledgeBase
 from aya_lab.room import ChatRoom
 from aya_lab.text_safety import for_terminal
 
@@ -163,7 +162,8 @@ def cmd_chat(args: argparse.Namespace) -> int:
 # -- kb: the notes Aya remembered in a room ---------------------------------------------------------------
 # ``kb facts ROOM_FILE`` lists notes with ids; ``kb forget ROOM_FILE FACT_ID --by NAME [--reason TEXT]``
 # removes one with an audit row; ``kb audit ROOM_FILE`` prints the audit. The knowledge base beside the
-# room file is opened as stored (no re-indexing, no embedding model loaded).
+# room file is read through KnowledgeBase.open_readonly (no re-indexing, no embedding model loaded);
+# only ``forget`` reopens it for writing, as stored.
 class _StoredEmbedder(Embeddings):
     """Stands in for the embedder a store was built with: it has its fingerprint and embeds nothing."""
 
@@ -177,26 +177,17 @@ class _StoredEmbedder(Embeddings):
         raise RuntimeError("aya-lab kb commands do not embed; open the room to search")
 
 
-def open_room_kb(room_file: str | Path) -> KnowledgeBase:
-    """The knowledge base beside ``room_file``, opened as stored; :class:`~aya_lab.errors.InputError`
-    naming the fix when there is none."""
+def open_room_kb(room_file: str | Path) -> ReadOnlyKnowledgeBase:
+    """The knowledge base beside ``room_file``, read-only; :class:`~aya_lab.errors.InputError` naming the
+    fix when there is no room file (a :class:`~aya_lab.rag.KnowledgeBaseError` when there is no built store)."""
     room = Path(room_file)
     kb_path = room.with_suffix(".kb.sqlite")
-    if not room.is_file() or not kb_path.is_file():
+    if not room.is_file():
         raise InputError(f"no room with a knowledge base at {room} (expected {kb_path}); give a room file")
-    conn = sqlite3.connect(f"file:{kb_path}?mode=ro", uri=True)
-    try:
-        row = conn.execute("SELECT value FROM kb_meta WHERE key = 'embedder'").fetchone()
-    except sqlite3.DatabaseError as exc:
-        raise InputError(f"{kb_path} is not a knowledge-base store ({exc})") from None
-    finally:
-        conn.close()
-    if row is None:
-        raise InputError(f"{kb_path} has never been built; open the room once to build it")
-    return KnowledgeBase.open(kb_path, embeddings=_StoredEmbedder(row[0]), refresh=False)
+    return KnowledgeBase.open_readonly(kb_path)
 
 
-def _with_kb(fn: Callable[[Any, argparse.Namespace], int]) -> Callable[[argparse.Namespace], int]:
+def _with_kb(fn: Callable[[ReadOnlyKnowledgeBase, argparse.Namespace], int]) -> Callable[[argparse.Namespace], int]:
     def run(args: argparse.Namespace) -> int:
         with open_room_kb(args.room) as kb:
             return fn(kb, args)
@@ -204,7 +195,7 @@ def _with_kb(fn: Callable[[Any, argparse.Namespace], int]) -> Callable[[argparse
     return run
 
 
-def _facts(kb: Any, args: argparse.Namespace) -> int:
+def _facts(kb: ReadOnlyKnowledgeBase, args: argparse.Namespace) -> int:
     facts = kb.facts()
     if not facts:
         print(f"no notes in {args.room}")
@@ -213,7 +204,7 @@ def _facts(kb: Any, args: argparse.Namespace) -> int:
     return 0
 
 
-def _forget(kb: Any, args: argparse.Namespace) -> int:
+def _forget(kb: ReadOnlyKnowledgeBase, args: argparse.Namespace) -> int:
     by = (args.by or "").strip()
     if not by:
         raise InputError("--by needs the name of who asks to forget (it goes in the audit row)")
@@ -221,12 +212,14 @@ def _forget(kb: Any, args: argparse.Namespace) -> int:
     if args.fact_id not in known:
         ids = ", ".join(str(i) for i in known) or "none"
         raise InputError(f"no note {args.fact_id} in {args.room}; notes: {ids} (see aya-lab kb facts)")
-    kb.forget(args.fact_id, by=by, reason=args.reason)
+    stored = _StoredEmbedder(kb.embedder)  # the one write: reopen the store as built, embedding nothing
+    with KnowledgeBase.open(kb.path, embeddings=stored, refresh=False) as writable:
+        writable.forget(args.fact_id, by=by, reason=args.reason)
     print(for_terminal(f"forgot note {args.fact_id} ({known[args.fact_id].text}); audit row by {by}"))
     return 0
 
 
-def _audit(kb: Any, args: argparse.Namespace) -> int:
+def _audit(kb: ReadOnlyKnowledgeBase, args: argparse.Namespace) -> int:
     rows = kb.audit()
     if not rows:
         print(f"no audit rows in {args.room}")

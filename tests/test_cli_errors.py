@@ -4,6 +4,7 @@ exception is a bug and propagates with its traceback, from every command group's
 from __future__ import annotations
 
 import pytest
+from langchain_core.embeddings import DeterministicFakeEmbedding
 
 import aya_lab.datasets.cli as data_cli
 import aya_lab.graph.cli as graph_cli
@@ -11,6 +12,7 @@ import aya_lab.room_cli as room_cli
 from aya_lab.cli import main
 from aya_lab.errors import InputError
 from aya_lab.models import ModelSpecError
+from aya_lab.rag import KnowledgeBase
 
 
 def _raiser(exc: BaseException):
@@ -55,3 +57,23 @@ def test_a_bad_setting_is_refused_input(monkeypatch, capsys):
     assert main(["demo", "--model", "fake:ok", "--room", "unused.sqlite"]) == 2
     err = capsys.readouterr().err
     assert err.startswith("error: AYA_LAB_CACHE_MODE='replai' is not one of") and err.count("\n") == 1
+
+
+def test_kb_commands_read_the_store_read_only_and_name_a_missing_one(tmp_path, capsys):
+    room = tmp_path / "room.sqlite"
+    room.write_bytes(b"")
+    assert main(["kb", "facts", str(room)]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith(f"error: no knowledge base at {tmp_path / 'room.kb.sqlite'}") and err.count("\n") == 1
+    assert "open its room once" in err and not (tmp_path / "room.kb.sqlite").exists()
+    docs = tmp_path / "kb"
+    docs.mkdir()
+    (docs / "travel.md").write_text("# Travel\nEconomy class.\n")
+    with KnowledgeBase.open(tmp_path / "room.kb.sqlite", docs, DeterministicFakeEmbedding(size=8)) as kb:
+        fid = kb.add_fact("the canteen opens at 8", author="kofi")
+    before = (tmp_path / "room.kb.sqlite").read_bytes()
+    assert main(["kb", "facts", str(room)]) == 0 and main(["kb", "audit", str(room)]) == 0
+    assert f"{fid}\tkofi\t" in capsys.readouterr().out
+    assert (tmp_path / "room.kb.sqlite").read_bytes() == before  # listing writes nothing
+    assert main(["kb", "forget", str(room), fid, "--by", "lena"]) == 0  # the one command that writes
+    assert main(["kb", "audit", str(room)]) == 0 and "\tlena\t" in capsys.readouterr().out

@@ -1,8 +1,9 @@
 """Aya's knowledge base: documents -> chunks -> embeddings -> SQLite rows -> a FAISS index.
 
 Modules, in import order: :mod:`~.embeddings` (the embedder), :mod:`~.documents` (reading,
-splitting), :mod:`~.store` (SQLite rows), :mod:`~.index` (the FAISS adapter) and
-:mod:`~.knowledge_base` (:class:`KnowledgeBase`, the front).
+splitting), :mod:`~.store` (SQLite rows), :mod:`~.facts` (remembered facts), :mod:`~.readonly` (a
+read-only view of a store), :mod:`~.index` (the FAISS adapter) and :mod:`~.knowledge_base`
+(:class:`KnowledgeBase`, the front).
 
 Simplified, and why
 -------------------
@@ -28,6 +29,7 @@ from aya_lab.rag.embeddings import default_embeddings, embeddings_fingerprint
 from aya_lab.rag.facts import Fact
 from aya_lab.rag.index import Retrieved
 from aya_lab.rag.knowledge_base import DEFAULT_MIN_SCORE, KnowledgeBase, KnowledgeBaseRetriever
+from aya_lab.rag.readonly import ReadOnlyKnowledgeBase
 
 __all__ = [
     "DEFAULT_CHUNK_OVERLAP",
@@ -37,6 +39,7 @@ __all__ = [
     "KnowledgeBase",
     "KnowledgeBaseError",
     "KnowledgeBaseRetriever",
+    "ReadOnlyKnowledgeBase",
     "Retrieved",
     "default_embeddings",
     "embeddings_fingerprint",

@@ -46,6 +46,7 @@ __all__ = [
     "insert_fact",
     "list_facts",
     "pending_runs",
+    "schema_is_current",
 ]
 
 _FACTS_TABLE = """
@@ -79,7 +80,8 @@ def _columns(conn: sqlite3.Connection) -> set[str]:
     return {row[1] for row in conn.execute("PRAGMA table_info(kb_facts)")}
 
 
-def _current(conn: sqlite3.Connection) -> bool:
+def schema_is_current(conn: sqlite3.Connection) -> bool:
+    """Whether the facts and audit tables are there in their current form (no migration needed)."""
     return "committed" in _columns(conn) and bool(
         conn.execute("SELECT 1 FROM sqlite_master WHERE name = 'kb_fact_audit'").fetchone()
     )
@@ -89,7 +91,7 @@ def ensure_schema(conn: sqlite3.Connection) -> None:
     """Create the facts and audit tables, migrating an old ``kb_facts`` table (one transaction).
 
     Writes nothing when the schema is current (a store opened read-only stays byte-identical)."""
-    if _current(conn):
+    if schema_is_current(conn):
         return
     conn.execute("BEGIN IMMEDIATE")
     try:

@@ -22,6 +22,8 @@ nothing changed.
   removes a fact with an audit row (``audit()``); ``facts()`` lists the committed ones (:class:`Fact`).
   Facts live in their own table (:mod:`aya_lab.rag.facts`), survive reopening and re-indexing (they are
   re-embedded when the documents are), and are retrieved beside document chunks with ``kind="fact"``.
+* ``KnowledgeBase.open_readonly(db_path)`` is a read-only view of a built store (facts, audit rows,
+  sources, size, metadata; :mod:`aya_lab.rag.readonly`) for tools that look without changing anything.
 * A KB file that cannot be read (not UTF-8, permission denied, empty), a missing or empty KB folder, or
   a file that is not a knowledge-base store raises :class:`KnowledgeBaseError` with one line that names
   the file and the fix. Files are read and validated before the store is touched, and a rebuild is one
@@ -61,11 +63,15 @@ from aya_lab.rag.documents import (
 from aya_lab.rag.embeddings import default_embeddings, embeddings_fingerprint
 from aya_lab.rag.facts import FactsMixin, ensure_schema
 from aya_lab.rag.index import Retrieved, add_rows, new_vectorstore, rank_score, to_retrieved
+from aya_lab.rag.readonly import ReadOnlyKnowledgeBase
 from aya_lab.rag.store import (
     SCHEMA_VERSION,
     StoredRow,
     connect,
+    count_rows,
+    list_sources,
     load_rows,
+    read_meta,
     to_blob,
     unit_vectors,
 )
@@ -162,6 +168,13 @@ class KnowledgeBase(FactsMixin):
             raise
         return kb
 
+    @classmethod
+    def open_readonly(cls, db_path: Path | str) -> ReadOnlyKnowledgeBase:
+        """A read-only view of the store in ``db_path`` as it is (facts, audit rows, sources, size, build
+        metadata): it reads no documents, loads no embedder and cannot write. :class:`KnowledgeBaseError`
+        (one line: the path and the fix) when no built store is there; see :mod:`aya_lab.rag.readonly`."""
+        return ReadOnlyKnowledgeBase.open(db_path)
+
     def _rebuild(self, docs: Sequence[KBDocument], key: str, chunk_size: int, chunk_overlap: int) -> None:
         chunks = split_documents(docs, chunk_size, chunk_overlap)
         with self._lock:
@@ -224,7 +237,7 @@ class KnowledgeBase(FactsMixin):
     def meta(self) -> dict[str, str]:
         """The store's build metadata (index key, documents hash, embedder, dim, chunking, built_at)."""
         with self._lock:
-            return dict(self._db.execute("SELECT key, value FROM kb_meta").fetchall())
+            return read_meta(self._db)
 
     @property
     def signature(self) -> str:
@@ -306,16 +319,12 @@ class KnowledgeBase(FactsMixin):
     def sources(self) -> list[str]:
         """Sorted names of everything retrievable: KB file names, plus fact sources when facts exist."""
         with self._lock:
-            rows = self._db.execute(
-                "SELECT source FROM kb_chunks UNION SELECT source FROM kb_facts WHERE committed = 1 ORDER BY 1"
-            ).fetchall()
-        return [r[0] for r in rows]
+            return list_sources(self._db)
 
     def __len__(self) -> int:
         """Document chunks plus committed facts (what search can return)."""
         with self._lock:
-            chunks = self._db.execute("SELECT count(*) FROM kb_chunks").fetchone()[0]
-            return chunks + self._db.execute("SELECT count(*) FROM kb_facts WHERE committed = 1").fetchone()[0]
+            return count_rows(self._db)
 
     # -- writing
 

@@ -17,7 +17,10 @@ __all__ = [
     "SCHEMA_VERSION",
     "StoredRow",
     "connect",
+    "count_rows",
     "load_rows",
+    "read_meta",
+    "list_sources",
     "unit_vectors",
     "to_blob",
 ]
@@ -93,3 +96,22 @@ def load_rows(conn: sqlite3.Connection) -> list[StoredRow]:
         (FACT_SECTION,),
     ).fetchall()
     return [StoredRow(*row) for row in rows]
+
+
+def read_meta(conn: sqlite3.Connection) -> dict[str, str]:
+    """The store's build metadata (index key, documents hash, embedder, dim, chunking, built_at)."""
+    return dict(conn.execute("SELECT key, value FROM kb_meta").fetchall())
+
+
+def list_sources(conn: sqlite3.Connection) -> list[str]:
+    """Sorted names of everything retrievable: document file names, and fact sources of committed facts."""
+    rows = conn.execute(
+        "SELECT source FROM kb_chunks UNION SELECT source FROM kb_facts WHERE committed = 1 ORDER BY 1"
+    ).fetchall()
+    return [r[0] for r in rows]
+
+
+def count_rows(conn: sqlite3.Connection) -> int:
+    """Document chunks plus committed facts (what search can return)."""
+    chunks = conn.execute("SELECT count(*) FROM kb_chunks").fetchone()[0]
+    return int(chunks + conn.execute("SELECT count(*) FROM kb_facts WHERE committed = 1").fetchone()[0])

@@ -1,6 +1,6 @@
 """The chat room: the Aya registry of graph factories (:mod:`~.nodes`), :class:`ChatRoom` on a SQLite
-checkpointer (:mod:`~.room`) and the ipywidgets panel (:mod:`~.panel`). Only the faces (CLI, demo,
-notebooks) import this package.
+checkpointer (:mod:`~.room`), the room file's schema and SQL (:mod:`~.store`), its integrity (:mod:`~.integrity`)
+and the ipywidgets panel (:mod:`~.panel`). Only the faces (CLI, demo, notebooks) import this package.
 
 ``ChatRoom`` and the rest are imported from :mod:`~.room` on first use (PEP 562), not with the package:
 :mod:`~.names` (the names the room's graph spec may use, for ``aya-lab graph validate``) is reachable

@@ -1,32 +1,29 @@
-"""The room file's integrity: is it a room, one writer at a time, exact rollback, recovery after a kill.
+"""The room file's integrity: is it a room, one writer at a time, recovery after a kill.
 
 * :func:`room_file_problem` says, before anything is created beside it, why a path cannot be a room:
   not a regular file (``/dev/null``, a folder, a pipe; or a path in ``/dev``, ``/proc``, ``/sys``), a
   file or folder the room cannot write (named with the fix), not an SQLite file (garbage), an
   unreadable or corrupted one (``PRAGMA quick_check``, so damage in the middle of the file is found
-  before a knowledge base is built beside it), or another application's SQLite database (tables other
-  than LangGraph's ``checkpoints``/``writes`` and the room's ``aya_*``). It only reads (a read-only
+  before a knowledge base is built beside it), or another application's SQLite database (tables a room
+  file does not hold: :func:`aya_lab.room.store.is_room_table`). It only reads (a read-only
   connection), so a foreign file is never modified.
 * :func:`removed_if_failed` deletes what opening a *new* room created (the room file, its knowledge base,
   their ``-wal``/``-shm``, the ``.lock``, new folders) when the opening fails, so a refusal leaves nothing.
 * :class:`RoomLock` is an exclusive OS lock (``fcntl.flock``) on ``<room file>.lock``: a send holds it
   from reading the state to committing it, so sends from several processes (or threads) are serialized.
   The OS releases it when the holder dies, so a killed writer never leaves the room locked.
-* :func:`delete_since` deletes exactly the checkpoints a run wrote: the descendants, through
-  ``parent_checkpoint_id``, of the newest checkpoint before the run (never "every id above it", which
-  could hit checkpoints another writer or namespace made), with their pending writes.
-* The run marker (``aya_room_meta`` row ``open_run``: run id + checkpoint before it) is written when a
-  run starts and removed in the transaction that records the run. A marker found under the lock means a
-  writer died mid-run: the room rolls that run back (checkpoints and knowledge-base facts).
+* A run's marker (:meth:`~aya_lab.room.store.RoomStore.start_open_run`) found under the lock means a
+  writer died mid-run: the room rolls that run back (checkpoints, with
+  :meth:`~aya_lab.room.store.RoomStore.delete_since`, and knowledge-base facts).
 
-Simplified, and why: the room's graphs have no subgraphs, so only the root checkpoint namespace is
-rolled back; this is POSIX-only (``fcntl``), like the machines the project runs on.
+The SQL on the room file (its tables, the marker, the checkpoint rollback) is :mod:`aya_lab.room.store`'s.
+
+Simplified, and why: this is POSIX-only (``fcntl``), like the machines the project runs on.
 """
 
 from __future__ import annotations
 
 import fcntl
-import json
 import os
 import sqlite3
 import stat
@@ -34,23 +31,12 @@ import threading
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
-from urllib.parse import quote
 
-__all__ = [
-    "OPEN_RUN",
-    "RoomLock",
-    "clear_open_run",
-    "delete_since",
-    "lock_path",
-    "open_run",
-    "removed_if_failed",
-    "room_file_problem",
-    "start_open_run",
-]
+from aya_lab.room.store import is_room_table, read_only_check
+
+__all__ = ["RoomLock", "lock_path", "removed_if_failed", "room_file_problem"]
 
 SQLITE_HEADER = b"SQLite format 3\x00"
-CHECKPOINT_TABLES = {"checkpoints", "writes"}
-OPEN_RUN = "open_run"
 
 
 def lock_path(room: Path) -> Path:
@@ -113,7 +99,7 @@ def room_file_problem(path: Path) -> str | None:
     if header != SQLITE_HEADER:
         return f"{path} is not a room file (not an SQLite database): {fix}"
     try:
-        tables, damage = _read_only_check(path)
+        tables, damage = read_only_check(path)
     except sqlite3.OperationalError as exc:
         if "locked" in str(exc) or "busy" in str(exc):
             return None  # a writer holds it: a live database, checked again when the room reads it
@@ -122,25 +108,13 @@ def room_file_problem(path: Path) -> str | None:
         return f"{path} is a corrupted SQLite file ({exc}): {fix}"
     if damage:
         return f"{path} is a corrupted SQLite file (quick_check: {damage}): {fix}"
-    foreign = sorted(t for t in tables if t not in CHECKPOINT_TABLES and not t.startswith(("aya_", "sqlite_")))
+    foreign = sorted(t for t in tables if not is_room_table(t))
     if foreign:
         shown = ", ".join(foreign[:5]) + (", ..." if len(foreign) > 5 else "")
         return (
             f"{path} is another application's SQLite database (tables {shown}), not a room; it was not modified: {fix}"
         )
     return None
-
-
-def _read_only_check(path: Path) -> tuple[list[str], str | None]:
-    """The tables of the SQLite file ``path`` and the first line of ``PRAGMA quick_check`` when it is
-    not ``ok`` (read-only; ``quick_check`` reads every page, so damage anywhere in the file shows)."""
-    conn = sqlite3.connect(f"file:{quote(str(path.resolve()))}?mode=ro", uri=True, timeout=30)
-    try:
-        tables = [r[0] for r in conn.execute("SELECT name FROM sqlite_master WHERE type = 'table'")]
-        first = conn.execute("PRAGMA quick_check(1)").fetchone()
-    finally:
-        conn.close()
-    return tables, None if first is None or first[0] == "ok" else str(first[0]).splitlines()[0]
 
 
 @contextmanager
@@ -198,58 +172,3 @@ class RoomLock:
                 fcntl.flock(fd, fcntl.LOCK_UN)
         finally:
             os.close(fd)
-
-
-def delete_since(conn: sqlite3.Connection, thread: str, before: str | None) -> list[str]:
-    """Delete the checkpoints of ``thread`` descending from ``before`` (all of them when ``None``: there
-    was no checkpoint yet) and their writes, in one transaction; returns the deleted ids.
-
-    Call with the room lock held and the checkpointer's lock taken (the connection is shared).
-    """
-    rows = conn.execute(
-        "SELECT checkpoint_id, parent_checkpoint_id FROM checkpoints WHERE thread_id = ? AND checkpoint_ns = ''",
-        (thread,),
-    ).fetchall()
-    children: dict[str | None, list[str]] = {}
-    for cid, parent in rows:
-        children.setdefault(parent, []).append(cid)
-    ids: list[str] = []
-    todo = list(children.get(before, []))
-    while todo:
-        cid = todo.pop()
-        ids.append(cid)
-        todo += children.get(cid, [])
-    if ids:
-        conn.execute("BEGIN IMMEDIATE")
-        try:
-            for table in ("writes", "checkpoints"):
-                conn.executemany(
-                    f"DELETE FROM {table} WHERE thread_id = ? AND checkpoint_ns = '' AND checkpoint_id = ?",
-                    [(thread, cid) for cid in ids],
-                )
-            conn.execute("COMMIT")
-        except BaseException:
-            conn.execute("ROLLBACK")
-            raise
-    return ids
-
-
-def start_open_run(conn: sqlite3.Connection, run_id: str, before: str | None) -> None:
-    """Mark ``run_id`` as running (with the newest checkpoint before it) until :func:`clear_open_run`."""
-    conn.execute(
-        "INSERT OR REPLACE INTO aya_room_meta (name, value) VALUES (?, ?)",
-        (OPEN_RUN, json.dumps({"run_id": run_id, "before": before})),
-    )
-
-
-def open_run(conn: sqlite3.Connection) -> tuple[str, str | None] | None:
-    """The run a writer started and never finished (``(run_id, checkpoint before it)``), or ``None``."""
-    row = conn.execute("SELECT value FROM aya_room_meta WHERE name = ?", (OPEN_RUN,)).fetchone()
-    if row is None:
-        return None
-    data = json.loads(row[0])
-    return str(data["run_id"]), data["before"]
-
-
-def clear_open_run(conn: sqlite3.Connection) -> None:
-    conn.execute("DELETE FROM aya_room_meta WHERE name = ?", (OPEN_RUN,))

@@ -3,7 +3,8 @@
 ``room = ChatRoom.open("runs/demo.sqlite", model="smollm2")`` opens (or creates) a room in one SQLite
 file: LangGraph's SQLite checkpointer holds the graph state (messages with their translations, every
 user's deliveries); the room's own tables hold the users and the run reports with their traces. The
-knowledge base (with facts Aya was asked to remember) lives beside it in ``<name>.kb.sqlite``.
+file's schema, and every SQL statement on it, is :mod:`aya_lab.room.store`'s. The knowledge base (with
+facts Aya was asked to remember) lives beside it in ``<name>.kb.sqlite``.
 
 **A run** starts with :meth:`ChatRoom.send` and ends when every user has the translated original and,
 when Aya was addressed (``@aya ...``, any case, any language), her one reply translated for each user.
@@ -24,8 +25,6 @@ leaving room for prompts and context) are **refused** with a one-line error rath
 from __future__ import annotations
 
 import difflib
-import json
-import sqlite3
 import time
 import uuid
 from dataclasses import asdict
@@ -33,39 +32,22 @@ from pathlib import Path
 from typing import Any
 
 from aya_lab.agents.memory import MemoryPolicy, RoomMemory
-from aya_lab.errors import AyaLabError
 from aya_lab.graph import build_graph, draw, load_spec, spec_hash
 from aya_lab.languages import get_language
 from aya_lab.messages import AYA, ChatMessage, Delivery, parse_aya_request
 from aya_lab.models.loader import load_role_models
 from aya_lab.rag import KnowledgeBase
-from aya_lab.room.integrity import (
-    RoomLock,
-    clear_open_run,
-    delete_since,
-    open_run,
-    removed_if_failed,
-    room_file_problem,
-    start_open_run,
-)
+from aya_lab.room.errors import RoomError
+from aya_lab.room.integrity import RoomLock, removed_if_failed, room_file_problem
 from aya_lab.room.nodes import AyaRuntime, NodeVisit, aya_registry
 from aya_lab.room.panel import RoomPanel
 from aya_lab.room.runs import RunReport, RunSemanticsError, check_run
+from aya_lab.room.store import RoomStore
 from aya_lab.text_safety import clean_text, hostile_characters
 
 __all__ = ["ChatRoom", "RoomError", "RunReport", "RunSemanticsError", "default_graph_path"]
 
 THREAD = "room"
-_SCHEMA = """
-CREATE TABLE IF NOT EXISTS aya_room_users (user_id TEXT PRIMARY KEY, lang TEXT NOT NULL, position INTEGER NOT NULL);
-CREATE TABLE IF NOT EXISTS aya_room_runs (run_id TEXT PRIMARY KEY, message_id TEXT NOT NULL, sender TEXT NOT NULL,
-    created_at REAL NOT NULL, report TEXT NOT NULL, trace TEXT NOT NULL);
-CREATE TABLE IF NOT EXISTS aya_room_meta (name TEXT PRIMARY KEY, value TEXT NOT NULL);
-"""
-
-
-class RoomError(AyaLabError, ValueError):
-    """Bad input to a room (unknown user, bad language, empty message...): one line, with the fix."""
 
 
 def _checked_user(user_id: str, language: str) -> tuple[str, str]:
@@ -88,9 +70,6 @@ class ChatRoom:
     """A multilingual chat room with Aya, persisted in one SQLite file (see the module docstring)."""
 
     def __init__(self, path: Path, model: Any, graph_spec: Any, kb: Any, max_message_tokens: int) -> None:
-        from langgraph.checkpoint.serde.jsonplus import JsonPlusSerializer
-        from langgraph.checkpoint.sqlite import SqliteSaver
-
         self.path = path
         self.model = model  # the aya role's model; self.models has every role's
         self.models: dict[str, Any] = {"translator": model, "aya": model}
@@ -99,26 +78,10 @@ class ChatRoom:
         self.max_message_tokens = max_message_tokens
         self._lock = RoomLock(path)  # one writer at a time, across processes (aya_lab.room.integrity)
         self._owns_kb = False  # True when open() made the KB beside the room: recovery may clear it all
-        self._conn = sqlite3.connect(path, check_same_thread=False, isolation_level=None)
-        self._conn.execute("PRAGMA busy_timeout = 30000")
-        try:
-            self._conn.executescript(_SCHEMA)
-        except sqlite3.OperationalError as exc:  # a read-only file the access check could not see
-            self._conn.close()
-            if "readonly" not in str(exc):
-                raise
-            raise RoomError(
-                f"room file {path} cannot be written ({exc}): make it and its folder writable, "
-                "or open a copy at a new path"
-            ) from None
-        self.memory = RoomMemory(self._conn)  # memory policy and pending notes (aya_lab.agents.memory)
-        serde = JsonPlusSerializer(
-            allowed_msgpack_modules=[("aya_lab.messages", "ChatMessage"), ("aya_lab.messages", "Delivery")]
-        )
-        self._saver = SqliteSaver(self._conn, serde=serde)
-        self._saver.setup()
+        self._store = RoomStore(path)  # the file's tables and the checkpointer (aya_lab.room.store)
+        self.memory: RoomMemory = self._store.memory  # memory policy and pending notes (aya_lab.agents.memory)
         self._registry = aya_registry()
-        self.app = build_graph(graph_spec, self._registry).compile(checkpointer=self._saver)
+        self.app = build_graph(graph_spec, self._registry).compile(checkpointer=self._store.checkpointer)
 
     # -- opening --------------------------------------------------------------------------------------
     @classmethod
@@ -180,7 +143,7 @@ class ChatRoom:
                 self.add_user(user, lang)
 
     def close(self) -> None:
-        self._conn.close()
+        self._store.close()
 
     def __enter__(self) -> ChatRoom:
         return self
@@ -196,8 +159,7 @@ class ChatRoom:
     @property
     def users(self) -> dict[str, str]:
         """User id -> ISO 639-3 language, in the order they joined."""
-        rows = self._conn.execute("SELECT user_id, lang FROM aya_room_users ORDER BY position").fetchall()
-        return dict(rows)
+        return self._store.users()
 
     def add_user(self, user_id: str, language: str) -> None:
         """Add a user; the language may be a code or a name ("Swahili", "sw", "swh")."""
@@ -206,9 +168,7 @@ class ChatRoom:
             raise RoomError(
                 f"user {user_id!r} is already in the room (language {self.users[user_id]}); pick another id"
             )
-        self._conn.execute(
-            "INSERT INTO aya_room_users VALUES (?, ?, (SELECT COUNT(*) FROM aya_room_users))", (user_id, lang)
-        )
+        self._store.add_user(user_id, lang)
 
     # -- reading ------------------------------------------------------------------------------------------
     def _values(self) -> dict[str, Any]:
@@ -228,16 +188,15 @@ class ChatRoom:
         return {u: [d for d in deliveries if d.user == u] for u in self.users}
 
     def runs(self) -> list[RunReport]:
-        rows = self._conn.execute("SELECT report FROM aya_room_runs ORDER BY created_at").fetchall()
-        return [RunReport(**json.loads(r[0])) for r in rows]
+        return [RunReport(**report) for report in self._store.reports()]
 
     def trace(self, run_id: str) -> list[NodeVisit]:
         """Every node visit of a run, in order, with its prompts, model outputs, token counts and timings."""
-        row = self._conn.execute("SELECT trace FROM aya_room_runs WHERE run_id = ?", (run_id,)).fetchone()
-        if row is None:
-            known = [r[0] for r in self._conn.execute("SELECT run_id FROM aya_room_runs ORDER BY created_at")]
+        visits = self._store.trace(run_id)
+        if visits is None:
+            known = self._store.run_ids()
             raise RoomError(f"no run {run_id!r} in this room; runs: {', '.join(known[-5:]) or 'none yet'}")
-        return [NodeVisit(**v) for v in json.loads(row[0])]
+        return [NodeVisit(**v) for v in visits]
 
     @property
     def graph(self) -> Any:
@@ -325,7 +284,7 @@ class ChatRoom:
         )
         config = {"configurable": {"thread_id": THREAD, "aya": runtime}, "run_id": uuid.uuid4()}
         before = self.app.get_state({"configurable": {"thread_id": THREAD}}).config["configurable"].get("checkpoint_id")
-        start_open_run(self._conn, run_id, before)
+        self._store.start_open_run(run_id, before)
         started = time.perf_counter()
         try:
             # LangGraph's overloads do not accept a plain dict config with run_id; the call is the documented one
@@ -341,41 +300,24 @@ class ChatRoom:
 
     def _record(self, report: RunReport, runtime: AyaRuntime) -> None:
         """Record the run and close its marker in one transaction: from here on the run is committed."""
-        self._conn.execute("BEGIN IMMEDIATE")
-        try:
-            self._conn.execute(
-                "INSERT INTO aya_room_runs VALUES (?, ?, ?, ?, ?, ?)",
-                (
-                    report.run_id,
-                    report.message_id,
-                    report.sender,
-                    time.time(),
-                    json.dumps(asdict(report)),
-                    json.dumps([asdict(v) for v in runtime.visits], ensure_ascii=False),
-                ),
-            )
-            clear_open_run(self._conn)
-            self._conn.execute("COMMIT")
-        except BaseException:
-            self._conn.execute("ROLLBACK")
-            raise
+        visits = [asdict(v) for v in runtime.visits]
+        self._store.record_run(report.run_id, report.message_id, report.sender, asdict(report), visits)
 
     def _abort_run(self, run_id: str, before: str | None) -> None:
         """Undo a run: exactly the checkpoints it wrote, its pending facts; then close its marker."""
-        with self._saver.lock:
-            delete_since(self._conn, THREAD, before)
+        self._store.delete_since(THREAD, before)
         self._kb_call("discard_run", run_id)
-        clear_open_run(self._conn)
+        self._store.clear_open_run()
 
     def _recover(self) -> None:
         """Under the lock: roll back a run a killed writer left open; commit the pending facts of runs
         that were recorded (killed between the record and the KB commit); with the room's own KB,
         discard every other uncommitted fact."""
-        left = open_run(self._conn)
+        left = self._store.open_run()
         if left is not None:
             self._abort_run(*left)
         for rid in self._kb_call("pending_runs") or []:
-            if self._conn.execute("SELECT 1 FROM aya_room_runs WHERE run_id = ?", (rid,)).fetchone():
+            if self._store.is_recorded(rid):
                 self._kb_call("commit_run", rid)
         if self._owns_kb:
             self._kb_call("discard_uncommitted")

@@ -20,7 +20,8 @@ from langchain_core.embeddings import DeterministicFakeEmbedding
 
 from aya_lab.models.fake import FakeModelError
 from aya_lab.room import ChatRoom, RoomError
-from aya_lab.room.integrity import OPEN_RUN, RoomLock, lock_path
+from aya_lab.room.integrity import RoomLock, lock_path
+from aya_lab.room.store import OPEN_RUN
 from tests.fakes import FakeRoomModel
 
 ROOT = Path(__file__).resolve().parents[2]
