@@ -73,6 +73,7 @@ def test_the_environment_is_parsed_once_and_again_only_when_a_variable_changes(m
 
 def test_overrides_win_over_the_environment_and_never_write_it(monkeypatch):
     monkeypatch.setenv("AYA_LAB_MODEL", "smollm2")
+    monkeypatch.delenv("AYA_LAB_THREADS", raising=False)  # make test sets it for its workers
     with use_settings(model="gemma3-270m", threads=2) as inside:
         assert inside.model == settings().model == "gemma3-270m" == default_model_spec("aya")
         with use_settings(threads="4"):
@@ -94,7 +95,8 @@ def test_set_default_cache_is_an_override(tmp_path):
     assert dict(os.environ) == before
 
 
-def test_an_override_is_checked_like_the_environment():
+def test_an_override_is_checked_like_the_environment(monkeypatch):
+    monkeypatch.delenv("AYA_LAB_THREADS", raising=False)  # make test sets it for its workers
     with pytest.raises(SettingsError, match=r"AYA_LAB_THREADS='0' is not a positive whole number"):
         configure(threads=0)
     with pytest.raises(SettingsError, match=r"no setting 'thread'; settings are .*threads"):
