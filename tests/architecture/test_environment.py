@@ -6,9 +6,9 @@ too). Parsed with ``ast``; nothing is imported."""
 from __future__ import annotations
 
 import ast
-from pathlib import Path
 
-PACKAGE = Path(__file__).resolve().parents[2] / "aya_lab"
+from tests.architecture.package_scan import PACKAGE, lines_outside
+
 SETTINGS_MODULE = PACKAGE / "settings.py"
 ENVIRONMENT = {"environ", "environb", "getenv", "getenvb", "putenv", "unsetenv"}
 
@@ -27,12 +27,7 @@ def environment_uses(tree: ast.Module) -> list[int]:
 
 
 def test_only_the_settings_module_touches_the_environment():
-    found = [
-        f"{path.relative_to(PACKAGE.parent)}:{line}"
-        for path in sorted(PACKAGE.rglob("*.py"))
-        if path != SETTINGS_MODULE
-        for line in environment_uses(ast.parse(path.read_text(encoding="utf-8")))
-    ]
+    found = lines_outside(SETTINGS_MODULE, environment_uses)
     assert not found, "environment read or written outside aya_lab/settings.py:\n" + "\n".join(found)
 
 

@@ -8,9 +8,9 @@ from __future__ import annotations
 
 import ast
 import re
-from pathlib import Path
 
-PACKAGE = Path(__file__).resolve().parents[2] / "aya_lab"
+from tests.architecture.package_scan import PACKAGE, lines_outside
+
 STORE_MODULE = PACKAGE / "room" / "store.py"
 PRIVATE_TABLES = ("checkpoints", "writes")
 _NAMES = "|".join(PRIVATE_TABLES)
@@ -36,12 +36,7 @@ def private_table_mentions(tree: ast.Module) -> list[int]:
 
 
 def test_only_the_store_names_langgraphs_private_tables():
-    found = [
-        f"{path.relative_to(PACKAGE.parent)}:{line}"
-        for path in sorted(PACKAGE.rglob("*.py"))
-        if path != STORE_MODULE
-        for line in private_table_mentions(ast.parse(path.read_text(encoding="utf-8")))
-    ]
+    found = lines_outside(STORE_MODULE, private_table_mentions)
     assert not found, (
         "LangGraph's private tables (checkpoints, writes) named outside aya_lab/room/store.py; "
         "go through RoomStore or the checkpointer's public API:\n" + "\n".join(found)
