@@ -24,9 +24,9 @@
 # **Set-up.** Eight languages from three openly licensed test sets, read from `AYA_LAB_DATA_DIR`:
 # French, German, Swahili and Somali from NTREX-128 (news), Hausa and Yoruba from MAFAND-MT (news),
 # Nepali and Sinhala from FLORES v1 (Wikipedia), each **in both directions** with English: 16 pairs,
-# **`N` = 100 segments per pair** (checked below). Segments of one document are not independent, so
-# where a set ships document ids (NTREX-128, FLORES v1) the segments are taken from up to 20 documents
-# spread over the set (rather than the set's first 100 segments, which come from few articles; where a
+# **`N` = 300 segments per pair** (checked below). Segments of one document are not independent, so
+# where a set ships document ids (NTREX-128, FLORES v1) the segments are taken from up to 60 documents
+# spread over the set (rather than the set's first 300 segments, which come from few articles; where a
 # chosen document is short, the longer ones give more) and every confidence interval and paired test
 # resamples **whole documents**; MAFAND has no document ids, so its intervals resample segments.
 # Systems:
@@ -43,12 +43,12 @@
 #   budget of this recording; docs/MODELS.md's role table measures it on the workplace set too);
 # - a `seq2seq:` slot, empty in this recording, showing how an NMT model (NLLB-200, Marian) joins.
 #
-# Greedy decoding, at most 64 new tokens, batches of 16, on the CPU (2 cores); outputs recorded
-# 2026-11-30 and 2026-12-01 and replayed from `notebooks/generations.sqlite` under `make test`. **Engine:
-# this notebook still runs both models on transformers** (de-quantised fp32, `~transformers` below), the
-# engine it was recorded on; the other notebooks were re-recorded on llama.cpp, the embedded models'
-# default since 2026-12-01. Re-recording it on llama.cpp at 300 segments per pair is the next step; until
-# then `benchmarks/engine_parity.py` compares the two engines on its control pairs (`docs/ENGINES.md`).
+# Greedy decoding, at most 64 new tokens, 16 sequences at a time, on the CPU (2 cores), both models on
+# **llama.cpp** from their shipped GGUF files (Gemma Q4_K_M, SmolLM2 Q4_1; the fingerprints printed below
+# name the engine and the quantisation); outputs recorded 2026-12-01 and replayed from
+# `notebooks/generations.sqlite` under `make test`. The previous recording (100 segments per pair, on
+# transformers in fp32) is compared with llama.cpp on its control pairs by `benchmarks/engine_parity.py`
+# (`docs/ENGINES.md`); what the larger `N` did to the intervals is measured at the end of this notebook.
 # Metrics: chrF (and
 # BLEU, chrF++) with percentile bootstrap 95% CIs; each system is tested against `copy` with a paired
 # bootstrap and approximate randomisation, and the p-values are **Holm-corrected across the 16
@@ -71,20 +71,20 @@ from aya_lab.eval.costs import translation_costs
 from aya_lab.eval.langid import covered
 from aya_lab.eval.stats import ALPHA, holm
 from aya_lab.eval.translation.failures import failure_category, failure_counts
+from aya_lab.eval.translation.resampling import analyse_group, units_for
 from aya_lab.eval.translation.systems import ShuffledReferenceSystem
 from aya_lab.languages import get_language
 from aya_lab.models import load_chat_model
 from aya_lab.notebook_report import report
 from aya_lab.prompts import load_pool
 
-N, DOCS = 100, 20
+N, DOCS = 300, 60
 SEED = 0  # the random sample of outputs below
 SETS = {"ntrex128": ["fra", "deu", "swh", "som"], "mafand": ["hau", "yor"], "floresv1": ["npi", "sin"]}
 CONTROLS = ["fra", "deu"]
 LANGS = [x for langs in SETS.values() for x in langs]
-ENGINE = "~transformers"  # the engine this recording was made on (see the set-up above)
-translator = load_chat_model(MODELS["translator"] + ENGINE, settings={"max_new_tokens": 64}, batch_size=16)
-smollm2 = load_chat_model("smollm2" + ENGINE, settings={"max_new_tokens": 64}, batch_size=16)
+translator = load_chat_model(MODELS["translator"], settings={"max_new_tokens": 64}, batch_size=16)
+smollm2 = load_chat_model("smollm2", settings={"max_new_tokens": 64}, batch_size=16)
 for m in (translator, smollm2):
     print(m.spec, m.fingerprint)
 pool_langs = {k for ex in load_pool("translations") for k in ex}
@@ -145,7 +145,7 @@ res = combine(parts)
 res.save(runs_dir() / "nb03_models.csv")
 PAIRS = [f"{x}-eng" for x in LANGS] + [f"eng-{x}" for x in LANGS]
 units = res.df[res.df["metric"] == "chrF"].groupby("pair")[["resample_unit", "n_units", "n"]].first().reindex(PAIRS)
-assert (units["n"] >= 100).all(), units[units["n"] < 100]
+assert (units["n"] >= 300).all(), units[units["n"] < 300]
 generations = res.outputs[res.outputs["system"].isin([gemma.name, "smollm2"])].groupby("system").size()
 print(f"{len(PAIRS)} pairs, {units['n'].min()}–{units['n'].max()} segments each; generations: {generations.to_dict()}")
 units.T
@@ -296,6 +296,51 @@ with pd.option_context("display.max_colwidth", 80):
     display(pick[["pair", "source", "reference", "hypothesis", "category"]].reset_index(drop=True))
 
 # %% [markdown]
+# ## What 300 segments did to the intervals
+# The previous recording scored 100 segments per pair from 20 documents. To see what tripling `N` buys,
+# Gemma's outputs on a 100-segment subset of this run (every third of the chosen documents, so 20 of
+# them; the first 100 segments on MAFAND, which has no document ids) are scored again with the same
+# bootstrap, and the half-width of each pair's 95% chrF interval is set beside the full run's. With
+# independent units a half-width shrinks as one over the square root of their number: three times the
+# documents, about 1/√3 ≈ 0.58 of the width.
+
+# %%
+def hundred(rows):
+    """The 100-segment subset of one pair's outputs: every third document, or the first 100 segments."""
+    if rows["doc_id"].eq("").all():
+        return rows.head(100)
+    return rows[rows["doc_id"].isin(list(dict.fromkeys(rows["doc_id"]))[::3])]
+
+
+def half_width(rows):
+    """Half-width of the 95% chrF interval of ``rows`` (documents resampled where there are ids) and the units."""
+    units = units_for(list(rows["doc_id"]), len(rows))
+    scores, _ = analyse_group(
+        {"g": list(rows["hypothesis"])}, list(rows["reference"]), rows["tgt"].iloc[0], units,
+        baseline=None, n_ar=0, metrics=("chrF",),
+    )
+    s = scores["g"]["chrF"]
+    return (s.ci_high - s.ci_low) / 2, units.n_units
+
+
+g_e2e = res.outputs[(res.outputs["system"] == gemma.name) & (res.outputs["hop"] == "e2e")]
+width_rows = []
+for pair in PAIRS:
+    rows = g_e2e[g_e2e["pair"] == pair]
+    (w_sub, u_sub), (w_all, u_all) = half_width(hundred(rows)), half_width(rows)
+    width_rows.append([pair, len(hundred(rows)), u_sub, w_sub, len(rows), u_all, w_all])
+widths = pd.DataFrame(
+    [r[1:] for r in width_rows],
+    index=pd.Index([r[0] for r in width_rows], name="pair"),
+    columns=pd.MultiIndex.from_product([["100-segment subset", f"all {N}"], ["n", "units", "±chrF"]]),
+)
+widths["ratio"] = widths[(f"all {N}", "±chrF")] / widths[("100-segment subset", "±chrF")]
+print(f"median ratio of half-widths (all {N} / subset): {widths['ratio'].median():.2f}; "
+      f"range {widths['ratio'].min():.2f}–{widths['ratio'].max():.2f}")
+widths.round(2)
+
+
+# %% [markdown]
 # ## The `seq2seq:` slot
 # An NMT model joins as one more system: `resolve_system("seq2seq:<path or hub id>")` (NLLB-200,
 # M2M100 and Marian language codes are mapped per family). The workbench never downloads at run time,
@@ -368,8 +413,10 @@ report(
     "`{ex_pair}`: {ex_share:.0%}); both are counted per pair in the output-language table, and the failure "
     "table puts {passes} of Gemma's {g_n} outputs in `passes the checks`.\n"
     "- **How wide the intervals are**: Gemma's 95% chrF intervals per pair are ±{half_min:.1f} (on `{min_pair}`, "
-    "where it scores {min_score:.1f}) to ±{half_max:.1f} (on `{max_pair}`), median ±{half_med:.1f}, at 100 "
-    "segments with documents resampled where there are ids.\n"
+    "where it scores {min_score:.1f}) to ±{half_max:.1f} (on `{max_pair}`), median ±{half_med:.1f}, at {n} "
+    "segments with documents resampled where there are ids. Scored on a 100-segment subset of the same "
+    "outputs they are wider: at {n} segments a pair's half-width is {narrow:.2f} of the subset's at the median "
+    "({narrow_min:.2f}–{narrow_max:.2f} over the pairs), against 1/√3 ≈ 0.58 for independent units.\n"
     "- For the languages the workbench is about, a 270M base model is not enough: the `seq2seq:` slot "
     "(NLLB-200, Marian) or `--model translator=hf:…` is the way forward, measured by this notebook with "
     "`AYA_LAB_NMT` or `AYA_LAB_MODEL_TRANSLATOR` set.",
@@ -390,5 +437,6 @@ report(
     passes=int(fail.filter(like=gemma.name, axis=0)["passes the checks"].sum()),
     g_n=int(fail.filter(like=gemma.name, axis=0).sum().sum()),
     half_min=g_half.min(), min_pair=g_half.idxmin(), min_score=g_score[g_half.idxmin()],
-    half_max=g_half.max(), max_pair=g_half.idxmax(), half_med=g_half.median(),
+    half_max=g_half.max(), max_pair=g_half.idxmax(), half_med=g_half.median(), n=N,
+    narrow=widths["ratio"].median(), narrow_min=widths["ratio"].min(), narrow_max=widths["ratio"].max(),
 )
