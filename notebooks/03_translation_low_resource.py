@@ -298,8 +298,9 @@ with pd.option_context("display.max_colwidth", 80):
 # %% [markdown]
 # ## What 300 segments did to the intervals
 # The previous recording scored 100 segments per pair from 20 documents. To see what tripling `N` buys,
-# Gemma's outputs on a 100-segment subset of this run (every third of the chosen documents, so 20 of
-# them; the first 100 segments on MAFAND, which has no document ids) are scored again with the same
+# Gemma's outputs on a 100-segment subset of this run (every third of the chosen documents: 20 of 60 on
+# NTREX-128, 5–6 of FLORES v1's 15–17 on Nepali and Sinhala, whose 300 segments come from so few
+# documents; the first 100 segments on MAFAND, which has no document ids) are scored again with the same
 # bootstrap, and the half-width of each pair's 95% chrF interval is set beside the full run's. With
 # independent units a half-width shrinks as one over the square root of their number: three times the
 # documents, about 1/√3 ≈ 0.58 of the width.
