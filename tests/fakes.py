@@ -112,6 +112,22 @@ class FakeKnowledgeBase:
         text, author, _ = self.rows.pop(str(fact_id))
         self.audit_rows.append((str(fact_id), text, author, by, reason))
 
+    # the run API (RoomKnowledgeBase): facts are listed at once here, so a commit has nothing to do
+    def commit_run(self, run_id: str) -> int:
+        return sum(1 for _, _, rid in self.rows.values() if rid == run_id)
+
+    def discard_run(self, run_id: str) -> int:
+        gone = [i for i, (_, _, rid) in self.rows.items() if rid == run_id]
+        for i in gone:
+            del self.rows[i]
+        return len(gone)
+
+    def pending_runs(self) -> list[str]:
+        return []
+
+    def discard_uncommitted(self) -> int:
+        return 0
+
 
 # -- evaluation fakes ------------------------------------------------------------------------------------
 

@@ -20,7 +20,7 @@ from aya_lab.rag.index import Retrieved
 if TYPE_CHECKING:
     from aya_lab.models.base import Conversation
 
-__all__ = ["TextModel", "KnowledgeBaseLike", "RoomLike"]
+__all__ = ["TextModel", "KnowledgeBaseLike", "RoomKnowledgeBase", "RoomLike"]
 
 
 @runtime_checkable
@@ -54,6 +54,21 @@ class KnowledgeBaseLike(Protocol):
     def facts(self) -> list[Fact]: ...
 
     def forget(self, fact_id: str, *, by: str, reason: str = "") -> None: ...
+
+
+@runtime_checkable
+class RoomKnowledgeBase(KnowledgeBaseLike, Protocol):
+    """A knowledge base a room can own: :class:`KnowledgeBaseLike` plus the run API that keeps a send
+    all-or-nothing (facts added under a run's id are pending until ``commit_run``; ``discard_run``
+    drops them when the send fails; ``pending_runs`` and ``discard_uncommitted`` recover after a kill)."""
+
+    def commit_run(self, run_id: str) -> int: ...
+
+    def discard_run(self, run_id: str) -> int: ...
+
+    def pending_runs(self) -> list[str]: ...
+
+    def discard_uncommitted(self) -> int: ...
 
 
 @runtime_checkable

@@ -24,8 +24,6 @@ flags (``fallback``, ``explicit``) that the tuple itself does not hold, so it st
 
 from __future__ import annotations
 
-import contextvars
-import threading
 from abc import ABC, abstractmethod
 from collections.abc import Callable, Iterable, Iterator, Mapping
 from typing import Any, NamedTuple, Protocol
@@ -41,6 +39,7 @@ from aya_lab.agents.routing_errors import (
     StepLimitError,
     ToolOutputError,
     UnknownToolError,
+    call_with_timeout,
     note_step,
 )
 from aya_lab.agents.routing_steps import (
@@ -79,6 +78,11 @@ class RouterOutput(_Decision):
         self = super().__new__(cls, tool, tool_input, log)
         self.fallback, self.explicit = fallback, explicit
         return self
+
+    def _asdict(self) -> dict[str, str | bool]:  # type: ignore[override]
+        """The fields and the flags: LangGraph's checkpointer rebuilds a namedtuple from this, so a
+        checkpointed decision keeps ``fallback`` and ``explicit``."""
+        return {**super()._asdict(), "fallback": self.fallback, "explicit": self.explicit}
 
     def __eq__(self, other: object) -> bool:
         flags = (getattr(other, "fallback", False), getattr(other, "explicit", False))
@@ -190,32 +194,6 @@ def _tool_configs(tools: Tools | None) -> tuple[ToolConfig, ...]:
         else:
             raise TypeError(f"a tool is a ToolConfig(tool_name, tool), a {{name: tool}} mapping entry; got {t!r:.80}")
     return tuple(out)
-
-
-def _call_with_timeout(route: Callable[[str], Any], text: str, timeout: float, where: str) -> Any:
-    """``route(text)`` in a daemon thread; :class:`RouterTimeoutError` after ``timeout`` seconds (the
-    thread cannot be killed: a hung call runs on in the background, its result discarded)."""
-    box: dict[str, Any] = {}
-    done = threading.Event()
-
-    def target() -> None:
-        try:
-            box["value"] = route(text)
-        except BaseException as exc:  # handed back to the caller's thread
-            box["error"] = exc
-        finally:
-            done.set()
-
-    ctx = contextvars.copy_context()
-    threading.Thread(target=ctx.run, args=(target,), daemon=True, name="routing-chain-route").start()
-    if not done.wait(timeout):
-        raise RouterTimeoutError(
-            f"{where}: route() did not return within route_timeout={timeout:g} s (a hung model call?); "
-            "fix the model call or raise route_timeout"
-        )
-    if "error" in box:
-        raise box["error"]
-    return box["value"]
 
 
 class RoutingChain(RunnableSerializable[Any, Any]):
@@ -341,7 +319,7 @@ class RoutingChain(RunnableSerializable[Any, Any]):
             if self.route_timeout is None:
                 output = router.route(transcript)
             else:
-                output = _call_with_timeout(router.route, transcript, self.route_timeout, where)
+                output = call_with_timeout(router.route, transcript, self.route_timeout, where)
         except RouterTimeoutError:
             raise
         except Exception as exc:

@@ -116,7 +116,7 @@ def any_in_package(package: str) -> list[str]:
 
 @pytest.mark.parametrize(
     "package",
-    ["agents", pytest.param("room", marks=pytest.mark.xfail(strict=False, reason="room retyped on branch room-state"))],
+    ["agents", "room"],
 )
 def test_no_any_in_public_signatures(package):
     found = any_in_package(package)
