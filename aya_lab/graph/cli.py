@@ -148,7 +148,7 @@ def register(subparsers: Any) -> argparse.ArgumentParser:
     """Add ``graph`` (with ``schema``, ``validate``, ``show``, ``draw``, ``hash``, ``resolve``) to ``subparsers``."""
     # the help is aya_lab.cli.GROUPS["graph"]'s (a test keeps the two equal)
     graph = subparsers.add_parser(
-        "graph", help="graph specs: schema, validate, draw, hash, resolve", description=__doc__.split("\n\n")[0]
+        "graph", help="graph specs: schema, validate, show, draw, hash, resolve", description=__doc__.split("\n\n")[0]
     )
     sub = graph.add_subparsers(dest="graph_command", metavar="COMMAND")
     sub.required = True

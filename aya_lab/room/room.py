@@ -179,8 +179,8 @@ class ChatRoom:
 
     # -- reading ------------------------------------------------------------------------------------------
     def _values(self) -> AyaState:
-        values: AyaState = self.app.get_state({"configurable": {"thread_id": THREAD}}).values or {}
-        return values
+        # LangGraph types a snapshot's values as a plain dict; they are this graph's state
+        return cast(AyaState, self.app.get_state({"configurable": {"thread_id": THREAD}}).values or {})
 
     def history(self) -> list[ChatMessage]:
         """Every message of the room (originals, with their translations), oldest first."""

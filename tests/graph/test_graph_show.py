@@ -28,13 +28,18 @@ def test_show_aya_prints_state_nodes_and_edges(capsys):
     assert code == 0 and err == ""
     assert out.startswith("graph AyaRoom (stategraph), spec hash ")
     for line in [
-        "  users           dict          reducer merge_dict.v1",
-        "  incoming        chat_message  (last value wins)",
+        "  users           dict               reducer merge_dict.v1",
+        "  incoming        chat_message       (last value wins)",
+        "  aya_result      supervisor_result  (last value wins)",
         "  START -> ingest",
         "  deliver_reply -> END",
         "  after ingest (every true condition is followed):",
-        "    if {neq: [{type: state_value, name: aya_request}, null]} -> [deliver, aya_translate]",
+        "    if {neq: [{type: state_value, name: aya_request}, null]} -> aya_translate",
         "    otherwise -> deliver",
+        "  aya_translate -> deliver",
+        "  after deliver (every true condition is followed):",
+        "    if {neq: [{type: state_value, name: aya_request}, null]} -> supervisor",
+        "    otherwise -> END",
     ]:
         assert line + "\n" in out, line
     for node, factory in [

@@ -18,7 +18,7 @@ from aya_lab.room.state import CHECKPOINTED_TYPES, AyaState, step_record
 from aya_lab.room.store import RoomStore
 from tests.fakes import FakeRoomModel
 
-SUMMARY_RULES = [("Tool:", "summarize"), ("How many", "2"), ("Summary:", "They greeted.")]
+SUMMARY_RULES = [("Tool:", "summarize"), ("Number:", "2"), ("Summary:", "Plans changed.\n- lena: send the report")]
 
 
 def test_the_state_type_lists_the_spec_fields():
@@ -77,7 +77,8 @@ def test_aya_result_is_checkpointed_typed_with_the_run(make_room):
     result = room._values()["aya_result"]
     assert isinstance(result, SupervisorResult) and result.tools == ["summarize"]
     assert report.aya_steps == [step_record(s) for s in result.steps]
-    assert result.summaries[0].action_items == [] and isinstance(result.steps[0].output, RouterOutput)
+    assert result.summaries[0].action_items == [("lena", "send the report")]
+    assert isinstance(result.steps[0].output, RouterOutput)
     room.send("kofi", "just chatting")
     assert room._values()["aya_result"] is None  # ingest clears it on every run
 
