@@ -53,7 +53,7 @@ _MODEL_HELP = (
 )
 
 GROUPS: dict[str, tuple[str, tuple[str, ...]]] = {
-    "graph": ("graph specs: schema, validate, draw, hash, resolve", ("aya_lab.graph.cli:register",)),
+    "graph": ("graph specs: schema, validate, show, draw, hash, resolve", ("aya_lab.graph.cli:register",)),
     "data": ("test sets: list, fetch, language codes", ("aya_lab.datasets.cli:register_data",)),
     "eval": (
         "evaluate translation, summaries, routing",

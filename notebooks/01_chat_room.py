@@ -207,7 +207,8 @@ with pd.option_context("display.max_colwidth", 70):
 # %% [markdown]
 # ## The graph
 # The room graph is data (`aya_lab/graphs/aya.yaml`): `deliver` translates for every user; when Aya is
-# addressed `aya_translate → supervisor → deliver_reply` runs beside it.
+# addressed, `aya_translate` first brings the request into English (once: English readers get that
+# English, and the supervisor routes it), then `deliver → supervisor → deliver_reply`.
 
 # %%
 print(room.draw("ascii"))

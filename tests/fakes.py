@@ -2,6 +2,8 @@
 
 - :class:`FakeRoomModel`: a fake chat model that *translates* by tagging (``[German] text``), keyed on
   the structure of the prompt files, not on their wording.
+- :class:`FakeKnowledgeBase`: the knowledge base's contract (``KnowledgeBaseLike``) in memory, with
+  scripted retrieval.
 - Evaluation systems: :class:`ReferenceSystem` (answers with the reference), :class:`ChatModelTranslator`.
 - Tiny *random* real Hugging Face models built on the fly (:func:`tiny_llama`, :func:`tiny_marian`),
   so tests exercise the real transformers code paths without big weights. Weights are seeded, so
@@ -26,6 +28,8 @@ from aya_lab.models.base import LocalChatModel
 from aya_lab.models.fake import FakeChatModel, FakeModelError
 from aya_lab.paths import cache_dir
 from aya_lab.prompts import PromptFile, list_variants, load_prompt
+from aya_lab.rag.facts import Fact
+from aya_lab.rag.index import Retrieved
 
 
 class FakeRoomModel(FakeChatModel):
@@ -74,6 +78,55 @@ def _template_pattern(template: str) -> re.Pattern[str]:
             parts.append(f"(?P={field})" if field in seen else f"(?P<{field}>.*)")
             seen.add(field)
     return re.compile("".join(parts), re.DOTALL)
+
+
+class FakeKnowledgeBase:
+    """The knowledge base's contract (:class:`~aya_lab.agents.protocols.KnowledgeBaseLike`) in memory.
+
+    ``relevant`` answers the best ``k`` of the scripted ``hits``, whatever the query. ``add_fact`` keeps
+    ``(text, author, run_id)`` in ``rows`` under a string id, as the real store does (simplified: a fact
+    of a run is listed at once, with no commit). ``facts`` lists the scripted ``notes``, then the rows,
+    dated ``created_at``; ``forget`` removes a row and appends ``(id, text, author, by, reason)`` to
+    ``audit_rows``.
+    """
+
+    def __init__(
+        self, hits: Sequence[Retrieved] = (), notes: Sequence[Fact] = (), created_at: str = "2026-11-30T10:00:00+00:00"
+    ) -> None:
+        self.hits, self.notes, self.created_at = list(hits), list(notes), created_at
+        self.rows: dict[str, tuple[str, str, str | None]] = {}
+        self.audit_rows: list[tuple[str, str, str, str, str]] = []
+
+    def relevant(self, query: str, k: int = 4, min_score: float | None = None) -> list[Retrieved]:
+        return self.hits[:k]
+
+    def add_fact(self, text: str, *, author: str, run_id: str | None = None) -> str:
+        fact_id = str(len(self.rows) + len(self.audit_rows) + 1)
+        self.rows[fact_id] = (text, author, run_id)
+        return fact_id
+
+    def facts(self) -> list[Fact]:
+        return [*self.notes, *(Fact(i, text, author, self.created_at) for i, (text, author, _) in self.rows.items())]
+
+    def forget(self, fact_id: str, *, by: str, reason: str = "") -> None:
+        text, author, _ = self.rows.pop(str(fact_id))
+        self.audit_rows.append((str(fact_id), text, author, by, reason))
+
+    # the run API (RoomKnowledgeBase): facts are listed at once here, so a commit has nothing to do
+    def commit_run(self, run_id: str) -> int:
+        return sum(1 for _, _, rid in self.rows.values() if rid == run_id)
+
+    def discard_run(self, run_id: str) -> int:
+        gone = [i for i, (_, _, rid) in self.rows.items() if rid == run_id]
+        for i in gone:
+            del self.rows[i]
+        return len(gone)
+
+    def pending_runs(self) -> list[str]:
+        return []
+
+    def discard_uncommitted(self) -> int:
+        return 0
 
 
 # -- evaluation fakes ------------------------------------------------------------------------------------

@@ -1,12 +1,16 @@
-"""The room fake keys on the prompt files' structure (their variables), not on their English wording."""
+"""The room fake keys on the prompt files' structure (their variables), not on their English wording; the
+test doubles keep the whole contracts the agents are typed against."""
 
 import shutil
 
 import pytest
 
+from aya_lab.agents.protocols import KnowledgeBaseLike, TextModel
 from aya_lab.paths import prompts_dir
 from aya_lab.prompts import PromptFile, load_prompt
-from tests.fakes import FakeRoomModel
+from aya_lab.rag.facts import Fact
+from aya_lab.rag.index import Retrieved
+from tests.fakes import FakeKnowledgeBase, FakeRoomModel
 
 
 def _ask(model: FakeRoomModel, prompt: PromptFile, **values: str) -> str:
@@ -50,3 +54,14 @@ def test_rewording_a_prompt_file_keeps_the_fake_working(tmp_path, monkeypatch):
     reworded = load_prompt("user_translate/baseline")
     assert "Render the line" in (reworded.system or "")
     assert _ask(FakeRoomModel(), reworded, target_language="Yoruba", message="hello") == "[Yoruba] hello"
+
+
+def test_the_doubles_implement_the_whole_protocols():
+    assert isinstance(FakeRoomModel(), TextModel) and FakeRoomModel().guard_checks == ("assistant",)
+    hit = Retrieved("x", "a.md", "", 0.5)
+    kb = FakeKnowledgeBase([hit, hit], created_at="2026-12-01")
+    assert isinstance(kb, KnowledgeBaseLike) and kb.relevant("anything", k=1) == [hit]
+    fact_id = kb.add_fact("the canteen opens at 8", author="kofi", run_id="r1")
+    assert kb.facts() == [Fact(fact_id, "the canteen opens at 8", "kofi", "2026-12-01")]
+    kb.forget(fact_id, by="lena", reason="wrong")
+    assert kb.facts() == [] and kb.audit_rows == [(fact_id, "the canteen opens at 8", "kofi", "lena", "wrong")]

@@ -19,9 +19,9 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable, Sequence
-from typing import Any
+from datetime import datetime
 
-from aya_lab.rag.index import FACT_PENALTY
+from aya_lab.rag.index import FACT_PENALTY, Retrieved
 
 __all__ = [
     "FACT_PENALTY",
@@ -77,7 +77,7 @@ def grounded_sources(
     ]
 
 
-def note_label(author: str | None, created_at: Any) -> str:
+def note_label(author: str | None, created_at: datetime | str | None) -> str:
     """``"note from kofi, 2026-11-30"`` (the date part of an ISO time; unknown parts say so)."""
     day = str(created_at)[:10] if created_at else "undated"
     return f"note from {author or 'an unknown colleague'}, {day}"
@@ -112,7 +112,7 @@ def strip_fixed(text: str) -> str:
     return " ".join(_FIXED.sub(" ", text).split())
 
 
-def rank_for_answer(hits: Sequence[Any], k: int, fact_penalty: float = FACT_PENALTY) -> list[Any]:
+def rank_for_answer(hits: Sequence[Retrieved], k: int, fact_penalty: float = FACT_PENALTY) -> list[Retrieved]:
     """The best ``k`` hits with notes ranked at ``score - fact_penalty``; on equal rank documents first."""
     order = sorted(
         enumerate(hits),

@@ -33,8 +33,10 @@ for the run report (never a silent drop). The checks:
 The measured false-positive rate on honest translations (the workplace set's references) is in
 ``data/workplace/README.md`` (``benchmarks/guard_fpr.py``).
 
-Scripted fake models are not translators: a model may narrow the checks that apply to its outputs
-with a ``guard_checks`` attribute (:func:`checks_for`); ``FakeChatModel`` keeps only ``assistant``.
+Scripted fake models are not translators: every model declares the checks that apply to its outputs in
+``guard_checks`` (:class:`~aya_lab.agents.protocols.TextModel`, read by :func:`checks_for`): a real model
+all of them (:data:`ALL_CHECKS`, which the model layer's ``LocalChatModel`` holds as its default), while
+``FakeChatModel`` keeps only ``assistant``.
 """
 
 from __future__ import annotations
@@ -43,9 +45,11 @@ import re
 from collections.abc import Iterable
 from dataclasses import dataclass
 
+from aya_lab.agents.protocols import TextModel
 from aya_lab.errors import InputError
 from aya_lab.langid import ECHO_CHRF, confidence, covered, detect
 from aya_lab.languages import get_language
+from aya_lab.models.base import ALL_GUARD_CHECKS
 from aya_lab.prompts import load_pool
 
 __all__ = [
@@ -59,7 +63,7 @@ __all__ = [
 ]
 
 MARKER = "[not translated]"
-ALL_CHECKS = ("language", "echo", "length", "example", "assistant")
+ALL_CHECKS: tuple[str, ...] = ALL_GUARD_CHECKS  # spelled in the model layer, below the agents: a model's default
 MIN_LANGID_LETTERS = 20
 MIN_TARGET_CONFIDENCE = 0.1
 MIN_ECHO_WORDS = 3
@@ -128,9 +132,9 @@ class GuardVerdict:
         return not self.reasons
 
 
-def checks_for(model: object) -> tuple[str, ...]:
-    """The checks that apply to ``model``'s outputs: its ``guard_checks`` attribute, else all."""
-    return tuple(getattr(model, "guard_checks", ALL_CHECKS))
+def checks_for(model: TextModel) -> tuple[str, ...]:
+    """The checks that apply to ``model``'s outputs: its declared ``guard_checks``."""
+    return tuple(model.guard_checks)
 
 
 def assistant_speak(text: str) -> str | None:
@@ -243,7 +247,7 @@ def _pool_sentences() -> list[str]:
 
 
 def guard_translations(
-    source: str, src: str, translations: dict[str, str], model: object, *, label: str = "message"
+    source: str, src: str, translations: dict[str, str], model: TextModel, *, label: str = "message"
 ) -> tuple[dict[str, str], list[str]]:
     """``translations`` (``{lang: text}``) checked against ``source`` (in ``src``) with the checks that
     apply to ``model`` (:func:`checks_for`): ``(texts to deliver, run-report notes)``; each withheld

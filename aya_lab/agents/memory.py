@@ -27,10 +27,11 @@ import json
 import re
 import sqlite3
 import threading
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
-from typing import Any
 
+from aya_lab.agents.protocols import KnowledgeBaseLike
 from aya_lab.errors import AyaLabError
 
 __all__ = [
@@ -40,10 +41,14 @@ __all__ = [
     "MemoryPolicyError",
     "MemoryTools",
     "PendingNote",
+    "PolicyRecord",
     "RoomMemory",
 ]
 
 MEMORY_MODES = ("anyone", "listed", "confirm")
+
+PolicyRecord = dict[str, str | Sequence[str]]
+"""A policy as a mapping: ``{"mode": "listed", "users": ["kofi", "lena"]}`` (the form kept in the room file)."""
 
 
 class MemoryPolicyError(AyaLabError, ValueError):
@@ -64,7 +69,7 @@ class MemoryPolicy:
             raise MemoryPolicyError("memory_policy 'listed' needs the users allowed, e.g. 'listed:kofi,lena'")
 
     @classmethod
-    def parse(cls, value: str | dict[str, Any] | MemoryPolicy) -> MemoryPolicy:
+    def parse(cls, value: str | PolicyRecord | MemoryPolicy) -> MemoryPolicy:
         """``"anyone"``, ``"confirm"``, ``"listed:kofi,lena"``, ``{"mode": ..., "users": [...]}`` or a policy."""
         if isinstance(value, MemoryPolicy):
             return value
@@ -134,7 +139,7 @@ class RoomMemory:
             row = self.conn.execute("SELECT value FROM aya_memory_meta WHERE name = 'policy'").fetchone()
         return MemoryPolicy.parse(json.loads(row[0])) if row else MemoryPolicy()
 
-    def set_policy(self, value: str | dict[str, Any] | MemoryPolicy) -> MemoryPolicy:
+    def set_policy(self, value: str | PolicyRecord | MemoryPolicy) -> MemoryPolicy:
         """Set and persist the room's policy; returns it."""
         policy = MemoryPolicy.parse(value)
         record = json.dumps({"mode": policy.mode, "users": list(policy.users)})
@@ -209,7 +214,7 @@ _REMEMBER = re.compile(r"^\s*(please\s+)?(remember|note|keep in mind|store|save)
 _ID = re.compile(r"#?(\d+)")
 
 
-def _add_fact(kb: Any, text: str, author: str | None, run_id: str | None) -> Any:
+def _add_fact(kb: KnowledgeBaseLike, text: str, author: str | None, run_id: str | None) -> str:
     """Store through the knowledge base's fact API, with the run when there is one (commits with it)."""
     extra = {"run_id": run_id} if run_id is not None else {}
     return kb.add_fact(text, author=author or "unknown", **extra)
@@ -227,7 +232,7 @@ class MemoryTools:
     """Aya's ``remember``, ``approve`` and ``forget`` tools for one request by ``author`` (see the module
     docstring). Each returns the one-line reply; a refused request writes nothing."""
 
-    kb: Any
+    kb: KnowledgeBaseLike
     author: str | None = None
     run_id: str | None = None
     memory: RoomMemory | None = None
@@ -277,7 +282,14 @@ class MemoryTools:
 class AyaRemember:
     """The ``remember`` tool as a callable (kept for callers of the old name): see :class:`MemoryTools`."""
 
-    def __init__(self, kb: Any, author: str | None = None, *, run_id: str | None = None, memory: Any = None) -> None:
+    def __init__(
+        self,
+        kb: KnowledgeBaseLike,
+        author: str | None = None,
+        *,
+        run_id: str | None = None,
+        memory: RoomMemory | None = None,
+    ) -> None:
         self.tools = MemoryTools(kb, author, run_id, memory)
 
     def __call__(self, request: str) -> str:

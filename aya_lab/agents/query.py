@@ -14,13 +14,14 @@ with "(no source supports this answer)" (``unsupported="flag"``, for studying th
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any, Literal
+from typing import Literal
 
 from aya_lab.agents.citations import grounded_sources, note_label, rank_for_answer, sources_line, strip_fixed
 from aya_lab.agents.protocols import KnowledgeBaseLike, TextModel
 from aya_lab.agents.reply_checks import WITHHELD_ANSWER
 from aya_lab.errors import InputError
 from aya_lab.prompts import PromptFile, load_prompt
+from aya_lab.rag.index import Retrieved
 
 __all__ = ["AyaQuery", "QueryAnswer", "IDK"]
 
@@ -62,16 +63,12 @@ class AyaQuery:
         self.unsupported = unsupported
         self.prompt = load_prompt(prompt) if isinstance(prompt, str) else prompt
 
-    def _labels(self, hits: list[Any]) -> dict[int, str]:
-        """Position -> "note from AUTHOR, DATE" for the notes among ``hits``."""
+    def _labels(self, hits: list[Retrieved]) -> dict[int, str]:
+        """Position -> "note from AUTHOR, DATE" for the notes among ``hits`` (the date: the fact's, by text)."""
         if not any(h.kind == "fact" for h in hits):
             return {}
-        dated = {f.text: getattr(f, "created_at", None) for f in self.kb.facts()}  # type: ignore[attr-defined]
-        return {
-            i: note_label(h.author, getattr(h, "created_at", None) or dated.get(h.text))
-            for i, h in enumerate(hits)
-            if h.kind == "fact"
-        }
+        dated = {f.text: f.created_at for f in self.kb.facts()}
+        return {i: note_label(h.author, dated.get(h.text)) for i, h in enumerate(hits) if h.kind == "fact"}
 
     def answer(self, question: str) -> QueryAnswer:
         found = self.kb.relevant(question, k=2 * self.k, min_score=self.min_score)

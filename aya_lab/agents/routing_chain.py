@@ -24,11 +24,9 @@ flags (``fallback``, ``explicit``) that the tuple itself does not hold, so it st
 
 from __future__ import annotations
 
-import contextvars
-import threading
 from abc import ABC, abstractmethod
-from collections.abc import Callable, Iterator, Mapping
-from typing import Any, NamedTuple
+from collections.abc import Callable, Iterable, Iterator, Mapping
+from typing import Any, NamedTuple, Protocol
 
 from langchain_core.runnables import Runnable, RunnableConfig, RunnableLambda, RunnableSerializable
 from langchain_core.runnables.config import ensure_config, patch_config
@@ -41,11 +39,20 @@ from aya_lab.agents.routing_errors import (
     StepLimitError,
     ToolOutputError,
     UnknownToolError,
+    call_with_timeout,
     note_step,
 )
-from aya_lab.agents.routing_steps import APOLOGY, FINISH, RoutingResult, Step, Transcript
+from aya_lab.agents.routing_steps import (
+    APOLOGY,
+    FINISH,
+    RoutingInput,
+    RoutingOutput,
+    RoutingResult,
+    Step,
+    Transcript,
+)
 
-__all__ = ["RouterOutput", "Router", "ToolConfig", "ChainedInput", "RoutingChain"]
+__all__ = ["RouterOutput", "Router", "ToolConfig", "ChainedInput", "RoutingChain", "NamedTool", "Tools"]
 
 
 class _Decision(NamedTuple):
@@ -71,6 +78,11 @@ class RouterOutput(_Decision):
         self = super().__new__(cls, tool, tool_input, log)
         self.fallback, self.explicit = fallback, explicit
         return self
+
+    def _asdict(self) -> dict[str, str | bool]:  # type: ignore[override]
+        """The fields and the flags: LangGraph's checkpointer rebuilds a namedtuple from this, so a
+        checkpointed decision keeps ``fallback`` and ``explicit``."""
+        return {**super()._asdict(), "fallback": self.fallback, "explicit": self.explicit}
 
     def __eq__(self, other: object) -> bool:
         flags = (getattr(other, "fallback", False), getattr(other, "explicit", False))
@@ -155,48 +167,33 @@ class ChainedInput:
         return self._input
 
 
-def _tool_configs(tools: Any) -> tuple[ToolConfig, ...]:
+class NamedTool(Protocol):
+    """The design's later ``Tool(name, func)``: a named ``str -> str`` function (``description`` optional)."""
+
+    name: str
+    func: Callable[[str], str]
+
+
+Tools = Mapping[str, Callable[[str], str] | Runnable | ToolConfig] | Iterable[ToolConfig | NamedTool | Runnable]
+"""A chain's tools: ToolConfigs, a ``{name: tool}`` mapping, named tools, or Runnables with a name."""
+
+
+def _tool_configs(tools: Tools | None) -> tuple[ToolConfig, ...]:
     """ToolConfigs from a list of them, a ``{name: tool}`` mapping, or tools with ``.name`` and ``.func``."""
     if isinstance(tools, Mapping):
         return tuple(ToolConfig(n, t.tool if isinstance(t, ToolConfig) else t) for n, t in tools.items())
     out = []
     for t in tools or ():
-        name, about = getattr(t, "name", None), getattr(t, "description", "") or ""
+        name, about, func = getattr(t, "name", None), getattr(t, "description", "") or "", getattr(t, "func", None)
         if isinstance(t, ToolConfig):
             out.append(t)
-        elif isinstance(name, str) and callable(getattr(t, "func", None)):  # the design's later Tool(name, func)
-            out.append(ToolConfig(name, t.func, about))
+        elif isinstance(name, str) and callable(func):  # the design's later Tool(name, func)
+            out.append(ToolConfig(name, func, about))
         elif isinstance(t, Runnable) and isinstance(name, str):
             out.append(ToolConfig(name, t, about))
         else:
             raise TypeError(f"a tool is a ToolConfig(tool_name, tool), a {{name: tool}} mapping entry; got {t!r:.80}")
     return tuple(out)
-
-
-def _call_with_timeout(route: Callable[[str], Any], text: str, timeout: float, where: str) -> Any:
-    """``route(text)`` in a daemon thread; :class:`RouterTimeoutError` after ``timeout`` seconds (the
-    thread cannot be killed: a hung call runs on in the background, its result discarded)."""
-    box: dict[str, Any] = {}
-    done = threading.Event()
-
-    def target() -> None:
-        try:
-            box["value"] = route(text)
-        except BaseException as exc:  # handed back to the caller's thread
-            box["error"] = exc
-        finally:
-            done.set()
-
-    ctx = contextvars.copy_context()
-    threading.Thread(target=ctx.run, args=(target,), daemon=True, name="routing-chain-route").start()
-    if not done.wait(timeout):
-        raise RouterTimeoutError(
-            f"{where}: route() did not return within route_timeout={timeout:g} s (a hung model call?); "
-            "fix the model call or raise route_timeout"
-        )
-    if "error" in box:
-        raise box["error"]
-    return box["value"]
 
 
 class RoutingChain(RunnableSerializable[Any, Any]):
@@ -214,7 +211,7 @@ class RoutingChain(RunnableSerializable[Any, Any]):
 
     model_config = ConfigDict(arbitrary_types_allowed=True)
 
-    router: Any
+    router: Router
     tools: tuple[ToolConfig, ...] = ()
     verbose: bool = False
     input_key: str = "question"
@@ -223,8 +220,16 @@ class RoutingChain(RunnableSerializable[Any, Any]):
     route_timeout: float | None = None
     return_intermediate_steps: bool = True
 
-    def __init__(self, router: Any = None, tools: Any = None, max_steps: int = 10, **kwargs: Any) -> None:
-        configs = _tool_configs(kwargs.pop("tool_configs", None) if tools is None else tools)
+    def __init__(
+        self,
+        router: Router | None = None,
+        tools: Tools | None = None,
+        max_steps: int = 10,
+        *,
+        tool_configs: Tools | None = None,
+        **kwargs: object,
+    ) -> None:
+        configs = _tool_configs(tool_configs if tools is None else tools)
         if not isinstance(router, Router):
             raise TypeError(f"router must be a Router (route, observation_prefix, router_prefix); got {router!r:.80}")
         names = [t.tool_name for t in configs]
@@ -249,7 +254,7 @@ class RoutingChain(RunnableSerializable[Any, Any]):
         return [self.output_key]
 
     # -- the design's ways of calling a chain -------------------------------------------------------
-    def __call__(self, inputs: Mapping[str, Any] | str) -> dict[str, Any]:
+    def __call__(self, inputs: RoutingInput) -> dict[str, str]:
         """``{input_key: question}`` (or the question) -> ``{input_key: question, output_key: answer}``."""
         question = self._question(inputs)
         return {self.input_key: question, self.output_key: self._answer(question, None)}
@@ -264,10 +269,10 @@ class RoutingChain(RunnableSerializable[Any, Any]):
         return self._collect(self._steps(text, None, original))
 
     # -- Runnable ----------------------------------------------------------------------------------------
-    def invoke(self, input: Any, config: RunnableConfig | None = None, **kwargs: Any) -> Any:
+    def invoke(self, input: RoutingInput, config: RunnableConfig | None = None, **kwargs: object) -> RoutingOutput:
         return self._call_with_config(self._invoke, input, config, run_type="chain")
 
-    def stream(self, input: Any, config: RunnableConfig | None = None, **kwargs: Any) -> Iterator[Step]:
+    def stream(self, input: RoutingInput, config: RunnableConfig | None = None, **kwargs: object) -> Iterator[Step]:
         yield from self._steps(self._question(input), ensure_config(config))
 
     def _invoke(self, input: Any, run_manager: Any, config: RunnableConfig) -> Any:
@@ -314,7 +319,7 @@ class RoutingChain(RunnableSerializable[Any, Any]):
             if self.route_timeout is None:
                 output = router.route(transcript)
             else:
-                output = _call_with_timeout(router.route, transcript, self.route_timeout, where)
+                output = call_with_timeout(router.route, transcript, self.route_timeout, where)
         except RouterTimeoutError:
             raise
         except Exception as exc:

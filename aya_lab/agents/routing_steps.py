@@ -1,5 +1,5 @@
 """The typed layer above the routing-chain design: each step as data, the transcript a router is
-handed, and what a chain produced.
+handed, what a chain takes (:data:`RoutingInput`) and what it produced.
 
 A :class:`Transcript` *is* the design's chained input — a ``str`` equal to ``input + starter_string +
 router_prefix`` and, per step, ``log + "\\n" + observation_prefix + observation + "\\n" + router_prefix``
@@ -9,14 +9,14 @@ typed :class:`Step` list, for routers that would rather not parse the text.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
-    from aya_lab.agents.routing_chain import RouterOutput
+    from aya_lab.agents.routing_chain import Router, RouterOutput
 
-__all__ = ["FINISH", "APOLOGY", "Step", "Transcript", "RoutingResult", "as_transcript"]
+__all__ = ["FINISH", "APOLOGY", "Step", "Transcript", "RoutingResult", "RoutingInput", "RoutingOutput", "as_transcript"]
 
 FINISH = "Final Answer"
 """The finish tool's name (``Router.finish_tool_name``)."""
@@ -62,11 +62,11 @@ class Transcript(str):
         return self
 
     @classmethod
-    def start(cls, text: str, router: Any, original: str | None = None) -> Transcript:
+    def start(cls, text: str, router: Router, original: str | None = None) -> Transcript:
         """The first string a router reads: ``text + starter_string + router_prefix``."""
         return cls(f"{text}{router.starter_string}{router.router_prefix}", text, original=original)
 
-    def add(self, step: Step, router: Any) -> Transcript:
+    def add(self, step: Step, router: Router) -> Transcript:
         """The transcript after ``step``: its log, the observation prefix, the observation, the router prefix."""
         chained = f"{self}{step.output.log}\n{router.observation_prefix}{step.observation}\n{router.router_prefix}"
         return Transcript(chained, self.input, (*self.steps, step), self.original)
@@ -81,7 +81,7 @@ class Transcript(str):
         return [s.observation for s in self.steps if s.observation is not None]
 
 
-def as_transcript(transcript: str, router: Any) -> Transcript:
+def as_transcript(transcript: str, router: Router) -> Transcript:
     """A plain string (a router called directly, outside a chain) is a transcript holding only that request."""
     return transcript if isinstance(transcript, Transcript) else Transcript.start(transcript, router)
 
@@ -113,3 +113,10 @@ class RoutingResult:
     def fallback(self) -> bool:
         """Whether any decision came from the fallback router (the model's answer was unparseable)."""
         return any(s.output.fallback for s in self.steps)
+
+
+RoutingInput = str | Mapping[str, object]
+"""What a routing chain takes: the request, or ``{input_key: request}`` (``{"input": request}`` too)."""
+RoutingOutput = RoutingResult | dict[str, str] | str
+"""What a chain's ``invoke`` gives: a :class:`RoutingResult`, ``{input_key, output_key}`` for a mapping input,
+or the answer alone (``return_intermediate_steps=False``)."""

@@ -68,6 +68,9 @@ class SummaryResult:
     latency_s: float = 0.0
     notes: list[str] = field(default_factory=list)
 
+    def __post_init__(self) -> None:  # a checkpoint read back gives the pairs as lists
+        self.action_items = [(owner, task) for owner, task in self.action_items]
+
 
 def parse_count(text: str) -> int | None:
     """The first number in ``text`` (digits or English number words); 0 for "all"; None if none."""

@@ -7,8 +7,10 @@ whose "English" is not English is routed on the original text instead (issue 10,
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Any
 
+from langchain_core.messages import BaseMessage
+
+from aya_lab.agents.protocols import TextModel
 from aya_lab.agents.user import clean_translation
 from aya_lab.langid import detect
 from aya_lab.languages import language_name
@@ -26,7 +28,7 @@ def is_english(text: str, source: str | None = None) -> bool:
 class AyaTranslator:
     """English requests pass through untouched (no model call); others are translated."""
 
-    def __init__(self, model: Any, prompt: str | PromptFile = "aya_translate/baseline") -> None:
+    def __init__(self, model: TextModel, prompt: str | PromptFile = "aya_translate/baseline") -> None:
         self.model = model
         self.prompt = fit_prompt(prompt, model)  # a base model gets the completion variant of the baseline
 
@@ -43,7 +45,7 @@ class AyaTranslator:
                 out[i] = clean_translation(cut_at_stop(result.text, self.prompt.stop_strings), "English")
         return out
 
-    def _render(self, request: str, lang: str) -> list[Any]:
+    def _render(self, request: str, lang: str) -> list[BaseMessage]:
         """The prompt for one request; completion prompts also get the source language's name and code."""
         values = {"request": request, "source_language": language_name(lang), "source_code": lang}
         return self.prompt.render(**{k: v for k, v in values.items() if k in self.prompt.variables})

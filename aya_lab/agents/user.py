@@ -11,8 +11,10 @@ from __future__ import annotations
 
 import re
 from collections.abc import Sequence
-from typing import Any
 
+from langchain_core.messages import BaseMessage
+
+from aya_lab.agents.protocols import TextModel
 from aya_lab.errors import InputError
 from aya_lab.languages import language_name
 from aya_lab.messages import ChatMessage
@@ -51,7 +53,7 @@ class UserAgent:
     """Translates room messages into target languages with a ``user_translate/<variant>`` prompt."""
 
     def __init__(
-        self, model: Any, prompt: str | PromptFile = "user_translate/baseline", context_window: int = 0
+        self, model: TextModel, prompt: str | PromptFile = "user_translate/baseline", context_window: int = 0
     ) -> None:
         if context_window < 0:
             raise InputError(f"context_window must be >= 0; got {context_window}")
@@ -59,7 +61,9 @@ class UserAgent:
         self.prompt = fit_prompt(prompt, model)  # a base model gets the completion variant of the baseline
         self.context_window = context_window
 
-    def conversation(self, text: str, source: str, target: str, history: Sequence[ChatMessage] = ()) -> list[Any]:
+    def conversation(
+        self, text: str, source: str, target: str, history: Sequence[ChatMessage] = ()
+    ) -> list[BaseMessage]:
         """The prompt messages translating ``text`` from ``source`` into ``target`` (ISO 639-3 codes)."""
         values = {
             "target_language": language_name(target),

@@ -5,7 +5,7 @@
     from aya_lab.graph import default_registry, load_spec, build_graph, spec_hash
 
     reg = default_registry()                      # built-in types and generic reducers
-    reg.add_node_factory("echo.v1", make_echo)    # factory(*, factory_parameter, flow_parameter)
+    reg.add_node_factory("echo.v1", make_echo)    # factory(*, factory_parameter, flow_parameter); parameters=Model
     spec = load_spec("graph.yaml", registry=reg)  # SpecError lists every located problem
     app = build_graph(spec, reg).compile()
     spec_hash(spec)                               # identity of the resolved spec
@@ -15,7 +15,9 @@ Modules: :mod:`~aya_lab.graph.spec` (pydantic models, structural check), :mod:`~
 (kenkenpa's compatibility mode), :mod:`~.check`, :mod:`~.joins` (joins that can starve, loops that
 never end), :mod:`~.reader` (hostile files: size, depth and alias limits, confined bases),
 :mod:`~.load`, :mod:`~.build`, :mod:`~.kenkenpa` (kenkenpa's ``StateGraphBuilder`` API), :mod:`~.schema`,
-:mod:`~.errors`, :mod:`~.structure` (the structural check), :mod:`~.cli` (``aya-lab graph ...``).
+:mod:`~.errors`, :mod:`~.structure` (the structural check), :mod:`~.parameters` (factories' parameter
+models), :mod:`~.show` (a spec as plain text), :mod:`~.cli` (``aya-lab graph ...``, also
+``python -m aya_lab.graph ...``).
 """
 
 from __future__ import annotations

@@ -1,7 +1,8 @@
 """Build: a validated spec -> an uncompiled LangGraph ``StateGraph`` (a ``TypedDict`` state with
 ``Annotated`` reducers, factory-built nodes, compiled subgraphs, edges, and routers compiled from the
-condition language); and the spec's identity (hash), round trip and drawing. Anything LangGraph still
-rejects is reported as a located ``SpecError``."""
+condition language); and the spec's identity (hash), round trip and drawing. A factory that declares a
+parameters model is called with ``factory_parameter`` validated into an instance of it. Anything
+LangGraph still rejects is reported as a located ``SpecError``."""
 
 from __future__ import annotations
 
@@ -20,6 +21,7 @@ from aya_lab.graph.condition_compile import compile_conditions
 from aya_lab.graph.conditions import dynamic_targets, literal_targets
 from aya_lab.graph.errors import PathPart, Problem, SpecError, format_path
 from aya_lab.graph.load import load_spec
+from aya_lab.graph.parameters import validate_parameters
 from aya_lab.graph.registry import Registry, default_registry
 from aya_lab.graph.spec import (
     SPECIAL,
@@ -201,9 +203,12 @@ def _make_node(flow: NodeSpec, where: list[PathPart], reg: Registry, placeholder
         raise SpecError(
             [Problem(format_path([*where, "flow_parameter", "factory"]), f"unknown factory {factory_name!r}")]
         )
-    factory = reg.node_factories[factory_name]
+    factory, model = reg.node_factories[factory_name], reg.node_parameters(factory_name)
+    params: Any = dict(flow.factory_parameter)
+    if model is not None:  # the factory declared its parameters: it gets the validated model instance
+        params = validate_parameters(model, params, [*where, "factory_parameter"])
     try:
-        node = factory(factory_parameter=dict(flow.factory_parameter), flow_parameter=flow.flow_parameter.model_dump())
+        node = factory(factory_parameter=params, flow_parameter=flow.flow_parameter.model_dump())
     except Exception as exc:  # a bad factory_parameter is a spec problem: locate it
         msg = f"factory {factory_name!r} failed: {type(exc).__name__}: {exc}"
         raise SpecError([Problem(format_path([*where, "factory_parameter"]), msg)]) from exc

@@ -1,4 +1,5 @@
-"""What a resolved spec means: registered names, node references, a default on every condition,
+"""What a resolved spec means: registered names, node references, each node's ``factory_parameter``
+against its factory's parameters model (:mod:`~aya_lab.graph.parameters`), a default on every condition,
 reachability, an entry, a way to END from every node, and joins that cannot starve.
 :func:`check_spec` returns every located problem at once; in kenkenpa's compatibility mode
 (:mod:`~aya_lab.graph.compat`) what kenkenpa accepts becomes a warning instead."""
@@ -14,6 +15,7 @@ from aya_lab.graph.compat import explain_strict
 from aya_lab.graph.conditions import CheckContext, check_conditions, dynamic_targets, literal_targets
 from aya_lab.graph.errors import COMPAT_HINT, PathPart, Problems, did_you_mean, format_path, hidden_characters
 from aya_lab.graph.joins import FlowGraph, Join
+from aya_lab.graph.parameters import check_parameters
 from aya_lab.graph.registry import Registry
 from aya_lab.graph.spec import NODE_KINDS, SPECIAL, flow_parameter, key_list
 from aya_lab.graph.structure import check_structure
@@ -143,13 +145,22 @@ def _check_nodes(flows: list[Any], lvl: _Level) -> None:
         if flow.get("kind") == "stategraph":
             _check_graph(flow, lvl.sub(p))
             continue
-        factory = flow_parameter(flow).get("factory")
-        if lvl.reg is not None and isinstance(factory, str) and not lvl.reg.has("node_factories", factory):
-            hint = (
-                did_you_mean(factory, lvl.reg.names("node_factories"))
-                or " (register it with Registry.add_node_factory)"
-            )
-            lvl.problems.add([*p, "flow_parameter", "factory"], f"unknown factory {factory!r}{hint}")
+        _check_factory(flow, p, lvl)
+
+
+def _check_factory(flow: dict[str, Any], p: list[PathPart], lvl: _Level) -> None:
+    """The node's factory is registered, and its factory_parameter fits the factory's parameters model."""
+    factory = flow_parameter(flow).get("factory")
+    if lvl.reg is None or not isinstance(factory, str):
+        return
+    if not lvl.reg.has("node_factories", factory):
+        hint = did_you_mean(factory, lvl.reg.names("node_factories")) or " (register it with Registry.add_node_factory)"
+        lvl.problems.add([*p, "flow_parameter", "factory"], f"unknown factory {factory!r}{hint}")
+        return
+    model = lvl.reg.node_parameters(factory)
+    params = flow.get("factory_parameter", {})
+    if model is not None and isinstance(params, dict):  # not a dict: a structural problem, already reported
+        check_parameters(model, params, [*p, "factory_parameter"], lvl.problems)
 
 
 def _node_ref(name: Any, p: list[PathPart], lvl: _Level, *, as_start: bool) -> bool:

@@ -1,12 +1,16 @@
-"""``aya-lab graph ...``: schema, validate, draw, hash and resolve graph specs.
+"""``aya-lab graph ...``: schema, validate, show, draw, hash and resolve graph specs.
 
 The top-level ``aya_lab.cli`` calls :func:`register` with its sub-parsers; each command stores its
-handler as ``args.func`` (``func(args) -> exit code``). Standalone: ``python -m aya_lab.graph.cli``.
+handler as ``args.func`` (``func(args) -> exit code``). Standalone: ``python -m aya_lab.graph COMMAND``
+(:mod:`aya_lab.graph.__main__`) or ``python -m aya_lab.graph.cli graph COMMAND``.
+
+SPEC is a spec file, or the name of a packaged graph (``aya`` is ``aya_lab/graphs/aya.yaml``;
+:func:`spec_path`).
 
 Names come from the registries given with ``--registry MODULE:ATTR`` (repeatable; ATTR is a
 Registry or a zero-argument callable returning one), merged over the built-in registry; without the
 option, the Aya room's names ``aya_lab.room.names:aya_names`` are used (its factories are imported
-when ``draw`` builds the graph, so ``validate`` never imports the model stack). ``draw --placeholders``
+when ``draw`` builds the graph, so ``validate`` and ``show`` never import the model stack). ``draw --placeholders``
 draws without them (unknown factories become no-op nodes); ``validate`` always reports unknown names.
 ``--compat kenkenpa`` reads a spec as kenkenpa does (each leniency printed as ``warning: ...``).
 Bad input prints ``error: ...`` and exits with status 2.
@@ -17,20 +21,24 @@ from __future__ import annotations
 import argparse
 import importlib
 import json
+import re
 import sys
 import warnings
+from pathlib import Path
 from typing import Any
 
 import yaml
 
-from aya_lab.errors import AyaLabError
+from aya_lab.errors import AyaLabError, InputError
 from aya_lab.graph.errors import SpecError, SpecWarning
 from aya_lab.graph.load import load_spec, spec_hash
+from aya_lab.graph.reader import BUILTIN_GRAPHS
 from aya_lab.graph.registry import Registry, registry_from_refs
 from aya_lab.graph.schema import json_schema
+from aya_lab.graph.show import show_spec
 from aya_lab.graph.spec import GraphSpec
 
-__all__ = ["register", "main"]
+__all__ = ["register", "main", "spec_path"]
 
 
 DEFAULT_REGISTRY = "aya_lab.room.names:aya_names"
@@ -42,11 +50,27 @@ def _registry(args: argparse.Namespace) -> Registry:
     return registry_from_refs(tuple(args.registry or (DEFAULT_REGISTRY,)))
 
 
+def spec_path(value: str) -> str:
+    """A SPEC argument as a file path: ``value`` itself when it exists, else the packaged graph it names
+    (``aya`` -> ``aya_lab/graphs/aya.yaml``, as the room names its variants). Neither: :class:`InputError`
+    naming the value and the fix."""
+    if Path(value).exists():
+        return value
+    packaged = BUILTIN_GRAPHS / f"{value}.yaml"
+    if re.fullmatch(r"\w+", value) and packaged.is_file():
+        return str(packaged)
+    names = ", ".join(sorted(p.stem for p in BUILTIN_GRAPHS.glob("*.yaml")))
+    raise InputError(
+        f"spec {value!r} is neither a file nor a packaged graph: give the path of a YAML/JSON spec, "
+        f"or one of the packaged graph names ({names})"
+    )
+
+
 def _load(args: argparse.Namespace, registry: Registry | None = None, **kwargs: Any) -> GraphSpec:
     """load_spec with the command's --compat; compatibility warnings go to stderr as ``warning: ...``."""
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", SpecWarning)
-        spec = load_spec(args.spec, registry, compat=args.compat, **kwargs)
+        spec = load_spec(spec_path(args.spec), registry, compat=args.compat, **kwargs)
     for line in spec.warnings:
         print(f"warning: {line}", file=sys.stderr)
     return spec
@@ -69,6 +93,16 @@ def _cmd_validate(args: argparse.Namespace) -> int:
         return _fail(exc)
     nodes = len(spec.node_names())
     print(f"ok: {spec.name} ({nodes} nodes, {len(spec.flows)} flows), hash {spec_hash(spec)}")
+    return 0
+
+
+def _cmd_show(args: argparse.Namespace) -> int:
+    try:
+        reg = _registry(args)
+        text = show_spec(_load(args, reg), reg)
+    except (AyaLabError, OSError) as exc:
+        return _fail(exc)
+    print(text, end="")
     return 0
 
 
@@ -111,9 +145,10 @@ def _cmd_resolve(args: argparse.Namespace) -> int:
 
 
 def register(subparsers: Any) -> argparse.ArgumentParser:
-    """Add ``graph`` (with ``schema``, ``validate``, ``draw``, ``hash``, ``resolve``) to ``subparsers``."""
+    """Add ``graph`` (with ``schema``, ``validate``, ``show``, ``draw``, ``hash``, ``resolve``) to ``subparsers``."""
+    # the help is aya_lab.cli.GROUPS["graph"]'s (a test keeps the two equal)
     graph = subparsers.add_parser(
-        "graph", help="graph specs: schema, validate, draw, hash, resolve", description=__doc__.split("\n\n")[0]
+        "graph", help="graph specs: schema, validate, show, draw, hash, resolve", description=__doc__.split("\n\n")[0]
     )
     sub = graph.add_subparsers(dest="graph_command", metavar="COMMAND")
     sub.required = True
@@ -136,6 +171,14 @@ def register(subparsers: Any) -> argparse.ArgumentParser:
     with_registry(p)
     with_compat(p)
     p.set_defaults(func=_cmd_validate)
+
+    p = sub.add_parser(
+        "show", help="print the structure: state fields, nodes with their parameters (and models), edges"
+    )
+    p.add_argument("spec", help="a spec file, or a packaged graph name (aya, aya_onecall, ...)")
+    with_registry(p)
+    with_compat(p)
+    p.set_defaults(func=_cmd_show)
 
     p = sub.add_parser("draw", help="print the graph as mermaid text or ASCII")
     p.add_argument("spec")

@@ -5,12 +5,20 @@ A spec never contains code; it names things. Four tables hold what the names mea
 - ``types``: state field types (``"list"``, ``"str"``, ...), pre-registered with Python's builtins;
 - ``reducers``: ``(left, right) -> merged`` functions for ``Annotated`` state fields;
 - ``node_factories``: ``factory(*, factory_parameter, flow_parameter) -> node`` (a function, or a
-  class whose instances are callable);
+  class whose instances are callable), each optionally with a **parameters model** (below);
 - ``evaluation_functions``: ``fn(state, config, **args) -> value`` used by conditions.
 
 Names follow thinc's registry style, with a version: ``"aya_supervisor.v1"``. A new behaviour
 gets a new version (``.v2``) instead of silently changing what an existing spec means. Plain names
 (kenkenpa's ``"agent_node_factory"``) work too.
+
+A node factory may declare its ``factory_parameter`` as a pydantic model
+(``add_node_factory(name, factory, parameters=Model)``, best with ``extra="forbid"``). Then every
+check of a spec (``load_spec``, ``aya-lab graph validate``) validates each such node's
+``factory_parameter`` with ``Model.model_validate`` and reports each pydantic error as a located
+problem (``flows[3].factory_parameter.summarizer: Input should be 'two_call' or 'one_call'``), and
+building calls the factory with the validated **model instance** as ``factory_parameter``. A factory
+registered without a model gets the spec's ``factory_parameter`` as a plain ``dict``, as before.
 
 Registering a different object under a taken name raises :class:`RegistryError` unless
 ``replace=True``; re-registering the same object is a no-op (so module reloads are harmless).
@@ -27,6 +35,8 @@ import inspect
 import operator
 from collections.abc import Callable, Mapping
 from typing import Any, TypeVar
+
+from pydantic import BaseModel
 
 from aya_lab.errors import AyaLabError
 from aya_lab.graph.errors import RegistryError, did_you_mean
@@ -87,6 +97,8 @@ class Registry:
         self.reducers: dict[str, Callable[[Any, Any], Any]] = {}
         self.node_factories: dict[str, Callable[..., Any]] = {}
         self.evaluation_functions: dict[str, Callable[..., Any]] = {}
+        self.parameter_models: dict[str, type[BaseModel]] = {}
+        """Node factory name -> the pydantic model of its ``factory_parameter`` (factories that declare one)."""
         for name, obj in (types or {}).items():
             self.add_type(name, obj, replace=True)
         for name, obj in (reducers or {}).items():
@@ -129,12 +141,41 @@ class Registry:
 
         return self._maybe_decorator(add, name, fn, replace)
 
-    def add_node_factory(self, name: str, factory: Callable[..., Any] | None = None, *, replace: bool = False) -> Any:
-        """Register ``factory(*, factory_parameter, flow_parameter) -> node`` (function or class)."""
+    def add_node_factory(
+        self,
+        name: str,
+        factory: Callable[..., Any] | None = None,
+        *,
+        replace: bool = False,
+        parameters: type[BaseModel] | None = None,
+    ) -> Any:
+        """Register ``factory(*, factory_parameter, flow_parameter) -> node`` (function or class); also a
+        decorator (``@reg.add_node_factory("x.v1", parameters=XParameters)``).
+
+        ``parameters``: the pydantic model of the node's ``factory_parameter``. With one, specs are
+        checked against it (located errors) and the factory receives ``factory_parameter`` as a validated
+        instance of the model; without one it receives the spec's ``dict`` (see the module docstring).
+        Re-registering the same factory with a different model is a clash (``replace=True`` replaces both).
+        """
+        if parameters is not None and not (isinstance(parameters, type) and issubclass(parameters, BaseModel)):
+            raise RegistryError(
+                f"node factory {name!r}: parameters must be a pydantic BaseModel subclass, got {parameters!r}"
+            )
 
         def add(n: str, f: Any, replace: bool) -> Any:
             _check_binds("node_factories", n, f, factory_parameter={}, flow_parameter={})
-            return self._add("node_factories", n, f, replace)
+            declared = self.parameter_models.get(n)
+            if self.node_factories.get(n) is f and declared is not parameters and not replace:
+                raise RegistryError(
+                    f"node factory {n!r} is already registered with parameters {declared!r}, not {parameters!r}; "
+                    "register the new one under a new version (e.g. '.v2') or pass replace=True"
+                )
+            self._add("node_factories", n, f, replace)
+            if parameters is None:
+                self.parameter_models.pop(n, None)
+            else:
+                self.parameter_models[n] = parameters
+            return f
 
         return self._maybe_decorator(add, name, factory, replace)
 
@@ -162,18 +203,28 @@ class Registry:
             raise KeyError(f"unknown {_SINGULAR[table]} {name!r}{did_you_mean(name, current)}")
         return current[name]
 
+    def node_parameters(self, name: str) -> type[BaseModel] | None:
+        """The parameters model node factory ``name`` declares, or None (it takes a plain dict);
+        KeyError with a suggestion when no factory is registered as ``name``."""
+        self.get("node_factories", name)
+        return self.parameter_models.get(name)
+
     # -- combination -------------------------------------------------------------------------------
     def copy(self) -> Registry:
         """An independent registry with the same entries."""
         new = Registry.__new__(Registry)
         for table in TABLES:
             setattr(new, table, dict(getattr(self, table)))
+        new.parameter_models = dict(self.parameter_models)
         return new
 
     def update(self, other: Registry) -> Registry:
         """Add every entry of ``other`` to this registry (``other`` wins on a clash); returns self."""
         for table in TABLES:
             getattr(self, table).update(getattr(other, table))
+        for name in other.node_factories:  # a factory comes with its model (or its lack of one)
+            self.parameter_models.pop(name, None)
+        self.parameter_models.update(other.parameter_models)
         return self
 
     def merge(self, *others: Registry) -> Registry:
@@ -286,7 +337,10 @@ def default_registry() -> Registry:
 class LazyFactory:
     """A node factory named by a ``module:attr`` reference and imported on its first call: a registry can
     hold (and a spec be validated against) the names of factories whose code pulls in heavy
-    dependencies without importing them. Building a node imports the module."""
+    dependencies without importing them. Building a node imports the module. Its parameters model, if
+    any, is given to :meth:`Registry.add_node_factory` beside it (the model should live in a light
+    module, so that checking a spec imports no heavy dependency); ``factory_parameter`` is passed on
+    as received (the model instance when a model is declared)."""
 
     def __init__(self, ref: str) -> None:
         module, sep, attr = ref.partition(":")
@@ -294,7 +348,7 @@ class LazyFactory:
             raise RegistryError(f"factory reference {ref!r} is not MODULE:ATTR; e.g. aya_lab.room.nodes:ingest")
         self.ref = ref
 
-    def __call__(self, *, factory_parameter: dict[str, Any], flow_parameter: dict[str, Any]) -> Any:
+    def __call__(self, *, factory_parameter: Any, flow_parameter: dict[str, Any]) -> Any:
         module, _, attr = self.ref.partition(":")
         factory = getattr(importlib.import_module(module), attr)
         return factory(factory_parameter=factory_parameter, flow_parameter=flow_parameter)

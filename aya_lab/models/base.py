@@ -12,7 +12,8 @@ conversations in, one :class:`GenerationResult` per conversation out, in order. 
    and for counting calls/tokens in evaluations).
 
 Subclasses implement ``render``, ``_generate_uncached`` and ``fingerprint``; they know nothing of
-prompts files, agents or rooms.
+prompts files, agents or rooms. Every model declares ``guard_checks``, the translation guard's checks
+that apply to its outputs (:data:`ALL_GUARD_CHECKS` for a real model; a scripted fake narrows them).
 """
 
 from __future__ import annotations
@@ -34,6 +35,7 @@ from aya_lab.models.settings import GenerationSettings
 from aya_lab.prompts import completion_request
 
 __all__ = [
+    "ALL_GUARD_CHECKS",
     "GenerationResult",
     "GenerationRecord",
     "LocalChatModel",
@@ -46,6 +48,10 @@ __all__ = [
 
 Conversation = Sequence[BaseMessage]
 
+ALL_GUARD_CHECKS: tuple[str, ...] = ("language", "echo", "length", "example", "assistant")
+"""Every check of the translation guard (:data:`aya_lab.agents.guard.ALL_CHECKS`, spelled here because
+models sit below the agents): the ``guard_checks`` of a real model, whose outputs are translations."""
+
 
 class LocalChatModel(BaseChatModel):
     """Base class: a chat model with batched, cached generation and a stable fingerprint."""
@@ -56,6 +62,7 @@ class LocalChatModel(BaseChatModel):
     settings: GenerationSettings = Field(default_factory=GenerationSettings)
     batch_size: int = 8
     cache: GenerationCache | None = Field(default=None, exclude=True)
+    guard_checks: tuple[str, ...] = ALL_GUARD_CHECKS  # the guard's checks that apply to the outputs (agents.guard)
 
     # -- what subclasses provide ---------------------------------------------------------------
     @property

@@ -10,7 +10,7 @@ without the model stack that :mod:`~.room` brings.
 from __future__ import annotations
 
 import importlib
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
     from aya_lab.room.room import ChatRoom, RoomError, default_graph_path
@@ -18,7 +18,7 @@ if TYPE_CHECKING:
 __all__ = ["ChatRoom", "RoomError", "default_graph_path"]
 
 
-def __getattr__(name: str) -> Any:
+def __getattr__(name: str) -> object:
     if name in __all__:
         return getattr(importlib.import_module("aya_lab.room.room"), name)
     raise AttributeError(f"module 'aya_lab.room' has no attribute {name!r}")

@@ -5,11 +5,14 @@ The graph itself is data (``aya_lab/graphs/aya.yaml``); this module provides wha
 - node factories ``aya_ingest.v1``, ``aya_user_agents.v1``, ``aya_translator.v1``, ``aya_supervisor.v1``,
   ``aya_reply_delivery.v1`` (each ``factory(*, factory_parameter, flow_parameter) -> node``);
 - (the spec's reducers are the graph registry's own: ``append_list.v1`` and ``merge_dict.v1``);
-- the state type ``chat_message``.
+- the state types ``chat_message`` and ``supervisor_result``.
 
-Nodes get the run's resources (model, knowledge base, trace) from ``config["configurable"]["aya"]``
-(an :class:`AyaRuntime`), so the same built graph serves any model, and drawing a spec needs no model.
-Each node records its visit (timing, model calls, prompts, outputs) in the runtime's trace. Model outputs
+Each factory declares its parameters as a pydantic model (:mod:`aya_lab.room.parameters`; the graph
+builder validates the spec's ``factory_parameter`` against it and passes the instance). Nodes read and
+write :class:`~aya_lab.room.state.AyaState` and get the run's resources (models, knowledge base, trace)
+from LangGraph's run context (``runtime.context``, an :class:`~aya_lab.room.state.AyaRuntime`), so the
+same built graph serves any model, and drawing a spec needs no model. Each node records its visit
+(timing, model calls, prompts, outputs) in the context's trace. Model outputs
 are untrusted text: translations and Aya's reply pass :func:`~aya_lab.text_safety.clean_text` before
 they reach a feed.
 """
@@ -18,22 +21,25 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable
-from dataclasses import dataclass, field
-from typing import Any
 
-from langchain_core.runnables import RunnableConfig
+from langgraph.runtime import Runtime
 
 from aya_lab.agents import AyaSupervisor, AyaTranslator, UserAgent
 from aya_lab.agents.citations import split_fixed
 from aya_lab.agents.guard import guard_translations
-from aya_lab.agents.memory import RoomMemory
-from aya_lab.agents.protocols import KnowledgeBaseLike, TextModel
 from aya_lab.agents.route_input import RoutedInput, RouteOn, decide_input
 from aya_lab.agents.supervisor import SupervisorResult
 from aya_lab.graph import Registry, default_registry
 from aya_lab.messages import AYA, AYA_MENTION, ChatMessage, Delivery, parse_aya_request
 from aya_lab.models.base import record_generations
-from aya_lab.models.result import GenerationRecord
+from aya_lab.room.names import AYA_NODE_FACTORIES
+from aya_lab.room.parameters import (
+    DeliveryParameters,
+    IngestParameters,
+    SupervisorParameters,
+    TranslatorParameters,
+)
+from aya_lab.room.state import AyaRuntime, AyaState, LogEntry, NodeVisit, TracedGeneration, step_record
 from aya_lab.text_safety import clean_text
 
 __all__ = [
@@ -45,112 +51,32 @@ __all__ = [
     "AYA_MENTION",
 ]
 
-_ROOM_ROUTE_ON = tuple(r.value for r in RouteOn if r is not RouteOn.GOLD)  # a room has no reference English
+Node = Callable[[AyaState, Runtime[AyaRuntime]], AyaState]
+"""What a factory returns: LangGraph calls it with the state and the run's :class:`Runtime` (whose
+``context`` is the :class:`~aya_lab.room.state.AyaRuntime`)."""
 
 
-@dataclass(frozen=True)
-class TracedGeneration:
-    """One model generation made in a node visit: the exact prompt, the output and its cost.
-
-    ``g["prompt_tokens"]`` reads a field too (traces were dicts before; the notebooks index them).
-    """
-
-    model: str
-    prompt: str
-    output: str
-    prompt_tokens: int
-    completion_tokens: int
-    cached: bool
-    latency_s: float
-
-    @classmethod
-    def from_record(cls, r: GenerationRecord) -> TracedGeneration:
-        res = r.result
-        return cls(
-            r.model, r.prompt, res.text, res.prompt_tokens, res.completion_tokens, res.cached, round(res.latency_s, 4)
-        )
-
-    def __getitem__(self, key: str) -> Any:
-        if key not in self.__dataclass_fields__:
-            raise KeyError(f"{key!r}; a traced generation has {', '.join(self.__dataclass_fields__)}")
-        return getattr(self, key)
-
-
-@dataclass
-class NodeVisit:
-    """One node visit of a run: when, how long, and every model generation made in it."""
-
-    node: str
-    started: float
-    seconds: float
-    generations: list[TracedGeneration] = field(default_factory=list)
-    note: str = ""
-
-    def __post_init__(self) -> None:  # a trace read back from JSON holds dicts
-        self.generations = [g if isinstance(g, TracedGeneration) else TracedGeneration(**g) for g in self.generations]
-
-
-@dataclass
-class AyaRuntime:
-    """What nodes need at run time (passed in ``config["configurable"]["aya"]``).
-
-    ``request`` is the room's one parse of the ``@aya`` mention (``parsed`` says it was given);
-    ``result`` is the supervisor's typed result once it ran.
-    """
-
-    model: TextModel
-    kb: KnowledgeBaseLike
-    visits: list[NodeVisit] = field(default_factory=list)
-    request: str | None = None
-    parsed: bool = False
-    result: SupervisorResult | None = None
-    translator_model: TextModel | None = None  # the translator role; ``model`` is the aya role
-    node_order: list[str] = field(default_factory=list)  # the spec's node order
-    memory: RoomMemory | None = None  # the room's memory policy and pending notes (None: policy 'anyone')
-    run_id: str | None = None  # the run's id: knowledge-base writes commit or are discarded with it
-    guard_notes: list[str] = field(default_factory=list)  # translations the guard withheld (agents.guard)
-
-    def ordered_visits(self) -> list[NodeVisit]:
-        """Visits in the spec's node order (a stable sort: repeated visits of one node keep their order).
-        Parallel nodes finish in any order, so the trace would otherwise differ between two runs of one
-        send; the room's graphs list their nodes in an order their edges respect."""
-        rank = {name: i for i, name in enumerate(self.node_order)}
-        return sorted(self.visits, key=lambda v: rank.get(v.node, len(rank)))
-
-    @property
-    def translator(self) -> TextModel:
-        """The ``translator`` role's model (user agents, Aya's translator, reply delivery); ``model``
-        when none was given. ``model`` is the ``aya`` role's (supervisor, query, summarizer)."""
-        return self.model if self.translator_model is None else self.translator_model
-
-
-def _runtime(config: Any) -> AyaRuntime:
-    try:
-        return config["configurable"]["aya"]
-    except (KeyError, TypeError):
+def _runtime(runtime: Runtime[AyaRuntime] | None) -> AyaRuntime:
+    context = runtime.context if runtime is not None else None
+    if not isinstance(context, AyaRuntime):
         raise RuntimeError(
-            "the Aya room graph needs config={'configurable': {'aya': AyaRuntime(...)}}; run it through ChatRoom"
-        ) from None
+            "the Aya room graph needs its run context: graph.invoke(..., context=AyaRuntime(...)); run it through ChatRoom"
+        )
+    return context
 
 
-def traced(name: str, fn: Callable[[dict, AyaRuntime], dict]) -> Callable[..., dict]:
-    """Wrap a node body: record its timing and generations in the runtime's trace."""
+def traced(name: str, fn: Callable[[AyaState, AyaRuntime], AyaState]) -> Node:
+    """Wrap a node body: record its timing and generations in the run context's trace."""
 
-    def node(state: dict, config: RunnableConfig) -> dict:
-        runtime = _runtime(config)
+    def node(state: AyaState, runtime: Runtime[AyaRuntime]) -> AyaState:
+        context = _runtime(runtime)
         started = time.time()
         t0 = time.perf_counter()
         with record_generations() as records:
-            update = fn(state, runtime)
-        visit = NodeVisit(
-            name,
-            started,
-            time.perf_counter() - t0,
-            [TracedGeneration.from_record(r) for r in records],
-        )
-        if isinstance(update, dict) and "aya_log" in update and update["aya_log"]:
-            visit.note = "; ".join(str(x.get("log", "")) for x in update["aya_log"] if isinstance(x, dict))
-        runtime.visits.append(visit)
+            update = fn(state, context)
+        visit = NodeVisit(name, started, time.perf_counter() - t0, [TracedGeneration.from_record(r) for r in records])
+        visit.note = "; ".join(entry.get("log", "") for entry in update.get("aya_log") or [])
+        context.visits.append(visit)
         return update
 
     node.__name__ = name  # not functools.wraps: LangGraph injects by parameter name
@@ -177,20 +103,22 @@ def _deliveries(message: ChatMessage, users: dict[str, str]) -> list[Delivery]:
     ]
 
 
-def _history(state: dict, exclude: str | None = None) -> list[ChatMessage]:
+def _history(state: AyaState, exclude: str | None = None) -> list[ChatMessage]:
     return [m for m in state.get("messages") or [] if m.id != exclude]
 
 
 # -- node factories ------------------------------------------------------------------------------------
-def ingest(*, factory_parameter: dict, flow_parameter: dict) -> Callable[..., dict]:
+def ingest(*, factory_parameter: IngestParameters, flow_parameter: dict[str, str]) -> Node:
     """Start a run: find the request to Aya (if any), clear the last run's Aya fields."""
+    IngestParameters.model_validate(factory_parameter)
 
-    def body(state: dict, runtime: AyaRuntime) -> dict:
-        incoming: ChatMessage = state["incoming"]
+    def body(state: AyaState, runtime: AyaRuntime) -> AyaState:
+        incoming = state["incoming"]
         return {
             "aya_request": runtime.request if runtime.parsed else parse_aya_request(incoming.content),
             "aya_request_en": None,
             "aya_reply": None,
+            "aya_result": None,
             "aya_log": [],
         }
 
@@ -205,7 +133,7 @@ def _translate_keeping_fixed(
     parts are put back verbatim in every language."""
     pieces = split_fixed(original.content) if fixed else [(original.content, False)]
     if len(pieces) == 1 and not pieces[0][1]:
-        return agent.translate_many(original, targets, history)
+        return agent.translate_many(original, targets, history) if targets else {}
     out = dict.fromkeys(targets, "")
     for piece, verbatim in pieces:
         if verbatim or not piece.strip():
@@ -218,19 +146,32 @@ def _translate_keeping_fixed(
     return out
 
 
-def _delivery_factory(field_name: str, doc: str) -> Callable[..., Callable[..., dict]]:
+def _english_of_request(state: AyaState, original: ChatMessage) -> dict[str, str]:
+    """The English the translator node already made of a request to Aya, as the message's English
+    (``@aya`` and the request): a request is translated into English once, and English readers see
+    what Aya routes. Empty when there is none (English, not addressed, or a graph without the node)."""
+    english = state.get("aya_request_en")
+    if original.lang == "eng" or not english or state.get("aya_request") is None:
+        return {}
+    return {"eng": f"@aya {english}"}
+
+
+def _delivery_factory(field_name: str, doc: str) -> Callable[..., Node]:
     """A node factory delivering the message in ``state[field_name]`` to every user (one batch)."""
 
-    def factory(*, factory_parameter: dict, flow_parameter: dict) -> Callable[..., dict]:
-        prompt = factory_parameter.get("prompt", "user_translate/baseline")
-        window = int(factory_parameter.get("context_window", 0))
+    def factory(*, factory_parameter: DeliveryParameters, flow_parameter: dict[str, str]) -> Node:
+        params = DeliveryParameters.model_validate(factory_parameter)
         fixed = field_name == "aya_reply"  # Aya's sources lines are never translated
 
-        def body(state: dict, runtime: AyaRuntime) -> dict:
-            original: ChatMessage = state[field_name]
+        def body(state: AyaState, runtime: AyaRuntime) -> AyaState:
+            original = state["incoming"] if field_name == "incoming" else state["aya_reply"]
+            if original is None:
+                raise RuntimeError(f"{flow_parameter['name']}: the state has no {field_name} to deliver")
             users = state.get("users") or {}
-            agent = UserAgent(runtime.translator, prompt, context_window=window)
-            translations = _translate_keeping_fixed(agent, original, _targets(users), _history(state), fixed)
+            agent = UserAgent(runtime.translator, params.prompt, context_window=params.context_window)
+            made = {} if fixed else _english_of_request(state, original)
+            targets = [lang for lang in _targets(users) if lang not in made]
+            translations = made | _translate_keeping_fixed(agent, original, targets, _history(state), fixed)
             # a model's output is untrusted text too: no control or bidi-override character reaches a feed
             others = {k: clean_text(v) for k, v in translations.items() if k != original.lang}
             label = f"{original.sender}'s message {original.id}"
@@ -246,81 +187,63 @@ def _delivery_factory(field_name: str, doc: str) -> Callable[..., Callable[..., 
 
 
 user_agents = _delivery_factory(
-    "incoming", "Deliver the incoming message to every user: one translation per language, one model batch."
+    "incoming",
+    "Deliver the incoming message to every user: one translation per language, one model batch (a request "
+    "to Aya's English is the translator node's, not translated again).",
 )
 reply_delivery = _delivery_factory("aya_reply", "Deliver Aya's reply to every user in their language (one batch).")
 
 
-def translator(*, factory_parameter: dict, flow_parameter: dict) -> Callable[..., dict]:
-    """Bring the request to Aya into English."""
-    prompt = factory_parameter.get("prompt", "aya_translate/baseline")
+def translator(*, factory_parameter: TranslatorParameters, flow_parameter: dict[str, str]) -> Node:
+    """Bring the request to Aya into English (the one English of it: the supervisor routes it and the
+    delivery node gives it to English readers)."""
+    params = TranslatorParameters.model_validate(factory_parameter)
 
-    def body(state: dict, runtime: AyaRuntime) -> dict:
-        incoming: ChatMessage = state["incoming"]
-        english = AyaTranslator(runtime.translator, prompt).to_english(state["aya_request"], incoming.lang)
+    def body(state: AyaState, runtime: AyaRuntime) -> AyaState:
+        request = state.get("aya_request")
+        if request is None:
+            return {"aya_request_en": None}
+        english = AyaTranslator(runtime.translator, params.prompt).to_english(request, state["incoming"].lang)
         return {"aya_request_en": english}
 
     return traced(flow_parameter["name"], body)
 
 
-def _supervisor_params(factory_parameter: dict) -> tuple[dict, RouteOn]:
-    params = {
-        "router_prompt": factory_parameter.get("router_prompt", "supervisor/baseline"),
-        "summarizer": factory_parameter.get("summarizer", "two_call"),
-        "query_k": int(factory_parameter.get("query_k", 3)),
-        "max_steps": int(factory_parameter.get("max_steps", 3)),
-        "multi_intent": bool(factory_parameter.get("multi_intent", True)),
-        "route_timeout": None
-        if factory_parameter.get("route_timeout") is None
-        else float(factory_parameter["route_timeout"]),
-    }
-    if params["summarizer"] not in {"two_call", "one_call"}:
-        raise ValueError(f"summarizer must be 'two_call' or 'one_call', got {params['summarizer']!r}")
-    route_on = factory_parameter.get("route_on", "auto")
-    if route_on not in _ROOM_ROUTE_ON:
-        raise ValueError(f"route_on must be one of {', '.join(_ROOM_ROUTE_ON)}, got {route_on!r}")
-    return params, RouteOn(route_on)
-
-
-def _routed_input(state: dict, route_on: RouteOn) -> RoutedInput:
+def _routed_input(state: AyaState, route_on: RouteOn) -> RoutedInput:
     """The text the supervisor routes (:func:`~aya_lab.agents.route_input.decide_input` on the request as
     written, its language and the translator node's English)."""
-    return decide_input(state["aya_request"], state["incoming"].lang, state["aya_request_en"], route_on)
+    return decide_input(state.get("aya_request") or "", state["incoming"].lang, state.get("aya_request_en"), route_on)
 
 
-def _aya_log(result: SupervisorResult, variant: str, path_log: str | None) -> list[dict]:
-    """The supervisor's steps as plain data for the checkpointed state (the typed result is in the runtime)."""
-    log: list[dict] = [{"log": path_log}] if path_log else []
+def _aya_log(result: SupervisorResult, variant: str, path_log: str | None) -> list[LogEntry]:
+    """The supervisor's steps as plain data for the log (:func:`~aya_lab.room.state.step_record`)."""
+    log: list[LogEntry] = [{"log": path_log}] if path_log else []
     for step in result.steps:
-        entry = {"tool": step.output.tool, "input": step.output.tool_input, "log": step.output.log}
-        if step.observation is not None:
-            entry["observation"] = step.observation
+        record = step_record(step)
+        entry: LogEntry = {"tool": record["tool"], "input": record["input"], "log": record["log"]}
+        if record["observation"] is not None:
+            entry["observation"] = record["observation"]
         log.append(entry)
     for s in result.summaries:
-        log.append(
-            {
-                "log": f"summarizer {variant}: count={s.count_requested}, {len(s.message_ids)} messages, {s.calls} calls",
-                "notes": s.notes,
-            }
-        )
+        counted = f"count={s.count_requested}, {len(s.message_ids)} messages, {s.calls} calls"
+        log.append({"log": f"summarizer {variant}: {counted}", "notes": s.notes})
     return log
 
 
-def supervisor(*, factory_parameter: dict, flow_parameter: dict) -> Callable[..., dict]:
+def supervisor(*, factory_parameter: SupervisorParameters, flow_parameter: dict[str, str]) -> Node:
     """Route the request through Aya's routing chain (one or more tools) and produce her one reply.
 
-    Parameters: ``router_prompt``, ``summarizer``, ``query_k``, ``max_steps``; ``multi_intent``
-    (default true: a request asking for two tools runs both; single-intent requests make the same
-    model calls as without it); ``route_on`` (a :class:`~aya_lab.agents.route_input.RouteOn` but ``gold``;
-    default ``auto``: the translation, or the original where the translation is not English); ``route_timeout`` (seconds; default
-    none: a router's model call that hangs ends the send with a ``RouterTimeoutError``, rolled back).
+    Parameters: :class:`~aya_lab.room.parameters.SupervisorParameters`. The typed result travels in the
+    state (``aya_result``) beside the reply.
     """
-    params, route_on = _supervisor_params(factory_parameter)
+    params = SupervisorParameters.model_validate(factory_parameter)
+    route_on = RouteOn(params.route_on)
+    options = params.model_dump(exclude={"route_on"})
 
-    def body(state: dict, runtime: AyaRuntime) -> dict:
-        incoming: ChatMessage = state["incoming"]
+    def body(state: AyaState, runtime: AyaRuntime) -> AyaState:
+        incoming = state["incoming"]
         history = [m for m in _history(state, exclude=incoming.id) if m.sender != AYA]
-        sup = AyaSupervisor(runtime.model, runtime.kb, **params)
+        sup = AyaSupervisor(runtime.model, runtime.kb, **options)
         routed = _routed_input(state, route_on)
         result = sup.handle(
             routed.text,
@@ -330,9 +253,12 @@ def supervisor(*, factory_parameter: dict, flow_parameter: dict) -> Callable[...
             memory=runtime.memory,
             original=routed.original,
         )
-        runtime.result = result
         reply = ChatMessage(sender=AYA, content=clean_text(result.reply), lang="eng", reply_to=incoming.id)
-        return {"aya_reply": reply, "aya_log": _aya_log(result, sup.summarizer.variant, routed.note)}
+        return {
+            "aya_reply": reply,
+            "aya_result": result,
+            "aya_log": _aya_log(result, sup.summarizer.variant, routed.note),
+        }
 
     return traced(flow_parameter["name"], body)
 
@@ -341,9 +267,7 @@ def aya_registry() -> Registry:
     """The default registry plus everything the Aya room graph names."""
     reg = default_registry()
     reg.add_type("chat_message", ChatMessage)
-    reg.add_node_factory("aya_ingest.v1", ingest)
-    reg.add_node_factory("aya_user_agents.v1", user_agents)
-    reg.add_node_factory("aya_translator.v1", translator)
-    reg.add_node_factory("aya_supervisor.v1", supervisor)
-    reg.add_node_factory("aya_reply_delivery.v1", reply_delivery)
+    reg.add_type("supervisor_result", SupervisorResult)
+    for name, (ref, parameters) in AYA_NODE_FACTORIES.items():
+        reg.add_node_factory(name, globals()[ref.rpartition(":")[2]], parameters=parameters)
     return reg

@@ -9,12 +9,16 @@ and re-renders every feed; Aya's replies are marked. Text is shown through
 from __future__ import annotations
 
 import html
-from typing import Any
+from typing import TYPE_CHECKING
 
 import ipywidgets as widgets
 
 from aya_lab.languages import language_name
+from aya_lab.room.runs import RunReport
 from aya_lab.text_safety import for_html
+
+if TYPE_CHECKING:  # the room imports this module
+    from aya_lab.room.room import ChatRoom
 
 __all__ = ["RoomPanel"]
 
@@ -28,7 +32,7 @@ _STYLE = (
 class RoomPanel:
     """Widgets over a :class:`~aya_lab.room.ChatRoom` (see module docstring)."""
 
-    def __init__(self, room: Any) -> None:
+    def __init__(self, room: ChatRoom) -> None:
         self.room = room
         users = list(room.users)
         self.speaker = widgets.Dropdown(options=users, value=users[0] if users else None, description="as")
@@ -57,7 +61,7 @@ class RoomPanel:
     def refresh(self) -> None:
         self.columns.children = [widgets.HTML(_STYLE + h) for h in self.feeds_html().values()]
 
-    def send(self, text: str, speaker: str | None = None) -> Any:
+    def send(self, text: str, speaker: str | None = None) -> RunReport:
         """Send ``text`` as ``speaker`` (default: the selected one); refresh; return the run report."""
         report = self.room.send(speaker or self.speaker.value, text)
         self.refresh()

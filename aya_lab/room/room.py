@@ -27,21 +27,25 @@ from __future__ import annotations
 import difflib
 import time
 import uuid
-from dataclasses import asdict
 from pathlib import Path
-from typing import Any
+from typing import cast
 
-from aya_lab.agents.memory import MemoryPolicy, RoomMemory
-from aya_lab.graph import build_graph, draw, load_spec, spec_hash
+from langchain_core.embeddings import Embeddings
+from langchain_core.runnables.graph import Graph
+
+from aya_lab.agents.memory import MemoryPolicy, PolicyRecord, RoomMemory
+from aya_lab.agents.protocols import RoomKnowledgeBase, TextModel
+from aya_lab.graph import GraphSpec, build_graph, draw, load_spec, spec_hash
 from aya_lab.languages import get_language
 from aya_lab.messages import AYA, ChatMessage, Delivery, parse_aya_request
 from aya_lab.models.loader import load_role_models
 from aya_lab.rag import KnowledgeBase
 from aya_lab.room.errors import RoomError
 from aya_lab.room.integrity import RoomLock, removed_if_failed, room_file_problem
-from aya_lab.room.nodes import AyaRuntime, NodeVisit, aya_registry
+from aya_lab.room.nodes import aya_registry
 from aya_lab.room.panel import RoomPanel
 from aya_lab.room.runs import RunReport, RunSemanticsError, check_run
+from aya_lab.room.state import AyaRuntime, AyaState, NodeVisit
 from aya_lab.room.store import RoomStore
 from aya_lab.text_safety import clean_text, hostile_characters
 
@@ -69,10 +73,12 @@ def default_graph_path(variant: str = "aya") -> Path:
 class ChatRoom:
     """A multilingual chat room with Aya, persisted in one SQLite file (see the module docstring)."""
 
-    def __init__(self, path: Path, model: Any, graph_spec: Any, kb: Any, max_message_tokens: int) -> None:
+    def __init__(
+        self, path: Path, model: TextModel, graph_spec: GraphSpec, kb: RoomKnowledgeBase, max_message_tokens: int
+    ) -> None:
         self.path = path
         self.model = model  # the aya role's model; self.models has every role's
-        self.models: dict[str, Any] = {"translator": model, "aya": model}
+        self.models: dict[str, TextModel] = {"translator": model, "aya": model}
         self.spec = graph_spec
         self.kb = kb
         self.max_message_tokens = max_message_tokens
@@ -81,23 +87,24 @@ class ChatRoom:
         self._store = RoomStore(path)  # the file's tables and the checkpointer (aya_lab.room.store)
         self.memory: RoomMemory = self._store.memory  # memory policy and pending notes (aya_lab.agents.memory)
         self._registry = aya_registry()
-        self.app = build_graph(graph_spec, self._registry).compile(checkpointer=self._store.checkpointer)
+        graph = build_graph(graph_spec, self._registry, context_schema=AyaRuntime)
+        self.app = graph.compile(checkpointer=self._store.checkpointer)
 
     # -- opening --------------------------------------------------------------------------------------
     @classmethod
     def open(
         cls,
         path: str | Path,
-        model: str | Any = "smollm2",
+        model: str | TextModel = "smollm2",
         users: dict[str, str] | None = None,
         *,
         graph: str | Path | None = None,
-        kb: Any = None,
+        kb: RoomKnowledgeBase | None = None,
         kb_dir: str | Path | None = None,
-        embeddings: Any = None,
+        embeddings: Embeddings | None = None,
         max_message_tokens: int = 1000,
-        models: dict[str, str | Any] | None = None,
-        memory_policy: str | dict[str, Any] | MemoryPolicy | None = None,
+        models: dict[str, str | TextModel] | None = None,
+        memory_policy: str | PolicyRecord | MemoryPolicy | None = None,
     ) -> ChatRoom:
         """Open or create the room in ``path``; ``users`` (id -> language) are added if new.
 
@@ -116,7 +123,7 @@ class ChatRoom:
             raise RoomError(problem)
         new_users = dict(_checked_user(user, lang) for user, lang in (users or {}).items())
         spec = load_spec(graph or default_graph_path(), registry=aya_registry())
-        roles = load_role_models(model, models)
+        roles = cast(dict[str, TextModel], load_role_models(model, models))
         with removed_if_failed(path):  # a new room that fails to open leaves no file behind
             path.parent.mkdir(parents=True, exist_ok=True)
             owns_kb = kb is None
@@ -148,12 +155,12 @@ class ChatRoom:
     def __enter__(self) -> ChatRoom:
         return self
 
-    def __exit__(self, *exc: Any) -> None:
+    def __exit__(self, *exc: object) -> None:
         self.close()
 
-    def forget(self, fact_id: str | int, *, by: str, reason: str = "") -> Any:
+    def forget(self, fact_id: str | int, *, by: str, reason: str = "") -> None:
         """Remove remembered note ``fact_id`` from the knowledge base, leaving an audit row naming ``by``."""
-        return self.kb.forget(fact_id, by=by, reason=reason)
+        self.kb.forget(str(fact_id), by=by, reason=reason)
 
     # -- users ------------------------------------------------------------------------------------------
     @property
@@ -171,8 +178,9 @@ class ChatRoom:
         self._store.add_user(user_id, lang)
 
     # -- reading ------------------------------------------------------------------------------------------
-    def _values(self) -> dict[str, Any]:
-        return self.app.get_state({"configurable": {"thread_id": THREAD}}).values or {}
+    def _values(self) -> AyaState:
+        # LangGraph types a snapshot's values as a plain dict; they are this graph's state
+        return cast(AyaState, self.app.get_state({"configurable": {"thread_id": THREAD}}).values or {})
 
     def history(self) -> list[ChatMessage]:
         """Every message of the room (originals, with their translations), oldest first."""
@@ -188,7 +196,7 @@ class ChatRoom:
         return {u: [d for d in deliveries if d.user == u] for u in self.users}
 
     def runs(self) -> list[RunReport]:
-        return [RunReport(**report) for report in self._store.reports()]
+        return self._store.reports()
 
     def trace(self, run_id: str) -> list[NodeVisit]:
         """Every node visit of a run, in order, with its prompts, model outputs, token counts and timings."""
@@ -196,17 +204,17 @@ class ChatRoom:
         if visits is None:
             known = self._store.run_ids()
             raise RoomError(f"no run {run_id!r} in this room; runs: {', '.join(known[-5:]) or 'none yet'}")
-        return [NodeVisit(**v) for v in visits]
+        return visits
 
     @property
-    def graph(self) -> Any:
+    def graph(self) -> Graph:
         """The compiled graph's drawable view (``.draw_mermaid()``, ``.draw_ascii()``)."""
         return self.app.get_graph()
 
     def draw(self, fmt: str = "mermaid") -> str:
         return draw(self.spec, self._registry, format=fmt)
 
-    def panel(self) -> Any:
+    def panel(self) -> RoomPanel:
         """An ipywidgets panel: every user's feed side by side, a speaker selector and an input box."""
         return RoomPanel(self)
 
@@ -282,31 +290,30 @@ class ChatRoom:
             memory=self.memory,
             run_id=run_id,
         )
-        config = {"configurable": {"thread_id": THREAD, "aya": runtime}, "run_id": uuid.uuid4()}
+        config = {"configurable": {"thread_id": THREAD}, "run_id": uuid.uuid4()}
         before = self.app.get_state({"configurable": {"thread_id": THREAD}}).config["configurable"].get("checkpoint_id")
         self._store.start_open_run(run_id, before)
         started = time.perf_counter()
         try:
             # LangGraph's overloads do not accept a plain dict config with run_id; the call is the documented one
-            self.app.invoke({"incoming": message, "users": users}, config, durability="exit")  # type: ignore[call-overload]
+            self.app.invoke({"incoming": message, "users": users}, config, context=runtime, durability="exit")  # type: ignore[call-overload]
             runtime.visits[:] = runtime.ordered_visits()
             report = check_run(self._values(), run_id, message, users, runtime, time.perf_counter() - started)
             self._record(report, runtime)
         except BaseException:
             self._abort_run(run_id, before)
             raise
-        self._kb_call("commit_run", run_id)  # after the record: a kill here is committed by _recover
+        self.kb.commit_run(run_id)  # after the record: a kill here is committed by _recover
         return report
 
     def _record(self, report: RunReport, runtime: AyaRuntime) -> None:
         """Record the run and close its marker in one transaction: from here on the run is committed."""
-        visits = [asdict(v) for v in runtime.visits]
-        self._store.record_run(report.run_id, report.message_id, report.sender, asdict(report), visits)
+        self._store.record_run(report, runtime.visits)
 
     def _abort_run(self, run_id: str, before: str | None) -> None:
         """Undo a run: exactly the checkpoints it wrote, its pending facts; then close its marker."""
         self._store.delete_since(THREAD, before)
-        self._kb_call("discard_run", run_id)
+        self.kb.discard_run(run_id)
         self._store.clear_open_run()
 
     def _recover(self) -> None:
@@ -316,13 +323,8 @@ class ChatRoom:
         left = self._store.open_run()
         if left is not None:
             self._abort_run(*left)
-        for rid in self._kb_call("pending_runs") or []:
+        for rid in self.kb.pending_runs():
             if self._store.is_recorded(rid):
-                self._kb_call("commit_run", rid)
+                self.kb.commit_run(rid)
         if self._owns_kb:
-            self._kb_call("discard_uncommitted")
-
-    def _kb_call(self, name: str, *args: Any) -> Any:
-        """Call the KB's run API when it has one (a test double may not)."""
-        method = getattr(self.kb, name, None)
-        return method(*args) if callable(method) else None
+            self.kb.discard_uncommitted()

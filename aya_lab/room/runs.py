@@ -7,12 +7,11 @@ the translated original once and, when Aya was addressed, her one reply once; el
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any
 
 from aya_lab.errors import AyaLabError
 from aya_lab.messages import AYA, ChatMessage, Delivery
 from aya_lab.models.result import usage
-from aya_lab.room.nodes import AyaRuntime
+from aya_lab.room.state import AyaRuntime, AyaState, StepRecord, step_record
 
 __all__ = ["RunReport", "RunSemanticsError", "check_run"]
 
@@ -41,7 +40,7 @@ class RunReport:
     notes: list[str] = field(default_factory=list)
     aya_tools: list[str] = field(default_factory=list)  # every tool Aya ran, in order
     aya_fallback: bool = False  # the router's model answer was unparseable; the keyword router decided
-    aya_steps: list[dict[str, Any]] = field(default_factory=list)  # tool, input, log, observation per step
+    aya_steps: list[StepRecord] = field(default_factory=list)  # tool, input, log, observation per step
     guard_notes: list[str] = field(default_factory=list)  # translations withheld by the guard (agents.guard)
 
     def __str__(self) -> str:
@@ -59,14 +58,15 @@ class RunReport:
 
 
 def check_run(
-    values: dict[str, Any],
+    values: AyaState,
     run_id: str,
     message: ChatMessage,
     users: dict[str, str],
     runtime: AyaRuntime,
     seconds: float,
 ) -> RunReport:
-    """The run's report, read from the state ``values`` it left; :class:`RunSemanticsError` if a user
+    """The run's report, read from the state ``values`` it left (Aya's typed result included) and the
+    run context's trace; :class:`RunSemanticsError` if a user
     missed (or got twice) the original or Aya's reply, or Aya replied when not addressed (or twice)."""
     deliveries = values.get("deliveries") or []
     got = [d for d in deliveries if d.message_id == message.id]
@@ -82,7 +82,7 @@ def check_run(
         raise RunSemanticsError(f"run {run_id}: Aya replied without being addressed")
     gens = [g for v in runtime.visits for g in v.generations]
     cost = usage(gens)
-    aya = runtime.result if addressed else None
+    aya = values.get("aya_result") if addressed else None
     node_seconds: dict[str, float] = {}
     for v in runtime.visits:
         node_seconds[v.node] = round(node_seconds.get(v.node, 0.0) + v.seconds, 4)
@@ -106,15 +106,7 @@ def check_run(
         aya_tools=list(aya.tools) if aya else [],
         aya_fallback=aya.fallback if aya else False,
         guard_notes=list(runtime.guard_notes),
-        aya_steps=[
-            {
-                "tool": st.output.tool,
-                "input": st.output.tool_input,
-                "log": st.output.log,
-                "observation": st.observation,
-            }
-            for st in (aya.steps if aya else [])
-        ],
+        aya_steps=[step_record(st) for st in (aya.steps if aya else [])],
     )
 
 

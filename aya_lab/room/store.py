@@ -33,8 +33,8 @@ from __future__ import annotations
 import json
 import sqlite3
 import time
+from dataclasses import asdict
 from pathlib import Path
-from typing import Any
 from urllib.parse import quote
 
 from langgraph.checkpoint.serde.jsonplus import JsonPlusSerializer
@@ -42,6 +42,8 @@ from langgraph.checkpoint.sqlite import SqliteSaver
 
 from aya_lab.agents.memory import RoomMemory
 from aya_lab.room.errors import RoomError
+from aya_lab.room.runs import RunReport
+from aya_lab.room.state import CHECKPOINTED_TYPES, NodeVisit
 
 __all__ = ["CHECKPOINT_COLUMNS", "OPEN_RUN", "ROOM_SCHEMA", "RoomStore", "is_room_table", "read_only_check"]
 
@@ -60,7 +62,6 @@ CHECKPOINT_COLUMNS: dict[str, tuple[str, ...]] = {
 """LangGraph's private tables and the columns :meth:`RoomStore.delete_since` reads or filters on."""
 
 OPEN_RUN = "open_run"
-_MESSAGES = [("aya_lab.messages", "ChatMessage"), ("aya_lab.messages", "Delivery")]
 
 
 def is_room_table(name: str) -> bool:
@@ -102,7 +103,7 @@ class RoomStore:
                 "or open a copy at a new path"
             ) from None
         self.memory = RoomMemory(self.conn)  # memory policy and pending notes (aya_lab.agents.memory)
-        self.checkpointer = SqliteSaver(self.conn, serde=JsonPlusSerializer(allowed_msgpack_modules=_MESSAGES))
+        self.checkpointer = SqliteSaver(self.conn, serde=JsonPlusSerializer(allowed_msgpack_modules=CHECKPOINTED_TYPES))
         self.checkpointer.setup()
 
     def close(self) -> None:
@@ -119,15 +120,23 @@ class RoomStore:
         )
 
     # -- runs ---------------------------------------------------------------------------------------------
-    def record_run(
-        self, run_id: str, message_id: str, sender: str, report: dict[str, Any], trace: list[dict[str, Any]]
-    ) -> None:
-        """Record a run and remove the open-run marker in one transaction: from here on the run is committed."""
+    def record_run(self, report: RunReport, trace: list[NodeVisit]) -> None:
+        """Record a run (its report and its node visits, as JSON) and remove the open-run marker in one
+        transaction: from here on the run is committed."""
+        run_id, message_id, sender = report.run_id, report.message_id, report.sender
+        visits = [asdict(v) for v in trace]
         self.conn.execute("BEGIN IMMEDIATE")
         try:
             self.conn.execute(
                 "INSERT INTO aya_room_runs VALUES (?, ?, ?, ?, ?, ?)",
-                (run_id, message_id, sender, time.time(), json.dumps(report), json.dumps(trace, ensure_ascii=False)),
+                (
+                    run_id,
+                    message_id,
+                    sender,
+                    time.time(),
+                    json.dumps(asdict(report)),
+                    json.dumps(visits, ensure_ascii=False),
+                ),
             )
             self.clear_open_run()
             self.conn.execute("COMMIT")
@@ -135,15 +144,15 @@ class RoomStore:
             self.conn.execute("ROLLBACK")
             raise
 
-    def reports(self) -> list[dict[str, Any]]:
+    def reports(self) -> list[RunReport]:
         """Every recorded run's report, oldest first."""
         rows = self.conn.execute("SELECT report FROM aya_room_runs ORDER BY created_at").fetchall()
-        return [json.loads(r[0]) for r in rows]
+        return [RunReport(**json.loads(r[0])) for r in rows]
 
-    def trace(self, run_id: str) -> list[dict[str, Any]] | None:
+    def trace(self, run_id: str) -> list[NodeVisit] | None:
         """The node visits recorded for ``run_id``, or ``None`` when no such run was recorded."""
         row = self.conn.execute("SELECT trace FROM aya_room_runs WHERE run_id = ?", (run_id,)).fetchone()
-        return None if row is None else list(json.loads(row[0]))
+        return None if row is None else [NodeVisit(**v) for v in json.loads(row[0])]
 
     def run_ids(self) -> list[str]:
         """The recorded runs' ids, oldest first."""

@@ -7,6 +7,7 @@ from aya_lab.agents.summarizer import parse_action_items, parse_count
 from aya_lab.agents.supervisor import AyaRemember
 from aya_lab.messages import ChatMessage
 from aya_lab.models.fake import FakeChatModel
+from tests.fakes import FakeKnowledgeBase
 
 HISTORY = [
     ChatMessage(sender=s, content=c, lang="eng")
@@ -112,15 +113,6 @@ def test_summarizers_with_no_history():
         assert result.text == "There are no messages to summarize yet."
 
 
-class ListKB:
-    def __init__(self):
-        self.facts = []
-
-    def add_fact(self, text, *, author, run_id=None):
-        self.facts.append((text, author))
-        return len(self.facts)
-
-
 @pytest.mark.parametrize(
     "request_text,fact",
     [
@@ -130,6 +122,6 @@ class ListKB:
     ],
 )
 def test_remember_strips_the_lead_in(request_text, fact):
-    kb = ListKB()
+    kb = FakeKnowledgeBase()
     assert AyaRemember(kb, author="kofi")(request_text) == f"Noted: {fact}"
-    assert kb.facts == [(fact, "kofi")]
+    assert list(kb.rows.values()) == [(fact, "kofi", None)]

@@ -7,33 +7,11 @@ from aya_lab.agents.authority import DECLINED, parse_command
 from aya_lab.agents.memory import MemoryPolicy, MemoryPolicyError, MemoryTools, RoomMemory
 from aya_lab.models.base import record_generations
 from aya_lab.models.fake import FakeChatModel
-
-
-class FactsKB:
-    """The knowledge base's fact API, in memory (ids are strings, as the real store's)."""
-
-    def __init__(self):
-        self.rows, self.audit_rows = {}, []
-
-    def relevant(self, query, k=4, min_score=None):
-        return []
-
-    def add_fact(self, text, *, author, run_id=None):
-        fid = str(len(self.rows) + len(self.audit_rows) + 1)
-        self.rows[fid] = (text, author, run_id)
-        return fid
-
-    def facts(self):
-        return [type("Fact", (), {"id": i, "text": t, "author": a, "created_at": "2026-11-30T10:00:00+00:00"})
-                for i, (t, a, _) in self.rows.items()]  # fmt: skip
-
-    def forget(self, fact_id, *, by, reason=""):
-        text, author, _ = self.rows.pop(str(fact_id))
-        self.audit_rows.append((str(fact_id), text, author, by, reason))
+from tests.fakes import FakeKnowledgeBase
 
 
 def run(request, model, kb=None, author="kofi", memory=None, multi_intent=True):
-    kb = kb if kb is not None else FactsKB()
+    kb = kb if kb is not None else FakeKnowledgeBase()
     with record_generations() as records:
         result = AyaSupervisor(model, kb, multi_intent=multi_intent).handle(
             request, [], author=author, run_id="r1", memory=memory
@@ -137,7 +115,7 @@ def test_bad_policy_is_one_line(value, message):
 
 def test_listed_policy_refuses_others_politely(memory):
     memory.set_policy("listed:lena")
-    kb = FactsKB()
+    kb = FakeKnowledgeBase()
     reply = MemoryTools(kb, "kofi", "r1", memory).remember("remember that the vacation allowance is 90 days")
     assert reply.startswith("Sorry kofi") and "only lena" in reply and "\n" not in reply and kb.rows == {}
     assert MemoryTools(kb, "lena", "r2", memory).remember("remember that standup is at 9") == "Noted: standup is at 9"
@@ -146,7 +124,7 @@ def test_listed_policy_refuses_others_politely(memory):
 
 def test_confirm_policy_needs_a_second_different_user(memory):
     memory.set_policy("confirm")
-    kb = FactsKB()
+    kb = FakeKnowledgeBase()
     reply = MemoryTools(kb, "kofi", "r1", memory).remember("remember that the Lagos office closes at 4pm")
     (note,) = memory.pending()
     assert f"@aya approve {note.id}" in reply and kb.rows == {}
@@ -166,7 +144,7 @@ def test_policy_and_pending_notes_persist_in_the_room_file(memory):
 
 
 def test_forget_tool_removes_with_an_audit_row(memory):
-    kb = FactsKB()
+    kb = FakeKnowledgeBase()
     fid = kb.add_fact("the canteen opens at 8", author="kofi")
     assert "no note #42" in MemoryTools(kb, "lena", "r1", memory).forget("42")
     assert MemoryTools(kb, "lena", "r1", memory).forget(fid) == f"Forgotten: note #{fid} (the canteen opens at 8)"
@@ -175,14 +153,14 @@ def test_forget_tool_removes_with_an_audit_row(memory):
 
 def test_forget_under_listed_is_for_the_author_and_the_listed(memory):
     memory.set_policy("listed:lena")
-    kb = FactsKB()
+    kb = FakeKnowledgeBase()
     fid = kb.add_fact("x", author="kofi")
     assert "only kofi or lena" in MemoryTools(kb, "amara", "r1", memory).forget(fid) and kb.rows
     assert MemoryTools(kb, "kofi", "r1", memory).forget(fid).startswith("Forgotten") and not kb.rows
 
 
 def test_forget_as_a_command_in_the_supervisor():
-    kb = FactsKB()
+    kb = FakeKnowledgeBase()
     fid = kb.add_fact("the canteen opens at 8", author="kofi")
     result, _, prompts = run(f"forget {fid}", GARBAGE, kb=kb, author="lena")
     assert prompts == [] and result.tools == ["forget"] and kb.audit_rows[0][3] == "lena"

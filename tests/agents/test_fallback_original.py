@@ -7,15 +7,15 @@ from aya_lab.agents.routing import KeywordRouter, LLMRouter, RouterOutput, Routi
 from aya_lab.models.fake import FakeChatModel
 from aya_lab.prompts import load_prompt
 from aya_lab.rag.index import Retrieved
+from tests.fakes import FakeKnowledgeBase
 
 GERMAN = "Wie lautet unsere Reiserichtlinie für Flüge?"
 LOST = "Wie is our flight line line?"
 
 
-class TravelKB:
-    def relevant(self, query, k=4, min_score=None):
-        text = "Economy class for flights under 6 hours; business class above."
-        return [Retrieved(text=text, source="travel_policy.md", section="", score=0.6)]
+def travel_kb() -> FakeKnowledgeBase:
+    text = "Economy class for flights under 6 hours; business class above."
+    return FakeKnowledgeBase([Retrieved(text=text, source="travel_policy.md", section="", score=0.6)])
 
 
 def test_keyword_router_matches_the_original_only_when_the_text_has_no_keyword():
@@ -35,14 +35,14 @@ def unparseable_router() -> FakeChatModel:
 
 
 def test_the_supervisor_gives_the_fallback_the_original_request():
-    result = AyaSupervisor(unparseable_router(), TravelKB()).handle(LOST, [], original=GERMAN)
+    result = AyaSupervisor(unparseable_router(), travel_kb()).handle(LOST, [], original=GERMAN)
     assert result.tools == ["query"] and result.fallback
     assert any("'richtlinie' in the original request" in n for n in result.notes)
     assert "travel_policy.md" in result.reply
 
 
 def test_without_the_original_the_lost_keyword_still_means_chat_and_no_original_leaks_between_requests():
-    sup = AyaSupervisor(unparseable_router(), TravelKB())
+    sup = AyaSupervisor(unparseable_router(), travel_kb())
     assert sup.handle(LOST, [], original=GERMAN).tools == ["query"]
     assert sup.handle(LOST, []).tools == ["chat"]  # the next request's fallback does not keep the last original
 
@@ -57,7 +57,7 @@ class SummarizeFallback(KeywordRouter):
 def test_a_custom_fallback_on_the_supervisor_is_kept_every_call():
     """handle() used to replace the LLM router's fallback with ``KeywordRouter(original)`` on every call."""
     given = SummarizeFallback()
-    sup = AyaSupervisor(unparseable_router(), TravelKB(), fallback=given)
+    sup = AyaSupervisor(unparseable_router(), travel_kb(), fallback=given)
     first = sup.handle(LOST, [], original=GERMAN)
     assert first.tools == ["summarize"] and any(f"custom fallback (original: {GERMAN!r})" in n for n in first.notes)
     assert sup.handle(LOST, []).tools == ["summarize"]  # the next call: still the custom one, no original
@@ -65,7 +65,7 @@ def test_a_custom_fallback_on_the_supervisor_is_kept_every_call():
 
 
 def test_a_fallback_set_on_the_router_after_construction_is_kept_too():
-    sup = AyaSupervisor(unparseable_router(), TravelKB())
+    sup = AyaSupervisor(unparseable_router(), travel_kb())
     sup.llm_router.fallback = SummarizeFallback()
     assert sup.handle(LOST, [], original=GERMAN).tools == ["summarize"]
     assert sup.handle(LOST, []).tools == ["summarize"]

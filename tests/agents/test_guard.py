@@ -6,6 +6,7 @@ from langchain_core.embeddings import DeterministicFakeEmbedding
 
 from aya_lab.agents.guard import ALL_CHECKS, MARKER, TranslationGuard, checks_for, guard_translations
 from aya_lab.datasets.project import load_workplace
+from aya_lab.models.base import LocalChatModel
 from aya_lab.models.fake import FakeChatModel
 from aya_lab.room import ChatRoom
 
@@ -76,7 +77,8 @@ def test_checks_are_named_and_fakes_keep_only_assistant_speak():
     with pytest.raises(ValueError, match="unknown guard check 'lenght'"):
         TranslationGuard(["lenght"])
     assert checks_for(FakeChatModel()) == ("assistant",)
-    assert checks_for(object()) == ALL_CHECKS
+    assert checks_for(LocalChatModel()) == ALL_CHECKS  # the base of every real model declares every check
+    assert checks_for(FakeChatModel(guard_checks=ALL_CHECKS)) == ALL_CHECKS
     out, notes = guard_translations(ATTACK, "eng", {"fra": "HACKED"}, FakeChatModel(), label="m1")
     assert out == {"fra": "HACKED"} and notes == []  # a fake's scripted text is no translation
 

@@ -10,6 +10,7 @@ from aya_lab.messages import ChatMessage
 from aya_lab.models.base import record_generations
 from aya_lab.models.fake import FakeChatModel
 from aya_lab.prompts import load_prompt
+from tests.fakes import FakeKnowledgeBase
 
 TOOLS = ("query", "summarize", "remember", "chat")
 HISTORY = [
@@ -72,22 +73,10 @@ def test_re_deciding_router_hands_a_single_intent_to_the_first_router():
 
 def _supervisor_run(multi_intent, request, rules):
     model = FakeChatModel(rules=rules, default="ok")
-    kb = FactsKB()
+    kb = FakeKnowledgeBase()
     with record_generations() as records:  # cached generations are recorded too
         result = AyaSupervisor(model, kb, multi_intent=multi_intent).handle(request, HISTORY, author="kofi")
     return result, [r.prompt for r in records], kb
-
-
-class FactsKB:
-    def __init__(self):
-        self.facts = []
-
-    def relevant(self, query, k=4, min_score=None):
-        return []
-
-    def add_fact(self, text, *, author, run_id=None):
-        self.facts.append((text, author, run_id))
-        return len(self.facts)
 
 
 RULES = [("Tool:", "summarize"), ("Number:", "2"), ("Summary:", "Plans changed.\n- lena: send the report")]
@@ -107,7 +96,7 @@ def test_two_tool_request_gives_one_reply_using_both_observations():
     rules = [("<request>remember that", "remember"), *RULES]  # the model confirms the remember clause
     result, prompts, kb = _supervisor_run(True, "summarize the last 2 messages and remember the action items", rules)
     assert result.tools == ["summarize", "remember"] and result.tool == "summarize"
-    assert kb.facts == [("lena: send the report", "kofi", None)]  # attributed to the sender
+    assert list(kb.rows.values()) == [("lena: send the report", "kofi", None)]  # attributed to the sender
     assert result.reply == "Plans changed.\n- lena: send the report\n\nNoted: lena: send the report"
     # the clauses were routed by their keywords; the write alone was put to the model, once
     assert [p for p in prompts if "Tool:" in p] == [p for p in prompts if "<request>remember that lena" in p]

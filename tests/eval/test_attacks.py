@@ -55,7 +55,7 @@ def attack(tmp_path, kb_source):
             record, models, folder, kb_source=kb_source, embeddings=DeterministicFakeEmbedding(size=32),
             memory_policy=policy,
         )  # fmt: skip
-        return obs, score_attack(record, obs, getattr(translator, "guard_checks", ("language", "assistant")))
+        return obs, score_attack(record, obs, translator.guard_checks)
 
     return run
 

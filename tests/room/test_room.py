@@ -3,12 +3,15 @@
 import sqlite3
 
 import pytest
+from pydantic import ValidationError
 
+from aya_lab.agents.route_input import RouteOn
 from aya_lab.messages import ChatMessage
 from aya_lab.models.fake import FakeModelError
 from aya_lab.rag import KnowledgeBaseError
 from aya_lab.room import ChatRoom, RoomError, default_graph_path
-from aya_lab.room.nodes import _routed_input, _supervisor_params
+from aya_lab.room.nodes import _routed_input
+from aya_lab.room.parameters import SupervisorParameters
 from tests.fakes import FakeRoomModel
 
 SUMMARY_RULES = [("Tool:", "summarize"), ("Number:", "2"), ("Summary:", "Plans changed.\n- lena: send the report")]
@@ -144,13 +147,13 @@ def test_route_on_chooses_the_path_by_the_output_language_check(route_on, englis
         "aya_request": "Wie lautet unsere Reiserichtlinie?",
         "aya_request_en": english,
     }
-    decided = _routed_input(state, _supervisor_params({"route_on": route_on})[1])
+    decided = _routed_input(state, RouteOn(SupervisorParameters(route_on=route_on).route_on))
     assert decided.text == routed and (decided.note is None) == (routed == english)
 
 
 def test_route_on_refuses_an_unknown_path():
-    with pytest.raises(ValueError, match="route_on must be one of english, original, auto, got 'gold'"):
-        _supervisor_params({"route_on": "gold"})
+    with pytest.raises(ValidationError, match="route_on\n  Input should be 'auto', 'english' or 'original'"):
+        SupervisorParameters(route_on="gold")
 
 
 def test_room_survives_reopen(make_room, tmp_path):
@@ -269,7 +272,8 @@ def test_graph_draws(make_room):
 
 
 def test_trace_order_is_the_spec_order(tmp_path):
-    """deliver and aya_translate run in parallel; the trace lists them in the spec's order every time."""
+    """The request is translated before delivery (its English is delivered and routed); the trace lists
+    the visits in the spec's order every time."""
     from tests.fakes import FakeRoomModel
 
     for attempt in range(3):
@@ -280,5 +284,5 @@ def test_trace_order_is_the_spec_order(tmp_path):
         )
         report = room.send("kofi", "@aya hello there")
         nodes = [v.node for v in room.trace(report.run_id)]
-        assert nodes[:3] == ["ingest", "deliver", "aya_translate"], nodes
+        assert nodes == ["ingest", "aya_translate", "deliver", "supervisor", "deliver_reply"], nodes
         room.close()

@@ -12,6 +12,8 @@ from langgraph.checkpoint.base import BaseCheckpointSaver
 from langgraph.checkpoint.sqlite import SqliteSaver
 from langgraph.graph import END, START, StateGraph
 
+from aya_lab.room.runs import RunReport
+from aya_lab.room.state import NodeVisit
 from aya_lab.room.store import CHECKPOINT_COLUMNS, OPEN_RUN, RoomStore, is_room_table
 
 ROOM_TABLES = {"aya_room_users", "aya_room_runs", "aya_room_meta", "aya_memory_meta", "aya_memory_pending"}
@@ -80,19 +82,24 @@ def test_the_schema_is_made_once_and_every_table_belongs_to_a_room(tmp_path):
     assert not is_room_table("customers")
 
 
+def _report(run_id: str, message_id: str, sender: str) -> RunReport:
+    return RunReport(run_id, message_id, sender, {sender: "Ijumaa ü"}, None, None, ["ingest"], 0, 0, 0, 0, 0.5)
+
+
 def test_a_recorded_run_closes_its_marker_in_the_same_transaction(tmp_path):
     store = RoomStore(tmp_path / "room.sqlite")
     assert store.open_run() is None
     store.start_open_run("r1", "cp0")
     assert store.open_run() == ("r1", "cp0")
     assert store.conn.execute("SELECT name FROM aya_room_meta").fetchall() == [(OPEN_RUN,)]
-    store.record_run("r1", "m1", "amara", {"run_id": "r1"}, [{"node": "ingest", "text": "Ijumaa ü"}])
+    visit = NodeVisit("ingest", 1.0, 0.5, note="Ijumaa ü")
+    store.record_run(_report("r1", "m1", "amara"), [visit])
     assert store.open_run() is None and store.is_recorded("r1") and not store.is_recorded("r2")
-    assert store.reports() == [{"run_id": "r1"}] and store.run_ids() == ["r1"]
-    assert store.trace("r1") == [{"node": "ingest", "text": "Ijumaa ü"}] and store.trace("r2") is None
+    assert store.reports() == [_report("r1", "m1", "amara")] and store.run_ids() == ["r1"]
+    assert store.trace("r1") == [visit] and store.trace("r2") is None
     store.start_open_run("r2", None)
     with pytest.raises(sqlite3.IntegrityError):  # a failed record changes nothing: the marker stays
-        store.record_run("r1", "m2", "lena", {}, [])
+        store.record_run(_report("r1", "m2", "lena"), [])
     assert store.open_run() == ("r2", None) and store.run_ids() == ["r1"]
     store.close()
 

@@ -1,0 +1,110 @@
+"""The Aya room's node factories' parameters, as pydantic models (a spec's ``factory_parameter``, typed).
+
+Each factory in :mod:`aya_lab.room.nodes` declares one of these models
+(:meth:`~aya_lab.graph.registry.Registry.add_node_factory` ``parameters=``), so ``aya-lab graph validate``
+reports a bad parameter with its location (``flows[3].factory_parameter.summarizer: ...``) before
+anything is built, and ``python -m aya_lab.graph show aya`` lists every parameter with its default.
+Unknown keys are refused (``extra="forbid"``); a prompt name must name an existing variant of the task
+the node runs. This module is light on purpose: checking a spec imports neither the agents nor a model.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Literal
+
+from pydantic import BaseModel, ConfigDict, Field, field_validator
+
+from aya_lab.paths import prompts_dir
+
+__all__ = [
+    "ROOM_ROUTE_ON",
+    "DeliveryParameters",
+    "IngestParameters",
+    "SupervisorParameters",
+    "TranslatorParameters",
+]
+
+RoomRouteOn = Literal["auto", "english", "original"]
+ROOM_ROUTE_ON: tuple[str, ...] = ("auto", "english", "original")
+""":class:`~aya_lab.agents.route_input.RouteOn`'s values but ``gold`` (a room has no reference English;
+a test keeps the two in step)."""
+
+
+def _prompt_of(task: str, ref: str) -> str:
+    """``ref`` if it names an existing variant of ``task`` (``variant``, ``task/variant`` or a YAML
+    file), else a ``ValueError`` naming the variants (pydantic locates it). Only the file's existence is
+    checked here (loading it needs the prompt stack); the node loads it when the graph is built."""
+    if Path(ref).suffix in {".yaml", ".yml"}:
+        if not Path(ref).is_file():
+            raise ValueError(f"prompt file {ref!r} does not exist; give a YAML prompt file or a {task}/VARIANT name")
+        return ref
+    name = ref if "/" in ref else f"{task}/{ref}"
+    named_task, _, variant = name.partition("/")
+    if named_task != task:
+        raise ValueError(f"prompt {ref!r} is a {named_task!r} prompt; this node needs a {task!r} prompt")
+    folder = prompts_dir().resolve() / task
+    path = (folder / f"{variant or 'baseline'}.yaml").resolve()
+    if not path.is_relative_to(folder) or not path.is_file():
+        variants = ", ".join(sorted(p.stem for p in folder.glob("*.yaml")))
+        raise ValueError(f"no {task} prompt variant {variant!r}; variants: {variants}")
+    return ref
+
+
+class _Parameters(BaseModel):
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+
+class IngestParameters(_Parameters):
+    """``aya_ingest.v1`` takes no parameters."""
+
+
+class DeliveryParameters(_Parameters):
+    """``aya_user_agents.v1`` and ``aya_reply_delivery.v1``: how a message is translated for every user."""
+
+    prompt: str = "user_translate/baseline"
+    """The ``user_translate`` prompt variant (one model batch: one translation per language)."""
+    context_window: int = Field(0, ge=0, le=50)
+    """How many earlier room messages the prompt shows as context (0: none)."""
+
+    @field_validator("prompt")
+    @classmethod
+    def _known_prompt(cls, value: str) -> str:
+        return _prompt_of("user_translate", value)
+
+
+class TranslatorParameters(_Parameters):
+    """``aya_translator.v1``: the request to Aya in English (one call, before delivery)."""
+
+    prompt: str = "aya_translate/baseline"
+    """The ``aya_translate`` prompt variant."""
+
+    @field_validator("prompt")
+    @classmethod
+    def _known_prompt(cls, value: str) -> str:
+        return _prompt_of("aya_translate", value)
+
+
+class SupervisorParameters(_Parameters):
+    """``aya_supervisor.v1``: Aya's routing chain and tools."""
+
+    router_prompt: str = "supervisor/baseline"
+    """The ``supervisor`` prompt variant the model router reads."""
+    summarizer: Literal["two_call", "one_call"] = "two_call"
+    """The summarize tool: count then summary (two calls), or one structured call."""
+    query_k: int = Field(3, ge=1, le=20)
+    """Passages the query tool retrieves."""
+    max_steps: int = Field(3, ge=1, le=10)
+    """Tools one request may run before the chain finishes."""
+    multi_intent: bool = True
+    """A request asking for two tools runs both; single-intent requests make the same model calls."""
+    route_on: RoomRouteOn = "auto"
+    """Which text of a non-English request is routed (:class:`~aya_lab.agents.route_input.RouteOn`)."""
+    route_timeout: float | None = Field(None, gt=0)
+    """Seconds a router's model call may take (none: no limit); past it the send ends with a
+    ``RouterTimeoutError`` and is rolled back."""
+
+    @field_validator("router_prompt")
+    @classmethod
+    def _known_prompt(cls, value: str) -> str:
+        return _prompt_of("supervisor", value)

@@ -1,0 +1,99 @@
+"""The room graph's typed contract (issue 24): the state type matches the spec, parameters are checked
+with located errors, Aya's typed result is checkpointed with the run, a request is translated into
+English once, and a graph run without its context fails with one line."""
+
+import typing
+
+import pytest
+
+from aya_lab.agents.route_input import RouteOn
+from aya_lab.agents.routing_chain import RouterOutput
+from aya_lab.agents.supervisor import SupervisorResult
+from aya_lab.graph import SpecError, build_graph, load_spec
+from aya_lab.messages import ChatMessage
+from aya_lab.room import default_graph_path
+from aya_lab.room.nodes import aya_registry
+from aya_lab.room.parameters import ROOM_ROUTE_ON
+from aya_lab.room.state import CHECKPOINTED_TYPES, AyaState, step_record
+from aya_lab.room.store import RoomStore
+from tests.fakes import FakeRoomModel
+
+SUMMARY_RULES = [("Tool:", "summarize"), ("Number:", "2"), ("Summary:", "Plans changed.\n- lena: send the report")]
+
+
+def test_the_state_type_lists_the_spec_fields():
+    spec = load_spec(default_graph_path(), registry=aya_registry())
+    assert [f.field_name for f in spec.flow_parameter.state] == list(typing.get_type_hints(AyaState))
+
+
+def test_the_room_routes_on_every_route_on_but_gold():
+    assert set(ROOM_ROUTE_ON) == {r.value for r in RouteOn} - {"gold"}
+
+
+@pytest.mark.parametrize(
+    "change,where,message",
+    [
+        ({"summarizer": "three_call"}, "summarizer", "Input should be 'two_call' or 'one_call' (got 'three_call')"),
+        ({"query_k": 0}, "query_k", "greater than or equal to 1"),
+        ({"max_stpes": 4}, "max_stpes", "unknown key 'max_stpes' (did you mean 'max_steps'?)"),
+        ({"router_prompt": "supervisor/nope"}, "router_prompt", "no supervisor prompt variant 'nope'; variants: "),
+        ({"router_prompt": "summarizer_count/baseline"}, "router_prompt", "is a 'summarizer_count' prompt"),
+    ],
+)
+def test_a_bad_supervisor_parameter_is_located(tmp_path, change, where, message):
+    spec = load_spec(default_graph_path(), registry=aya_registry()).model_dump(mode="json", exclude_none=True)
+    index = next(i for i, f in enumerate(spec["flows"]) if f.get("flow_parameter", {}).get("name") == "supervisor")
+    spec["flows"][index]["factory_parameter"].update(change)
+    with pytest.raises(SpecError) as caught:
+        load_spec(spec, registry=aya_registry())
+    text = str(caught.value)
+    assert f"flows[{index}].factory_parameter.{where}" in text and message in text, text
+
+
+def test_a_request_is_translated_into_english_once(make_room):
+    model = FakeRoomModel(rules=[("Tool:", "chat"), ("Reply:", "Hello!")], default="Hello!")
+    room = make_room(model=model)
+    report = room.send("lena", "@aya Wie lautet unsere Reiserichtlinie?")
+    english_requests = [g for v in room.trace(report.run_id) for g in v.generations if "English" in g.output]
+    assert [g.output for g in english_requests] == ["[English] Wie lautet unsere Reiserichtlinie?"]
+    assert report.delivered["kofi"] == "@aya [English] Wie lautet unsere Reiserichtlinie?"
+    assert report.delivered["amara"] == "[Swahili] @aya Wie lautet unsere Reiserichtlinie?"
+    assert not any(
+        "[English]" in g.prompt for v in room.trace(report.run_id) if v.node == "deliver" for g in v.generations
+    )
+
+
+def test_an_english_request_is_not_translated(make_room):
+    room = make_room(model=FakeRoomModel(rules=[("Tool:", "chat")], default="Hi."))
+    report = room.send("kofi", "@aya hello there")
+    nodes = {v.node: v for v in room.trace(report.run_id)}
+    assert nodes["aya_translate"].generations == [] and report.delivered["kofi"] == "@aya hello there"
+
+
+def test_aya_result_is_checkpointed_typed_with_the_run(make_room):
+    room = make_room(model=FakeRoomModel(rules=SUMMARY_RULES))
+    room.send("amara", "Habari")
+    report = room.send("kofi", "@aya summarize the last 2 messages")
+    result = room._values()["aya_result"]
+    assert isinstance(result, SupervisorResult) and result.tools == ["summarize"]
+    assert report.aya_steps == [step_record(s) for s in result.steps]
+    assert result.summaries[0].action_items == [("lena", "send the report")]
+    assert isinstance(result.steps[0].output, RouterOutput)
+    room.send("kofi", "just chatting")
+    assert room._values()["aya_result"] is None  # ingest clears it on every run
+
+
+def test_a_router_decision_keeps_its_flags_through_a_checkpoint(tmp_path):
+    store = RoomStore(tmp_path / "r.sqlite")
+    serde = store.checkpointer.serde
+    out = RouterOutput("chat", "x", "why", fallback=True, explicit=True)
+    back = serde.loads_typed(serde.dumps_typed({"o": out}))["o"]
+    assert back == out and back.fallback and back.explicit
+    assert ("aya_lab.agents.routing_chain", "RouterOutput") in CHECKPOINTED_TYPES
+    store.close()
+
+
+def test_the_graph_without_its_run_context_fails_with_one_line(tmp_path):
+    app = build_graph(default_graph_path(), aya_registry()).compile()
+    with pytest.raises(RuntimeError, match=r"needs its run context: graph.invoke\(\.\.\., context=AyaRuntime"):
+        app.invoke({"incoming": ChatMessage(sender="kofi", content="hi", lang="eng"), "users": {"kofi": "eng"}})
