@@ -54,7 +54,10 @@ _MODEL_HELP = (
 
 GROUPS: dict[str, tuple[str, tuple[str, ...]]] = {
     "graph": ("graph specs: schema, validate, draw, hash, resolve", ("aya_lab.graph.cli:register",)),
-    "data": ("test sets: list, fetch, language codes", ("aya_lab.datasets.cli:register_data",)),
+    "data": (
+        "test sets and training data: list, fetch, language codes, synth",
+        ("aya_lab.datasets.cli:register_data",),
+    ),
     "eval": (
         "evaluate translation, summaries, routing",
         ("aya_lab.eval.cli:register_eval", "aya_lab.attacks:register"),
