@@ -1,9 +1,9 @@
-"""``aya-lab``: demo | chat | graph ... | data ... | eval ... | kb ...
+"""``aya-lab``: demo | chat | graph ... | data ... | eval ... | tune ... | kb ...
 
 One error contract for every command: bad input (an unknown option or value, a bad model spec, a file
 that is missing or not a room) prints one ``error: ...`` line on stderr and exits with status 2. Usage
 errors go through :class:`CliParser` (which every sub-parser inherits); errors raised by a command go
-through :func:`main`'s guard (``graph``, ``data`` and ``eval`` commands also catch their own). Bad
+through :func:`main`'s guard (``graph``, ``data`` and ``eval`` commands also catch their own; ``tune`` relies on it). Bad
 input is what :data:`BAD_INPUT` names: an :class:`~aya_lab.errors.AyaLabError`, or an ``OSError`` for a
 file that is missing or unreadable. Any other exception is a bug and keeps its traceback. The
 ``chat`` REPL reports any failed line as ``error: ...`` and keeps the session: a failed send changes
@@ -54,11 +54,15 @@ _MODEL_HELP = (
 
 GROUPS: dict[str, tuple[str, tuple[str, ...]]] = {
     "graph": ("graph specs: schema, validate, show, draw, hash, resolve", ("aya_lab.graph.cli:register",)),
-    "data": ("test sets: list, fetch, language codes", ("aya_lab.datasets.cli:register_data",)),
+    "data": (
+        "test sets and training data: list, fetch, language codes, synth",
+        ("aya_lab.datasets.cli:register_data",),
+    ),
     "eval": (
         "evaluate translation, summaries, routing",
         ("aya_lab.eval.cli:register_eval", "aya_lab.attacks:register"),
     ),
+    "tune": ("train a LoRA adapter: translate, summarize-onecall, route", ("aya_lab.tune.cli:register",)),
 }
 """Command groups whose parsers live with their code: name -> (help, ``module:function`` registrars)."""
 

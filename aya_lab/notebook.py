@@ -24,10 +24,11 @@ from collections.abc import Mapping
 from pathlib import Path
 
 from aya_lab.models import CacheMissError, default_model_spec, parse_spec
+from aya_lab.models.adapter import adapted_weights, read_adapter
 from aya_lab.models.cache import cache_mode, model_cache_file
 from aya_lab.models.embedded import EMBEDDED
 from aya_lab.models.fingerprint import file_sha256, weights_id
-from aya_lab.models.loader import ROLES
+from aya_lab.models.loader import ROLES, ModelSpec
 from aya_lab.models.resolve import resolve_checkpoint, resolve_gguf
 from aya_lab.paths import project_root
 from aya_lab.settings import configure, reset_settings, settings
@@ -74,10 +75,18 @@ def notebook_models() -> dict[str, str]:
 
 def model_weights(spec: str) -> str | None:
     """The weights part of ``spec``'s fingerprint, found without loading the model (a content hash of a
-    checkpoint directory is memoised); ``None`` for an embedded model."""
+    checkpoint directory is memoised); ``None`` for an embedded model. A LoRA adapter (``BASE+lora:PATH``, even
+    on an embedded base) adds its content hash: an adapted model is a model of its own."""
     parsed = parse_spec(spec)
-    if parsed.kind in EMBEDDED:
+    if parsed.kind in EMBEDDED and not parsed.adapter:
         return None
+    weights = _base_weights(parsed)
+    return adapted_weights(weights, read_adapter(parsed.adapter, parsed.text)) if parsed.adapter else weights
+
+
+def _base_weights(parsed: ModelSpec) -> str:
+    if parsed.kind in EMBEDDED:
+        return f"gguf-sha256:{EMBEDDED[parsed.kind].expected_sha256()[:24]}"
     if parsed.kind == "fake":
         return "fake-" + hashlib.sha256(parsed.text.encode()).hexdigest()[:16]
     if parsed.kind == "gguf":

@@ -58,7 +58,7 @@ def test_drawing_still_builds_the_graph_with_the_lazy_names():
 def test_the_help_lists_every_command_without_importing_them(capsys):
     assert build_parser(load=()).parse_known_args(["graph"])[0].command == "graph"
     text = build_parser(load=()).format_help()
-    for name in ("demo", "chat", "graph", "data", "eval", "kb"):
+    for name in ("demo", "chat", "graph", "data", "eval", "tune", "kb"):
         assert name in text
 
 

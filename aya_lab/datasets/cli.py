@@ -1,4 +1,5 @@
-"""``aya-lab data list|fetch|languages``: the test sets, and the command groups they share with ``eval``.
+"""``aya-lab data list|fetch|languages|synth``: the test sets, synthetic training data, and the command groups
+they share with ``eval``.
 
 Kept apart from :mod:`aya_lab.eval.cli_support` so that ``aya-lab data ...`` starts without the model
 stack (the datasets layer imports only core). :func:`command_group` returns a group's subparsers,
@@ -14,6 +15,7 @@ from collections.abc import Callable
 
 from aya_lab.datasets.fetch import fetch_dataset
 from aya_lab.datasets.parallel import list_datasets
+from aya_lab.datasets.synth import write_synth
 from aya_lab.errors import AyaLabError
 from aya_lab.languages import LANGUAGES
 
@@ -82,9 +84,28 @@ def _data_languages(args: argparse.Namespace) -> int:
     return 0
 
 
+def _synth_summarize(args: argparse.Namespace) -> int:
+    path = write_synth(args.out, n=args.n, seed=args.seed)
+    print(f"wrote {args.n} transcripts (seed {args.seed}) to {path}")
+    return 0
+
+
+def _register_synth(data: argparse._SubParsersAction) -> None:
+    p = data.add_parser("synth", help="write synthetic training data (summarize)")
+    kinds = p.add_subparsers(dest="synth_kind", metavar="KIND")
+    kinds.required = True
+    q = kinds.add_parser(
+        "summarize", help="seeded chat transcripts with gold counts, summaries and action items (JSONL)"
+    )
+    q.add_argument("--out", default="data/synth/summarize.jsonl", help="the JSONL file to write")
+    q.add_argument("--n", type=int, default=300, help="how many transcripts")
+    q.add_argument("--seed", type=int, default=0, help="the same seed writes the same file")
+    q.set_defaults(func=one_line_errors(_synth_summarize))
+
+
 def register_data(subparsers: argparse._SubParsersAction) -> None:
-    """``data list|fetch|languages``."""
-    data = command_group(subparsers, "data", "test sets: list, fetch, language codes")
+    """``data list|fetch|languages|synth``."""
+    data = command_group(subparsers, "data", "test sets and training data: list, fetch, language codes, synth")
     p = data.add_parser("list", help="which test sets are present, with their languages")
     p.set_defaults(func=one_line_errors(_data_list))
     p = data.add_parser("fetch", help="download a test set from its public source")
@@ -96,3 +117,4 @@ def register_data(subparsers: argparse._SubParsersAction) -> None:
     p.set_defaults(func=one_line_errors(_data_fetch))
     p = data.add_parser("languages", help="the language table (codes, names, coverage)")
     p.set_defaults(func=one_line_errors(_data_languages))
+    _register_synth(data)

@@ -6,7 +6,8 @@ the license. Names:
 
 - ``ntrex128`` — multi-way (English original, any two of its languages), split ``test``;
 - ``floresv1`` — ``xx-en`` pairs in either direction, splits ``dev``/``devtest`` (default ``devtest``);
-- ``mafand`` — ``en-xx`` pairs in either direction, splits ``dev``/``test`` (default ``test``);
+- ``mafand`` — ``en-xx`` pairs in either direction, splits ``dev``/``test`` (default ``test``) and ``train``
+  (read by ``aya-lab tune`` only; ``aya-lab data fetch`` does not download it);
 - ``workplace`` — the project's own set in ``data/workplace/`` (English source, some references);
 - ``files:SRC.txt,REF.txt`` or ``files:eng-swh:SRC.txt,REF.txt`` — any two line-aligned files a user
   brings (as sacrebleu's CLI takes them); such a set has exactly one language pair

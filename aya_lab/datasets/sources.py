@@ -311,9 +311,9 @@ class _Flores(_EnglishPaired):
 class _Mafand(_EnglishPaired):
     name = "mafand"
     license = "CC-BY-NC-4.0"
-    splits = ("dev", "test")
+    splits = ("dev", "test", "train")  # train: for fine-tuning (aya-lab tune) and example pools, never scored
     default_split = "test"
-    file_rx = r"mafand\.(?P<split>dev|test)\.en-(?P<other>[a-z]{2,3})\.(?P<side>[a-z]{2,3})\.txt"
+    file_rx = r"mafand\.(?P<split>dev|test|train)\.en-(?P<other>[a-z]{2,3})\.(?P<side>[a-z]{2,3})\.txt"
 
 
 _SOURCES: dict[str, _Source] = {s.name: s for s in (_Ntrex(), _Flores(), _Mafand(), _Workplace())}

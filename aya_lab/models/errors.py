@@ -4,7 +4,14 @@ from __future__ import annotations
 
 from aya_lab.errors import AyaLabError
 
-__all__ = ["ModelSpecError", "ModelNotFoundError", "NoChatTemplateError", "ModelInputError", "GenerationSettingsError"]
+__all__ = [
+    "AdapterError",
+    "GenerationSettingsError",
+    "ModelInputError",
+    "ModelNotFoundError",
+    "ModelSpecError",
+    "NoChatTemplateError",
+]
 
 
 class ModelSpecError(AyaLabError, ValueError):
@@ -25,3 +32,7 @@ class ModelInputError(AyaLabError, ValueError):
 
 class GenerationSettingsError(AyaLabError, ValueError):
     """A generation setting out of its range (``max_new_tokens=0``), named with the accepted values."""
+
+
+class AdapterError(AyaLabError, ValueError):
+    """A LoRA adapter folder that cannot be used: incomplete, corrupted, or trained on another base model."""

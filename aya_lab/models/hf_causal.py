@@ -20,7 +20,7 @@ from __future__ import annotations
 
 import logging
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Any
 
 import torch
@@ -74,10 +74,12 @@ class HFChatModel(LocalChatModel):
         settings: Any = None,
         device: str | None = None,
         require_chat_template: bool = True,
+        adapt: Callable[[Any], Any] | None = None,
     ) -> HFChatModel:
         """Load tokenizer and weights (CUDA+bf16 when available, else CPU+fp32) and check the template.
 
         ``require_chat_template=False`` loads a base model: it then takes completion prompts only.
+        ``adapt``: applied to the loaded transformers model before use (e.g. merging a LoRA adapter).
         """
         from transformers import AutoModelForCausalLM, AutoTokenizer
 
@@ -92,7 +94,8 @@ class HFChatModel(LocalChatModel):
         tokenizer.padding_side = "left"
         if tokenizer.pad_token is None:
             tokenizer.pad_token = tokenizer.eos_token
-        model = AutoModelForCausalLM.from_pretrained(model_dir, dtype=dtype).to(device).eval()  # type: ignore[arg-type]
+        model = AutoModelForCausalLM.from_pretrained(model_dir, dtype=dtype).to(device)  # type: ignore[arg-type]
+        model = (adapt(model) if adapt is not None else model).eval()
         kwargs = {"settings": settings} if settings is not None else {}
         self = cls(
             spec=spec, model_dir=model_dir, weights=weights, device=device, has_chat_template=has_template, **kwargs

@@ -75,10 +75,12 @@ class LlamaCppChatModel(LocalChatModel):
         threads: int,
         settings: Any = None,
         require_chat_template: bool = True,
+        lora: Path | None = None,
     ) -> LlamaCppChatModel:
-        """Load ``gguf_path`` on llama.cpp with ``threads`` CPU threads (one engine per file and thread count
-        in a process, shared by every settings variant). ``require_chat_template=False`` accepts a base model."""
-        engine = LlamaEngine.shared(gguf_path, threads=threads)
+        """Load ``gguf_path`` on llama.cpp with ``threads`` CPU threads (one engine per file, adapter and thread
+        count in a process, shared by every settings variant). ``require_chat_template=False`` accepts a base
+        model; ``lora``: a LoRA GGUF applied unmerged (:mod:`aya_lab.models.lora_gguf`)."""
+        engine = LlamaEngine.shared(gguf_path, threads=threads, lora=lora)
         template = engine.metadata("tokenizer.chat_template")
         if require_chat_template and not template:
             raise NoChatTemplateError(

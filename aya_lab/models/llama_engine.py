@@ -31,6 +31,7 @@ llama.cpp's own log and raised as one line naming the file and the fix; llama.cp
 
 from __future__ import annotations
 
+import ctypes
 import logging
 import threading
 from collections.abc import Sequence
@@ -63,7 +64,7 @@ __all__ = [
 log = logging.getLogger(__name__)
 
 _LOAD_LOCK = threading.Lock()
-_ENGINES: dict[tuple[str, int, int, int], LlamaEngine] = {}
+_ENGINES: dict[tuple[str, int, int, int, str], LlamaEngine] = {}
 PAD_TO, PAD_FROM = 4, 3  # see LlamaEngine._pad
 
 
@@ -84,9 +85,11 @@ class LlamaEngine(LlamaModelFacts):
     batch decodes at a time.
     """
 
-    def __init__(self, path: Path, *, threads: int, n_ctx: int = 2048, n_seq_max: int = 16) -> None:
+    def __init__(
+        self, path: Path, *, threads: int, n_ctx: int = 2048, n_seq_max: int = 16, lora: Path | None = None
+    ) -> None:
         lib = bindings()
-        self.path, self.threads = path, threads
+        self.path, self.threads, self.lora = path, threads, lora
         self._lib, self._lock = lib, threading.Lock()
         check_gguf_file(path)
         clear_log()
@@ -114,6 +117,7 @@ class LlamaEngine(LlamaModelFacts):
             lib.llama_model_free(model)
             raise load_failure(path, "make a context for")
         self._ctx = ctx
+        self._adapter = self._apply_lora(lora) if lora is not None else None
         self._memory = lib.llama_get_memory(ctx)
         self._batch = lib.llama_batch_init(self.n_ctx * n_seq_max, 0, 1)
         self._slots: list[list[int]] = [[] for _ in range(n_seq_max)]  # tokens each KV stream holds
@@ -125,13 +129,36 @@ class LlamaEngine(LlamaModelFacts):
         self.bos_text = self.token_text(int(lib.llama_vocab_bos(self._vocab)))  # "" when there is none
         self.eos_text = self.token_text(int(lib.llama_vocab_eos(self._vocab)))
 
+    def _apply_lora(self, lora: Path) -> object:
+        """Load the LoRA GGUF ``lora`` for this model and set it on the context (scale 1: llama.cpp applies
+        the adapter's ``alpha / r`` itself); a refused file is a one-line :class:`GGUFLoadError`."""
+        lib = self._lib
+        check_gguf_file(lora)
+        clear_log()
+        adapter = lib.llama_adapter_lora_init(self._model, str(lora).encode())
+        if not adapter:
+            self._free_model()
+            raise load_failure(lora, "load the LoRA adapter")
+        adapters = (lib.llama_adapter_lora_p_ctypes * 1)(adapter)
+        if lib.llama_set_adapters_lora(self._ctx, adapters, 1, (ctypes.c_float * 1)(1.0)) != 0:
+            self._free_model()
+            raise load_failure(lora, "apply the LoRA adapter")
+        return adapter
+
+    def _free_model(self) -> None:
+        self._lib.llama_free(self._ctx)
+        self._lib.llama_model_free(self._model)
+
     @classmethod
-    def shared(cls, path: Path, *, threads: int, n_ctx: int = 2048, n_seq_max: int = 16) -> LlamaEngine:
-        """The process's engine for ``path`` with these threads and context sizes (loaded once)."""
-        key = (str(Path(path).resolve()), threads, n_ctx, n_seq_max)
+    def shared(
+        cls, path: Path, *, threads: int, n_ctx: int = 2048, n_seq_max: int = 16, lora: Path | None = None
+    ) -> LlamaEngine:
+        """The process's engine for ``path`` (with LoRA GGUF ``lora`` applied, if given) with these threads and
+        context sizes (loaded once)."""
+        key = (str(Path(path).resolve()), threads, n_ctx, n_seq_max, str(lora or ""))
         with _LOAD_LOCK:
             if key not in _ENGINES:
-                _ENGINES[key] = cls(Path(path), threads=threads, n_ctx=n_ctx, n_seq_max=n_seq_max)
+                _ENGINES[key] = cls(Path(path), threads=threads, n_ctx=n_ctx, n_seq_max=n_seq_max, lora=lora)
             return _ENGINES[key]
 
     # -- generation ------------------------------------------------------------------------------------

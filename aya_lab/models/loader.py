@@ -1,5 +1,7 @@
 """Spec strings -> models. ``smollm2`` | ``gemma3-270m`` | ``gguf:<file>`` | ``hf:<path-or-hub-id>`` |
-``seq2seq:<path-or-hub-id>`` | ``fake:...``, each optionally followed by ``~ENGINE``.
+``seq2seq:<path-or-hub-id>`` | ``fake:...``, each optionally followed by ``~ENGINE``; a causal LM may carry a
+LoRA adapter, ``BASE+lora:PATH`` (:mod:`aya_lab.models.adapter`: verified against its run card and its
+base, part of the fingerprint; merged on transformers, unmerged from a GGUF conversion on llama.cpp).
 
 **Engines** (:data:`ENGINES`). ``llama.cpp`` runs GGUF files as they are, on the CPU: it is the default
 for the embedded models and ``gguf:`` files. ``transformers`` runs ``hf:``/``seq2seq:`` checkpoints, any
@@ -22,11 +24,14 @@ agents, Aya's translator, reply delivery) and ``aya`` (supervisor, query, summar
 from __future__ import annotations
 
 import difflib
+import functools
 import threading
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 
+from aya_lab.models.adapter import Adapter, adapted_weights, check_base, merge_adapter, read_adapter
 from aya_lab.models.device import silence_transformers
 from aya_lab.models.embedded import EMBEDDED, converted_model_dir, embedded_gguf
 from aya_lab.models.errors import ModelSpecError
@@ -34,6 +39,7 @@ from aya_lab.models.fake import FakeChatModel
 from aya_lab.models.fingerprint import file_sha256, weights_id
 from aya_lab.models.hf_causal import HFChatModel
 from aya_lab.models.llama_chat import LlamaCppChatModel
+from aya_lab.models.lora_gguf import adapter_gguf
 from aya_lab.models.resolve import resolve_checkpoint, resolve_gguf
 from aya_lab.models.seq2seq import Seq2SeqTranslator
 from aya_lab.models.settings import GenerationSettings
@@ -44,8 +50,10 @@ __all__ = [
     "DEFAULT_ROLE_SPECS",
     "ENGINES",
     "DEFAULT_SPEC",
+    "LORA_MARK",
     "ROLES",
     "ModelSpec",
+    "base_checkpoint",
     "default_model_spec",
     "default_role_models",
     "engine_for",
@@ -64,6 +72,7 @@ _PREFIXES = ("hf", "seq2seq", "gguf", "fake")
 _KINDS = (*EMBEDDED, *_PREFIXES)
 ENGINES = ("llama.cpp", "transformers")
 _ENGINE_KINDS = {"llama.cpp": (*EMBEDDED, "gguf"), "transformers": (*EMBEDDED, "hf", "seq2seq")}
+LORA_MARK = "+lora:"
 _LOCK = threading.Lock()
 _LOADED: dict[tuple[str, str, str | None, int], Any] = {}
 
@@ -74,6 +83,7 @@ class ModelSpec:
     target: str  # path, hub id or fake script ("" for embedded models)
     text: str  # the spec as written
     engine: str | None = None  # chosen with ~ENGINE (None: the kind's default, see engine_for)
+    adapter: str | None = None  # a LoRA adapter folder (BASE+lora:PATH), see aya_lab.models.adapter
 
 
 def default_model_spec(role: str | None = None) -> str:
@@ -96,8 +106,13 @@ def default_role_models() -> dict[str, str]:
 
 
 def parse_spec(spec: str) -> ModelSpec:
-    """Parse a spec string; raises :class:`ModelSpecError` naming the value and the accepted forms."""
+    """Parse a spec string; raises :class:`ModelSpecError` naming the value and the accepted forms.
+
+    ``BASE+lora:PATH`` (any base spec, then a LoRA adapter folder; ``~ENGINE`` on the base or at the end)
+    names the base with the adapter applied."""
     text = (spec or "").strip()
+    if LORA_MARK in text and not text.startswith("fake:"):
+        return _parse_adapter_spec(text)
     source, tilde, engine = text.rpartition("~")
     if not tilde or "/" in engine or text.startswith("fake:"):  # no suffix (a ~ inside a path is not one)
         source, tilde, engine = text, "", ""
@@ -122,6 +137,34 @@ def parse_spec(spec: str) -> ModelSpec:
             + (f" (they run on {', '.join(runs)})" if runs else "")
         )
     return ModelSpec(prefix, target.strip(), text, chosen)
+
+
+def _parse_adapter_spec(text: str) -> ModelSpec:
+    """``BASE+lora:PATH[~ENGINE]`` (see :func:`parse_spec`)."""
+    base_text, _, rest = text.partition(LORA_MARK)
+    path, tilde, engine = rest.rpartition("~")
+    if not tilde or "/" in engine:  # no suffix (a ~ inside a path is not one)
+        path, engine = rest, ""
+    path = path.strip()
+    if not path:
+        raise ModelSpecError(
+            f"model spec {text!r} names no adapter after '+lora:'; e.g. gemma3-270m+lora:runs/adapters/x"
+        )
+    if LORA_MARK in path:
+        raise ModelSpecError(f"model spec {text!r} names more than one adapter; one +lora:PATH per spec")
+    base = parse_spec(base_text)
+    outer = _check_engine(engine.strip(), text) if tilde and engine else None
+    if base.kind in ("seq2seq", "fake"):
+        raise ModelSpecError(
+            f"model spec {text!r}: LoRA adapters apply to causal LMs ({', '.join(EMBEDDED)}, hf:, gguf:), not to "
+            f"{base.kind}: models"
+        )
+    if outer is not None and base.engine is not None and outer != base.engine:
+        raise ModelSpecError(f"model spec {text!r} names two engines (~{base.engine}, ~{outer}); keep one")
+    chosen = outer or base.engine
+    if chosen is not None and base.kind not in _ENGINE_KINDS[chosen]:
+        raise ModelSpecError(f"model spec {text!r}: {base.kind}: models do not run on {chosen}; drop ~{chosen}")
+    return ModelSpec(base.kind, base.target, text, chosen, adapter=path)
 
 
 def _check_engine(engine: str, written: str) -> str:
@@ -175,12 +218,13 @@ def load_model(
         settings = GenerationSettings.checked(settings)
     settings = settings or GenerationSettings()
     threads = threads or default_threads()
-    key = (parsed.text, settings.cache_key(), device, threads)
+    adapter = read_adapter(parsed.adapter, parsed.text) if parsed.adapter else None
+    key = (parsed.text + (f"|{adapter.content_id}" if adapter else ""), settings.cache_key(), device, threads)
     with _LOCK:
         if reuse and parsed.kind != "fake" and key in _LOADED:
             model = _LOADED[key]
         else:
-            model = _build(parsed, settings, device, threads)
+            model = _build(parsed, settings, device, threads, adapter)
             if parsed.kind != "fake":
                 _LOADED[key] = model
     if batch_size is not None:
@@ -199,7 +243,9 @@ def load_chat_model(spec: str | None = None, **kwargs: Any) -> Any:
     return load_model(parsed.text, **kwargs)
 
 
-def _build(parsed: ModelSpec, settings: GenerationSettings, device: str | None, threads: int) -> Any:
+def _build(
+    parsed: ModelSpec, settings: GenerationSettings, device: str | None, threads: int, adapter: Adapter | None = None
+) -> Any:
     if parsed.kind == "fake":
         return FakeChatModel.from_spec(parsed.text, settings=settings)
     base = parsed.kind in EMBEDDED and not EMBEDDED[parsed.kind].chat
@@ -209,21 +255,36 @@ def _build(parsed: ModelSpec, settings: GenerationSettings, device: str | None, 
         else:
             gguf = resolve_gguf(parsed.target, parsed.text)
             weights = f"gguf-sha256:{file_sha256(gguf)[:24]}"
+        lora = None
+        if adapter is not None:
+            check_base(adapter, weights, parsed.text)
+            lora, weights = adapter_gguf(adapter), adapted_weights(weights, adapter)
         return LlamaCppChatModel.load(
-            parsed.text, gguf, weights, threads=threads, settings=settings, require_chat_template=not base
+            parsed.text, gguf, weights, threads=threads, settings=settings, require_chat_template=not base, lora=lora
         )
     silence_transformers()
-    if parsed.kind in EMBEDDED:
-        model_dir = converted_model_dir(parsed.kind)
-        weights = f"gguf-sha256:{EMBEDDED[parsed.kind].expected_sha256()[:24]}"
-    else:
-        model_dir = resolve_checkpoint(parsed.target, parsed.text)
-        weights = weights_id(model_dir)
+    model_dir, weights = base_checkpoint(parsed)
     if parsed.kind == "seq2seq":
         return Seq2SeqTranslator(parsed.text, str(model_dir), weights, settings=settings, device=device)
+    adapt = None
+    if adapter is not None:
+        check_base(adapter, weights, parsed.text)
+        weights, adapt = adapted_weights(weights, adapter), functools.partial(merge_adapter, adapter=adapter)
     return HFChatModel.load(
-        parsed.text, str(model_dir), weights, settings=settings, device=device, require_chat_template=not base
-    )
+        parsed.text, str(model_dir), weights, settings=settings, device=device, require_chat_template=not base,
+        adapt=adapt,
+    )  # fmt: skip
+
+
+def base_checkpoint(parsed: ModelSpec) -> tuple[Path, str]:
+    """``(checkpoint folder, weights identity)`` of a transformers-engine spec's base model (an embedded model
+    is converted from its GGUF once, :func:`~aya_lab.models.embedded.converted_model_dir`)."""
+    if parsed.kind in EMBEDDED:
+        return converted_model_dir(parsed.kind), f"gguf-sha256:{EMBEDDED[parsed.kind].expected_sha256()[:24]}"
+    if parsed.kind not in _ENGINE_KINDS["transformers"]:
+        raise ModelSpecError(f"model spec {parsed.text!r}: {parsed.kind}: models do not run on transformers")
+    model_dir = resolve_checkpoint(parsed.target, parsed.text)
+    return model_dir, weights_id(model_dir)
 
 
 def parse_role_models(values: Iterable[str] | str | None) -> dict[str, str]:

@@ -69,8 +69,10 @@ def test_missing_pair_lists_available_ones(mini_data):
         load_parallel("mafand", "eng", "hau")
     with pytest.raises(UnknownLanguageError, match="klingon"):
         load_parallel("ntrex128", "eng", "klingon")
-    with pytest.raises(DatasetError, match="no split 'train'; available: dev, test"):
-        load_parallel("mafand", "eng", "swh", split="train")
+    with pytest.raises(DatasetError, match="no split 'devtest'; available: dev, test, train"):
+        load_parallel("mafand", "eng", "swh", split="devtest")
+    with pytest.raises(DatasetError, match=r"mafand \(train\) has no pair eng-swh; available: \(none\)"):
+        load_parallel("mafand", "eng", "swh", split="train")  # the mini set has no train files
     with pytest.raises(DatasetError, match="unknown dataset 'wmt'"):
         load_parallel("wmt", "eng", "swh")
 

@@ -7,8 +7,9 @@ factory registered for it with :func:`register_system_kind`. Built-in kinds:
 - ``other-sentence`` (``other-sentence:SEED``) — another segment's reference of the same pair
   (:class:`~.systems.ShuffledReferenceSystem`: the floor of writing the language without translating);
 - ``pivot:SPEC`` — :class:`~.systems.PivotSystem` through English with ``SPEC`` on both hops;
-- ``smollm2``, ``hf:PATH``, ``fake:...`` — a prompt variant on a chat model
-  (:class:`~.model_systems.PromptSystem`), with ``@VARIANT`` and ``+ctxK`` suffixes;
+- ``smollm2``, ``gemma3-270m``, ``hf:PATH``, ``fake:...`` — a prompt variant on a model
+  (:class:`~.model_systems.PromptSystem`), with ``@VARIANT`` and ``+ctxK`` suffixes; the model part may carry
+  an engine and a LoRA adapter (``gemma3-270m~transformers``, ``gemma3-270m+lora:DIR@baseline``);
 - ``seq2seq:PATH`` — an NMT model (:class:`~.model_systems.Seq2SeqSystem`).
 
 A kind written without a colon may carry a suffix right after its name (``smollm2@strict+ctx3``): the
@@ -31,6 +32,7 @@ from aya_lab.eval.translation.systems import (
     TranslationSystem,
 )
 from aya_lab.models import load_chat_model, load_model
+from aya_lab.models.embedded import EMBEDDED
 
 __all__ = ["SystemFactory", "register_system_kind", "resolve_system", "system_kinds", "model_options"]
 
@@ -83,8 +85,8 @@ def resolve_system(spec: str | TranslationSystem) -> TranslationSystem:
         name, text = (part.strip() for part in text.split("=", 1))
     prefix, sep, rest = text.partition(":")
     if prefix.strip().lower() not in _KINDS:
-        cut = min((i for i in (prefix.find("@"), prefix.find("+")) if i >= 0), default=-1)
-        if cut > 0:  # smollm2@strict+ctx3: the suffix goes to the factory
+        cut = min((i for i in (prefix.find("@"), prefix.find("+"), prefix.find("~")) if i >= 0), default=-1)
+        if cut > 0:  # smollm2@strict+ctx3, gemma3-270m+lora:DIR: the suffix goes to the factory
             prefix, rest = prefix[:cut], prefix[cut:] + (sep + rest if sep else "")
     factory = _KINDS.get(prefix.strip().lower())
     if factory is None:
@@ -126,10 +128,10 @@ register_system_kind("pivot", _pivot_factory)
 
 def _prompt_factory(kind: str):
     def build(rest: str) -> PromptSystem:
-        if kind == "smollm2":
-            if rest and rest[0] not in "@+":
-                raise SystemSpecError(f"unexpected {rest!r} after 'smollm2'; write smollm2@VARIANT+ctxK")
-            model_part, variant, k = parse_prompt_spec("smollm2" + rest)
+        if kind in EMBEDDED:
+            if rest and rest[0] not in "@+~":
+                raise SystemSpecError(f"unexpected {rest!r} after {kind!r}; write {kind}@VARIANT+ctxK")
+            model_part, variant, k = parse_prompt_spec(kind + rest)
         else:
             model_part, variant, k = parse_prompt_spec(f"{kind}:{rest}")
             if not model_part.partition(":")[2].strip():
@@ -156,6 +158,6 @@ def _seq2seq_factory(rest: str) -> Seq2SeqSystem:
     return Seq2SeqSystem(load_model(spec, **options) if options else spec)
 
 
-for _kind in ("smollm2", "hf", "fake"):
+for _kind in (*EMBEDDED, "hf", "fake"):
     register_system_kind(_kind, _prompt_factory(_kind))
 register_system_kind("seq2seq", _seq2seq_factory)

@@ -1,0 +1,32 @@
+"""Fine-tuning: LoRA adapters for one task, trained, versioned and loaded like any model.
+
+``train_adapter(task=..., model=..., data=..., out=...)`` (or ``aya-lab tune TASK ...``) trains a PEFT LoRA
+adapter on the transformers engine for ``translate``, ``summarize-onecall`` or ``route``, with the exact
+prompt the room uses for that task, a seeded held-out validation split, checkpoints it resumes from after
+a kill, and a run card written atomically with the adapter. The result is a model:
+``BASE+lora:OUT`` (:mod:`aya_lab.models.adapter`) works wherever a model spec does.
+
+Modules, in import order: ``errors``; ``examples`` (the tasks' data and prompts); ``config``
+(:class:`TuneConfig`); ``batches`` (split, tokens, batch order); ``card`` (atomic folders, the run card);
+``checkpoint``; ``train`` (the loop); ``cli`` (``aya-lab tune``).
+"""
+
+from aya_lab.tune.config import DEFAULT_MAX_TOKENS, QUICK_STEPS, TuneConfig
+from aya_lab.tune.errors import TrainingDataError, TuneError
+from aya_lab.tune.examples import TASKS, Example, TaskData, load_task_data
+from aya_lab.tune.train import TuneResult, train_adapter, training_spec
+
+__all__ = [
+    "DEFAULT_MAX_TOKENS",
+    "QUICK_STEPS",
+    "TASKS",
+    "Example",
+    "TaskData",
+    "TrainingDataError",
+    "TuneConfig",
+    "TuneError",
+    "TuneResult",
+    "load_task_data",
+    "train_adapter",
+    "training_spec",
+]
