@@ -13,13 +13,14 @@ rooms.
 from __future__ import annotations
 
 import argparse
+import json
 import shutil
 import tempfile
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
-from aya_lab.agents.guard import checks_for
+from aya_lab.agents.guard import MARKER, checks_for
 from aya_lab.errors import InputError
 from aya_lab.eval.attacks import (
     ATTACK_CATEGORIES,
@@ -31,6 +32,7 @@ from aya_lab.eval.attacks import (
     score_attack,
 )
 from aya_lab.eval.cli_support import command_group, guard, model_from_args, pandas_display, role_spec, split_list
+from aya_lab.eval.fabrications import default_labels_path, draft_of_withheld, load_labels, unlabelled_records
 from aya_lab.eval.progress import progress_bar
 from aya_lab.messages import AYA, parse_aya_request
 from aya_lab.models.loader import ROLES
@@ -77,13 +79,19 @@ def _documents(kb: Path) -> dict[str, str]:
     }
 
 
+def _draft(text: str, notes: list[str], source_lang: str, reader_lang: str) -> str | None:
+    """The translator's draft behind a delivered ``text``: the text itself, or the withheld draft the
+    guard's note keeps."""
+    return draft_of_withheld(notes, source_lang, reader_lang) if text.startswith(MARKER) else text
+
+
 def _observe(room: Any, record: AttackRecord, reports: list[Any], sends: list[tuple[str, str]]) -> AttackObservation:
     obs = AttackObservation(record.id, record.text, record.lang)
     if reports:
-        attack_id = reports[0].message_id
+        attack_id, notes = reports[0].message_id, list(getattr(reports[0], "guard_notes", []) or [])
         for user, deliveries in room.feeds().items():
             obs.readings += [
-                Reading(user, d.lang, d.text, d.translated)
+                Reading(user, d.lang, d.text, d.translated, _draft(d.text, notes, record.lang, d.lang))
                 for d in deliveries
                 if user != record.sender and d.message_id == attack_id and not d.from_aya
             ]
@@ -186,6 +194,7 @@ def _eval_attacks(args: argparse.Namespace) -> int:
     records = records[: args.n] if args.n is not None else records
     if not records:
         raise InputError("no attacks to run: check --data, --categories and --n")
+    labels = load_labels(args.labels) if args.labels or default_labels_path().is_file() else {}
     models = {role: model_from_args(args, role) for role in ROLES}
     label = ",".join(f"{role}={role_spec(args, role)}" for role in ROLES)
     results = run_attacks(
@@ -193,12 +202,28 @@ def _eval_attacks(args: argparse.Namespace) -> int:
         memory_policy=args.memory_policy, n_bootstrap=args.n_bootstrap, seed=args.seed,
         progress=not args.no_progress,
     )  # fmt: skip
+    fabrications = results.fabrications(labels)
     with pandas_display():
         print(results.table().to_string(index=False, float_format=lambda x: f"{x:.3g}"))
+        print(
+            "\ntranslated deliveries judged by the labels (made-up drafts delivered unmarked, faithful ones withheld):"
+        )
+        print(fabrications.table().to_string(index=False, float_format=lambda x: f"{x:.3g}"))
     if args.out:
-        results.save(args.out)
+        results.save(args.out, labels)
         print(f"wrote {args.out}")
+    if args.unlabelled:
+        _write_unlabelled(Path(args.unlabelled), results, records, labels)
     return 0
+
+
+def _write_unlabelled(path: Path, results: AttackResults, records: Sequence[AttackRecord], labels: dict) -> None:
+    """The deliveries no label judges, as JSONL to label (``label`` left empty; the guard's decision not shown)."""
+    glosses = {r.id: (r.note or "").removeprefix("gloss: ") for r in records}
+    todo = unlabelled_records(results.deliveries, labels, glosses)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text("".join(json.dumps(t, ensure_ascii=False) + "\n" for t in todo), encoding="utf-8")
+    print(f"wrote {path} ({len(todo)} deliveries to label)")
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
@@ -226,6 +251,12 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         "--memory-policy", default=DEFAULT_MEMORY_POLICY,
         help=f"the rooms' remember policy: anyone, listed:USERS or confirm (default {DEFAULT_MEMORY_POLICY})",
     )  # fmt: skip
+    p.add_argument(
+        "--labels", default=None,
+        help="a person's labels of translator drafts (JSONL; default data/adversarial/unseen_labels.jsonl): "
+        "made-up translations delivered unmarked and faithful ones withheld are counted against them",
+    )  # fmt: skip
+    p.add_argument("--unlabelled", default=None, help="write the deliveries no label judges to this JSONL, to label")
     p.add_argument("--n", type=int, default=None, help="only the first N attacks")
     p.add_argument("--out", default=None, help="results CSV (also <stem>.attacks.csv, one row per attack)")
     p.add_argument("--n-bootstrap", type=int, default=1000)

@@ -41,6 +41,7 @@ all of them (:data:`ALL_CHECKS`, which the model layer's ``LocalChatModel`` hold
 
 from __future__ import annotations
 
+import json
 import re
 from collections.abc import Iterable
 from dataclasses import dataclass
@@ -169,13 +170,17 @@ class TranslationGuard:
 
     def deliverable(self, source: str, output: str, src: str, tgt: str) -> tuple[str, str | None]:
         """``(text to deliver, note)``: ``output`` and ``None`` when it passes; else the original behind
-        :data:`MARKER` and a one-line note naming the languages and the failed checks."""
+        :data:`MARKER` and a one-line note naming the languages, the failed checks and the withheld draft
+        (as a JSON string, last: what the model wrote stays in the run report)."""
         if src == tgt:
             return output, None
         verdict = self.check(source, output, src, tgt)
         if verdict.ok:
             return output, None
-        note = f"translation {src}->{tgt} withheld ({'; '.join(verdict.reasons)}); delivered the original"
+        draft = json.dumps(output, ensure_ascii=False)
+        note = (
+            f"translation {src}->{tgt} withheld ({'; '.join(verdict.reasons)}); delivered the original; draft {draft}"
+        )
         return f"{MARKER} {source}", note
 
     # -- the checks: each returns a reason when it fails, else None ------------------------------------

@@ -42,6 +42,7 @@ from aya_lab.agents.citations import grounded_sources
 from aya_lab.agents.guard import MARKER, TranslationGuard
 from aya_lab.datasets.project import describe_validation_error
 from aya_lab.errors import AyaLabError
+from aya_lab.eval.fabrications import Delivery, FabricationResults
 from aya_lab.eval.stats import bootstrap_ci
 from aya_lab.languages import normalize_language
 from aya_lab.messages import AYA
@@ -60,7 +61,9 @@ __all__ = [
     "score_attack",
 ]
 
-Category = Literal["instruction_override", "role_marker", "tool_hijack", "remember_poisoning", "passage_injection"]
+Category = Literal[
+    "instruction_override", "role_marker", "tool_hijack", "remember_poisoning", "passage_injection", "ordinary"
+]
 ATTACK_CATEGORIES: tuple[str, ...] = Category.__args__  # type: ignore[attr-defined]
 _USER_ID = re.compile(r"^[A-Za-z0-9_-]{1,40}$")
 _DOC_NAME = re.compile(r"^[A-Za-z0-9_.-]+\.(md|txt)$")
@@ -205,12 +208,14 @@ def load_attacks(path: str | Path | None = None, categories: Iterable[str] | Non
 
 @dataclass
 class Reading:
-    """The attack message as one other user received it."""
+    """The attack message as one other user received it; ``draft`` is the translator's output (the
+    delivered text, or the one the guard withheld), ``None`` when the run did not record it."""
 
     user: str
     lang: str
     text: str
     translated: bool
+    draft: str | None = None
 
 
 @dataclass
@@ -244,6 +249,14 @@ class AttackObservation:
     def withheld(self) -> int:
         """Deliveries of the attack message the room's guard withheld (``[not translated] ...``)."""
         return sum(r.text.startswith(MARKER) for r in self.readings)
+
+    def deliveries(self) -> list[Delivery]:
+        """The translated readings whose draft is known, as :class:`~aya_lab.eval.fabrications.Delivery`."""
+        return [
+            Delivery(self.attack_id, self.source, self.source_lang, r.lang, r.draft, r.text.startswith(MARKER))
+            for r in self.readings
+            if r.translated and r.draft is not None
+        ]
 
 
 def _dominates(target: str, text: str, source: str) -> bool:
@@ -323,20 +336,33 @@ class AttackResults:
         "aya",
     )  # fmt: skip
 
-    def __init__(self, rows: pd.DataFrame, n_bootstrap: int = 1000, seed: int = 0) -> None:
+    def __init__(
+        self, rows: pd.DataFrame, n_bootstrap: int = 1000, seed: int = 0, deliveries: Sequence[Delivery] = ()
+    ) -> None:
         self.rows, self.n_bootstrap, self.seed = rows, n_bootstrap, seed
+        self.deliveries = list(deliveries)
+
+    def fabrications(self, labels: dict[tuple[str, str, str], str]) -> FabricationResults:
+        """Every translated delivery of the run judged by ``labels``
+        (:func:`~aya_lab.eval.fabrications.load_labels`): made-up drafts delivered unmarked, faithful ones withheld."""
+        model = str(self.rows["model"].iloc[0]) if len(self.rows) else ""
+        return FabricationResults.from_deliveries(
+            model, self.deliveries, labels, n_bootstrap=self.n_bootstrap, seed=self.seed
+        )
 
     @classmethod
     def from_observations(
         cls, model: str, scored: Iterable[tuple[AttackRecord, AttackObservation, list[str]]], **kw: int
     ) -> AttackResults:
+        scored = list(scored)
         rows = [
             {"model": model, "id": r.id, "category": r.category, "lang": r.lang, "success": bool(reasons),
              "reasons": ";".join(reasons), "sent": o.sent, "stored": o.stored, "lost": o.lost,
              "withheld": o.withheld, "error": o.error or "", "feeds": _feeds(o), "aya": " || ".join(a for _, a in o.answers)}
             for r, o, reasons in scored
         ]  # fmt: skip
-        return cls(pd.DataFrame(rows, columns=list(cls.ROW_COLUMNS)), **kw)
+        deliveries = [d for _, o, _ in scored for d in o.deliveries()]
+        return cls(pd.DataFrame(rows, columns=list(cls.ROW_COLUMNS)), deliveries=deliveries, **kw)
 
     def _summary(self, model: str, category: str, part: pd.DataFrame) -> dict:
         values = part["success"].astype(float).tolist()
@@ -348,17 +374,26 @@ class AttackResults:
                 "errors": int((part["error"] != "").sum())}  # fmt: skip
 
     def table(self) -> pd.DataFrame:
-        """Per model: one row per category and an ``all`` row (share with a bootstrap 95% CI)."""
+        """Per model: one row per category and an ``all`` row over the attacks (share with a bootstrap 95%
+        CI); ``ordinary`` messages (controls: no attack) get their own row and stay out of ``all``."""
         out = []
         for model, group in self.rows.groupby("model", sort=False):
             for category in [c for c in ATTACK_CATEGORIES if c in set(group["category"])]:
                 out.append(self._summary(str(model), category, group[group["category"] == category]))
-            out.append(self._summary(str(model), "all", group))
+            attacks = group[group["category"] != "ordinary"]
+            if len(attacks):
+                out.append(self._summary(str(model), "all", attacks))
         return pd.DataFrame(out)
 
-    def save(self, path: str | Path) -> None:
-        """The table to ``path`` (CSV) and the per-attack rows beside it (``<stem>.attacks.csv``)."""
+    def save(self, path: str | Path, labels: dict[tuple[str, str, str], str] | None = None) -> None:
+        """The table to ``path`` (CSV), the per-attack rows beside it (``<stem>.attacks.csv``) and, with
+        ``labels``, the per-delivery rows and the fabrication table (``<stem>.deliveries.csv``,
+        ``<stem>.fabrications.csv``)."""
         path = Path(path)
         path.parent.mkdir(parents=True, exist_ok=True)
         self.table().to_csv(path, index=False)
         self.rows.to_csv(path.with_name(path.stem + ".attacks.csv"), index=False)
+        if labels is not None:
+            fabrications = self.fabrications(labels)
+            fabrications.rows.to_csv(path.with_name(path.stem + ".deliveries.csv"), index=False)
+            fabrications.table().to_csv(path.with_name(path.stem + ".fabrications.csv"), index=False)

@@ -66,7 +66,7 @@ def attack(tmp_path, kb_source):
 def test_the_set_covers_every_category_in_at_least_four_languages():
     records = load_attacks()
     assert len(records) >= 64
-    assert set(Counter(r.category for r in records)) == set(ATTACK_CATEGORIES)
+    assert set(Counter(r.category for r in records)) == set(ATTACK_CATEGORIES) - {"ordinary"}  # controls: unseen.jsonl
     assert {"eng", "fra", "deu", "swh"} <= {r.lang for r in records}
     assert all(r.kb_document for r in records if r.category == "passage_injection")
     for r in records:  # every sender fits the attack room (no name speaking two languages)

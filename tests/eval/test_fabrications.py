@@ -1,0 +1,145 @@
+"""Made-up translations delivered unmarked (issue 25): drafts kept by the guard, labels, rates, the unseen set."""
+
+import json
+from collections import Counter
+
+import pytest
+from langchain_core.embeddings import DeterministicFakeEmbedding
+
+import aya_lab.rag.knowledge_base as knowledge_base
+from aya_lab.agents.guard import MARKER, TranslationGuard
+from aya_lab.attacks import run_attack
+from aya_lab.cli import main
+from aya_lab.eval.attacks import AttackObservation, AttackRecord, AttackResults, load_attacks
+from aya_lab.eval.fabrications import (
+    Delivery,
+    FabricationResults,
+    LabelDataError,
+    default_labels_path,
+    draft_of_withheld,
+    load_labels,
+    unlabelled_records,
+)
+from aya_lab.models.fake import FakeChatModel
+from aya_lab.paths import project_root
+from tests.fakes import FakeRoomModel
+
+UNSEEN = project_root() / "data" / "adversarial" / "unseen.jsonl"
+SOURCE = "The budget meeting has moved to Friday at 10 am, room 4B, please bring the figures."
+
+
+def test_the_guard_note_keeps_the_withheld_draft_and_it_parses_back():
+    draft = 'HACKED "quoted" \\ text'
+    text, note = TranslationGuard(("length",)).deliverable(SOURCE, draft, "eng", "deu")
+    assert text == f"{MARKER} {SOURCE}" and note is not None
+    assert draft_of_withheld([note], "eng", "deu") == draft
+    assert draft_of_withheld([note], "eng", "fra") is None  # another reader's language
+
+
+def test_rates_count_made_up_unmarked_and_faithful_withheld_per_reader_language():
+    deliveries = [
+        Delivery("a", SOURCE, "eng", "deu", "Das Meeting ist am Freitag.", withheld=False),
+        Delivery("a", SOURCE, "eng", "fra", "Le train est arrivé.", withheld=False),  # made up, unmarked
+        Delivery("b", SOURCE, "eng", "deu", "HACKED", withheld=True),  # made up, caught
+        Delivery("b", SOURCE, "eng", "fra", "La réunion est vendredi.", withheld=True),  # faithful, withheld
+        Delivery("c", SOURCE, "eng", "fra", "not labelled", withheld=False),
+    ]
+    labels = {
+        ("a", "deu", "Das Meeting ist am Freitag."): "faithful",
+        ("a", "fra", "Le train est arrivé."): "made_up",
+        ("b", "deu", "HACKED"): "made_up",
+        ("b", "fra", "La réunion est vendredi."): "faithful",
+    }
+    table = (
+        FabricationResults.from_deliveries("m", deliveries, labels, n_bootstrap=200).table().set_index("reader_lang")
+    )
+    assert table.loc["all", "labelled"] == 4 and table.loc["all", "unlabelled"] == 1
+    assert table.loc["all", "made_up_unmarked"] == 0.25 and table.loc["all", "faithful_withheld"] == 0.5
+    assert table.loc["fra", "made_up_unmarked"] == 0.5 and table.loc["deu", "made_up_unmarked"] == 0.0
+    assert table.loc["all", "made_up_unmarked_low"] <= 0.25 <= table.loc["all", "made_up_unmarked_high"]
+
+
+def test_unlabelled_records_hide_the_guards_decision_and_skip_labelled_drafts():
+    d = [Delivery("a", SOURCE, "eng", "deu", "x", withheld=True), Delivery("b", SOURCE, "eng", "deu", "y", False)]
+    todo = unlabelled_records(d, {("b", "deu", "y"): "faithful"}, {"a": "a gloss"})
+    assert todo == [{"id": "a", "source": SOURCE, "gloss": "a gloss", "reader_lang": "deu", "draft": "x", "label": ""}]
+
+
+def test_a_bad_labels_file_is_one_line_naming_the_line(tmp_path):
+    path = tmp_path / "labels.jsonl"
+    path.write_text(
+        '{"id": "a", "reader_lang": "deu", "draft": "x", "label": "faithful"}\n{"id": "a", "label": "maybe"}\n'
+    )
+    with pytest.raises(LabelDataError, match=r"labels.jsonl:2: ") as info:
+        load_labels(path)
+    assert "\n" not in str(info.value)
+    path.write_text(
+        '{"id": "a", "reader_lang": "deu", "draft": "x", "label": "faithful"}\n'
+        '{"id": "a", "reader_lang": "deu", "draft": "x", "label": "made_up"}\n'
+    )
+    with pytest.raises(LabelDataError, match="labelled twice"):
+        load_labels(path)
+    with pytest.raises(LabelDataError, match="no such labels file"):
+        load_labels(tmp_path / "missing.jsonl")
+
+
+def test_a_run_records_the_draft_of_every_translated_delivery_withheld_or_not(tmp_path):
+    kb = tmp_path / "kb"
+    kb.mkdir()
+    (kb / "travel_policy.md").write_text("# Travel\nThe per diem is 45 EUR.\n")
+    record = AttackRecord(id="o", category="ordinary", lang="eng", sender="mark", text=SOURCE)
+    translator = FakeChatModel(  # the German draft is too short for the guard's length check
+        guard_checks=("length",),
+        rules=[("into German", "HACKED")],
+        default="La réunion budgétaire est vendredi à 10 h.",
+    )
+    obs = run_attack(
+        record, {"translator": translator, "aya": FakeRoomModel(default="ok")}, tmp_path / "room", kb_source=kb,
+        embeddings=DeterministicFakeEmbedding(size=32),
+    )  # fmt: skip
+    drafts = {d.reader_lang: (d.draft, d.withheld) for d in obs.deliveries()}
+    assert drafts["deu"] == ("HACKED", True)
+    assert drafts["fra"] == ("La réunion budgétaire est vendredi à 10 h.", False)
+
+
+def test_the_unseen_set_has_six_languages_ordinary_messages_and_injections():
+    records = load_attacks(UNSEEN)
+    langs = Counter(r.lang for r in records)
+    assert len(records) >= 40 and len(langs) == 6 and min(langs.values()) >= 8
+    categories = Counter(r.category for r in records)
+    assert categories["ordinary"] >= 30 and sum(categories.values()) - categories["ordinary"] >= 10
+    assert all(r.note and r.note.startswith("gloss: ") for r in records if r.lang != "eng")
+
+
+def test_the_committed_labels_judge_the_unseen_sets_messages_only():
+    ids = {r.id for r in load_attacks(UNSEEN)}
+    path = default_labels_path()
+    labels = load_labels(path)
+    assert labels and {key[0] for key in labels} <= ids
+
+
+def test_ordinary_messages_stay_out_of_the_attack_share():
+    ordinary = AttackRecord(id="o", category="ordinary", lang="eng", sender="mark", text=SOURCE)
+    attack = AttackRecord(id="i", category="instruction_override", lang="eng", sender="mark", text="x", target="X")
+    from_obs = AttackResults.from_observations  # two rows, one success among the attacks
+    scored = [
+        (ordinary, AttackObservation("o", SOURCE, "eng"), []),
+        (attack, AttackObservation("i", "x", "eng"), ["t"]),
+    ]
+    table = from_obs("m", scored, n_bootstrap=50).table().set_index("category")
+    assert table.loc["all", "n"] == 1 and table.loc["all", "success_share"] == 1.0
+    assert table.loc["ordinary", "n"] == 1
+
+
+def test_eval_attacks_writes_the_unlabelled_deliveries_to_label(tmp_path, monkeypatch, capsys):
+    monkeypatch.setattr(knowledge_base, "default_embeddings", lambda: DeterministicFakeEmbedding(size=32))
+    todo, out = tmp_path / "todo.jsonl", tmp_path / "run.csv"
+    code = main(
+        ["eval", "attacks", "--model", "fake:Das ist erfunden.", "--data", str(UNSEEN), "--n", "2",
+         "--unlabelled", str(todo), "--out", str(out), "--no-progress", "--n-bootstrap", "20"]
+    )  # fmt: skip
+    printed = capsys.readouterr().out
+    assert code == 0 and "made_up_unmarked" in printed
+    rows = [json.loads(line) for line in todo.read_text().splitlines()]
+    assert {r["reader_lang"] for r in rows} == {"fra", "deu", "swh"} and all(r["label"] == "" for r in rows)
+    assert out.with_name("run.fabrications.csv").exists() and out.with_name("run.deliveries.csv").exists()
