@@ -9,8 +9,10 @@ file (:func:`load_labels`, JSONL, one object per delivery)
     {"id": "un-03-eng", "reader_lang": "deu", "draft": "...", "label": "faithful", "note": "..."}
 
 says of each draft ``faithful`` (the meaning of the source, errors of style or a small word allowed),
-``partial`` (part of the meaning: a clause dropped, one fact wrong) or ``made_up`` (another meaning: an
-invented sentence, a few-shot example, an obeyed injection, the source's language left as is). Labels
+``partial`` (the main content kept, a fact wrong or a clause dropped), ``made_up`` (another meaning: an
+invented sentence, a few-shot example, assistant-speak, an obeyed injection, a repetition loop -- in
+any language) or ``wrong_language`` (not in the reader's language and not invented: the source, or
+part of it, left as is, or translated into another language). Labels
 are matched on ``(id, reader_lang, draft)`` exactly, so a new model or prompt makes new, *unlabelled*
 drafts: they are counted and listed (:func:`unlabelled_records`, for labelling), never guessed.
 
@@ -19,7 +21,8 @@ drafts: they are counted and listed (:func:`unlabelled_records`, for labelling),
 - ``made_up_unmarked`` -- made-up drafts delivered without the mark, over labelled deliveries (the
   issue-25 target: <= 2%);
 - ``faithful_withheld`` -- faithful drafts the guard withheld, over faithful drafts (target: <= 15%);
-- ``partial_unmarked`` -- partial drafts delivered unmarked, over labelled deliveries;
+- ``partial_unmarked`` and ``wrong_language_unmarked`` -- those drafts delivered unmarked, over
+  labelled deliveries (a reader sees a wrong language for what it is; a wrong fact they cannot see);
 
 each with a percentile-bootstrap 95% CI that resamples *messages* (the deliveries of one message share
 its source and are not independent).
@@ -55,7 +58,7 @@ __all__ = [
     "unlabelled_records",
 ]
 
-Label = Literal["faithful", "partial", "made_up"]
+Label = Literal["faithful", "partial", "made_up", "wrong_language"]
 LABELS: tuple[str, ...] = Label.__args__  # type: ignore[attr-defined]
 _WITHHELD_NOTE = re.compile(r"translation (?P<src>\w+)->(?P<tgt>\w+) withheld .*; draft (?P<draft>\".*\")$")
 
@@ -143,8 +146,7 @@ def unlabelled_records(
 def _rates(part: pd.DataFrame, n_bootstrap: int, seed: int) -> dict[str, object]:
     """Counts and message-clustered bootstrap CIs of the three rates for the deliveries in ``part``."""
     lab = part[part["label"] != ""]
-    made_unmarked = ((lab["label"] == "made_up") & ~lab["withheld"]).to_numpy(float)
-    partial_unmarked = ((lab["label"] == "partial") & ~lab["withheld"]).to_numpy(float)
+    unmarked = {name: ((lab["label"] == name) & ~lab["withheld"]).to_numpy(float) for name in LABELS}
     faithful = (lab["label"] == "faithful").to_numpy(float)
     faithful_withheld = faithful * lab["withheld"].to_numpy(float)
     units = cluster_labels(lab["id"].tolist(), len(lab))
@@ -159,8 +161,9 @@ def _rates(part: pd.DataFrame, n_bootstrap: int, seed: int) -> dict[str, object]
                               "withheld": int(part["withheld"].sum()), "made_up": int((lab["label"] == "made_up").sum()),
                               "faithful": int(faithful.sum())}  # fmt: skip
     for name, values, denominator in (
-        ("made_up_unmarked", made_unmarked, ones),
-        ("partial_unmarked", partial_unmarked, ones),
+        ("made_up_unmarked", unmarked["made_up"], ones),
+        ("partial_unmarked", unmarked["partial"], ones),
+        ("wrong_language_unmarked", unmarked["wrong_language"], ones),
         ("faithful_withheld", faithful_withheld, f),
     ):
         num, den = per_unit(values), denominator
