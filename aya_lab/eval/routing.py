@@ -37,7 +37,7 @@ from aya_lab.agents.route_input import RoutedInput
 from aya_lab.agents.routing import LLMRouter
 from aya_lab.datasets.project import ROUTING_LABELS, load_routing_examples
 from aya_lab.errors import InputError
-from aya_lab.eval.routing_input import Translate, route_requests
+from aya_lab.eval.routing_input import Translate, route_requests, translator_prompt
 from aya_lab.eval.stats import ALPHA, bootstrap_indices, mcnemar_exact, paired_bootstrap
 from aya_lab.eval.stats import percentile_ci as _ci
 from aya_lab.models import load_chat_model
@@ -274,7 +274,8 @@ def evaluate_routing(
     model = _chat_model(model)
     prompt_file = _load_router_prompt(prompt)
     items = _examples(examples, n)
-    routed, cost = route_requests(model, items, translate, _chat_model(translator) if translator else None)
+    translator = _chat_model(translator) if translator else None
+    routed, cost = route_requests(model, items, translate, translator)
     idx = bootstrap_indices(len(items), n_bootstrap, seed)
     dataset_id = "routing" if examples is None else "routing:custom"
     df, ex, conf = _run(model, prompt_file, items, routed, cost, idx, dataset_id)
@@ -287,6 +288,7 @@ def evaluate_routing(
         "seed": seed,
         "model": getattr(model, "spec", "?"),
         "dataset_id": dataset_id,
+        "translator_prompt": translator_prompt(model, translate, translator),
     }
     return RoutingResults(df, ex, conf, meta)
 
@@ -313,7 +315,8 @@ def sweep_routing(
         raise InputError(f"prompt variants must be unique; repeated: {', '.join(dupes)}")
     model = _chat_model(model)
     items = _examples(examples, n)
-    routed, cost = route_requests(model, items, translate, _chat_model(translator) if translator else None)
+    translator = _chat_model(translator) if translator else None
+    routed, cost = route_requests(model, items, translate, translator)
     idx = bootstrap_indices(len(items), n_bootstrap, seed)
     dataset_id = "routing" if examples is None else "routing:custom"
     dfs, exs, confusion = [], [], {}
@@ -334,6 +337,7 @@ def sweep_routing(
         "seed": seed,
         "model": getattr(model, "spec", "?"),
         "dataset_id": dataset_id,
+        "translator_prompt": translator_prompt(model, translate, translator),
     }
     return RoutingSweep(pd.concat(dfs, ignore_index=True), pd.concat(exs, ignore_index=True), paired, confusion, meta)
 

@@ -267,6 +267,7 @@ def evaluate_summarizers(
         "seed": seed,
         "model": getattr(model, "spec", "?"),
         "signatures": sigs,
+        "translator_prompt": translator.prompt_choice.as_meta() if translate_requests else {},
         "sacrebleu_version": sacrebleu.__version__,
     }
     return SummarizerResults(df, per, paired_table(per, variants, idx, SUMMARY_METRICS), meta)
