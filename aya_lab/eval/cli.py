@@ -31,6 +31,7 @@ from aya_lab.eval.cli_support import (
     role_spec,
     split_list,
 )
+from aya_lab.eval.floors import SUMMARY_FLOORS, is_summary_floor
 from aya_lab.eval.progress import generation_progress
 from aya_lab.eval.routing import RoutingSweep, evaluate_routing, sweep_routing
 from aya_lab.eval.routing_input import as_route_on
@@ -93,9 +94,12 @@ def _eval_summarize(args: argparse.Namespace) -> int:
     variants = split_list(args.variants)
     if not variants:
         raise InputError(f"--variants is empty; use e.g. {','.join(SUMMARIZER_VARIANTS)}")
-    unknown = [v for v in variants if v not in SUMMARIZER_VARIANTS]
+    unknown = [v for v in variants if v not in SUMMARIZER_VARIANTS and not is_summary_floor(v)]
     if unknown:
-        raise InputError(f"unknown summarizer variant {unknown[0]!r}; use one of {', '.join(SUMMARIZER_VARIANTS)}")
+        raise InputError(
+            f"unknown summarizer variant {unknown[0]!r}; use {', '.join(SUMMARIZER_VARIANTS)} or a floor "
+            "(copy-transcript, lead-N)"
+        )
     check_run_options(args)
     transcripts = load_transcripts(args.data) if args.data else None
     results = evaluate_summarizers(
@@ -295,7 +299,11 @@ def _add_summarize(ev: argparse._SubParsersAction) -> None:
         "count exact match and parse rate, last-N correctness, action-item P/R/F1, summary chrF, "
         "calls, tokens and latency, with paired bootstrap tests against the first.",
     )
-    p.add_argument("--variants", default="two_call,one_call", help="comma-separated; the first is the baseline")
+    p.add_argument(
+        "--variants",
+        default=",".join([*SUMMARIZER_VARIANTS, *SUMMARY_FLOORS]),
+        help="comma-separated summarizers and floors (copy-transcript, lead-N); the first is the baseline",
+    )
     p.add_argument("--data", default=None, help="a transcripts JSONL file (default: data/transcripts)")
     p.add_argument("--no-translate", action="store_true", help="give the summarizers the request as written")
     add_run_options(p, "summarize", out_help="results CSV (also .transcripts.csv, .paired.csv, .json)")

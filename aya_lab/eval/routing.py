@@ -11,7 +11,8 @@ names no tool. Unlike ``LLMRouter.route`` (one call per request), all translatio
 one ``generate_texts`` batch, and all router prompts as another; the decisions are the same.
 
 Reported (:class:`RoutingResults`): accuracy with a percentile bootstrap 95% CI, overall and per
-request language; the fallback rate (share of answers that named no tool); LLM calls and tokens; a
+request language, beside the majority-class floor's (prompt ``majority-class``: every request given the
+set's most frequent label, :mod:`aya_lab.eval.floors`); the fallback rate (share of answers that named no tool); LLM calls and tokens; a
 confusion matrix (gold rows x predicted columns); one row per example. Cost (``lang`` = all, translations
 included): ``llm_calls``, ``prompt_tokens``, ``completion_tokens``, ``latency_s`` (recorded model seconds).
 
@@ -37,6 +38,7 @@ from aya_lab.agents.route_input import RoutedInput
 from aya_lab.agents.routing import LLMRouter
 from aya_lab.datasets.project import ROUTING_LABELS, load_routing_examples
 from aya_lab.errors import InputError
+from aya_lab.eval.floors import MAJORITY, majority_label
 from aya_lab.eval.routing_input import Translate, route_requests, translator_prompt
 from aya_lab.eval.stats import ALPHA, bootstrap_indices, mcnemar_exact, paired_bootstrap
 from aya_lab.eval.stats import percentile_ci as _ci
@@ -213,6 +215,15 @@ def _metric_rows(examples: pd.DataFrame, name: str, sig: dict, idx: np.ndarray) 
     return rows
 
 
+def _majority_rows(items: list[Any], idx: np.ndarray, dataset_id: str) -> pd.DataFrame:
+    """The majority-class floor's accuracy rows (prompt ``majority-class``; :mod:`aya_lab.eval.floors`)."""
+    label = majority_label([ex.label for ex in items])
+    ex = pd.DataFrame({"lang": [e.lang for e in items], "correct": [float(e.label == label) for e in items]})
+    sig = {"model_fingerprint": f"floor:{MAJORITY}({label})", "prompt_hash": "-", "dataset_id": dataset_id}
+    rows = _metric_rows(ex.assign(fallback=float("nan")), MAJORITY, sig, idx)
+    return pd.DataFrame([r for r in rows if r["metric"] == "accuracy"], columns=ROUTING_COLUMNS)
+
+
 def _run(model, prompt_file, items, routed, tr_cost, idx, dataset_id) -> tuple[pd.DataFrame, ...]:
     name = prompt_file.variant or prompt_file.name
     decisions = _route_all(model, prompt_file, routed)
@@ -279,6 +290,7 @@ def evaluate_routing(
     idx = bootstrap_indices(len(items), n_bootstrap, seed)
     dataset_id = "routing" if examples is None else "routing:custom"
     df, ex, conf = _run(model, prompt_file, items, routed, cost, idx, dataset_id)
+    df = pd.concat([df, _majority_rows(items, idx, dataset_id)], ignore_index=True)
     meta = {
         "kind": "routing",
         "prompt": prompt_file.name,
@@ -325,6 +337,7 @@ def sweep_routing(
         dfs.append(df)
         exs.append(ex)
         confusion[label] = conf
+    dfs.append(_majority_rows(items, idx, dataset_id))
     paired = _paired(exs, labels, idx)
     meta = {
         "kind": "routing-sweep",

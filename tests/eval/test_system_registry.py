@@ -166,8 +166,9 @@ def test_routing_and_summaries_record_the_translator_prompt():
     res = evaluate_routing(chat, load_routing_examples()[:6], translator=BaseFake(default="hi"), n_bootstrap=10)
     assert res.meta["translator_prompt"]["prompt"] == "aya_translate/completion"
     assert "has no chat template" in res.meta["translator_prompt"]["prompt_note"]
-    assert evaluate_routing(chat, load_routing_examples()[:6], translate=False, n_bootstrap=10).meta[
-        "translator_prompt"
-    ] == {}
+    assert (
+        evaluate_routing(chat, load_routing_examples()[:6], translate=False, n_bootstrap=10).meta["translator_prompt"]
+        == {}
+    )
     summ = evaluate_summarizers(["two_call"], model=chat, transcripts=load_transcripts()[:1], n_bootstrap=10)
     assert summ.meta["translator_prompt"] == {"prompt": "aya_translate/baseline"}
