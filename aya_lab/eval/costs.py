@@ -87,8 +87,7 @@ def translation_costs(results: Any, *, device: str | None = None) -> pd.DataFram
 def routing_costs(sweep: Any, *, device: str | None = None) -> pd.DataFrame:
     """Per prompt variant of a routing sweep (or one ``RoutingResults``): routing plus request translation."""
     df = sweep.df
-    floor = df["model_fingerprint"].astype(str).str.startswith("floor:")  # the majority-class floor costs nothing
-    return cost_table(df[(df["lang"] == "all") & ~floor], "prompt", value="mean", device=device)
+    return cost_table(df[df["lang"] == "all"], "prompt", value="mean", device=device)
 
 
 def generation_costs(records: Sequence[GenerationRecord], *, device: str | None = None) -> pd.DataFrame:

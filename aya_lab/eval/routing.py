@@ -11,8 +11,8 @@ names no tool. Unlike ``LLMRouter.route`` (one call per request), all translatio
 one ``generate_texts`` batch, and all router prompts as another; the decisions are the same.
 
 Reported (:class:`RoutingResults`): accuracy with a percentile bootstrap 95% CI, overall and per
-request language, beside the majority-class floor's (prompt ``majority-class``: every request given the
-set's most frequent label, :mod:`aya_lab.eval.floors`); the fallback rate (share of answers that named no tool); LLM calls and tokens; a
+request language, beside the majority-class floor's (``floor``, shown in ``table()`` as prompt
+``majority-class``: every request given the set's most frequent label, :mod:`aya_lab.eval.floors`); the fallback rate (share of answers that named no tool); LLM calls and tokens; a
 confusion matrix (gold rows x predicted columns); one row per example. Cost (``lang`` = all, translations
 included): ``llm_calls``, ``prompt_tokens``, ``completion_tokens``, ``latency_s`` (recorded model seconds).
 
@@ -66,6 +66,7 @@ class RoutingResults:
     examples: pd.DataFrame
     confusion: pd.DataFrame
     meta: dict[str, Any] = field(default_factory=dict)
+    floor: pd.DataFrame = field(default_factory=pd.DataFrame)  # the majority-class floor's accuracy rows
 
     @property
     def accuracy(self) -> float:
@@ -76,15 +77,18 @@ class RoutingResults:
         return f"RoutingResults({self.meta.get('prompt')}: accuracy {self.accuracy:.3f} on {len(self.examples)})"
 
     def table(self) -> pd.DataFrame:
-        """Languages as rows; accuracy ``mean [low, high]``, fallback rate and n as columns."""
-        return _table(self.df)
+        """Languages as rows; accuracy ``mean [low, high]``, fallback rate and n as columns; then the
+        majority-class floor's rows (prompt ``majority-class``)."""
+        return _table(pd.concat([self.df, self.floor], ignore_index=True))
 
     def save(self, path: str | Path) -> Path:
-        """Write ``path`` (CSV of ``df``), ``<stem>.examples.csv``, ``<stem>.confusion.csv``, ``<stem>.json``."""
+        """Write ``path`` (CSV of ``df``), ``<stem>.examples.csv``, ``<stem>.confusion.csv``,
+        ``<stem>.floor.csv`` (the majority-class floor) and ``<stem>.json``."""
         path = _csv_path(path)
         self.df.to_csv(path, index=False)
         self.examples.to_csv(path.with_name(path.stem + ".examples.csv"), index=False)
         self.confusion.to_csv(path.with_name(path.stem + ".confusion.csv"))
+        self.floor.to_csv(path.with_name(path.stem + ".floor.csv"), index=False)
         _write_meta(path, self.meta)
         return path
 
@@ -98,6 +102,7 @@ class RoutingSweep:
     paired: pd.DataFrame
     confusion: dict[str, pd.DataFrame]
     meta: dict[str, Any] = field(default_factory=dict)
+    floor: pd.DataFrame = field(default_factory=pd.DataFrame)  # the majority-class floor's accuracy rows
 
     @property
     def variants(self) -> list[str]:
@@ -107,18 +112,19 @@ class RoutingSweep:
         return f"RoutingSweep(variants: {', '.join(self.variants)}; {self.meta.get('n')} requests)"
 
     def table(self) -> pd.DataFrame:
-        """Prompt x language rows with accuracy and fallback rate, then the paired tests (lang = all)."""
-        return _table(self.df)
+        """Prompt x language rows with accuracy and fallback rate, then the majority-class floor's rows."""
+        return _table(pd.concat([self.df, self.floor], ignore_index=True))
 
     def save(self, path: str | Path) -> Path:
         """Write ``path`` (CSV of ``df``), ``<stem>.examples.csv``, ``<stem>.paired.csv``,
-        ``<stem>.confusion.csv`` (all variants, a ``prompt`` column) and ``<stem>.json``."""
+        ``<stem>.confusion.csv`` (all variants, a ``prompt`` column), ``<stem>.floor.csv`` and ``<stem>.json``."""
         path = _csv_path(path)
         self.df.to_csv(path, index=False)
         self.examples.to_csv(path.with_name(path.stem + ".examples.csv"), index=False)
         self.paired.to_csv(path.with_name(path.stem + ".paired.csv"), index=False)
         conf = pd.concat([c.reset_index().assign(prompt=v) for v, c in self.confusion.items()], ignore_index=True)
         conf.to_csv(path.with_name(path.stem + ".confusion.csv"), index=False)
+        self.floor.to_csv(path.with_name(path.stem + ".floor.csv"), index=False)
         _write_meta(path, self.meta)
         return path
 
@@ -290,7 +296,6 @@ def evaluate_routing(
     idx = bootstrap_indices(len(items), n_bootstrap, seed)
     dataset_id = "routing" if examples is None else "routing:custom"
     df, ex, conf = _run(model, prompt_file, items, routed, cost, idx, dataset_id)
-    df = pd.concat([df, _majority_rows(items, idx, dataset_id)], ignore_index=True)
     meta = {
         "kind": "routing",
         "prompt": prompt_file.name,
@@ -302,7 +307,7 @@ def evaluate_routing(
         "dataset_id": dataset_id,
         "translator_prompt": translator_prompt(model, translate, translator),
     }
-    return RoutingResults(df, ex, conf, meta)
+    return RoutingResults(df, ex, conf, meta, floor=_majority_rows(items, idx, dataset_id))
 
 
 def sweep_routing(
@@ -337,7 +342,6 @@ def sweep_routing(
         dfs.append(df)
         exs.append(ex)
         confusion[label] = conf
-    dfs.append(_majority_rows(items, idx, dataset_id))
     paired = _paired(exs, labels, idx)
     meta = {
         "kind": "routing-sweep",
@@ -352,7 +356,10 @@ def sweep_routing(
         "dataset_id": dataset_id,
         "translator_prompt": translator_prompt(model, translate, translator),
     }
-    return RoutingSweep(pd.concat(dfs, ignore_index=True), pd.concat(exs, ignore_index=True), paired, confusion, meta)
+    floor = _majority_rows(items, idx, dataset_id)
+    return RoutingSweep(
+        pd.concat(dfs, ignore_index=True), pd.concat(exs, ignore_index=True), paired, confusion, meta, floor
+    )
 
 
 def _paired(exs: list[pd.DataFrame], labels: list[str], idx: np.ndarray) -> pd.DataFrame:
