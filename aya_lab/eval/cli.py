@@ -341,7 +341,9 @@ def _add_route(ev: argparse._SubParsersAction) -> None:
         default=None,
         help="multi-intent JSONL (default: data/routing/multi_intent.jsonl; '' is an error: --routers '' skips the table)",
     )
-    add_run_options(p, "route", out_help="results CSV (also .examples.csv, .confusion.csv, .floor.csv, .sequences.csv, .json)")
+    add_run_options(
+        p, "route", out_help="results CSV (also .examples.csv, .confusion.csv, .floor.csv, .sequences.csv, .json)"
+    )
     p.set_defaults(func=guard(_eval_route))
 
 
