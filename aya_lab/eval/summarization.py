@@ -203,6 +203,20 @@ def _prompt_hash(summarizer: Any) -> str:
     return "+".join(p.content_hash for p in prompts) or "-"
 
 
+def _summarizers(variants: list[str], model: Any) -> dict[str, Any]:
+    """Each variant's summarizer; floors (``copy-transcript``, ``lead-N``) are scored like the summarizers;
+    an unknown variant is a ``ValueError``."""
+    return {v: SummaryFloor(v) if is_summary_floor(v) else make_summarizer(v, model) for v in variants}
+
+
+def _signature(summarizer: Any, model: Any) -> dict[str, str]:
+    """A floor's own fingerprint (``floor:lead-3``), else the model's; the prompt hash."""
+    return {
+        "model_fingerprint": getattr(summarizer, "fingerprint", model.fingerprint),
+        "prompt_hash": _prompt_hash(summarizer),
+    }
+
+
 def _check_variants(variants: Sequence[str], n: int | None) -> list[str]:
     variants = [v.strip() for v in variants if v and v.strip()]
     if not variants:
@@ -234,9 +248,7 @@ def evaluate_summarizers(
     """
     variants = _check_variants(variants, n)
     model = _chat_model(model)
-    summarizers = {  # floors (copy-transcript, lead-N) are scored like the summarizers; unknown -> ValueError
-        v: SummaryFloor(v) if is_summary_floor(v) else make_summarizer(v, model) for v in variants
-    }
+    summarizers = _summarizers(variants, model)
     items = list(transcripts) if transcripts is not None else load_transcripts()
     items = items[:n] if n is not None else items
     if not items:
@@ -257,10 +269,7 @@ def evaluate_summarizers(
             if bar is not None:
                 bar.update(1)
     per = pd.DataFrame(rows)
-    sigs = {
-        v: {"model_fingerprint": getattr(s, "fingerprint", model.fingerprint), "prompt_hash": _prompt_hash(s)}
-        for v, s in summarizers.items()
-    }
+    sigs = {v: _signature(s, model) for v, s in summarizers.items()}
     dataset_id = "transcripts" if transcripts is None else "transcripts:custom"
     idx = bootstrap_indices(len(items), n_bootstrap, seed)
     df = _aggregate(per, variants, idx, sigs, dataset_id, n_bootstrap)
