@@ -14,7 +14,7 @@ from aya_lab.agents.protocols import TextModel
 from aya_lab.agents.user import clean_translation
 from aya_lab.langid import detect
 from aya_lab.languages import language_name
-from aya_lab.prompts import PromptFile, cut_at_stop, fit_prompt
+from aya_lab.prompts import PromptFile, choose_prompt, cut_at_stop
 
 __all__ = ["AyaTranslator", "is_english"]
 
@@ -30,7 +30,8 @@ class AyaTranslator:
 
     def __init__(self, model: TextModel, prompt: str | PromptFile = "aya_translate/baseline") -> None:
         self.model = model
-        self.prompt = fit_prompt(prompt, model)  # a base model gets the completion variant of the baseline
+        self.prompt_choice = choose_prompt(prompt, model)  # a base model gets the baseline's completion variant
+        self.prompt = self.prompt_choice.used
 
     def to_english(self, request: str, lang: str) -> str:
         return self.to_english_many([request], [lang])[0]

@@ -18,7 +18,7 @@ from aya_lab.agents.protocols import TextModel
 from aya_lab.errors import InputError
 from aya_lab.languages import language_name
 from aya_lab.messages import ChatMessage
-from aya_lab.prompts import PromptFile, cut_at_stop, fit_prompt
+from aya_lab.prompts import PromptFile, choose_prompt, cut_at_stop
 
 __all__ = ["UserAgent", "clean_translation", "render_context"]
 
@@ -58,7 +58,8 @@ class UserAgent:
         if context_window < 0:
             raise InputError(f"context_window must be >= 0; got {context_window}")
         self.model = model
-        self.prompt = fit_prompt(prompt, model)  # a base model gets the completion variant of the baseline
+        self.prompt_choice = choose_prompt(prompt, model)  # a base model gets the baseline's completion variant
+        self.prompt = self.prompt_choice.used
         self.context_window = context_window
 
     def conversation(

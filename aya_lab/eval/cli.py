@@ -13,6 +13,7 @@ rooms, which ``eval`` never imports: the face :mod:`aya_lab.attacks` adds it to 
 from __future__ import annotations
 
 import argparse
+import sys
 from pathlib import Path
 
 from aya_lab.agents.summarizer import SUMMARIZER_VARIANTS
@@ -30,6 +31,7 @@ from aya_lab.eval.cli_support import (
     role_spec,
     split_list,
 )
+from aya_lab.eval.floors import SUMMARY_FLOORS, is_summary_floor
 from aya_lab.eval.progress import generation_progress
 from aya_lab.eval.routing import RoutingSweep, evaluate_routing, sweep_routing
 from aya_lab.eval.routing_input import as_route_on
@@ -37,7 +39,8 @@ from aya_lab.eval.routing_sequences import check_sequence_options, evaluate_sequ
 from aya_lab.eval.summarization import evaluate_summarizers
 from aya_lab.eval.translation.evaluate import evaluate_translation
 from aya_lab.eval.translation.results import Results, compare
-from aya_lab.eval.translation.specs import model_options
+from aya_lab.eval.translation.specs import floor_kinds, model_options, parse_system, resolve_system, system_help
+from aya_lab.eval.translation.systems import prompt_notes
 from aya_lab.prompts import load_prompt
 
 __all__ = ["register", "register_eval", "command_group", "main"]
@@ -47,9 +50,14 @@ def _eval_translate(args: argparse.Namespace) -> int:
     if args.system and args.model:
         raise InputError("pass --model (the default system) or --system SPEC, not both; e.g. --system MODEL@strict")
     check_run_options(args)
-    systems = args.system or [role_spec(args, "translator")]
+    specs = args.system or [role_spec(args, "translator")]
+    for spec in specs:  # every spec checked before the first model loads
+        parse_system(spec)
     checkpoint = Path(args.out).with_name(Path(args.out).stem + ".partial.jsonl") if args.out else None
     with model_options(**model_settings(args)):
+        systems = [resolve_system(spec) for spec in specs]
+        for note in prompt_notes(systems):  # a base model given the completion prompt: said, and in the results
+            print(note, file=sys.stderr)
         results: Results = evaluate_translation(
             systems,
             args.dataset,
@@ -86,9 +94,12 @@ def _eval_summarize(args: argparse.Namespace) -> int:
     variants = split_list(args.variants)
     if not variants:
         raise InputError(f"--variants is empty; use e.g. {','.join(SUMMARIZER_VARIANTS)}")
-    unknown = [v for v in variants if v not in SUMMARIZER_VARIANTS]
+    unknown = [v for v in variants if v not in SUMMARIZER_VARIANTS and not is_summary_floor(v)]
     if unknown:
-        raise InputError(f"unknown summarizer variant {unknown[0]!r}; use one of {', '.join(SUMMARIZER_VARIANTS)}")
+        raise InputError(
+            f"unknown summarizer variant {unknown[0]!r}; use {', '.join(SUMMARIZER_VARIANTS)} or a floor "
+            "(copy-transcript, lead-N)"
+        )
     check_run_options(args)
     transcripts = load_transcripts(args.data) if args.data else None
     results = evaluate_summarizers(
@@ -101,12 +112,20 @@ def _eval_summarize(args: argparse.Namespace) -> int:
         seed=args.seed,
         progress=not args.no_progress,
     )
+    _print_prompt_note(results.meta)
     with pandas_display():
         print(results.table().to_string())
     if args.out:
         results.save(args.out)
         print(f"wrote {args.out}")
     return 0
+
+
+def _print_prompt_note(meta: dict) -> None:
+    """The line saying a base model translated the requests with the completion prompt (stderr)."""
+    note = (meta.get("translator_prompt") or {}).get("prompt_note")
+    if note:
+        print(f"translator: {note}", file=sys.stderr)
 
 
 def _eval_route(args: argparse.Namespace) -> int:
@@ -116,6 +135,8 @@ def _eval_route(args: argparse.Namespace) -> int:
     if variants is not None and not variants:
         raise InputError("--variants is empty; use e.g. baseline,fewshot")
     check_run_options(args)
+    if args.multi_data is not None and not args.multi_data.strip():  # '' used to run the default set silently
+        raise InputError("--multi-data '' names no file; pass a multi-intent JSONL, or --routers '' to skip the table")
     if split_list(args.routers):
         check_sequence_options(split_list(args.routers), split_list(args.paths))
 
@@ -130,6 +151,7 @@ def _eval_route(args: argparse.Namespace) -> int:
     model, translator = model_from_args(args), model_from_args(args, "translator")
     with generation_progress(total, "routing", enabled=not args.no_progress):
         result = _route(args, model, examples, refs, variants, translate, translator)
+    _print_prompt_note(result.meta)
     confusions = result.confusion if isinstance(result, RoutingSweep) else {result.meta["prompt"]: result.confusion}
     with pandas_display():
         print(result.table().to_string())
@@ -200,17 +222,7 @@ def _routing_generations(examples, args, translate, n_variants: int) -> int:
     return n_translations + len(items) * n_variants
 
 
-_SYSTEM_SPECS = """system specs (default: the --model, or $AYA_LAB_MODEL or smollm2, with the baseline prompt):
-  copy                          the source unchanged (the echo floor)
-  MODEL[@VARIANT][+ctxK]        a user_translate prompt variant on a chat model, with the last K
-                                (0..10) preceding segments of the document as context;
-                                MODEL = smollm2 | hf:PATH-OR-HUB-ID | fake:SCRIPT;
-                                VARIANT = a file under prompts/user_translate/ (default baseline)
-  seq2seq:PATH-OR-HUB-ID        an NMT model (NLLB, M2M100, Marian); no context
-  pivot:SPEC                    through English with SPEC on both hops
-  NAME=SPEC                     any of the above, named NAME in the results
-examples: --system smollm2 --system strict=smollm2@strict --system smollm2@baseline+ctx3
-
+_DATASETS = """
 datasets: ntrex128, floresv1, mafand, workplace (with --pairs), or your own line-aligned files:
   files:SRC.txt,REF.txt         one language pair, given by --pairs (exactly one)
   files:eng-swh:SRC.txt,REF.txt the pair named in the spec; repeat --dataset for several file pairs
@@ -229,7 +241,7 @@ def register_eval(subparsers: argparse._SubParsersAction) -> None:
     p = ev.add_parser(
         "translate",
         help="score translation systems on a test set",
-        epilog=_SYSTEM_SPECS,
+        epilog=system_help() + _DATASETS,  # generated from the model and system registries
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     p.add_argument(
@@ -237,8 +249,9 @@ def register_eval(subparsers: argparse._SubParsersAction) -> None:
         action="append",
         default=[],
         metavar="SPEC",
-        help="system spec (repeatable), optionally NAME=SPEC; e.g. copy, smollm2@strict+ctx3, "
-        "seq2seq:PATH, pivot:SPEC (grammar below; default: --model with the baseline prompt)",
+        help=f"system spec (repeatable), optionally NAME=SPEC: a floor ({', '.join(floor_kinds())}), any model "
+        "spec (gemma3-270m, smollm2@strict+ctx3, hf:PATH, seq2seq:PATH, BASE+lora:PATH) or pivot:SPEC "
+        "(grammar below; default: the translator --model with the baseline prompt)",
     )
     p.add_argument(
         "--dataset",
@@ -286,7 +299,11 @@ def _add_summarize(ev: argparse._SubParsersAction) -> None:
         "count exact match and parse rate, last-N correctness, action-item P/R/F1, summary chrF, "
         "calls, tokens and latency, with paired bootstrap tests against the first.",
     )
-    p.add_argument("--variants", default="two_call,one_call", help="comma-separated; the first is the baseline")
+    p.add_argument(
+        "--variants",
+        default=",".join([*SUMMARIZER_VARIANTS, *SUMMARY_FLOORS]),
+        help="comma-separated summarizers and floors (copy-transcript, lead-N); the first is the baseline",
+    )
     p.add_argument("--data", default=None, help="a transcripts JSONL file (default: data/transcripts)")
     p.add_argument("--no-translate", action="store_true", help="give the summarizers the request as written")
     add_run_options(p, "summarize", out_help="results CSV (also .transcripts.csv, .paired.csv, .json)")
@@ -319,8 +336,14 @@ def _add_route(ev: argparse._SubParsersAction) -> None:
         help="tool-sequence table: room (translate first), original, auto (room, or the original where the "
         "translation is not English), gold",
     )
-    p.add_argument("--multi-data", default=None, help="multi-intent JSONL (default: data/routing/multi_intent.jsonl)")
-    add_run_options(p, "route", out_help="results CSV (also .examples.csv, .confusion.csv, .sequences.csv, .json)")
+    p.add_argument(
+        "--multi-data",
+        default=None,
+        help="multi-intent JSONL (default: data/routing/multi_intent.jsonl; '' is an error: --routers '' skips the table)",
+    )
+    add_run_options(
+        p, "route", out_help="results CSV (also .examples.csv, .confusion.csv, .floor.csv, .sequences.csv, .json)"
+    )
     p.set_defaults(func=guard(_eval_route))
 
 

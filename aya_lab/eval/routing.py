@@ -11,7 +11,8 @@ names no tool. Unlike ``LLMRouter.route`` (one call per request), all translatio
 one ``generate_texts`` batch, and all router prompts as another; the decisions are the same.
 
 Reported (:class:`RoutingResults`): accuracy with a percentile bootstrap 95% CI, overall and per
-request language; the fallback rate (share of answers that named no tool); LLM calls and tokens; a
+request language, beside the majority-class floor's (``floor``, shown in ``table()`` as prompt
+``majority-class``: every request given the set's most frequent label, :mod:`aya_lab.eval.floors`); the fallback rate (share of answers that named no tool); LLM calls and tokens; a
 confusion matrix (gold rows x predicted columns); one row per example. Cost (``lang`` = all, translations
 included): ``llm_calls``, ``prompt_tokens``, ``completion_tokens``, ``latency_s`` (recorded model seconds).
 
@@ -37,7 +38,8 @@ from aya_lab.agents.route_input import RoutedInput
 from aya_lab.agents.routing import LLMRouter
 from aya_lab.datasets.project import ROUTING_LABELS, load_routing_examples
 from aya_lab.errors import InputError
-from aya_lab.eval.routing_input import Translate, route_requests
+from aya_lab.eval.floors import MAJORITY, majority_label
+from aya_lab.eval.routing_input import Translate, route_requests, translator_prompt
 from aya_lab.eval.stats import ALPHA, bootstrap_indices, mcnemar_exact, paired_bootstrap
 from aya_lab.eval.stats import percentile_ci as _ci
 from aya_lab.models import load_chat_model
@@ -64,6 +66,7 @@ class RoutingResults:
     examples: pd.DataFrame
     confusion: pd.DataFrame
     meta: dict[str, Any] = field(default_factory=dict)
+    floor: pd.DataFrame = field(default_factory=pd.DataFrame)  # the majority-class floor's accuracy rows
 
     @property
     def accuracy(self) -> float:
@@ -74,15 +77,18 @@ class RoutingResults:
         return f"RoutingResults({self.meta.get('prompt')}: accuracy {self.accuracy:.3f} on {len(self.examples)})"
 
     def table(self) -> pd.DataFrame:
-        """Languages as rows; accuracy ``mean [low, high]``, fallback rate and n as columns."""
-        return _table(self.df)
+        """Languages as rows; accuracy ``mean [low, high]``, fallback rate and n as columns; then the
+        majority-class floor's rows (prompt ``majority-class``)."""
+        return _table(pd.concat([self.df, self.floor], ignore_index=True))
 
     def save(self, path: str | Path) -> Path:
-        """Write ``path`` (CSV of ``df``), ``<stem>.examples.csv``, ``<stem>.confusion.csv``, ``<stem>.json``."""
+        """Write ``path`` (CSV of ``df``), ``<stem>.examples.csv``, ``<stem>.confusion.csv``,
+        ``<stem>.floor.csv`` (the majority-class floor) and ``<stem>.json``."""
         path = _csv_path(path)
         self.df.to_csv(path, index=False)
         self.examples.to_csv(path.with_name(path.stem + ".examples.csv"), index=False)
         self.confusion.to_csv(path.with_name(path.stem + ".confusion.csv"))
+        self.floor.to_csv(path.with_name(path.stem + ".floor.csv"), index=False)
         _write_meta(path, self.meta)
         return path
 
@@ -96,6 +102,7 @@ class RoutingSweep:
     paired: pd.DataFrame
     confusion: dict[str, pd.DataFrame]
     meta: dict[str, Any] = field(default_factory=dict)
+    floor: pd.DataFrame = field(default_factory=pd.DataFrame)  # the majority-class floor's accuracy rows
 
     @property
     def variants(self) -> list[str]:
@@ -105,18 +112,19 @@ class RoutingSweep:
         return f"RoutingSweep(variants: {', '.join(self.variants)}; {self.meta.get('n')} requests)"
 
     def table(self) -> pd.DataFrame:
-        """Prompt x language rows with accuracy and fallback rate, then the paired tests (lang = all)."""
-        return _table(self.df)
+        """Prompt x language rows with accuracy and fallback rate, then the majority-class floor's rows."""
+        return _table(pd.concat([self.df, self.floor], ignore_index=True))
 
     def save(self, path: str | Path) -> Path:
         """Write ``path`` (CSV of ``df``), ``<stem>.examples.csv``, ``<stem>.paired.csv``,
-        ``<stem>.confusion.csv`` (all variants, a ``prompt`` column) and ``<stem>.json``."""
+        ``<stem>.confusion.csv`` (all variants, a ``prompt`` column), ``<stem>.floor.csv`` and ``<stem>.json``."""
         path = _csv_path(path)
         self.df.to_csv(path, index=False)
         self.examples.to_csv(path.with_name(path.stem + ".examples.csv"), index=False)
         self.paired.to_csv(path.with_name(path.stem + ".paired.csv"), index=False)
         conf = pd.concat([c.reset_index().assign(prompt=v) for v, c in self.confusion.items()], ignore_index=True)
         conf.to_csv(path.with_name(path.stem + ".confusion.csv"), index=False)
+        self.floor.to_csv(path.with_name(path.stem + ".floor.csv"), index=False)
         _write_meta(path, self.meta)
         return path
 
@@ -213,6 +221,15 @@ def _metric_rows(examples: pd.DataFrame, name: str, sig: dict, idx: np.ndarray) 
     return rows
 
 
+def _majority_rows(items: list[Any], idx: np.ndarray, dataset_id: str) -> pd.DataFrame:
+    """The majority-class floor's accuracy rows (prompt ``majority-class``; :mod:`aya_lab.eval.floors`)."""
+    label = majority_label([ex.label for ex in items])
+    ex = pd.DataFrame({"lang": [e.lang for e in items], "correct": [float(e.label == label) for e in items]})
+    sig = {"model_fingerprint": f"floor:{MAJORITY}({label})", "prompt_hash": "-", "dataset_id": dataset_id}
+    rows = _metric_rows(ex.assign(fallback=float("nan")), MAJORITY, sig, idx)
+    return pd.DataFrame([r for r in rows if r["metric"] == "accuracy"], columns=ROUTING_COLUMNS)
+
+
 def _run(model, prompt_file, items, routed, tr_cost, idx, dataset_id) -> tuple[pd.DataFrame, ...]:
     name = prompt_file.variant or prompt_file.name
     decisions = _route_all(model, prompt_file, routed)
@@ -274,7 +291,8 @@ def evaluate_routing(
     model = _chat_model(model)
     prompt_file = _load_router_prompt(prompt)
     items = _examples(examples, n)
-    routed, cost = route_requests(model, items, translate, _chat_model(translator) if translator else None)
+    translator = _chat_model(translator) if translator else None
+    routed, cost = route_requests(model, items, translate, translator)
     idx = bootstrap_indices(len(items), n_bootstrap, seed)
     dataset_id = "routing" if examples is None else "routing:custom"
     df, ex, conf = _run(model, prompt_file, items, routed, cost, idx, dataset_id)
@@ -287,8 +305,9 @@ def evaluate_routing(
         "seed": seed,
         "model": getattr(model, "spec", "?"),
         "dataset_id": dataset_id,
+        "translator_prompt": translator_prompt(model, translate, translator),
     }
-    return RoutingResults(df, ex, conf, meta)
+    return RoutingResults(df, ex, conf, meta, floor=_majority_rows(items, idx, dataset_id))
 
 
 def sweep_routing(
@@ -313,7 +332,8 @@ def sweep_routing(
         raise InputError(f"prompt variants must be unique; repeated: {', '.join(dupes)}")
     model = _chat_model(model)
     items = _examples(examples, n)
-    routed, cost = route_requests(model, items, translate, _chat_model(translator) if translator else None)
+    translator = _chat_model(translator) if translator else None
+    routed, cost = route_requests(model, items, translate, translator)
     idx = bootstrap_indices(len(items), n_bootstrap, seed)
     dataset_id = "routing" if examples is None else "routing:custom"
     dfs, exs, confusion = [], [], {}
@@ -334,8 +354,12 @@ def sweep_routing(
         "seed": seed,
         "model": getattr(model, "spec", "?"),
         "dataset_id": dataset_id,
+        "translator_prompt": translator_prompt(model, translate, translator),
     }
-    return RoutingSweep(pd.concat(dfs, ignore_index=True), pd.concat(exs, ignore_index=True), paired, confusion, meta)
+    floor = _majority_rows(items, idx, dataset_id)
+    return RoutingSweep(
+        pd.concat(dfs, ignore_index=True), pd.concat(exs, ignore_index=True), paired, confusion, meta, floor
+    )
 
 
 def _paired(exs: list[pd.DataFrame], labels: list[str], idx: np.ndarray) -> pd.DataFrame:

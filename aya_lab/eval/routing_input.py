@@ -19,7 +19,7 @@ from aya_lab.errors import InputError
 from aya_lab.models.base import record_generations
 from aya_lab.models.result import usage
 
-__all__ = ["Translate", "as_route_on", "route_requests"]
+__all__ = ["Translate", "as_route_on", "route_requests", "translator_prompt"]
 
 Translate = bool | Literal["gold", "auto"] | RouteOn
 """The evaluators' spelling of :class:`~aya_lab.agents.route_input.RouteOn` (kept for the notebooks and the
@@ -54,3 +54,12 @@ def route_requests(
             english = list(AyaTranslator(translator if translator is not None else model).to_english_many(texts, langs))
         cost = usage(records)
     return [decide_input(t, lang, e, route_on) for t, lang, e in zip(texts, langs, english, strict=True)], cost
+
+
+def translator_prompt(model: Any, translate: Translate = True, translator: Any = None) -> dict[str, str]:
+    """The ``aya_translate`` prompt :func:`route_requests` uses on ``translator`` (default ``model``), as
+    :meth:`~aya_lab.prompts.PromptChoice.as_meta` records it (with ``prompt_note`` where a base model got the
+    completion variant); ``{}`` when the path does not translate."""
+    if not as_route_on(translate).translates:
+        return {}
+    return AyaTranslator(translator if translator is not None else model).prompt_choice.as_meta()

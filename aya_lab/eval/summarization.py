@@ -25,6 +25,9 @@ Scores per transcript and variant:
 over transcripts and n), ``per_transcript`` (one row per transcript x variant) and ``paired`` (each
 variant against the first: mean difference, its 95% CI and a two-sided p-value from a paired bootstrap
 over transcripts). Resamples are drawn once (numpy, seeded) and shared by all variants and metrics.
+
+Floors: the variants ``copy-transcript`` and ``lead-N`` (:class:`~aya_lab.eval.floors.SummaryFloor`) write a
+summary without a model and are scored by the same code; ``aya-lab eval summarize`` runs them by default.
 """
 
 from __future__ import annotations
@@ -45,6 +48,7 @@ from aya_lab.agents.summarizer import SUMMARIZER_VARIANTS, make_summarizer
 from aya_lab.agents.translator import AyaTranslator
 from aya_lab.datasets.project import load_transcripts
 from aya_lab.errors import InputError
+from aya_lab.eval.floors import SummaryFloor, is_summary_floor
 from aya_lab.eval.metrics import _corpus_score
 from aya_lab.eval.progress import progress_bar
 from aya_lab.eval.stats import bootstrap_indices, paired_bootstrap  # re-exported
@@ -199,6 +203,20 @@ def _prompt_hash(summarizer: Any) -> str:
     return "+".join(p.content_hash for p in prompts) or "-"
 
 
+def _summarizers(variants: list[str], model: Any) -> dict[str, Any]:
+    """Each variant's summarizer; floors (``copy-transcript``, ``lead-N``) are scored like the summarizers;
+    an unknown variant is a ``ValueError``."""
+    return {v: SummaryFloor(v) if is_summary_floor(v) else make_summarizer(v, model) for v in variants}
+
+
+def _signature(summarizer: Any, model: Any) -> dict[str, str]:
+    """A floor's own fingerprint (``floor:lead-3``), else the model's; the prompt hash."""
+    return {
+        "model_fingerprint": getattr(summarizer, "fingerprint", model.fingerprint),
+        "prompt_hash": _prompt_hash(summarizer),
+    }
+
+
 def _check_variants(variants: Sequence[str], n: int | None) -> list[str]:
     variants = [v.strip() for v in variants if v and v.strip()]
     if not variants:
@@ -230,7 +248,7 @@ def evaluate_summarizers(
     """
     variants = _check_variants(variants, n)
     model = _chat_model(model)
-    summarizers = {v: make_summarizer(v, model) for v in variants}  # unknown variant -> ValueError
+    summarizers = _summarizers(variants, model)
     items = list(transcripts) if transcripts is not None else load_transcripts()
     items = items[:n] if n is not None else items
     if not items:
@@ -251,7 +269,7 @@ def evaluate_summarizers(
             if bar is not None:
                 bar.update(1)
     per = pd.DataFrame(rows)
-    sigs = {v: {"model_fingerprint": model.fingerprint, "prompt_hash": _prompt_hash(s)} for v, s in summarizers.items()}
+    sigs = {v: _signature(s, model) for v, s in summarizers.items()}
     dataset_id = "transcripts" if transcripts is None else "transcripts:custom"
     idx = bootstrap_indices(len(items), n_bootstrap, seed)
     df = _aggregate(per, variants, idx, sigs, dataset_id, n_bootstrap)
@@ -267,6 +285,7 @@ def evaluate_summarizers(
         "seed": seed,
         "model": getattr(model, "spec", "?"),
         "signatures": sigs,
+        "translator_prompt": translator.prompt_choice.as_meta() if translate_requests else {},
         "sacrebleu_version": sacrebleu.__version__,
     }
     return SummarizerResults(df, per, paired_table(per, variants, idx, SUMMARY_METRICS), meta)

@@ -2,6 +2,8 @@
 ``seq2seq:<path-or-hub-id>`` | ``fake:...``, each optionally followed by ``~ENGINE``; a causal LM may carry a
 LoRA adapter, ``BASE+lora:PATH`` (:mod:`aya_lab.models.adapter`: verified against its run card and its
 base, part of the fingerprint; merged on transformers, unmerged from a GGUF conversion on llama.cpp).
+Which strings are specs is decided by one registry, :mod:`aya_lab.models.registry` (:func:`parse_spec` is
+re-exported here); this module builds what it parses.
 
 **Engines** (:data:`ENGINES`). ``llama.cpp`` runs GGUF files as they are, on the CPU: it is the default
 for the embedded models and ``gguf:`` files. ``transformers`` runs ``hf:``/``seq2seq:`` checkpoints, any
@@ -27,7 +29,6 @@ import difflib
 import functools
 import threading
 from collections.abc import Callable, Iterable, Mapping
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -40,6 +41,7 @@ from aya_lab.models.fingerprint import file_sha256, weights_id
 from aya_lab.models.hf_causal import HFChatModel
 from aya_lab.models.llama_chat import LlamaCppChatModel
 from aya_lab.models.lora_gguf import adapter_gguf
+from aya_lab.models.registry import ENGINES, LORA_MARK, MODEL_KINDS, ModelSpec, parse_spec
 from aya_lab.models.resolve import resolve_checkpoint, resolve_gguf
 from aya_lab.models.seq2seq import Seq2SeqTranslator
 from aya_lab.models.settings import GenerationSettings
@@ -68,22 +70,9 @@ DEFAULT_SPEC = "smollm2"
 ROLES = ("translator", "aya")
 DEFAULT_ROLE_SPECS: Mapping[str, str] = {"translator": "gemma3-270m", "aya": "smollm2"}
 """Each role's default, chosen by ``benchmarks/measure_roles.py`` (docs/MODELS.md, "A model per role")."""
-_PREFIXES = ("hf", "seq2seq", "gguf", "fake")
-_KINDS = (*EMBEDDED, *_PREFIXES)
-ENGINES = ("llama.cpp", "transformers")
-_ENGINE_KINDS = {"llama.cpp": (*EMBEDDED, "gguf"), "transformers": (*EMBEDDED, "hf", "seq2seq")}
-LORA_MARK = "+lora:"
+_ENGINE_KINDS = {e: tuple(k for k, v in MODEL_KINDS.items() if e in v.engines) for e in ENGINES}
 _LOCK = threading.Lock()
 _LOADED: dict[tuple[str, str, str | None, int], Any] = {}
-
-
-@dataclass(frozen=True)
-class ModelSpec:
-    kind: str  # one of _KINDS
-    target: str  # path, hub id or fake script ("" for embedded models)
-    text: str  # the spec as written
-    engine: str | None = None  # chosen with ~ENGINE (None: the kind's default, see engine_for)
-    adapter: str | None = None  # a LoRA adapter folder (BASE+lora:PATH), see aya_lab.models.adapter
 
 
 def default_model_spec(role: str | None = None) -> str:
@@ -103,78 +92,6 @@ def default_model_spec(role: str | None = None) -> str:
 def default_role_models() -> dict[str, str]:
     """``{role: spec}`` for every role when nothing is named: see :func:`default_model_spec`."""
     return {role: default_model_spec(role) for role in ROLES}
-
-
-def parse_spec(spec: str) -> ModelSpec:
-    """Parse a spec string; raises :class:`ModelSpecError` naming the value and the accepted forms.
-
-    ``BASE+lora:PATH`` (any base spec, then a LoRA adapter folder; ``~ENGINE`` on the base or at the end)
-    names the base with the adapter applied."""
-    text = (spec or "").strip()
-    if LORA_MARK in text and not text.startswith("fake:"):
-        return _parse_adapter_spec(text)
-    source, tilde, engine = text.rpartition("~")
-    if not tilde or "/" in engine or text.startswith("fake:"):  # no suffix (a ~ inside a path is not one)
-        source, tilde, engine = text, "", ""
-    chosen = _check_engine(engine.strip(), text) if tilde else None
-    source = source.strip()
-    if source in EMBEDDED:
-        return ModelSpec(source, "", text, chosen)
-    prefix, sep, target = source.partition(":")
-    if not sep or prefix not in _PREFIXES:
-        close = difflib.get_close_matches(source, list(EMBEDDED), n=1)
-        hint = f" (did you mean {close[0]!r}?)" if close else ""
-        raise ModelSpecError(
-            f"unknown model spec {spec!r}{hint}; use {', '.join(EMBEDDED)}, gguf:<file>, hf:<path-or-hub-id>, "
-            "seq2seq:<path-or-hub-id> or fake:... (tests only), optionally with ~llama.cpp or ~transformers"
-        )
-    if not target.strip():
-        raise ModelSpecError(f"model spec {spec!r} names no model after '{prefix}:'; e.g. {prefix}:org/name")
-    if chosen is not None and prefix not in _ENGINE_KINDS[chosen]:
-        runs = [e for e, kinds in _ENGINE_KINDS.items() if prefix in kinds]
-        raise ModelSpecError(
-            f"model spec {spec!r}: {prefix}: models do not run on {chosen}; drop ~{chosen}"
-            + (f" (they run on {', '.join(runs)})" if runs else "")
-        )
-    return ModelSpec(prefix, target.strip(), text, chosen)
-
-
-def _parse_adapter_spec(text: str) -> ModelSpec:
-    """``BASE+lora:PATH[~ENGINE]`` (see :func:`parse_spec`)."""
-    base_text, _, rest = text.partition(LORA_MARK)
-    path, tilde, engine = rest.rpartition("~")
-    if not tilde or "/" in engine:  # no suffix (a ~ inside a path is not one)
-        path, engine = rest, ""
-    path = path.strip()
-    if not path:
-        raise ModelSpecError(
-            f"model spec {text!r} names no adapter after '+lora:'; e.g. gemma3-270m+lora:runs/adapters/x"
-        )
-    if LORA_MARK in path:
-        raise ModelSpecError(f"model spec {text!r} names more than one adapter; one +lora:PATH per spec")
-    base = parse_spec(base_text)
-    outer = _check_engine(engine.strip(), text) if tilde and engine else None
-    if base.kind in ("seq2seq", "fake"):
-        raise ModelSpecError(
-            f"model spec {text!r}: LoRA adapters apply to causal LMs ({', '.join(EMBEDDED)}, hf:, gguf:), not to "
-            f"{base.kind}: models"
-        )
-    if outer is not None and base.engine is not None and outer != base.engine:
-        raise ModelSpecError(f"model spec {text!r} names two engines (~{base.engine}, ~{outer}); keep one")
-    chosen = outer or base.engine
-    if chosen is not None and base.kind not in _ENGINE_KINDS[chosen]:
-        raise ModelSpecError(f"model spec {text!r}: {base.kind}: models do not run on {chosen}; drop ~{chosen}")
-    return ModelSpec(base.kind, base.target, text, chosen, adapter=path)
-
-
-def _check_engine(engine: str, written: str) -> str:
-    if engine in ENGINES:
-        return engine
-    close = difflib.get_close_matches(engine, ENGINES, n=1, cutoff=0.5)
-    hint = f"did you mean ~{close[0]}? " if close else ""
-    raise ModelSpecError(
-        f"unknown engine {engine!r} in model spec {written!r}; {hint}engines: ~llama.cpp, ~transformers"
-    )
 
 
 def engine_for(parsed: ModelSpec, device: str | None = None) -> str:
@@ -235,10 +152,11 @@ def load_model(
 def load_chat_model(spec: str | None = None, **kwargs: Any) -> Any:
     """Like :func:`load_model` but refuses ``seq2seq:`` specs (agents need a chat model)."""
     parsed = parse_spec(spec or default_model_spec())
-    if parsed.kind == "seq2seq":
+    if parsed.model_kind.translates != "prompt":
+        chat = ", ".join(k.form for k in MODEL_KINDS.values() if k.translates == "prompt" and not k.tests_only)
         raise ModelSpecError(
             f"{parsed.text!r} is a seq2seq translation model; agents need a chat model "
-            f"({' or '.join(EMBEDDED)} or hf:<path>); use seq2seq models in translation evaluations"
+            f"({chat}); use seq2seq models in translation evaluations"
         )
     return load_model(parsed.text, **kwargs)
 

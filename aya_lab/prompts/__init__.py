@@ -28,7 +28,7 @@ One module per concern, in import order (at run time each imports only those abo
 - ``render``: values -> messages (variable checks, spotlighting, the examples block);
 - ``file``: :class:`PromptFile` (validation, variables, content hash) and its chat template;
 - ``load``: finding and loading variants by name (:func:`load_prompt`, :func:`list_variants`,
-  :func:`variant_names`, :func:`fit_prompt`).
+  :func:`variant_names`, :func:`choose_prompt`, :func:`fit_prompt`).
 
 Import from ``aya_lab.prompts``; the submodules are its layout, not its interface.
 """
@@ -39,10 +39,12 @@ from aya_lab.prompts.completion import COMPLETION_KEY, completion_request, cut_a
 from aya_lab.prompts.errors import PromptError
 from aya_lab.prompts.fewshot import ExamplesSpec, fewshot_dir, load_pool
 from aya_lab.prompts.file import PromptFile, SpotlitChatTemplate
-from aya_lab.prompts.load import fit_prompt, list_variants, load_prompt, variant_names
+from aya_lab.prompts.load import PromptChoice, choose_prompt, fit_prompt, list_variants, load_prompt, variant_names
 
 __all__ = [
     "COMPLETION_KEY",
+    "PromptChoice",
+    "choose_prompt",
     "ExamplesSpec",
     "PromptFile",
     "PromptError",

@@ -3,7 +3,9 @@
 ``"task/variant"`` names ``prompts/<task>/<variant>.yaml``; names are confined to the prompts folder.
 Files are read once per path and modification time. :func:`list_variants` lists a task's chat
 variants (completion variants on request), :func:`variant_names` checks a user's list of them, and
-:func:`fit_prompt` swaps a chat baseline for the task's completion variant on a base model.
+:func:`choose_prompt` swaps a chat baseline for the task's completion variant on a base model and says so:
+the :class:`PromptChoice` it returns names the prompt asked for, the prompt used, and a one-line ``note``
+when they differ, which callers print and record (:func:`fit_prompt` returns only the prompt used).
 """
 
 from __future__ import annotations
@@ -11,7 +13,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from functools import lru_cache
 from pathlib import Path
-from typing import Any
+from typing import Any, NamedTuple
 
 import yaml
 from pydantic import ValidationError
@@ -21,7 +23,7 @@ from aya_lab.prompts.errors import PromptError
 from aya_lab.prompts.fewshot import load_pool
 from aya_lab.prompts.file import PromptFile
 
-__all__ = ["fit_prompt", "list_variants", "load_prompt", "variant_names"]
+__all__ = ["PromptChoice", "choose_prompt", "fit_prompt", "list_variants", "load_prompt", "variant_names"]
 
 
 def list_variants(task: str, root: Path | None = None, *, completion: bool = False) -> list[str]:
@@ -112,18 +114,52 @@ def _load(path: str, mtime: int) -> PromptFile:
     return prompt
 
 
-def fit_prompt(prompt: str | PromptFile, model: Any) -> PromptFile:
+class PromptChoice(NamedTuple):
+    """The prompt asked for, the prompt used on a model, and the model's spec (see :func:`choose_prompt`)."""
+
+    requested: PromptFile
+    used: PromptFile
+    model: str
+
+    @property
+    def swapped(self) -> bool:
+        return self.used.name != self.requested.name
+
+    @property
+    def note(self) -> str | None:
+        """One line saying which prompt replaced which and why (``None`` when nothing was swapped)."""
+        if not self.swapped:
+            return None
+        return (
+            f"prompt: {self.model} has no chat template (a base model), so {self.used.name} is used "
+            f"instead of the chat prompt {self.requested.name}"
+        )
+
+    def as_meta(self) -> dict[str, str]:
+        """``{"prompt": used}``, plus ``prompt_requested`` and ``prompt_note`` when the prompt was swapped."""
+        out = {"prompt": self.used.name}
+        if self.swapped:
+            out.update(prompt_requested=self.requested.name, prompt_note=self.note or "")
+        return out
+
+
+def choose_prompt(prompt: str | PromptFile, model: Any) -> PromptChoice:
     """The prompt to use on ``model``: ``prompt`` itself, except that a task's chat **baseline** becomes
     the task's ``completion`` variant on a model without a chat template (``model.has_chat_template``
-    false: a base model). Any other chat prompt on such a model is a one-line :class:`PromptError`
-    naming the model and the completion variant to use."""
+    false: a base model); the choice records both and a ``note``. Any other chat prompt on such a model is a
+    one-line :class:`PromptError` naming the model and the completion variant to use."""
     p = load_prompt(prompt) if isinstance(prompt, str) else prompt
+    spec = str(getattr(model, "spec", type(model).__name__))
     if p.format != "chat" or getattr(model, "has_chat_template", True):
-        return p
-    spec = getattr(model, "spec", type(model).__name__)
+        return PromptChoice(p, p, spec)
     if p.variant == "baseline" and p.task and "completion" in list_variants(p.task, completion=True):
-        return load_prompt(f"{p.task}/completion")
+        return PromptChoice(p, load_prompt(f"{p.task}/completion"), spec)
     raise PromptError(
         f"prompt {p.name!r} is a chat prompt and model {spec!r} has no chat template (a base model); "
         f"use a completion variant such as {p.task or 'TASK'}/completion (format: completion)"
     )
+
+
+def fit_prompt(prompt: str | PromptFile, model: Any) -> PromptFile:
+    """The prompt :func:`choose_prompt` uses on ``model`` (callers that report the swap use that instead)."""
+    return choose_prompt(prompt, model).used

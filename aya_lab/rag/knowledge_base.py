@@ -321,6 +321,12 @@ class KnowledgeBase(FactsMixin):
         with self._lock:
             return list_sources(self._db)
 
+    def chunks(self) -> list[tuple[str, str]]:
+        """``(source, text)`` of everything search can return (document chunks, then facts), as stored:
+        the units the retrieval floors (BM25, random) rank (:mod:`aya_lab.eval.retrieval_floors`)."""
+        with self._lock:
+            return [(row.source, row.text) for row in load_rows(self._db)]
+
     def __len__(self) -> int:
         """Document chunks plus committed facts (what search can return)."""
         with self._lock:

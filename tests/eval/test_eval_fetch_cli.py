@@ -151,7 +151,7 @@ def test_cli_data_and_eval_commands(mini_data, tmp_path, capsys):
         (["eval", "translate", "--system", "copy", "--dataset", "ntrex128", "--pairs", "eng-hau"], "available: "),
         (
             ["eval", "translate", "--system", "zzz:1", "--dataset", "ntrex128", "--pairs", "eng-swh"],
-            "unknown system kind",
+            "unknown system 'zzz:1'",
         ),
         (
             ["eval", "translate", "--system", "copy", "--dataset", "ntrex128", "--pairs", "eng-qqq"],

@@ -39,8 +39,8 @@ def test_prompt_spec_grammar(spec, expected):
         ("smollm2+ctx11", "over 10"),
         ("smollm2@nope", "no prompt variant 'nope'"),
         ("hf:", "names no model"),
-        ("seq2seq:", "needs a model path"),
-        ("smollm3", "unknown system kind"),
+        ("seq2seq:", "names no model after 'seq2seq:'"),
+        ("smollm3", "unknown system 'smollm3' (did you mean 'smollm2'?)"),
     ],
 )
 def test_spec_errors_are_one_line(spec, needle):

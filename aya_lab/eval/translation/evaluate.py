@@ -35,7 +35,7 @@ from aya_lab.eval.translation.config import RESAMPLE, EvalConfig
 from aya_lab.eval.translation.results import COLUMNS, OUTPUT_COLUMNS, Results
 from aya_lab.eval.translation.scoring import Run, score_rows
 from aya_lab.eval.translation.specs import resolve_system
-from aya_lab.eval.translation.systems import PivotSystem, TranslationSystem, signature_hash
+from aya_lab.eval.translation.systems import PivotSystem, TranslationSystem, prompt_notes, signature_hash
 from aya_lab.models.base import record_generations
 from aya_lab.models.result import usage
 
@@ -271,6 +271,7 @@ def _meta(dataset, sets: list[ParallelSet], cfg: EvalConfig, baseline: str, reso
         "licenses": {ds.dataset_id: ds.license for ds in sets},
         "baseline": baseline,
         "systems": {s.name: s.signature() for s in resolved},
+        "prompt_notes": prompt_notes(resolved),  # a base model given the completion prompt instead, per system
         "aya_lab_version": aya_lab.__version__,
         "sacrebleu_version": sacrebleu.__version__,
     }

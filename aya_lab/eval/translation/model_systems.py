@@ -7,22 +7,27 @@
 - :class:`Seq2SeqSystem` calls :meth:`~aya_lab.models.seq2seq.Seq2SeqTranslator.translate`; it has no
   prompt and ignores the document context.
 
-Spec grammar (``aya-lab eval translate --system SPEC``, :func:`~aya_lab.eval.translation.specs.resolve_system`)::
+Spec grammar (``aya-lab eval translate --system SPEC``, :func:`~aya_lab.eval.translation.specs.parse_system`)::
 
     SPEC      := [NAME "="] MODEL ["@" VARIANT] ["+ctx" K]      a PromptSystem
-               | [NAME "="] "seq2seq:" PATH-OR-HUB-ID            a Seq2SeqSystem
-    MODEL     := "smollm2" | "hf:" PATH-OR-HUB-ID | "fake:" SCRIPT    (a chat-model spec)
+               | [NAME "="] NMT-MODEL                            a Seq2SeqSystem
+    MODEL     := any spec of aya_lab.models.registry whose kind translates by prompt: smollm2, gemma3-270m,
+                 gguf:FILE, hf:PATH-OR-HUB-ID, fake:SCRIPT, each with ~ENGINE and +lora:PATH where allowed
+    NMT-MODEL := seq2seq:PATH-OR-HUB-ID (no prompt, no context: @VARIANT and +ctxK are refused)
     VARIANT   := a file stem under prompts/user_translate/ (default: baseline)
     K         := 0..10, the context window (default 0)
 
-Examples: ``smollm2``, ``smollm2@strict``, ``smollm2@baseline+ctx3``, ``smollm2+ctx3``,
-``hf:HuggingFaceTB/SmolLM2-360M-Instruct@strict+ctx3``, ``pivot:smollm2@strict``,
-``nllb=seq2seq:facebook/nllb-200-distilled-600M``. The suffixes are taken from the end of the spec
-(``@`` followed by a name without ``/``), so paths may contain ``@`` elsewhere.
+Examples: ``smollm2``, ``gemma3-270m``, ``smollm2@strict``, ``smollm2@baseline+ctx3``, ``smollm2+ctx3``,
+``hf:HuggingFaceTB/SmolLM2-360M-Instruct@strict+ctx3``, ``gemma3-270m+lora:runs/a@completion``,
+``pivot:smollm2@strict``, ``nllb=seq2seq:facebook/nllb-200-distilled-600M``. The suffixes are taken from
+the end of the spec (``@`` followed by a name without ``/``), so paths may contain ``@`` elsewhere.
 
 Signatures: ``model_fingerprint`` (weights + generation settings), ``prompt_hash`` (the prompt file's
 content hash; ``-`` for seq2seq) and ``graph_spec_hash`` ``-``; a PromptSystem adds
-``context_window``, so that two systems differing only in K never share checkpointed outputs.
+``context_window``, so that two systems differing only in K never share checkpointed outputs, and the
+prompt used (``prompt``; plus ``prompt_requested`` and ``prompt_note`` where a base model got the
+completion variant instead of the chat baseline asked for: the evaluator records these in the results'
+metadata and the CLI prints the note).
 Simplification: spec-built systems use the model's default generation settings; to change them
 (e.g. ``max_new_tokens``), build the system from a loaded model: ``PromptSystem(load_model(spec,
 settings=...))``.
@@ -42,14 +47,15 @@ from aya_lab.messages import ChatMessage
 from aya_lab.models import load_chat_model, load_model
 from aya_lab.prompts import PromptFile, load_prompt
 
-__all__ = ["PromptSystem", "Seq2SeqSystem", "parse_prompt_spec", "TRANSLATE_TASK"]
+__all__ = ["PromptSystem", "Seq2SeqSystem", "parse_prompt_spec", "split_suffixes", "TRANSLATE_TASK"]
 
 TRANSLATE_TASK = "user_translate"
 _SUFFIX = re.compile(r"^(?P<model>.*?)(?:@(?P<variant>[^@/+\s]*))?(?:\+ctx(?P<k>[^@/+\s]*))?$", re.S)
 
 
-def parse_prompt_spec(spec: str) -> tuple[str, str, int]:
-    """``"smollm2@strict+ctx3"`` -> ``("smollm2", "strict", 3)``; raises :class:`SystemSpecError`."""
+def split_suffixes(spec: str) -> tuple[str, str | None, int | None]:
+    """``"smollm2@strict+ctx3"`` -> ``("smollm2", "strict", 3)``; an absent suffix is ``None``. Raises
+    :class:`SystemSpecError` for an empty variant, a non-numeric or too large K, or no model part."""
     text = (spec or "").strip()
     m = _SUFFIX.match(text)
     model, variant, k = (m.group("model"), m.group("variant"), m.group("k")) if m else (text, None, None)
@@ -59,10 +65,17 @@ def parse_prompt_spec(spec: str) -> tuple[str, str, int]:
         raise SystemSpecError(f"system spec {spec!r} has an empty prompt variant after '@'; e.g. {model}@strict")
     if k is not None and not k.isdigit():
         raise SystemSpecError(f"system spec {spec!r}: '+ctx' needs a number of segments, e.g. {model}+ctx3")
-    window = int(k) if k is not None else 0
-    if window > MAX_CONTEXT_WINDOW:
+    window = int(k) if k is not None else None
+    if window is not None and window > MAX_CONTEXT_WINDOW:
         raise SystemSpecError(f"system spec {spec!r}: context window {window} is over {MAX_CONTEXT_WINDOW}")
-    return model, variant or "baseline", window
+    return model, variant, window
+
+
+def parse_prompt_spec(spec: str) -> tuple[str, str, int]:
+    """``"smollm2@strict+ctx3"`` -> ``("smollm2", "strict", 3)`` (defaults ``baseline`` and 0); raises
+    :class:`SystemSpecError`."""
+    model, variant, k = split_suffixes(spec)
+    return model, variant or "baseline", k or 0
 
 
 def translate_prompt(prompt: str | PromptFile) -> PromptFile:
@@ -76,7 +89,9 @@ class PromptSystem:
     """A ``user_translate`` prompt variant on a chat model, with a document-context window.
 
     ``model``: a loaded chat model or a chat-model spec (``smollm2``, ``hf:...``, ``fake:...``).
-    ``prompt``: ``"strict"``, ``"user_translate/strict"``, a YAML path or a :class:`PromptFile`.
+    ``prompt``: ``"strict"``, ``"user_translate/strict"``, a YAML path or a :class:`PromptFile`. On a model
+    without a chat template the chat baseline becomes the completion variant (``prompt`` is then the prompt
+    used; ``prompt_choice`` and :attr:`prompt_note` say so, and :meth:`signature` records both).
     ``context_window``: how many preceding source segments to show (0..10).
     """
 
@@ -94,9 +109,10 @@ class PromptSystem:
         if not hasattr(model, "generate_texts"):
             raise InputError(f"PromptSystem needs a chat model (smollm2, hf:..., fake:...); got {type(model).__name__}")
         self.model = model
-        self.prompt = translate_prompt(prompt)
         self.context_window = int(context_window)
-        self.agent = UserAgent(model, self.prompt, context_window=self.context_window)
+        self.agent = UserAgent(model, translate_prompt(prompt), context_window=self.context_window)
+        self.prompt_choice = self.agent.prompt_choice
+        self.prompt = self.prompt_choice.used  # the prompt sent, which a base model may have swapped in
         if name is None:
             name = f"{getattr(model, 'spec', 'model')}@{self.prompt.variant or 'prompt'}"
             name += f"+ctx{self.context_window}" if self.context_window else ""
@@ -125,12 +141,21 @@ class PromptSystem:
             return []
         return self.agent.translate_texts(texts, src, tgt, contexts=self.contexts(texts, src, context))
 
+    @property
+    def prompt_note(self) -> str | None:
+        """One line naming the prompt a base model got instead of the chat prompt asked for (else ``None``)."""
+        note = self.prompt_choice.note
+        return f"{self.name}: {note}" if note else None
+
     def signature(self) -> dict[str, str]:
+        """The evaluator's signature plus ``context_window`` and the prompt used (``prompt``; with
+        ``prompt_requested`` and ``prompt_note`` when a base model got the completion variant instead)."""
         return {
             "model_fingerprint": self.model.fingerprint,
             "prompt_hash": self.prompt.content_hash,
             "graph_spec_hash": "-",
             "context_window": str(self.context_window),
+            **self.prompt_choice.as_meta(),
         }
 
 

@@ -4,7 +4,9 @@ Segments of one document share a topic, terms and a translator, so they are not 
 a segment-level bootstrap makes intervals too narrow and p-values too small. Where the dataset has
 document ids (NTREX-128, FLORES v1, the workplace set), :func:`analyse_group` resamples **documents**
 (a cluster bootstrap; paired approximate randomisation swaps whole documents); elsewhere it resamples
-segments. Either way the corpus-level metrics (BLEU, chrF, chrF++) are recomputed by sacrebleu from
+segments. MAFAND is one of the elsewhere: its segments come from news articles, but the released text
+files carry no document ids, so it cannot be resampled by document (its rows say ``resample_unit``
+``segment``). Either way the corpus-level metrics (BLEU, chrF, chrF++) are recomputed by sacrebleu from
 the resampled units' summed sufficient statistics (``metric._compute_score_from_stats``), exactly as
 sacrebleu's own bootstrap does for segments.
 

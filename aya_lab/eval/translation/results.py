@@ -147,7 +147,8 @@ class Results:
 
         Scores read ``score ±half-CI``; ``*`` marks a significant difference from the baseline (both
         paired bootstrap and approximate randomisation at p < 0.05), ``†`` a BLEU that is unreliable for
-        the script, ``n/a`` a language the language identifier does not cover. The HTML is
+        the script, ``n/a`` a language the language identifier does not cover. The caption ends with
+        ``meta["prompt_notes"]``: each system that got another prompt than asked for. The HTML is
         deterministic (fixed uuid), so notebooks can compare it.
         """
         sub = self.df[(self.df["hop"] == hop) & (self.df["metric"].isin(metrics))]
@@ -160,6 +161,7 @@ class Results:
         frame = pd.DataFrame(data, index=pd.Index(systems, name="system"))
         frame.columns = pd.MultiIndex.from_tuples(columns, names=["pair", "metric"]) if columns else frame.columns
         caption = f"{self.meta.get('dataset', '')} ({hop}); baseline: {self.baseline}; * p<0.05 vs baseline (bs & ar); † BLEU unreliable for this script"
+        caption += "".join(f"; {note}" for note in self.meta.get("prompt_notes", []))  # swapped prompts
         styler = frame.style.set_uuid("aya-results").set_caption(caption)
         if self.baseline in systems:
             styler = styler.apply(

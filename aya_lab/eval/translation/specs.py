@@ -1,29 +1,33 @@
 """Spec strings -> translation systems (``aya-lab eval translate --system SPEC``).
 
-:func:`resolve_system` reads the part before the first ``:`` as the kind and hands the rest to the
-factory registered for it with :func:`register_system_kind`. Built-in kinds:
+Every model spec is a system: what the model layer's one registry accepts
+(:func:`aya_lab.models.registry.parse_spec`: ``smollm2``, ``gemma3-270m``, ``gguf:FILE``, ``hf:PATH``,
+``seq2seq:PATH``, ``fake:...``, with ``~ENGINE`` and ``BASE+lora:PATH``) is a system here with no list of
+its own, so a kind added there is a system at once. A model that translates by prompt becomes a
+:class:`~.model_systems.PromptSystem` (``MODEL[@VARIANT][+ctxK]``); a seq2seq model a
+:class:`~.model_systems.Seq2SeqSystem`. Beside the models, kinds registered here with
+:func:`register_system_kind`:
 
-- ``copy`` — the source unchanged (the echo floor every system should beat);
-- ``other-sentence`` (``other-sentence:SEED``) — another segment's reference of the same pair
-  (:class:`~.systems.ShuffledReferenceSystem`: the floor of writing the language without translating);
-- ``pivot:SPEC`` — :class:`~.systems.PivotSystem` through English with ``SPEC`` on both hops;
-- ``smollm2``, ``gemma3-270m``, ``hf:PATH``, ``fake:...`` — a prompt variant on a model
-  (:class:`~.model_systems.PromptSystem`), with ``@VARIANT`` and ``+ctxK`` suffixes; the model part may carry
-  an engine and a LoRA adapter (``gemma3-270m~transformers``, ``gemma3-270m+lora:DIR@baseline``);
-- ``seq2seq:PATH`` — an NMT model (:class:`~.model_systems.Seq2SeqSystem`).
+- floors (``floor=True``): ``copy`` (the source unchanged, the echo floor) and ``other-sentence[:SEED]``
+  (another segment's reference of the same pair: writing the language without translating);
+- ``pivot:SPEC`` — :class:`~.systems.PivotSystem` through English with ``SPEC`` on both hops.
 
-A kind written without a colon may carry a suffix right after its name (``smollm2@strict+ctx3``): the
-kind is the part before the first ``@`` or ``+``, and the factory gets the suffix as its rest.
+``NAME=SPEC`` names any of them. :func:`parse_system` checks a spec without loading anything (the CLI
+checks every ``--system`` before the first model loads); :func:`resolve_system` builds the system.
+:func:`system_help` (the ``--system`` help) and the one-line error for an unknown spec are generated
+from both registries.
 """
 
 from __future__ import annotations
 
+import difflib
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from contextvars import ContextVar
+from dataclasses import dataclass
 from typing import Any
 
-from aya_lab.eval.translation.model_systems import PromptSystem, Seq2SeqSystem, parse_prompt_spec, translate_prompt
+from aya_lab.eval.translation.model_systems import PromptSystem, Seq2SeqSystem, split_suffixes, translate_prompt
 from aya_lab.eval.translation.systems import (
     CopySystem,
     PivotSystem,
@@ -32,13 +36,55 @@ from aya_lab.eval.translation.systems import (
     TranslationSystem,
 )
 from aya_lab.models import load_chat_model, load_model
-from aya_lab.models.embedded import EMBEDDED
+from aya_lab.models.errors import ModelSpecError
+from aya_lab.models.registry import MODEL_KINDS, ModelSpec, parse_spec, spec_forms, spec_help
+from aya_lab.models.registry import unknown_spec_hint as _model_hint
 
-__all__ = ["SystemFactory", "register_system_kind", "resolve_system", "system_kinds", "model_options"]
+__all__ = [
+    "SystemFactory",
+    "SystemSpec",
+    "floor_kinds",
+    "model_options",
+    "parse_system",
+    "register_system_kind",
+    "resolve_system",
+    "system_help",
+    "system_kinds",
+]
 
 
 SystemFactory = Callable[[str], TranslationSystem]
-_KINDS: dict[str, SystemFactory] = {}
+
+
+@dataclass(frozen=True)
+class _Kind:
+    name: str
+    form: str
+    what: str
+    factory: SystemFactory
+    floor: bool
+    check: Callable[[str], None] | None
+
+
+@dataclass(frozen=True)
+class SystemSpec:
+    """A parsed system spec; nothing is loaded. ``kind`` is a registered kind (``copy``, ``pivot``, ...),
+    ``"prompt"`` (a model driven by a ``user_translate`` prompt) or ``"nmt"`` (a seq2seq model)."""
+
+    text: str  # the spec without NAME=
+    name: str | None  # the NAME of NAME=SPEC
+    kind: str
+    rest: str = ""  # a registered kind's text after "kind:"
+    model: ModelSpec | None = None
+    variant: str | None = None  # the prompt variant asked for (prompt systems; default baseline)
+    context_window: int = 0
+
+    @property
+    def floor(self) -> bool:
+        return self.kind in _KINDS and _KINDS[self.kind].floor
+
+
+_KINDS: dict[str, _Kind] = {}
 _MODEL_OPTIONS: ContextVar[dict[str, Any] | None] = ContextVar("aya_lab_system_model_options", default=None)
 
 
@@ -55,109 +101,180 @@ def model_options(*, settings: dict[str, Any] | None = None, batch_size: int | N
         _MODEL_OPTIONS.reset(token)
 
 
-def register_system_kind(prefix: str, factory: SystemFactory, *, replace: bool = False) -> None:
-    """Register ``factory(rest_of_spec) -> TranslationSystem`` for specs ``"<prefix>:<rest>"``.
-
-    A spec without a colon (``smollm2``) is looked up as a prefix with an empty rest. Registering a
-    taken prefix raises unless ``replace=True``.
-    """
+def register_system_kind(
+    prefix: str,
+    factory: SystemFactory,
+    *,
+    replace: bool = False,
+    form: str | None = None,
+    what: str = "",
+    floor: bool = False,
+    check: Callable[[str], None] | None = None,
+) -> None:
+    """Register ``factory(rest_of_spec) -> TranslationSystem`` for specs ``"<prefix>:<rest>"`` (or a bare
+    ``"<prefix>"``, rest ``""``). ``form``/``what`` go into :func:`system_help`; ``floor`` marks a floor;
+    ``check(rest)`` validates the rest without building (for :func:`parse_system`). Registering a taken
+    prefix raises unless ``replace=True``. Model specs need no registration: every spec of the model
+    registry is a system."""
     key = prefix.rstrip(":").strip().lower()
     if not key:
         raise ValueError("a system kind needs a non-empty prefix")
-    if key in _KINDS and not replace and _KINDS[key] is not factory:
+    if key in _KINDS and not replace and _KINDS[key].factory is not factory:
         raise ValueError(f"system kind {key!r} is already registered; pass replace=True to override it")
-    _KINDS[key] = factory
+    _KINDS[key] = _Kind(key, form or key, what, factory, floor, check)
 
 
 def system_kinds() -> list[str]:
-    """Registered spec prefixes."""
-    return sorted(_KINDS)
+    """Every spec prefix: the registered kinds and the model registry's kinds."""
+    return sorted({*_KINDS, *MODEL_KINDS})
+
+
+def floor_kinds() -> list[str]:
+    """How the floors are written (``copy``, ``other-sentence[:SEED]``)."""
+    return [k.form for k in _KINDS.values() if k.floor]
+
+
+def _valid_forms() -> str:
+    own = ", ".join(k.form for k in _KINDS.values())
+    models = ", ".join(spec_forms(tests=False))
+    return (
+        f"{own}, or a model: {models} (as MODEL[@VARIANT][+ctxK] where it takes a prompt; ~ENGINE and "
+        "BASE+lora:PATH allowed), or NAME=SPEC"
+    )
+
+
+def _head(text: str) -> str:
+    cut = min((i for i in (text.find(c) for c in ":@+~") if i >= 0), default=len(text))
+    return text[:cut].strip()
+
+
+def parse_system(spec: str) -> SystemSpec:
+    """Check ``spec`` and say what it names, loading nothing. Raises :class:`SystemSpecError` (one line
+    naming the value; an unknown spec also lists the valid forms)."""
+    text = (spec or "").strip()
+    name = None
+    if "=" in text.split(":", 1)[0]:
+        name, text = (part.strip() for part in text.split("=", 1))
+    prefix, _, rest = text.partition(":")
+    kind = _KINDS.get(prefix.strip().lower())
+    if kind is not None:
+        if kind.check is not None:
+            kind.check(rest)
+        return SystemSpec(text, name, kind.name, rest)
+    head = _head(text)
+    if head not in MODEL_KINDS:
+        close = _model_hint(head) or _close_kind(head)
+        raise SystemSpecError(f"unknown system {spec!r}{close}; valid systems: {_valid_forms()}")
+    model_text, variant, k = split_suffixes(text)
+    try:
+        parsed = parse_spec(model_text)
+    except ModelSpecError as exc:
+        raise SystemSpecError(str(exc)) from None
+    if parsed.model_kind.translates != "prompt":
+        if variant is not None or k is not None:
+            raise SystemSpecError(
+                f"system spec {spec!r}: {parsed.model_kind.form} models take no prompt variant or context "
+                f"window; drop the @VARIANT/+ctxK suffix (write {model_text})"
+            )
+        return SystemSpec(text, name, "nmt", model=parsed)
+    try:
+        translate_prompt(variant or "baseline")  # an unknown variant fails here, before any model loads
+    except ValueError as exc:
+        raise SystemSpecError(str(exc)) from None
+    return SystemSpec(text, name, "prompt", model=parsed, variant=variant or "baseline", context_window=k or 0)
+
+
+def _close_kind(head: str) -> str:
+    close = difflib.get_close_matches(head.lower(), list(_KINDS), n=1)
+    return f" (did you mean {close[0]!r}?)" if close else ""
+
+
+def build_system(parsed: SystemSpec) -> TranslationSystem:
+    """The system a :class:`SystemSpec` names (models are loaded here, with :func:`model_options`)."""
+    options = _MODEL_OPTIONS.get() or {}
+    if parsed.kind in _KINDS:
+        system = _KINDS[parsed.kind].factory(parsed.rest)
+    elif parsed.kind == "nmt":
+        assert parsed.model is not None
+        system = Seq2SeqSystem(load_model(parsed.model.text, **options) if options else parsed.model.text)
+    else:
+        assert parsed.model is not None
+        model = load_chat_model(parsed.model.text, **options) if options else parsed.model.text
+        system = PromptSystem(model, parsed.variant or "baseline", context_window=parsed.context_window)
+    if parsed.name:
+        try:
+            system.name = parsed.name
+        except AttributeError:  # pragma: no cover - frozen systems
+            raise SystemSpecError(f"system {parsed.text!r} cannot be renamed") from None
+    elif not getattr(system, "name", None):
+        system.name = parsed.text
+    return system
 
 
 def resolve_system(spec: str | TranslationSystem) -> TranslationSystem:
-    """Build a system from a spec string (``NAME=SPEC`` names it); systems pass through unchanged."""
+    """Build a system from a spec string (``NAME=SPEC`` names it); systems pass through unchanged.
+
+    A prompt system's default name is ``MODEL@VARIANT[+ctxK]`` with the variant actually used (a base
+    model's ``@completion`` where the chat baseline was asked for; see ``PromptSystem.prompt_note``)."""
     if not isinstance(spec, str):
         return spec
-    text = spec.strip()
-    name = None
-    head = text.split(":", 1)[0]
-    if "=" in head:
-        name, text = (part.strip() for part in text.split("=", 1))
-    prefix, sep, rest = text.partition(":")
-    if prefix.strip().lower() not in _KINDS:
-        cut = min((i for i in (prefix.find("@"), prefix.find("+"), prefix.find("~")) if i >= 0), default=-1)
-        if cut > 0:  # smollm2@strict+ctx3, gemma3-270m+lora:DIR: the suffix goes to the factory
-            prefix, rest = prefix[:cut], prefix[cut:] + (sep + rest if sep else "")
-    factory = _KINDS.get(prefix.strip().lower())
-    if factory is None:
-        raise SystemSpecError(
-            f"unknown system kind {prefix!r} in {spec!r}; registered kinds: {', '.join(system_kinds())}"
-        )
-    system = factory(rest)
-    if name:
-        try:
-            system.name = name
-        except AttributeError:  # pragma: no cover - frozen systems
-            raise SystemSpecError(f"system {spec!r} cannot be renamed") from None
-    elif not getattr(system, "name", None):
-        system.name = text
-    return system
+    return build_system(parse_system(spec))
+
+
+def system_help() -> str:
+    """The ``--system`` grammar for help texts, generated from both registries (floors listed first)."""
+    floors = [k for k in _KINDS.values() if k.floor]
+    others = [k for k in _KINDS.values() if not k.floor]
+    width = 26
+    lines = ["system specs (default: the translator --model with the baseline prompt):", " floors:"]
+    lines += [f"  {k.form:<{width}}{k.what}" for k in floors]
+    lines += [" models (every model spec; MODEL[@VARIANT][+ctxK] where the model takes a prompt):"]
+    lines += [spec_help("  ")]
+    lines += [
+        f"  {'@VARIANT':<{width}}a file under prompts/user_translate/ (default baseline; a base model gets",
+        f"  {'':<{width}}the completion variant instead, and the run says so)",
+        f"  {'+ctxK':<{width}}the last K (0..10) preceding segments of the document as context",
+    ]
+    lines += [" wrappers:"] + [f"  {k.form:<{width}}{k.what}" for k in others]
+    lines += [f"  {'NAME=SPEC':<{width}}any of the above, named NAME in the results"]
+    return "\n".join(lines) + "\n"
 
 
 def _copy_factory(rest: str) -> TranslationSystem:
     return CopySystem()
 
 
-def _pivot_factory(rest: str) -> TranslationSystem:
+def _check_pivot(rest: str) -> None:
     if not rest.strip():
         raise SystemSpecError("pivot: needs the spec of the system to pivot with, e.g. pivot:seq2seq:MODEL")
+    parse_system(rest)
+
+
+def _pivot_factory(rest: str) -> TranslationSystem:
+    _check_pivot(rest)
     return PivotSystem(resolve_system(rest))
 
 
-def _other_sentence_factory(rest: str) -> TranslationSystem:
+def _check_other_sentence(rest: str) -> None:
     text = rest.strip()
     if text and not text.isdigit():
         raise SystemSpecError(f"other-sentence takes a numeric seed (other-sentence:7), got {rest!r}")
-    return ShuffledReferenceSystem(seed=int(text) if text else 0)
 
 
-register_system_kind("copy", _copy_factory)
-register_system_kind("other-sentence", _other_sentence_factory)
-register_system_kind("pivot", _pivot_factory)
+def _other_sentence_factory(rest: str) -> TranslationSystem:
+    _check_other_sentence(rest)
+    return ShuffledReferenceSystem(seed=int(rest.strip() or 0))
 
 
-def _prompt_factory(kind: str):
-    def build(rest: str) -> PromptSystem:
-        if kind in EMBEDDED:
-            if rest and rest[0] not in "@+~":
-                raise SystemSpecError(f"unexpected {rest!r} after {kind!r}; write {kind}@VARIANT+ctxK")
-            model_part, variant, k = parse_prompt_spec(kind + rest)
-        else:
-            model_part, variant, k = parse_prompt_spec(f"{kind}:{rest}")
-            if not model_part.partition(":")[2].strip():
-                raise SystemSpecError(
-                    f"system spec {kind + ':' + rest!r} names no model after '{kind}:'; e.g. {kind}:PATH@strict"
-                )
-        try:
-            prompt = translate_prompt(variant)
-        except ValueError as exc:
-            raise SystemSpecError(str(exc)) from None
-        name = model_part + f"@{variant}" + (f"+ctx{k}" if k else "")
-        options = _MODEL_OPTIONS.get() or {}
-        model = load_chat_model(model_part, **options) if options else model_part
-        return PromptSystem(model, prompt, context_window=k, name=name)
-
-    return build
-
-
-def _seq2seq_factory(rest: str) -> Seq2SeqSystem:
-    if not rest.strip():
-        raise SystemSpecError("seq2seq: needs a model path or hub id, e.g. seq2seq:facebook/nllb-200-distilled-600M")
-    options = _MODEL_OPTIONS.get() or {}
-    spec = f"seq2seq:{rest.strip()}"
-    return Seq2SeqSystem(load_model(spec, **options) if options else spec)
-
-
-for _kind in (*EMBEDDED, "hf", "fake"):
-    register_system_kind(_kind, _prompt_factory(_kind))
-register_system_kind("seq2seq", _seq2seq_factory)
+register_system_kind("copy", _copy_factory, what="the source unchanged (the echo floor)", floor=True)
+register_system_kind(
+    "other-sentence",
+    _other_sentence_factory,
+    form="other-sentence[:SEED]",
+    what="another segment's reference, same pair (writes the language, translates nothing)",
+    floor=True,
+    check=_check_other_sentence,
+)
+register_system_kind(
+    "pivot", _pivot_factory, form="pivot:SPEC", what="through English with SPEC on both hops", check=_check_pivot
+)

@@ -22,6 +22,7 @@ from __future__ import annotations
 import hashlib
 import json
 import random
+from collections.abc import Sequence
 from typing import Protocol, runtime_checkable
 
 from aya_lab.errors import AyaLabError, InputError
@@ -34,6 +35,7 @@ __all__ = [
     "ShuffledReferenceSystem",
     "SystemSpecError",
     "signature_hash",
+    "prompt_notes",
     "NO_SIGNATURE",
 ]
 
@@ -67,6 +69,19 @@ def signature_hash(system: TranslationSystem) -> str:
     """A short stable hash of a system's name and signature (keys checkpointed outputs)."""
     payload = json.dumps({"name": system.name, **system.signature()}, sort_keys=True)
     return hashlib.sha256(payload.encode()).hexdigest()[:16]
+
+
+def prompt_notes(systems: Sequence[object]) -> list[str]:
+    """The ``prompt_note`` lines of ``systems`` (and of a pivot's hops), in order, each once: which system
+    got another prompt than the one asked for (a base model's completion variant)."""
+    notes: list[str] = []
+    for system in systems:
+        parts = [system.first, system.second] if isinstance(system, PivotSystem) else [system]
+        for part in parts:
+            note = getattr(part, "prompt_note", None)
+            if note and note not in notes:
+                notes.append(note)
+    return notes
 
 
 class CopySystem:
