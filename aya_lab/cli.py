@@ -60,7 +60,7 @@ GROUPS: dict[str, tuple[str, tuple[str, ...]]] = {
     ),
     "eval": (
         "evaluate translation, summaries, routing",
-        ("aya_lab.eval.cli:register_eval", "aya_lab.attacks:register"),
+        ("aya_lab.eval.cli:register_eval", "aya_lab.attacks:register", "aya_lab.eval.grounding:register"),
     ),
     "tune": ("train a LoRA adapter: translate, summarize-onecall, route", ("aya_lab.tune.cli:register",)),
 }

@@ -1,0 +1,65 @@
+"""Checks on a summary before Aya sends it: a summary that **copies the transcript** or **leaks a prompt
+tag** is withheld with a plain message (:data:`SUMMARY_WITHHELD`); the draft and the reason go to the
+run report.
+
+**Copying** is measured as *4-gram coverage*: the share of the summary's words that lie inside a run of
+:data:`COPY_NGRAM` = 4 consecutive words (lower-cased word tokens, punctuation and sender prefixes
+ignored) that also occurs in the transcript. A copied message scores 1.0 however it is cut or joined;
+an honest summary reuses short phrases ("the budget meeting") but rarely four words in a row. A summary
+shorter than four words is never called a copy.
+
+**The threshold**, :data:`COPY_THRESHOLD` = 0.7, was chosen on ``data/transcripts/transcripts.jsonl``
+(47 transcripts; ``aya-lab eval grounding``, 2026-12-02): the 47 hand-written reference summaries score
+0.00-0.62 (mean 0.28), so none is withheld; copies score 1.00 (the whole transcript as rendered for the
+model, and every half-transcript excerpt), and of the 1,134 excerpts of 1-3 consecutive messages joined
+without their sender names, 97.5% score at or above 0.7 (96.3% at 0.75, 98.6% at 0.65). The misses are
+runs of very short messages ("Thanks!" "Ok."), whose joins make new 4-grams.
+
+**Tags:** the delimiter tags of the summarizer's prompts (``<transcript>``, ``</transcript>``,
+``<request>``; :func:`~aya_lab.spotlight.delimiter_tags`), plain or in the spotlighting look-alike form.
+"""
+
+from __future__ import annotations
+
+import re
+
+from aya_lab.agents.reply_checks import leaked_tags
+
+__all__ = ["COPY_NGRAM", "COPY_THRESHOLD", "SUMMARY_WITHHELD", "copy_coverage", "summary_problem"]
+
+COPY_NGRAM = 4
+COPY_THRESHOLD = 0.7
+SUMMARY_WITHHELD = "I can't give a summary this time: my draft repeated the messages instead of summarizing them."
+_WORD = re.compile(r"[^\W_]+", re.UNICODE)
+
+
+def _words(text: str) -> list[str]:
+    return _WORD.findall(text.lower())
+
+
+def copy_coverage(summary: str, transcript: str, n: int = COPY_NGRAM) -> float:
+    """The share of ``summary``'s words inside an ``n``-word run that ``transcript`` also contains (0.0 for
+    a summary of fewer than ``n`` words)."""
+    words, source = _words(summary), _words(transcript)
+    if len(words) < n:
+        return 0.0
+    seen = {tuple(source[i : i + n]) for i in range(len(source) - n + 1)}
+    covered = [False] * len(words)
+    for i in range(len(words) - n + 1):
+        if tuple(words[i : i + n]) in seen:
+            covered[i : i + n] = [True] * n
+    return sum(covered) / len(words)
+
+
+def summary_problem(
+    summary: str, transcript: str, tags: frozenset[str], threshold: float = COPY_THRESHOLD
+) -> str | None:
+    """Why ``summary`` must not be sent (one line), or None: a prompt tag of ``tags`` in it, or a
+    :func:`copy_coverage` of ``transcript`` at or above ``threshold``."""
+    leaked = leaked_tags(summary, tags)
+    if leaked:
+        return f"the summary leaks the prompt tag {leaked[0]!r}"
+    coverage = copy_coverage(summary, transcript)
+    if coverage >= threshold:
+        return f"the summary copies the transcript ({coverage:.0%} of its words in 4-word runs of it)"
+    return None
