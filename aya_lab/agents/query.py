@@ -89,19 +89,23 @@ class AyaQuery:
         draft = strip_fixed(result.text.strip().split("\n\n")[0])  # the sources line is the agent's
         tags = delimiter_tags(self.prompt.system or "", self.prompt.user)
         leaked = leaked_tags(draft, tags)
-        answer = strip_tags(draft, tags) or IDK
+        answer = strip_tags(draft, tags)
         shown = [Passage(labels.get(i, h.source), h.text, i in labels) for i, h in enumerate(hits)]
         scores, retrieved = [h.score for h in hits], list(dict.fromkeys(p.source for p in shown))
-        if answer == IDK:
+        if not draft or answer == IDK:
             return QueryAnswer(IDK, IDK, [], scores, retrieved, leaked=leaked)
+        if not answer:  # the model wrote prompt tags and nothing else
+            reason = "the draft is only prompt tags"
+            return QueryAnswer(WITHHELD_ANSWER, draft, [], scores, retrieved, True, reason, [], leaked)
         grounding = ground(answer, question, shown)
-        cited = grounding.documents + grounding.notes
         missing = [c.text for c in grounding.missing]
         if grounding.reason and self.unsupported == "withhold":
             return QueryAnswer(WITHHELD_ANSWER, answer, [], scores, retrieved, True, grounding.reason, missing, leaked)
-        line = NO_SOURCE if grounding.reason else sources_line(grounding.documents, grounding.notes)
-        cited = [] if grounding.reason else cited
-        return QueryAnswer(f"{answer} {line}", answer, cited, scores, retrieved, False, "", missing, leaked)
+        if grounding.reason:
+            return QueryAnswer(f"{answer} {NO_SOURCE}", answer, [], scores, retrieved, False, "", missing, leaked)
+        text = f"{answer} {sources_line(grounding.documents, grounding.notes)}"
+        cited = grounding.documents + grounding.notes
+        return QueryAnswer(text, answer, cited, scores, retrieved, False, "", missing, leaked)
 
     def __call__(self, question: str) -> str:
         return self.answer(question).text
