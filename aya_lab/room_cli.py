@@ -180,7 +180,7 @@ def cmd_chat(args: argparse.Namespace) -> int:
     graph = spec_path(args.graph) if args.graph else None
     created = not Path(args.room).exists()
     policy = (args.memory_policy or creator_policy(users)) if created else None
-    models = {**default_role_models(), **parse_role_models(args.model)}
+    models: dict[str, Any] = {**default_role_models(), **parse_role_models(args.model)}
     room = ChatRoom.open(args.room, models=models, users=users, graph=graph, memory_policy=policy)
     try:
         line = _settle_policy(room, args.memory_policy, created)

@@ -170,13 +170,19 @@ def _numbers(text: str, taken: list[tuple[int, int]], *, bare_words: bool) -> It
         if (match.group("unit") or "").lower() == "per" and match.group("cent"):
             unit = "%"
         taken.append((start, match.end()))
-        yield Claim("number", f"{value} {unit}".strip(), match.group(0).strip())
+        written = (
+            match.group(0)
+            if unit
+            else text[match.start() : match.end("dec") if match.group("dec") else match.end("num")]
+        )
+        yield Claim("number", f"{value} {unit}".strip(), written.strip())
     for match in _WORD_NUMBER.finditer(text):
         unit = _unit(match.group("unit"))
         if _overlaps(match.span(), taken) or not (unit or bare_words):
             continue
         taken.append(match.span())
-        yield Claim("number", f"{_NUMBER_WORDS[match.group('num').lower()]} {unit}".strip(), match.group(0))
+        written = match.group(0) if unit else match.group("num")
+        yield Claim("number", f"{_NUMBER_WORDS[match.group('num').lower()]} {unit}".strip(), written)
 
 
 def _entities(text: str) -> Iterable[Claim]:
