@@ -39,6 +39,7 @@ from aya_lab.eval.translation.evaluate import evaluate_translation
 from aya_lab.eval.translation.results import Results, compare
 from aya_lab.eval.translation.specs import model_options
 from aya_lab.prompts import load_prompt
+from aya_lab.settings import DEFAULT_ROLE_SPECS
 
 __all__ = ["register", "register_eval", "command_group", "main"]
 
@@ -200,7 +201,8 @@ def _routing_generations(examples, args, translate, n_variants: int) -> int:
     return n_translations + len(items) * n_variants
 
 
-_SYSTEM_SPECS = """system specs (default: the --model, or $AYA_LAB_MODEL or smollm2, with the baseline prompt):
+_SYSTEM_SPECS = f"""system specs (default: the translator's model — --model, $AYA_LAB_MODEL_TRANSLATOR, $AYA_LAB_MODEL
+or {DEFAULT_ROLE_SPECS["translator"]} — with the baseline prompt):
   copy                          the source unchanged (the echo floor)
   MODEL[@VARIANT][+ctxK]        a user_translate prompt variant on a chat model, with the last K
                                 (0..10) preceding segments of the document as context;
