@@ -94,9 +94,10 @@ class AyaQuery:
         scores, retrieved = [h.score for h in hits], list(dict.fromkeys(p.source for p in shown))
         if not draft or answer == IDK:
             return QueryAnswer(IDK, IDK, [], scores, retrieved, leaked=leaked)
-        if not answer:  # the model wrote prompt tags and nothing else
+        if not answer and self.unsupported == "withhold":  # the model wrote prompt tags and nothing else
             reason = "the draft is only prompt tags"
             return QueryAnswer(WITHHELD_ANSWER, draft, [], scores, retrieved, True, reason, [], leaked)
+        answer = answer or draft  # tags alone, kept as written when flagged
         grounding = ground(answer, question, shown)
         missing = [c.text for c in grounding.missing]
         if grounding.reason and self.unsupported == "withhold":
