@@ -16,6 +16,13 @@ sender names (at least four words), 97.5% score at or above 0.7 (mean 0.97). The
 short messages ("Thanks!" "Ok."), whose joins make new 4-grams. The threshold sits between the highest
 honest score (0.62) and the copies.
 
+**On a model's summaries:** replaying notebook 05's ``evaluate_summarizers(("two_call", "one_call"))`` on
+SmolLM2's recorded generations (``AYA_LAB_CACHE_MODE=replay``, 2026-12-02) and counting the
+"summary withheld" notes: 7 of 47 two-call summaries are withheld (3 copies, 4 tag leaks) and 16 of 47
+one-call summaries (9 copies, 7 tag leaks: ``<transcript>`` echoed, the format's ``<owner>``); read one
+by one, they repeat several messages as written or echo the prompt; the mildest is a one-line "summary"
+that is one message ("The printer on floor 1 is jammed again.").
+
 **Tags:** the delimiter tags of the summarizer's prompts (``<transcript>``, ``</transcript>``,
 ``<request>``; :func:`~aya_lab.spotlight.delimiter_tags`), plain or in the spotlighting look-alike form.
 """
