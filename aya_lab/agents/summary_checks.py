@@ -19,7 +19,7 @@ honest score (0.62) and the copies.
 **On a model's summaries:** replaying notebook 05's ``evaluate_summarizers(("two_call", "one_call"))`` on
 SmolLM2's recorded generations (``AYA_LAB_CACHE_MODE=replay``, 2026-12-02) and counting the
 "summary withheld" notes: 7 of 47 two-call summaries are withheld (3 copies, 4 tag leaks) and 16 of 47
-one-call summaries (9 copies, 7 tag leaks: ``<transcript>`` echoed, the format's ``<owner>``); read one
+one-call summaries (9 copies, 7 tag leaks: ``<transcript>`` or ``</transcript>`` echoed, once the format's ``<owner>``); read one
 by one, they repeat several messages as written or echo the prompt; the mildest is a one-line "summary"
 that is one message ("The printer on floor 1 is jammed again.").
 
