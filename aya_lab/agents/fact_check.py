@@ -53,9 +53,8 @@ _UNITS = {
     **dict.fromkeys(("min", "mins"), "minute"),
     **dict.fromkeys(("chars",), "character"),
     **dict.fromkeys(("km", "kilometre", "kilometres", "kilometer", "kilometers"), "km"),
-    **dict.fromkeys(("gb", "mb", "tb"), None),  # filled below with their own upper-case name
+    **{u: u.upper() for u in ("gb", "mb", "tb")},
 }
-_UNITS.update({u: u.upper() for u in ("gb", "mb", "tb")})
 _NUMBER_WORDS = {
     w: i
     for i, w in enumerate(
