@@ -43,6 +43,8 @@ __all__ = [
     "parse_action_items",
     "render_transcript",
     "checked_summary",
+    "prompt_text",
+    "SUMMARIZER_PROMPTS",
 ]
 
 SummarizerVariant = Literal["two_call", "one_call"]
@@ -58,6 +60,8 @@ _WORDS = {
 }
 _ALL = re.compile(r"\b(all|everything|whole|entire)\b", re.I)
 MAX_HISTORY = 40  # messages shown to the one-call variant
+SUMMARIZER_PROMPTS = ("summarizer_count/baseline", "summarizer_summary/baseline", "summarizer_onecall/baseline")
+"""The prompt files the two variants render (a draft is checked against their text)."""
 
 
 @dataclass
@@ -119,12 +123,19 @@ def _tags(*prompts: PromptFile) -> frozenset[str]:
     return delimiter_tags(*(t for p in prompts for t in (p.system or "", p.user)))
 
 
-def checked_summary(result: SummaryResult, transcript: str, tags: frozenset[str]) -> SummaryResult:
-    """``result``, withheld when its draft copies ``transcript`` or leaks one of ``tags`` (see the module
-    docstring); a result with no summary (nothing to summarize) is returned as it is."""
+def prompt_text(*prompts: PromptFile) -> str:
+    """The fixed text of ``prompts`` (system and user templates, ``{variables}`` cut out)."""
+    return "\n".join(re.sub(r"\{\w+\}", " ", t) for p in prompts for t in (p.system or "", p.user))
+
+
+def checked_summary(result: SummaryResult, transcript: str, tags: frozenset[str], prompt: str = "") -> SummaryResult:
+    """``result``, withheld when its draft copies ``transcript`` or the ``prompt``'s text, or leaks one of
+    ``tags`` (see the module docstring); a result with no summary (nothing to summarize) is returned as it is."""
     if not result.summary:
         return result
-    problem = summary_problem(result.summary, transcript, tags) or summary_problem(result.text, "", tags, 2.0)
+    problem = summary_problem(result.summary, transcript, tags, prompt=prompt) or summary_problem(
+        result.text, "", tags, 2.0
+    )
     if problem is None:
         return result
     note = f"summary withheld, {problem}: {result.summary[:160]!r}"
@@ -134,6 +145,7 @@ def checked_summary(result: SummaryResult, transcript: str, tags: frozenset[str]
 class _Base:
     variant = ""
     tags: frozenset[str] = frozenset()  # the delimiter tags of the variant's prompts
+    prompt_text = ""  # the fixed text of the variant's prompts (a draft must not repeat it)
 
     def __init__(self, model: TextModel) -> None:
         self.model = model
@@ -141,7 +153,10 @@ class _Base:
     def summarize(self, request: str, history: Sequence[ChatMessage]) -> SummaryResult:
         with record_generations() as records:
             result = self._summarize(request, list(history))
-        return checked_summary(replace(result, **usage(records)), render_transcript(history), self.tags)
+        checked = checked_summary(
+            replace(result, **usage(records)), render_transcript(history), self.tags, self.prompt_text
+        )
+        return checked
 
     def __call__(self, request: str, history: Sequence[ChatMessage]) -> str:
         return self.summarize(request, history).text
@@ -158,6 +173,7 @@ class TwoCallSummarizer(_Base):
         self.count_prompt = load_prompt("summarizer_count/baseline")
         self.summary_prompt = load_prompt("summarizer_summary/baseline")
         self.tags = _tags(self.count_prompt, self.summary_prompt)
+        self.prompt_text = prompt_text(self.count_prompt, self.summary_prompt)
 
     def _summarize(self, request: str, history: list[ChatMessage]) -> SummaryResult:
         notes = []
@@ -183,6 +199,7 @@ class OneCallSummarizer(_Base):
         super().__init__(model)
         self.prompt = load_prompt("summarizer_onecall/baseline")
         self.tags = _tags(self.prompt)
+        self.prompt_text = prompt_text(self.prompt)
 
     def _summarize(self, request: str, history: list[ChatMessage]) -> SummaryResult:
         notes: list[str] = []

@@ -30,7 +30,7 @@ import pandas as pd
 
 from aya_lab.agents.citations import note_label
 from aya_lab.agents.grounding import Passage, ground
-from aya_lab.agents.summarizer import render_transcript
+from aya_lab.agents.summarizer import SUMMARIZER_PROMPTS, prompt_text, render_transcript
 from aya_lab.agents.summary_checks import COPY_THRESHOLD, copy_coverage
 from aya_lab.datasets.project import load_rag_questions, load_transcripts
 from aya_lab.errors import InputError
@@ -38,6 +38,7 @@ from aya_lab.eval.cli_support import command_group, guard
 from aya_lab.eval.stats import bootstrap_ci
 from aya_lab.messages import ChatMessage
 from aya_lab.paths import kb_dir, project_root
+from aya_lab.prompts import load_prompt
 
 __all__ = [
     "Draft",
@@ -148,14 +149,17 @@ def rag_proxies(docs: str | Path | None = None) -> pd.DataFrame:
 
 def summary_copies() -> pd.DataFrame:
     """Copy coverage (:func:`~aya_lab.agents.summary_checks.copy_coverage`) of honest summaries and of copies,
-    and the share at or above :data:`~aya_lab.agents.summary_checks.COPY_THRESHOLD` (withheld)."""
+    against the transcript and the summarizer prompts' own text as the room checks them, and the share at or
+    above :data:`~aya_lab.agents.summary_checks.COPY_THRESHOLD` (withheld)."""
+    prompts = [load_prompt(name) for name in SUMMARIZER_PROMPTS]
+    instructions = prompt_text(*prompts)
     scores: dict[str, list[float]] = {"reference summaries": [], "whole transcript": [], "half-transcript excerpt": [],
-                                      "1-3 messages, no names": []}  # fmt: skip
+                                      "1-3 messages, no names": [], "a prompt's instructions": []}  # fmt: skip
     for t in load_transcripts():
         msgs = [ChatMessage(sender=m.sender, lang="eng", content=m.text_en or m.text) for m in t.messages]
-        shown = render_transcript(msgs)
+        shown = render_transcript(msgs) + "\n" + instructions
         scores["reference summaries"].append(copy_coverage(t.reference_summary or "", shown))
-        scores["whole transcript"].append(copy_coverage(shown, shown))
+        scores["whole transcript"].append(copy_coverage(render_transcript(msgs), shown))
         half = max(1, len(msgs) // 2)
         scores["half-transcript excerpt"].append(copy_coverage(render_transcript(msgs[-half:]), shown))
         for k in (1, 2, 3):
@@ -163,6 +167,7 @@ def summary_copies() -> pd.DataFrame:
                 joined = " ".join(m.content for m in msgs[i : i + k])
                 if len(joined.split()) >= 4:
                     scores["1-3 messages, no names"].append(copy_coverage(joined, shown))
+    scores["a prompt's instructions"] = [copy_coverage(p.system or "", instructions) for p in prompts if p.system]
     return pd.DataFrame(
         [{"text": name, "n": len(v), "min": min(v), "mean": sum(v) / len(v), "max": max(v),
           "withheld": sum(x >= COPY_THRESHOLD for x in v) / len(v)} for name, v in scores.items()]
