@@ -49,8 +49,10 @@ class QueryAnswer:
 
     @property
     def note(self) -> str | None:
-        """For the run report: the withheld draft and why, or None."""
-        return f"query: answer withheld, {self.reason}: {self.answer[:160]!r}" if self.withheld else None
+        """For the run report: the withheld draft and why, the prompt tags stripped from a delivered one, or None."""
+        if self.withheld:
+            return f"query: answer withheld, {self.reason}: {self.answer[:160]!r}"
+        return f"query: prompt tags stripped from the draft: {sorted(set(self.leaked))}" if self.leaked else None
 
 
 class AyaQuery:
