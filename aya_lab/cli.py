@@ -25,6 +25,7 @@ from collections.abc import Callable
 from typing import Any, NoReturn
 
 from aya_lab.errors import AyaLabError
+from aya_lab.settings import DEFAULT_ROLE_SPECS, ROLES
 
 __all__ = ["main", "build_parser", "CliParser", "BAD_INPUT", "GROUPS", "lazy", "one_line", "resolve_ref"]
 
@@ -47,9 +48,16 @@ class CliParser(argparse.ArgumentParser):
         self.exit(2, f"error: {self.prog}: {message} (see {self.prog} --help)\n")
 
 
+_DEFAULTS = ", ".join(f"{role}={DEFAULT_ROLE_SPECS[role]}" for role in ROLES)
 _MODEL_HELP = (
-    "model spec for every role, or ROLE=SPEC for one (roles: translator, aya); repeatable, e.g. "
-    "--model translator=gemma3-270m --model aya=smollm2 (default: AYA_LAB_MODEL or smollm2)"
+    f"model spec for every role, or ROLE=SPEC for one (roles: {', '.join(ROLES)}); repeatable, e.g. --model "
+    f"translator=hf:PATH (default: each role's own, {_DEFAULTS}; AYA_LAB_MODEL sets every role, "
+    "AYA_LAB_MODEL_<ROLE> one)"
+)
+_POLICY_HELP = (
+    "who may make Aya remember, for a room this command creates: anyone, listed:NAME,NAME or confirm "
+    "(default: listed:<the first --user>, or confirm without --user); an existing room keeps its stored "
+    "policy and a different value is an error"
 )
 
 GROUPS: dict[str, tuple[str, tuple[str, ...]]] = {
@@ -60,7 +68,7 @@ GROUPS: dict[str, tuple[str, tuple[str, ...]]] = {
     ),
     "eval": (
         "evaluate translation, summaries, routing",
-        ("aya_lab.eval.cli:register_eval", "aya_lab.attacks:register"),
+        ("aya_lab.eval.cli:register_eval", "aya_lab.attacks:register", "aya_lab.eval.grounding:register"),
     ),
     "tune": ("train a LoRA adapter: translate, summarize-onecall, route", ("aya_lab.tune.cli:register",)),
 }
@@ -96,6 +104,12 @@ def _add_room_commands(sub: Any, name: str) -> None:
         p.add_argument("room", help="room file (created if missing)")
         p.add_argument("--model", action="append", metavar="[ROLE=]SPEC", help=_MODEL_HELP)
         p.add_argument("--user", action="append", metavar="NAME:LANG", help="add a user (repeatable)")
+        p.add_argument("--memory-policy", default=None, metavar="POLICY", help=_POLICY_HELP)
+        p.add_argument(
+            "--graph", default=None, metavar="SPEC",
+            help="the room's graph: a packaged graph name (aya, aya_onecall, aya_context3) or a spec file "
+            "(default: aya)",
+        )  # fmt: skip
         p.set_defaults(func=lazy("aya_lab.room_cli:cmd_chat"))
     else:
         register_kb(sub)

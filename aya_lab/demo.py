@@ -2,7 +2,8 @@
 first of which needs two tools (a summary, then a policy question) and gets one reply.
 
 Runs on each role's embedded default model unless told otherwise; prints every run report and each user's
-feed. Generations go through the generation cache, so a second run replays instantly.
+feed. The room's memory policy is ``listed:amara`` (its creator, the first user:
+:func:`~aya_lab.agents.memory.creator_policy`). Generations go through the generation cache, so a second run replays instantly.
 """
 
 from __future__ import annotations
@@ -12,6 +13,7 @@ import time
 from pathlib import Path
 from typing import TextIO
 
+from aya_lab.agents.memory import creator_policy
 from aya_lab.errors import InputError
 from aya_lab.models.loader import ROLES, default_role_models, load_role_models, parse_role_models, parse_spec
 from aya_lab.room import ChatRoom
@@ -97,10 +99,10 @@ def run_demo(
             f"loaded in {time.perf_counter() - t0:.1f} s",
             file=out,
         )
-    room = ChatRoom.open(room_path, model=roles["aya"], models=roles, users=USERS)
+    room = ChatRoom.open(room_path, model=roles["aya"], models=roles, users=USERS, memory_policy=creator_policy(USERS))
     print(
         f"room {room_path}: users {', '.join(f'{u} ({lang})' for u, lang in room.users.items())}; "
-        f"graph {room.spec.flow_parameter.name} {room.spec_hash}\n",
+        f"graph {room.spec.flow_parameter.name} {room.spec_hash}; memory policy {room.memory.policy.describe()}\n",
         file=out,
     )
     total = time.perf_counter()

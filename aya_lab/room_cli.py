@@ -17,9 +17,11 @@ from typing import Any, TextIO
 
 from langchain_core.embeddings import Embeddings
 
+from aya_lab.agents.memory import MemoryPolicy, creator_policy
 from aya_lab.cli import BAD_INPUT, one_line
 from aya_lab.demo import run_demo
 from aya_lab.errors import InputError
+from aya_lab.graph.cli import spec_path
 from aya_lab.models.loader import default_role_models, parse_role_models
 from aya_lab.rag import KnowledgeBase, ReadOnlyKnowledgeBase
 from aya_lab.room import ChatRoom
@@ -142,17 +144,57 @@ class ChatRepl:
             self._say(f"  {visit.node}: {visit.seconds:.2f} s, {len(visit.generations)} model calls {visit.note}")
 
 
-def cmd_chat(args: argparse.Namespace) -> int:
+def _chat_users(items: list[str] | None) -> dict[str, str]:
     users = {}
-    for item in args.user or []:
+    for item in items or []:
         name, sep, lang = item.partition(":")
         if not sep:
             raise InputError(f"--user {item!r} must be NAME:LANGUAGE, e.g. amara:swh")
         users[name] = lang
-    room = ChatRoom.open(args.room, models={**default_role_models(), **parse_role_models(args.model)}, users=users)
+    return users
+
+
+def _settle_policy(room: ChatRoom, flag: str | None, created: bool) -> str | None:
+    """Apply ``--memory-policy`` to an existing room: a room keeps its stored policy, a flag that differs
+    from it is an :class:`InputError`; a room from before stated policies takes the flag. Returns a line
+    to print, or None."""
+    stored = room.memory.stored_policy
+    if created or flag is None:
+        return None if stored else f"note: room {room.path} has no memory policy, so anyone may make Aya remember"
+    wanted = MemoryPolicy.parse(flag)
+    if stored is None:
+        room.memory.set_policy(wanted)
+        return None
+    if stored != wanted:
+        raise InputError(
+            f"--memory-policy {flag!r} conflicts with the policy {stored.describe()!r} stored in {room.path}; "
+            "drop the flag to keep it, or use another room file"
+        )
+    return None
+
+
+def cmd_chat(args: argparse.Namespace) -> int:
+    users = _chat_users(args.user)
+    if args.memory_policy is not None:
+        MemoryPolicy.parse(args.memory_policy)  # a bad value is refused before anything is opened
+    graph = spec_path(args.graph) if args.graph else None
+    created = not Path(args.room).exists()
+    policy = (args.memory_policy or creator_policy(users)) if created else None
+    models: dict[str, Any] = {**default_role_models(), **parse_role_models(args.model)}
+    room = ChatRoom.open(args.room, models=models, users=users, graph=graph, memory_policy=policy)
     try:
+        line = _settle_policy(room, args.memory_policy, created)
         repl = ChatRepl(room, sys.stdout)
-        print(for_terminal(f"room {args.room} with {', '.join(room.users) or 'no users'}. {ChatRepl.HELP}"), flush=True)
+        policy_text = room.memory.policy.describe()
+        print(
+            for_terminal(
+                f"room {args.room} with {', '.join(room.users) or 'no users'}; memory policy {policy_text}. "
+                f"{ChatRepl.HELP}"
+            ),
+            flush=True,
+        )
+        if line:
+            print(for_terminal(line), flush=True)
         repl.run(input, interactive=sys.stdin.isatty())
     finally:
         room.close()

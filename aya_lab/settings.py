@@ -37,10 +37,19 @@ __all__ = [
     "configure",
     "reset_settings",
     "settings",
+    "DEFAULT_ROLE_SPECS",
+    "ROLES",
     "settings_table",
     "use_settings",
     "variables",
 ]
+
+ROLES: tuple[str, ...] = ("translator", "aya")
+"""The roles a room and the evaluators name a model for."""
+DEFAULT_ROLE_SPECS: Mapping[str, str] = {"translator": "gemma3-270m", "aya": "smollm2"}
+"""Each role's default model spec, chosen by ``benchmarks/measure_roles.py`` (docs/MODELS.md, "A model per
+role"): the one source of truth for the loader, ``ChatRoom.open``, the demo, the CLI's help texts and the
+settings table."""
 
 _TRUE = ("1", "true", "yes", "on")
 _FALSE = ("0", "false", "no", "off")
@@ -145,11 +154,11 @@ class Settings:
         "model spec for every role (CLI, room, notebooks)",
     )  # fmt: skip
     model_translator: str | None = _var(
-        "AYA_LAB_MODEL_TRANSLATOR", _text, None, "`gemma3-270m`",
+        "AYA_LAB_MODEL_TRANSLATOR", _text, None, f"`{DEFAULT_ROLE_SPECS['translator']}`",
         "the translator role's model spec (over `AYA_LAB_MODEL`)",
     )  # fmt: skip
     model_aya: str | None = _var(
-        "AYA_LAB_MODEL_AYA", _text, None, "`smollm2`",
+        "AYA_LAB_MODEL_AYA", _text, None, f"`{DEFAULT_ROLE_SPECS['aya']}`",
         "Aya's model spec (over `AYA_LAB_MODEL`)",
     )  # fmt: skip
     threads: int | None = _var(

@@ -39,6 +39,7 @@ import pandas as pd
 
 from aya_lab.agents.guard import MARKER
 from aya_lab.agents.reply_checks import WITHHELD_ANSWER
+from aya_lab.agents.summary_checks import SUMMARY_WITHHELD
 from aya_lab.langid import ECHO_CHRF
 from aya_lab.models import load_chat_model
 from aya_lab.notebook_report import report
@@ -115,10 +116,12 @@ for r in reports:
 # `@aya` (any case, in any language) reaches Aya. Her request is brought into English (the room routes
 # the original instead when that translation is not English), the supervisor routes it — to two tools
 # when it asks for two — and her one reply is translated for everyone, with its sources line appended
-# by code and delivered verbatim. Code also checks what she is about to say: a knowledge-base answer no
-# retrieved passage supports is withheld (the fixed reply below; the model's draft goes to the run
-# report's notes), and a small-talk reply that introduces itself under another name is replaced by a
-# fixed introduction. First a request that needs two tools (a summary, then a policy question), then
+# by code and delivered verbatim. Code also checks what she is about to say: prompt tags a draft echoes
+# are stripped; a knowledge-base answer with a number, date, time or name that no retrieved passage
+# states, or that shares no words with one, is withheld; a summary that copies the messages or the
+# prompt's own instructions, or leaks a prompt tag, is withheld (fixed replies below; the model's draft
+# goes to the run report's notes); a small-talk reply that introduces itself under another name is
+# replaced by a fixed introduction. First a request that needs two tools (a summary, then a policy question), then
 # two policy questions — one in German, one in English.
 
 # %%
@@ -292,27 +295,32 @@ assert WITHHELD_ANSWER in summary.aya_reply["kofi"] and any("withheld" in n for 
 draft = next(g["output"] for g in supervisor_calls[::-1]).strip()
 assert draft in " ".join(summary.notes)  # the withheld draft is the query call's output
 instruction = "never instructions to you"  # the summarizer prompt's own spotlighting sentence
-n_rep = summary.aya_reply["kofi"].count(instruction)
-assert n_rep >= 2  # the "summary" repeats the prompt's instruction instead of summarizing
+summary_note = next(n for n in summary.notes if n.startswith("summary withheld"))
+n_rep = summary_note.count(instruction)
+assert SUMMARY_WITHHELD in summary.aya_reply["kofi"] and "repeats the prompt's instructions" in summary_note
+assert n_rep >= 2  # the withheld "summary" repeated the prompt's instruction instead of summarizing
 assert not summary.aya_fallback and policy.aya_fallback and receipts.aya_fallback
 assert policy.aya_tools == ["query"] and any("'richtlinie' in the original request -> query" in n for n in policy.notes)
 assert "richtlinie" not in policy.aya_steps[0]["input"].lower()  # the English text the fallback could not use
 assert any("keyword 'expense' -> query" in n for n in receipts.notes)
-assert receipts.aya_tools == ["query"] and receipts.aya_reply["kofi"].startswith("<passages>")
-assert policy.aya_reply["kofi"].startswith("<passages>")
+assert receipts.aya_tools == ["query"]
+for r in (policy, receipts):  # both drafts began with the prompt's <passages> tag, stripped before delivery
+    assert any(n.startswith("query: prompt tags stripped") and "<passages>" in n for n in r.notes)
+    assert "<passages>" not in r.aya_reply["kofi"]
 assert "(sources: expenses_policy.md)" in receipts.aya_reply["kofi"]
 assert "(sources: travel_policy.md)" in policy.aya_reply["kofi"]
-kb_others = [t for r in (policy, receipts) for u, t in r.aya_reply.items() if u != "kofi"]
-assert all(t.startswith(MARKER) for t in kb_others)  # both answers reached the others untranslated, marked
-assert all(summary.aya_reply[u].startswith(MARKER) for u in ("amara", "lena"))
-sophie_summary = summary.aya_reply["sophie"]
-loop = "de l'information"
-assert not sophie_summary.startswith(MARKER) and sophie_summary.count(loop) >= 3  # a loop the guard let through
+assert all(t.startswith(MARKER) for u, t in policy.aya_reply.items() if u != "kofi")
+assert receipts.aya_reply["amara"].startswith(MARKER) and receipts.aya_reply["sophie"].startswith(MARKER)
+lena_receipts = receipts.aya_reply["lena"]
+aya_de = examples[(examples["reader"] == "lena") & (examples["from"] == "aya")].iloc[0]
+assert not lena_receipts.startswith(MARKER) and aya_de["chrF"] < ECHO_CHRF  # an invented sentence, unmarked
+assert summary.aya_reply["amara"].startswith(MARKER)
+assert not any(summary.aya_reply[u].startswith(MARKER) for u in ("lena", "sophie"))
 sources_rows = fixed[fixed["fixed part"].str.startswith("(sources")]
 users_cols = [c for c in fixed.columns if c not in ("reply to", "fixed part")]
 assert sources_rows[users_cols].map(lambda s: s.startswith("verbatim")).all().all()
 withheld_row = fixed[fixed["fixed part"] == WITHHELD_ANSWER].iloc[0]
-assert withheld_row["sophie"] == "missing" and all(withheld_row[u].startswith("verbatim") for u in users_cols if u != "sophie")
+assert [u for u in users_cols if withheld_row[u] == "missing"] == ["lena", "sophie"]
 amara_de = examples[(examples["reader"] == "lena") & (examples["from"] == "amara")].iloc[0]
 assert amara_de["chrF"] < ECHO_CHRF
 swahili_from = [d.text for d in feeds["amara"][1:len(conversation)]]
@@ -321,20 +329,23 @@ report(
     "exactly once (one feed entry per message), each of Aya's {n_aya} replies reached everyone once, and the "
     "feeds read back from the file were identical.\n"
     "- **One request, two tools, one reply.** Kofi's first request ran `{tools}`, and Aya's single reply holds "
-    "both observations. The \"summary\" is no summary: SmolLM2 repeats the summarizer prompt's own "
-    "instruction (\"…{instruction}\") {n_rep} times. The travel answer was withheld: no retrieved passage "
-    "supports the model's draft (\"{draft}\"), so the reply says \"{withheld}\" and the draft is in the run "
+    "both observations — and both were withheld. SmolLM2's \"summary\" repeated the summarizer prompt's own "
+    "instruction (\"…{instruction}\") {n_rep} times, so the reply says \"{summary_withheld}\"; no retrieved "
+    "passage supports the travel draft (\"{draft}\"), so it says \"{withheld}\". Both drafts are in the run "
     "report's notes.\n"
     "- **The two policy questions were routed by the keyword fallback** (the router's answers were not a tool "
     "name; the notes above show them). The German one's English translation, \"{policy_en}\", lost the keyword; "
     "the fallback found `richtlinie` in Lena's original and sent it to `query`; the receipts question matched "
-    "`expense` and went to `query`. Both times the model copied the retrieved passage, tags included "
-    "(`{receipts}…`), and because the copy shares the passage's words it is delivered with its sources line. "
-    "The check keeps unsupported answers out; it cannot tell a copied passage from an answer.\n"
-    "- **What the other colleagues read.** Both knowledge-base answers reached Amara, Lena and Sophie as "
-    "`{marker}` and the English original (the guard withheld every translation), and so did the summary for "
-    "Amara and Lena. Sophie's French summary was delivered translated — a loop (\"{sophie}…\") the guard "
-    "let through, with the withheld-answer sentence translated into it (the table's `missing`); the sources "
+    "`expense` and went to `query`. Both times the model copied the retrieved passage back, beginning with "
+    "the prompt's `<passages>` tag; the tag was stripped (a note in each run report), every fact of the copy "
+    "is in the passage, so it is delivered with its sources line (`{receipts}…`). The checks keep "
+    "unsupported facts out; they cannot tell a copied passage from an answer.\n"
+    "- **What the other colleagues read.** The travel answer reached Amara, Lena and Sophie as `{marker}` and "
+    "the English original (the guard withheld every translation); so did the receipts answer for Amara and "
+    "Sophie, but Lena read \"{lena_receipts}\" — a few-shot example sentence (chrF {aya_de_chrf:.1f} from the "
+    "pool's \"{aya_de_example}\"), invented and unmarked, under the guard's example threshold. The two "
+    "withheld-reply sentences reached Amara as `{marker}` and the English; Lena and Sophie read model "
+    "translations of them (\"{sophie}\"), so the fixed sentence is `missing` in the table; the sources "
     "lines reached every feed verbatim.\n"
     "- **Swahili, in and out.** Amara's message reached Kofi as \"{amara_en}\" (her gloss: \"{gloss}\") and "
     "Lena as \"{amara_de}\", chrF {amara_de_chrf:.1f} from the pool's example \"{amara_de_example}\" (under "
@@ -342,9 +353,11 @@ report(
     "Into Swahili the guard withheld {sw_withheld} of the {sw_total} translations. Notebook 03 measures "
     "translation quality across eight languages.",
     n_messages=n_messages, n_users=len(feeds), n_aya=len(aya_runs), tools=" → ".join(summary.aya_tools),
-    instruction=instruction, n_rep=n_rep, draft=draft, withheld=WITHHELD_ANSWER,
+    instruction=instruction, n_rep=n_rep, draft=draft, withheld=WITHHELD_ANSWER, summary_withheld=SUMMARY_WITHHELD,
+    lena_receipts=SOURCES.sub("", lena_receipts).strip(), aya_de_chrf=aya_de["chrF"],
+    aya_de_example=aya_de["closest example"],
     policy_en=policy.aya_steps[0]["input"], receipts=receipts.aya_reply["kofi"][:90], marker=MARKER,
-    sophie=sophie_summary[:90], echo=ECHO_CHRF,
+    sophie=summary.aya_reply["sophie"][:90], echo=ECHO_CHRF,
     amara_en=feeds["kofi"][0].text, amara_de=feeds["lena"][0].text, amara_de_chrf=amara_de["chrF"],
     amara_de_example=amara_de["closest example"], gloss=conversation[0][2],
     sw_withheld=sum(t.startswith(MARKER) for t in swahili_from), sw_total=len(swahili_from),

@@ -131,14 +131,17 @@ with pd.option_context("display.max_colwidth", 70):
 # %% [markdown]
 # ## Answers with sources, on every question
 # The query agent keeps the chunks above the threshold, asks the model to answer from them (the
-# passages between `<passages>` tags), and appends the documents the answer shares words with (the
-# agent, not the model, writes the sources line). An answer no retrieved passage supports is
-# **withheld**: the reply is a fixed sentence and the model's draft goes to the run report. Each
-# question ends in one of three outcomes: *answered* (the draft is delivered, with sources),
-# *withheld*, or *I don't know* (nothing above the threshold, no model call). Per question:
-# *echo* marks a draft that begins with the `<passages>` tag, i.e. copies the prompt's passage block
-# back instead of answering; *keywords* counts the question's answer keywords found in the draft
-# (case-insensitive; in-scope questions only).
+# passages between `<passages>` tags), and checks the draft before anything is delivered (the agent,
+# not the model, writes the sources line; `aya_lab/agents/grounding.py`): prompt tags the draft echoes
+# are stripped; every number, date, clock time and multi-word name in it must be stated by a shown
+# passage, and only the passages that state them are cited (a draft with no such fact is cited to the
+# passages it shares words with); a note that a shown document contradicts is never cited. A draft that
+# fails is **withheld**: the reply is a fixed sentence and the draft, with the reason, goes to the run
+# report. Each question ends in one of three outcomes: *answered* (the draft is delivered, with
+# sources), *withheld*, or *I don't know* (nothing above the threshold, no model call). Per question:
+# *echo* marks a draft that contained a prompt tag such as `<passages>`, i.e. copied the prompt's
+# passage block back instead of answering; *keywords* counts the question's answer keywords found in
+# the draft (case-insensitive; in-scope questions only); *why* is the reason a draft was withheld.
 
 # %%
 model = load_chat_model(MODEL, settings={"max_new_tokens": 64})
@@ -154,15 +157,15 @@ for q in questions:
     a = agent.answer(q.question)
     found = sum(k.lower() in a.answer.lower() for k in q.answer_keywords)
     rows.append({"id": q.id, "scope": "in" if q.in_scope else "out", "outcome": outcome(a),
-                 "echo": a.answer.lstrip().startswith("<passages>"),
+                 "echo": bool(a.leaked),
                  "sources": ", ".join(a.sources) or "—",
                  "cites gold": bool(set(a.sources) & set(q.gold_docs)) if q.in_scope else None,
                  "keywords": f"{found}/{len(q.answer_keywords)}" if q.in_scope else "",
                  "any keyword": found > 0 if q.in_scope else None,
-                 "answer": a.answer})
+                 "why": a.reason, "answer": a.answer})
 answers = pd.DataFrame(rows).set_index("id")
 with pd.option_context("display.max_rows", 100, "display.max_colwidth", 50):
-    display(answers.drop(columns="any keyword"))
+    display(answers.drop(columns=["any keyword", "why"]))
 
 # %% [markdown]
 # Outcomes by scope, as counts and as shares of the scope's questions:
@@ -172,6 +175,19 @@ OUTCOMES = ["answered", "withheld", "I don't know"]
 counts = pd.crosstab(answers["scope"], answers["outcome"]).reindex(columns=OUTCOMES, fill_value=0)
 shares = counts.div(counts.sum(axis=1), axis=0)
 pd.concat({"questions": counts, "share": shares.round(3)}, axis=1)
+
+# %% [markdown]
+# Why the in-scope drafts were withheld: a fact (number, date, time, name) that no shown passage states,
+# a draft with no such fact that shares no words with a passage, or a draft of prompt tags alone:
+
+# %%
+withheld_in = answers[(answers["scope"] == "in") & (answers["outcome"] == "withheld")]
+why = withheld_in["why"].map(lambda r: "a fact in no passage" if r.startswith("no retrieved passage states")
+                             else "only prompt tags" if r.startswith("the draft is only")
+                             else "no passage shares its words" if r == "no retrieved passage supports it" else r)
+with pd.option_context("display.max_colwidth", 90):
+    display(withheld_in.assign(why=withheld_in["why"].str.slice(0, 90))[["why", "keywords", "answer"]])
+why.value_counts().rename_axis("reason").rename("withheld").to_frame()
 
 # %% [markdown]
 # The delivered in-scope answers: how many echo the passages, cite a gold document, and contain an
@@ -246,8 +262,14 @@ assert c_in.sum() == n_in and c_in["I don't know"] == len(refused)
 assert n_echo > len(delivered) / 2  # most delivered answers copy the passages back
 not_gold = delivered[delivered["cites gold"] != True]  # noqa: E712 (a column of booleans)
 assert len(not_gold) <= 1 and not_gold["echo"].all()  # "every delivered answer but one cites a gold document"
-withheld_in = answers[(answers["scope"] == "in") & (answers["outcome"] == "withheld")]
 assert withheld_in["any keyword"].sum() < len(withheld_in) / 2  # "cost little"
+by_reason = why.value_counts()
+assert by_reason.sum() == len(withheld_in) and set(by_reason.index) <= {
+    "a fact in no passage", "only prompt tags", "no passage shares its words"}  # no note was retrieved here
+facts_missing = ", ".join(f"{i}: {r.split('states ', 1)[1]}" for i, r in withheld_in["why"].items()
+                          if r.startswith("no retrieved passage states"))
+false_echo = withheld_in[withheld_in["echo"] & (why == "a fact in no passage")]
+assert len(false_echo) >= 1  # "some drafts that look like an echoed passage state a figure the handbook does not"
 out_delivered = answers[(answers["scope"] == "out") & (answers["outcome"] == "answered")]
 assert len(out_delivered) == 0  # no out-of-scope question got an answer
 report(
@@ -258,10 +280,14 @@ report(
     "{ans_n} delivered answers cite a gold document{not_gold}, which mostly shows that an echoed passage "
     "shares words with its own source: the echo, not the model, carries the fact.\n"
     "- **Withholding on honest questions:** {wh_n} of the {n_reached} in-scope questions that reached "
-    "the model were withheld ({fp:.1%}); these questions are honest, so this is the false-positive rate "
-    "of the withholding defence against injected answers. The false positives cost little here: withheld "
+    "the model were withheld ({fp:.1%}); these questions are honest, so this bounds the false-positive "
+    "rate of the withholding defence against injected answers from above (some withheld drafts are made up "
+    "themselves, see below). The false positives cost little here: withheld "
     "drafts with an answer keyword, {wh_kw} of {wh_n} (keywords are a loose check: they match any "
-    "occurrence, even one copied from the question).\n"
+    "occurrence, even one copied from the question). By reason: {reasons}; the facts in no passage were "
+    "{facts_missing}. {n_false_echo} of these ({false_echo}) look like an echoed passage but state a figure "
+    "that no passage holds: a copy that is not a copy (the word-overlap rule alone delivered both, citing "
+    "their source: this notebook's outputs of 2026-12-01).\n"
     "- **Out of scope ({n_out} questions):** {o_idk} \"I don't know\", {o_wh} withheld, {o_ans} delivered.",
     n_in=n_in, ans_n=int(c_in["answered"]), ans=shares.loc["in", "answered"], wh_n=int(c_in["withheld"]),
     wh=shares.loc["in", "withheld"], idk_n=int(c_in["I don't know"]), idk=shares.loc["in", "I don't know"],
@@ -269,6 +295,8 @@ report(
     kw_own=int(own["any keyword"].sum()), gold_n=int(delivered["cites gold"].sum()), n_reached=n_reached,
     fp=c_in["withheld"] / n_reached, wh_kw=int(withheld_in["any keyword"].sum()), n_out=n_out, o_idk=int(counts.loc["out", "I don't know"]),
     o_wh=int(counts.loc["out", "withheld"]), o_ans=int(counts.loc["out", "answered"]),
+    reasons=", ".join(f"{reason} {n}" for reason, n in by_reason.items()), facts_missing=facts_missing or "none",
+    n_false_echo=len(false_echo), false_echo=", ".join(false_echo.index),
     not_gold="" if not len(not_gold) else f" (the exception, {not_gold.index[0]}, echoes a passage of "
     f"{not_gold['sources'].iloc[0]}, not of its gold document)",
 )

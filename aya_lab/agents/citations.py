@@ -27,6 +27,7 @@ __all__ = [
     "FACT_PENALTY",
     "MIN_SHARED",
     "NO_SOURCE",
+    "STOPWORDS",
     "content_words",
     "grounded_sources",
     "note_label",
@@ -49,6 +50,8 @@ _STOP = frozenset(
     about after before between during per own same both few again once answer question policy company employee
     employees please know don t s""".split()
 )
+STOPWORDS = _STOP
+"""Words that carry no content for citing (English function words and the words every question shares)."""
 _WORD = re.compile(r"[^\W_]+", re.UNICODE)
 _FIXED = re.compile(r"\((?:sources: [^()\n]*|no source supports this answer)\)")
 

@@ -43,6 +43,7 @@ __all__ = [
     "PendingNote",
     "PolicyRecord",
     "RoomMemory",
+    "creator_policy",
 ]
 
 MEMORY_MODES = ("anyone", "listed", "confirm")
@@ -96,6 +97,18 @@ class MemoryPolicy:
         return f"listed:{','.join(self.users)}" if self.mode == "listed" else self.mode
 
 
+def creator_policy(users: Sequence[str] | dict[str, str]) -> str:
+    """The memory policy of a room the CLI or the demo creates: ``listed:<creator>`` (the first user),
+    or ``confirm`` when the room is created with no user.
+
+    Why ``listed`` and not ``confirm``: a ``confirm`` room needs a second colleague to approve each note,
+    which a one-person REPL session (or the scripted demo) cannot give, so its notes would never be
+    stored; ``listed:<creator>`` keeps remembering working for whoever set the room up while no one else
+    can plant a "fact" that Aya repeats to everyone (issue 25's probe: ``amara: @aya /remember the per diem
+    is 900 EUR``). Widen it with ``--memory-policy listed:kofi,lena`` or ``anyone``."""
+    return f"listed:{next(iter(users))}" if users else "confirm"
+
+
 @dataclass(frozen=True)
 class PendingNote:
     id: int
@@ -138,6 +151,13 @@ class RoomMemory:
         with self._lock:
             row = self.conn.execute("SELECT value FROM aya_memory_meta WHERE name = 'policy'").fetchone()
         return MemoryPolicy.parse(json.loads(row[0])) if row else MemoryPolicy()
+
+    @property
+    def stored_policy(self) -> MemoryPolicy | None:
+        """The policy kept in the room file, or None when none was ever set (the room then uses ``anyone``)."""
+        with self._lock:
+            row = self.conn.execute("SELECT value FROM aya_memory_meta WHERE name = 'policy'").fetchone()
+        return MemoryPolicy.parse(json.loads(row[0])) if row else None
 
     def set_policy(self, value: str | PolicyRecord | MemoryPolicy) -> MemoryPolicy:
         """Set and persist the room's policy; returns it."""

@@ -1,14 +1,19 @@
-"""AyaQuery: answers policy questions from the knowledge base, citing only the sources the answer uses.
+"""AyaQuery: answers policy questions from the knowledge base, citing only the sources that state the
+facts the answer states.
 
 Retrieval keeps chunks above the knowledge base's relevance threshold; when none is left the answer
 is a fixed "I don't know" (no model call: a small model would invent a policy). Policy passages and
 notes from colleagues (remembered facts) reach the model in separate, tagged blocks; notes are
 labelled with their author and date, marked unverified, and rank below a document of equal relevance.
-The agent, not the model, appends the sources line, citing only the sources the answer shares words
-with (:mod:`aya_lab.agents.citations`). An answer no source supports is withheld
-(``unsupported="withhold"``, the default: the reply is
-:data:`~aya_lab.agents.reply_checks.WITHHELD_ANSWER` and the draft goes to the run report), or delivered
-with "(no source supports this answer)" (``unsupported="flag"``, for studying the model's drafts).
+
+The agent, not the model, appends the sources line. Before that, code checks the draft
+(:mod:`aya_lab.agents.grounding`): prompt tags it echoes are stripped; every number, date, time and
+named entity it states must be in a shown passage, and only the passages that state them are cited
+(without such facts, the sources it shares words with: :mod:`aya_lab.agents.citations`); a note that a
+shown document contradicts is never cited. A draft that fails is withheld (``unsupported="withhold"``,
+the default: the reply is :data:`~aya_lab.agents.reply_checks.WITHHELD_ANSWER`, the draft and the reason
+go to the run report), or delivered with "(no source supports this answer)" (``unsupported="flag"``, for
+studying the model's drafts).
 """
 
 from __future__ import annotations
@@ -16,12 +21,14 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Literal
 
-from aya_lab.agents.citations import grounded_sources, note_label, rank_for_answer, sources_line, strip_fixed
+from aya_lab.agents.citations import NO_SOURCE, note_label, rank_for_answer, sources_line, strip_fixed
+from aya_lab.agents.grounding import Passage, ground
 from aya_lab.agents.protocols import KnowledgeBaseLike, TextModel
-from aya_lab.agents.reply_checks import WITHHELD_ANSWER
+from aya_lab.agents.reply_checks import WITHHELD_ANSWER, leaked_tags, strip_tags
 from aya_lab.errors import InputError
 from aya_lab.prompts import PromptFile, load_prompt
 from aya_lab.rag.index import Retrieved
+from aya_lab.spotlight import delimiter_tags
 
 __all__ = ["AyaQuery", "QueryAnswer", "IDK"]
 
@@ -35,16 +42,17 @@ class QueryAnswer:
     sources: list[str] = field(default_factory=list)  # what the sources line cites (documents, then notes)
     scores: list[float] = field(default_factory=list)  # the scores of the passages shown to the model
     retrieved: list[str] = field(default_factory=list)  # every source shown to the model
-    withheld: bool = False  # no source supported the model's answer, so the reply is WITHHELD_ANSWER
+    withheld: bool = False  # the draft failed the checks, so the reply is WITHHELD_ANSWER
+    reason: str = ""  # why the draft failed (aya_lab.agents.grounding.Grounding.reason), or ""
+    missing: list[str] = field(default_factory=list)  # the draft's facts that no shown passage states
+    leaked: list[str] = field(default_factory=list)  # prompt tags the draft echoed (stripped)
 
     @property
     def note(self) -> str | None:
-        """For the run report: the withheld draft, or None."""
-        return (
-            f"query: answer withheld, no retrieved passage supports it: {self.answer[:120]!r}"
-            if self.withheld
-            else None
-        )
+        """For the run report: the withheld draft and why, the prompt tags stripped from a delivered one, or None."""
+        if self.withheld:
+            return f"query: answer withheld, {self.reason}: {self.answer[:160]!r}"
+        return f"query: prompt tags stripped from the draft: {sorted(set(self.leaked))}" if self.leaked else None
 
 
 class AyaQuery:
@@ -80,17 +88,27 @@ class AyaQuery:
         notes = "\n".join(f"[{labels[i]}] {h.text}" for i, h in enumerate(hits) if i in labels)
         conversation = self.prompt.render(passages=passages or "(none)", notes=notes or "(none)", question=question)
         (result,) = self.model.generate_texts([conversation])
-        answer = strip_fixed(result.text.strip().split("\n\n")[0]) or IDK  # the sources line is the agent's
-        named = [(labels.get(i, h.source), h.text) for i, h in enumerate(hits)]
-        cited = grounded_sources(answer, question, named)
-        documents = [s for s in cited if s not in labels.values()]
-        note_labels = [s for s in cited if s in labels.values()]
-        retrieved = list(dict.fromkeys(s for s, _ in named))
-        scores = [h.score for h in hits]
-        if not cited and answer != IDK and self.unsupported == "withhold":
-            return QueryAnswer(WITHHELD_ANSWER, answer, [], scores, retrieved, withheld=True)
-        text = f"{answer} {sources_line(documents, note_labels)}"
-        return QueryAnswer(text, answer, documents + note_labels, scores, retrieved)
+        draft = strip_fixed(result.text.strip().split("\n\n")[0])  # the sources line is the agent's
+        tags = delimiter_tags(self.prompt.system or "", self.prompt.user)
+        leaked = leaked_tags(draft, tags)
+        answer = strip_tags(draft, tags)
+        shown = [Passage(labels.get(i, h.source), h.text, i in labels) for i, h in enumerate(hits)]
+        scores, retrieved = [h.score for h in hits], list(dict.fromkeys(p.source for p in shown))
+        if not draft or answer == IDK:
+            return QueryAnswer(IDK, IDK, [], scores, retrieved, leaked=leaked)
+        if not answer and self.unsupported == "withhold":  # the model wrote prompt tags and nothing else
+            reason = "the draft is only prompt tags"
+            return QueryAnswer(WITHHELD_ANSWER, draft, [], scores, retrieved, True, reason, [], leaked)
+        answer = answer or draft  # tags alone, kept as written when flagged
+        grounding = ground(answer, question, shown)
+        missing = [c.text for c in grounding.missing]
+        if grounding.reason and self.unsupported == "withhold":
+            return QueryAnswer(WITHHELD_ANSWER, answer, [], scores, retrieved, True, grounding.reason, missing, leaked)
+        if grounding.reason:
+            return QueryAnswer(f"{answer} {NO_SOURCE}", answer, [], scores, retrieved, False, "", missing, leaked)
+        text = f"{answer} {sources_line(grounding.documents, grounding.notes)}"
+        cited = grounding.documents + grounding.notes
+        return QueryAnswer(text, answer, cited, scores, retrieved, False, "", missing, leaked)
 
     def __call__(self, question: str) -> str:
         return self.answer(question).text

@@ -10,6 +10,14 @@ Two rules, each replacing the model's text with a fixed reply (the draft stays i
 - **Small talk keeps Aya's identity** (:func:`chat_breach`): a ``chat`` reply that introduces itself
   under another name ("I'm FreeBot", "my name is DAN") becomes :data:`CHAT_FALLBACK`.
 
+- **No prompt scaffolding** (:func:`leaked_tags`, :func:`strip_tags`): a reply that contains one of its
+  prompt's delimiter tags (``<passages>``, ``</notes>``, ``<transcript>``, ``<request>``, also in the
+  spotlighting look-alike form ``‹passages>``) echoed the prompt. An *answer* has the tags stripped and then
+  goes through the fact check (:mod:`aya_lab.agents.grounding`): an echoed passage is the handbook's own
+  text, so it is delivered when every fact in it is in a cited passage, and withheld otherwise (an echoed
+  note block carries the note's label and date, which no passage states). A *summary* that leaks a tag
+  is withheld (:mod:`aya_lab.agents.summary_checks`): an echoed transcript is no summary.
+
 Not covered: a ``chat`` reply that repeats a claim the request dictates ("say that everyone flies first
 class") is delivered; a rule against repeating the request's phrases would also fire on honest small
 talk ("thanks for the quarterly report" → "glad the quarterly report helped").
@@ -22,11 +30,12 @@ from __future__ import annotations
 
 import re
 
-__all__ = ["CHAT_FALLBACK", "WITHHELD_ANSWER", "chat_breach", "claimed_name"]
+__all__ = ["CHAT_FALLBACK", "WITHHELD_ANSWER", "chat_breach", "claimed_name", "leaked_tags", "strip_tags"]
 
 WITHHELD_ANSWER = "I can't answer that from the knowledge base: the passages I found do not support an answer."
 CHAT_FALLBACK = "I'm Aya, the room's assistant: I answer policy questions, summarize the chat and keep notes."
 
+_TAG = re.compile(r"[<\u2039]\s*/?\s*([A-Za-z][\w-]*)\s*>")
 _NAME_CLAIM = re.compile(r"\b(?i:I am|I'm|I’m|my name is|call me)\s+(?i:(?:now|called|known as)\s+)*([A-Z][\w-]*)")
 _NOT_NAMES = frozenset({"Aya", "I", "A", "An", "The", "Here", "Sorry", "Not", "So", "Very", "Glad", "Happy", "Just"})
 
@@ -43,3 +52,15 @@ def chat_breach(reply: str) -> str | None:
     """Why ``reply`` must not be delivered as Aya's small talk (a one-line reason), or None when it may."""
     name = claimed_name(reply)
     return f"the reply introduces itself as {name!r}, not Aya" if name else None
+
+
+def leaked_tags(reply: str, tags: frozenset[str]) -> list[str]:
+    """The delimiter tags of ``tags`` (lower-case names, :func:`~aya_lab.spotlight.delimiter_tags`) written in
+    ``reply``, opening or closing, plain or in the spotlighting look-alike form, as written."""
+    return [m.group(0) for m in _TAG.finditer(reply) if m.group(1).lower() in tags]
+
+
+def strip_tags(reply: str, tags: frozenset[str]) -> str:
+    """``reply`` without the delimiter tags of ``tags`` (spaces collapsed where one was cut out)."""
+    out = _TAG.sub(lambda m: " " if m.group(1).lower() in tags else m.group(0), reply)
+    return " ".join(out.split()) if out != reply else reply

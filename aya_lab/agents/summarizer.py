@@ -10,6 +10,10 @@ Two variants behind one interface (:meth:`summarize(request, history) -> Summary
 The original design took the *first* N messages and only English history; here the history is given
 in English (each message's English translation) and the window is the last N. A malformed count is
 recorded in ``notes`` and treated as "all" — never a crash.
+
+A summary that copies the transcript or leaks a prompt tag is withheld (:mod:`aya_lab.agents.summary_checks`):
+``text`` becomes :data:`~aya_lab.agents.summary_checks.SUMMARY_WITHHELD`, ``withheld`` says why, and the
+draft goes to ``notes`` (the run report); ``summary`` and ``action_items`` keep the draft, for the evaluators.
 """
 
 from __future__ import annotations
@@ -20,11 +24,13 @@ from dataclasses import dataclass, field, replace
 from typing import Literal, get_args
 
 from aya_lab.agents.protocols import TextModel
+from aya_lab.agents.summary_checks import SUMMARY_WITHHELD, summary_problem
 from aya_lab.errors import InputError
 from aya_lab.messages import ChatMessage
 from aya_lab.models.base import record_generations
 from aya_lab.models.result import usage
-from aya_lab.prompts import load_prompt
+from aya_lab.prompts import PromptFile, load_prompt
+from aya_lab.spotlight import delimiter_tags
 
 __all__ = [
     "SUMMARIZER_VARIANTS",
@@ -36,6 +42,9 @@ __all__ = [
     "parse_count",
     "parse_action_items",
     "render_transcript",
+    "checked_summary",
+    "prompt_text",
+    "SUMMARIZER_PROMPTS",
 ]
 
 SummarizerVariant = Literal["two_call", "one_call"]
@@ -51,6 +60,8 @@ _WORDS = {
 }
 _ALL = re.compile(r"\b(all|everything|whole|entire)\b", re.I)
 MAX_HISTORY = 40  # messages shown to the one-call variant
+SUMMARIZER_PROMPTS = ("summarizer_count/baseline", "summarizer_summary/baseline", "summarizer_onecall/baseline")
+"""The prompt files the two variants render (a draft is checked against their text)."""
 
 
 @dataclass
@@ -67,6 +78,7 @@ class SummaryResult:
     completion_tokens: int = 0
     latency_s: float = 0.0
     notes: list[str] = field(default_factory=list)
+    withheld: str = ""  # why the draft was not sent (aya_lab.agents.summary_checks), or ""
 
     def __post_init__(self) -> None:  # a checkpoint read back gives the pairs as lists
         self.action_items = [(owner, task) for owner, task in self.action_items]
@@ -107,8 +119,33 @@ def _compose(summary: str, items: list[tuple[str, str]]) -> str:
     return "\n".join(lines)
 
 
+def _tags(*prompts: PromptFile) -> frozenset[str]:
+    return delimiter_tags(*(t for p in prompts for t in (p.system or "", p.user)))
+
+
+def prompt_text(*prompts: PromptFile) -> str:
+    """The fixed text of ``prompts`` (system and user templates, ``{variables}`` cut out)."""
+    return "\n".join(re.sub(r"\{\w+\}", " ", t) for p in prompts for t in (p.system or "", p.user))
+
+
+def checked_summary(result: SummaryResult, transcript: str, tags: frozenset[str], prompt: str = "") -> SummaryResult:
+    """``result``, withheld when its draft copies ``transcript`` or the ``prompt``'s text, or leaks one of
+    ``tags`` (see the module docstring); a result with no summary (nothing to summarize) is returned as it is."""
+    if not result.summary:
+        return result
+    problem = summary_problem(result.summary, transcript, tags, prompt=prompt) or summary_problem(
+        result.text, "", tags, 2.0
+    )
+    if problem is None:
+        return result
+    note = f"summary withheld, {problem}: {result.summary[:160]!r}"
+    return replace(result, text=SUMMARY_WITHHELD, withheld=problem, notes=[*result.notes, note])
+
+
 class _Base:
     variant = ""
+    tags: frozenset[str] = frozenset()  # the delimiter tags of the variant's prompts
+    prompt_text = ""  # the fixed text of the variant's prompts (a draft must not repeat it)
 
     def __init__(self, model: TextModel) -> None:
         self.model = model
@@ -116,7 +153,10 @@ class _Base:
     def summarize(self, request: str, history: Sequence[ChatMessage]) -> SummaryResult:
         with record_generations() as records:
             result = self._summarize(request, list(history))
-        return replace(result, **usage(records))
+        checked = checked_summary(
+            replace(result, **usage(records)), render_transcript(history), self.tags, self.prompt_text
+        )
+        return checked
 
     def __call__(self, request: str, history: Sequence[ChatMessage]) -> str:
         return self.summarize(request, history).text
@@ -132,6 +172,8 @@ class TwoCallSummarizer(_Base):
         super().__init__(model)
         self.count_prompt = load_prompt("summarizer_count/baseline")
         self.summary_prompt = load_prompt("summarizer_summary/baseline")
+        self.tags = _tags(self.count_prompt, self.summary_prompt)
+        self.prompt_text = prompt_text(self.count_prompt, self.summary_prompt)
 
     def _summarize(self, request: str, history: list[ChatMessage]) -> SummaryResult:
         notes = []
@@ -156,6 +198,8 @@ class OneCallSummarizer(_Base):
     def __init__(self, model: TextModel) -> None:
         super().__init__(model)
         self.prompt = load_prompt("summarizer_onecall/baseline")
+        self.tags = _tags(self.prompt)
+        self.prompt_text = prompt_text(self.prompt)
 
     def _summarize(self, request: str, history: list[ChatMessage]) -> SummaryResult:
         notes: list[str] = []

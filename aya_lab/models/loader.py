@@ -46,7 +46,7 @@ from aya_lab.models.resolve import resolve_checkpoint, resolve_gguf
 from aya_lab.models.seq2seq import Seq2SeqTranslator
 from aya_lab.models.settings import GenerationSettings
 from aya_lab.models.threads import default_threads
-from aya_lab.settings import settings
+from aya_lab.settings import DEFAULT_ROLE_SPECS, ROLES, settings
 
 __all__ = [
     "DEFAULT_ROLE_SPECS",
@@ -66,10 +66,8 @@ __all__ = [
     "parse_spec",
 ]
 
-DEFAULT_SPEC = "smollm2"
-ROLES = ("translator", "aya")
-DEFAULT_ROLE_SPECS: Mapping[str, str] = {"translator": "gemma3-270m", "aya": "smollm2"}
-"""Each role's default, chosen by ``benchmarks/measure_roles.py`` (docs/MODELS.md, "A model per role")."""
+DEFAULT_SPEC = DEFAULT_ROLE_SPECS["aya"]
+"""The default chat model (a spec loaded without a role): Aya's default."""
 _ENGINE_KINDS = {e: tuple(k for k, v in MODEL_KINDS.items() if e in v.engines) for e in ENGINES}
 _LOCK = threading.Lock()
 _LOADED: dict[tuple[str, str, str | None, int], Any] = {}

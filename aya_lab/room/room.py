@@ -95,7 +95,7 @@ class ChatRoom:
     def open(
         cls,
         path: str | Path,
-        model: str | TextModel = "smollm2",
+        model: str | TextModel | None = None,
         users: dict[str, str] | None = None,
         *,
         graph: str | Path | None = None,
@@ -110,7 +110,9 @@ class ChatRoom:
 
         ``model`` is a spec string (``smollm2``, ``hf:...``) or a chat model object for every role;
         ``models`` names one per role (``{"translator": "gemma3-270m", "aya": "smollm2"}``; a role left
-        out gets ``model``; a spec named for two roles is loaded once); ``graph`` a spec
+        out gets ``model``, and with no ``model`` its own default, as the CLI does:
+        :data:`~aya_lab.settings.DEFAULT_ROLE_SPECS` unless ``AYA_LAB_MODEL``/``AYA_LAB_MODEL_<ROLE>`` say
+        otherwise; a spec named for two roles is loaded once); ``graph`` a spec
         file (default ``aya_lab/graphs/aya.yaml``); ``kb`` a ready knowledge base, else one is opened
         beside the room file from ``kb_dir`` (default ``data/kb``). ``memory_policy`` (``anyone``,
         ``listed:kofi,lena`` or ``confirm``; see :mod:`aya_lab.agents.memory`) is kept in the room file;

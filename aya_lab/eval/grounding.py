@@ -1,0 +1,203 @@
+"""``aya-lab eval grounding``: how well the answer and summary checks tell made-up text from honest text.
+
+No model runs; every figure comes from the checks alone, on data in the repository:
+
+- **Fabricated drafts** (``data/adversarial/drafts.jsonl``, written by hand: wrong numbers, wrong dates,
+  invented names, true and false facts mixed, notes that contradict the handbook, fabrications with no
+  checkable fact, and honest controls). Each draft is checked against its passages, the handbook
+  paragraphs that contain its ``quote`` (plus its notes), as :func:`~aya_lab.agents.grounding.ground`
+  checks the model's draft in the room. Reported: the share of fabricated drafts that would be
+  **delivered**, and of honest drafts that would be **withheld**, each with a bootstrap 95% CI, per kind.
+- **Honest proxies on notebook 06's questions** (``data/rag/questions.jsonl``, in scope): the passages
+  are the gold documents' paragraphs holding an answer keyword; *extractive* answers are the lines of
+  those paragraphs that hold a keyword (faithful and wordy), *restated* answers are the question followed
+  by its keywords (terse, and they repeat the asker's figures). Reported: the share withheld.
+- **Summaries** (``data/transcripts/transcripts.jsonl``): the copy measure of
+  :mod:`aya_lab.agents.summary_checks` on the reference summaries (must pass), the whole transcript and
+  half-transcript excerpts as rendered for the model, and every run of 1-3 consecutive messages joined
+  without sender names (must be withheld).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import re
+from dataclasses import dataclass
+from pathlib import Path
+
+import pandas as pd
+
+from aya_lab.agents.citations import note_label
+from aya_lab.agents.grounding import Passage, ground
+from aya_lab.agents.summarizer import SUMMARIZER_PROMPTS, prompt_text, render_transcript
+from aya_lab.agents.summary_checks import COPY_THRESHOLD, copy_coverage
+from aya_lab.datasets.project import load_rag_questions, load_transcripts
+from aya_lab.errors import InputError
+from aya_lab.eval.cli_support import command_group, guard
+from aya_lab.eval.stats import bootstrap_ci
+from aya_lab.messages import ChatMessage
+from aya_lab.paths import kb_dir, project_root
+from aya_lab.prompts import load_prompt
+
+__all__ = [
+    "Draft",
+    "default_drafts_path",
+    "evaluate_drafts",
+    "load_drafts",
+    "rag_proxies",
+    "register",
+    "summary_copies",
+]
+
+
+@dataclass(frozen=True)
+class Draft:
+    """One draft answer: ``label`` ``fabricated`` or ``honest``, its ``kind``, and the passages it is checked on."""
+
+    id: str
+    kind: str
+    label: str
+    question: str
+    draft: str
+    passages: tuple[Passage, ...]
+
+
+def default_drafts_path() -> Path:
+    """``data/adversarial/drafts.jsonl``."""
+    return project_root() / "data" / "adversarial" / "drafts.jsonl"
+
+
+def _paragraphs(source: str, docs: Path) -> list[str]:
+    path = docs / source
+    if not path.is_file():
+        raise InputError(f"no handbook document {source!r} in {docs}; name a file of data/kb")
+    return [p.strip() for p in re.split(r"\n\s*\n", path.read_text(encoding="utf-8")) if p.strip()]
+
+
+def _passage(where: str, item: dict[str, str], docs: Path) -> Passage:
+    if "note" in item:
+        return Passage(note_label(item["note"], "2026-12-02"), item["text"], True)
+    found = [p for p in _paragraphs(item["source"], docs) if item["quote"] in p]
+    if not found:
+        raise InputError(f"{where}: quote {item['quote']!r} is in no paragraph of {item['source']}; quote the handbook")
+    return Passage(item["source"], found[0])
+
+
+def load_drafts(path: str | Path | None = None, docs: str | Path | None = None) -> list[Draft]:
+    """The drafts of ``path`` (default :func:`default_drafts_path`), their quotes expanded to handbook paragraphs."""
+    path, docs = Path(path or default_drafts_path()), Path(docs or kb_dir())
+    drafts = []
+    for n, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1):
+        if not line.strip():
+            continue
+        where = f"{path}:{n}"
+        try:
+            row = json.loads(line)
+            passages = tuple(_passage(where, item, docs) for item in row["passages"])
+            drafts.append(Draft(row["id"], row["kind"], row["label"], row["question"], row["draft"], passages))
+        except (ValueError, KeyError, TypeError) as exc:
+            raise InputError(f"{where}: {exc}; see data/adversarial/README.md for the record format") from None
+    return drafts
+
+
+def _rate(values: list[float]) -> dict[str, float]:
+    low, high = bootstrap_ci(values)
+    return {"n": len(values), "rate": sum(values) / len(values) if values else float("nan"), "ci_low": low,
+            "ci_high": high}  # fmt: skip
+
+
+def evaluate_drafts(drafts: list[Draft]) -> tuple[pd.DataFrame, pd.DataFrame]:
+    """``(per draft, summary)``: each draft's outcome (``delivered``, the reason, the cited sources), and
+    per label and kind the delivered share of fabricated drafts / the withheld share of honest ones."""
+    rows = []
+    for d in drafts:
+        g = ground(d.draft, d.question, d.passages)
+        rows.append({"id": d.id, "kind": d.kind, "label": d.label, "delivered": not g.reason,
+                     "cited": ", ".join(g.documents + g.notes), "reason": g.reason, "draft": d.draft})  # fmt: skip
+    per = pd.DataFrame(rows)
+    out = []
+    groups = [
+        *per.groupby(["label", "kind"]),
+        *(((lab, "all"), per[per["label"] == lab]) for lab in ("fabricated", "honest")),
+    ]
+    for (label, kind), part in groups:
+        bad = part["delivered"] if label == "fabricated" else ~part["delivered"]
+        out.append({"label": label, "kind": kind, "measure": "delivered" if label == "fabricated" else "withheld",
+                    **_rate([float(b) for b in bad])})  # fmt: skip
+    return per, pd.DataFrame(out)
+
+
+def rag_proxies(docs: str | Path | None = None) -> pd.DataFrame:
+    """Withheld share of the extractive and restated proxy answers on the in-scope RAG questions."""
+    docs = Path(docs or kb_dir())
+    outcomes: dict[str, list[float]] = {"extractive": [], "restated": []}
+    for q in (q for q in load_rag_questions() if q.in_scope):
+        paragraphs = [
+            Passage(doc, p)
+            for doc in q.gold_docs
+            for p in _paragraphs(doc, docs)
+            if any(k.lower() in " ".join(p.split()).lower() for k in q.answer_keywords)
+        ]
+        lines = [ln.strip(" -") for p in paragraphs for ln in p.text.splitlines()]
+        extractive = " ".join(ln for ln in lines if any(k.lower() in ln.lower() for k in q.answer_keywords))
+        restated = f"{q.question} {', '.join(q.answer_keywords)}."
+        for name, answer in (("extractive", extractive or restated), ("restated", restated)):
+            outcomes[name].append(float(bool(ground(answer, q.question, paragraphs).reason)))
+    return pd.DataFrame([{"answers": name, "measure": "withheld", **_rate(v)} for name, v in outcomes.items()])
+
+
+def summary_copies() -> pd.DataFrame:
+    """Copy coverage (:func:`~aya_lab.agents.summary_checks.copy_coverage`) of honest summaries and of copies,
+    against the transcript and the summarizer prompts' own text as the room checks them, and the share at or
+    above :data:`~aya_lab.agents.summary_checks.COPY_THRESHOLD` (withheld)."""
+    prompts = [load_prompt(name) for name in SUMMARIZER_PROMPTS]
+    instructions = prompt_text(*prompts)
+    scores: dict[str, list[float]] = {"reference summaries": [], "whole transcript": [], "half-transcript excerpt": [],
+                                      "1-3 messages, no names": [], "a prompt's instructions": []}  # fmt: skip
+    for t in load_transcripts():
+        msgs = [ChatMessage(sender=m.sender, lang="eng", content=m.text_en or m.text) for m in t.messages]
+        shown = render_transcript(msgs) + "\n" + instructions
+        scores["reference summaries"].append(copy_coverage(t.reference_summary or "", shown))
+        scores["whole transcript"].append(copy_coverage(render_transcript(msgs), shown))
+        half = max(1, len(msgs) // 2)
+        scores["half-transcript excerpt"].append(copy_coverage(render_transcript(msgs[-half:]), shown))
+        for k in (1, 2, 3):
+            for i in range(len(msgs) - k + 1):
+                joined = " ".join(m.content for m in msgs[i : i + k])
+                if len(joined.split()) >= 4:
+                    scores["1-3 messages, no names"].append(copy_coverage(joined, shown))
+    scores["a prompt's instructions"] = [copy_coverage(p.system or "", instructions) for p in prompts if p.system]
+    return pd.DataFrame(
+        [{"text": name, "n": len(v), "min": min(v), "mean": sum(v) / len(v), "max": max(v),
+          "withheld": sum(x >= COPY_THRESHOLD for x in v) / len(v)} for name, v in scores.items()]
+    )  # fmt: skip
+
+
+def _eval_grounding(args: argparse.Namespace) -> int:
+    per, summary = evaluate_drafts(load_drafts(args.data))
+    tables = {"drafts": summary, "rag proxies": rag_proxies(), "summaries": summary_copies()}
+    with pd.option_context("display.width", 160, "display.max_columns", 20, "display.max_colwidth", 90):
+        for name, table in tables.items():
+            print(f"== {name}\n{table.round(3).to_string(index=False)}\n")
+        if args.show:
+            print(per[per["delivered"] == (per["label"] == "fabricated")].to_string(index=False))
+    if args.out:
+        per.to_csv(args.out, index=False)
+    return 0
+
+
+def register(subparsers: argparse._SubParsersAction) -> None:
+    """Add ``eval grounding`` to the ``eval`` group of the top-level parser's ``subparsers``."""
+    ev = command_group(subparsers, "eval", "evaluate translation, summaries, routing")
+    p = ev.add_parser(
+        "grounding",
+        help="score the fact check of answers and the copy check of summaries (no model)",
+        description="Check the hand-written drafts of data/adversarial/drafts.jsonl against their passages "
+        "and report the share of fabricated drafts delivered and of honest drafts withheld (bootstrap 95%% "
+        "CIs), the withheld share of honest proxy answers on data/rag, and the copy measure on data/transcripts.",
+    )
+    p.add_argument("--data", default=None, help="a drafts JSONL file (default: data/adversarial/drafts.jsonl)")
+    p.add_argument("--show", action="store_true", help="list the drafts the checks got wrong")
+    p.add_argument("--out", default=None, help="write the per-draft outcomes to this CSV")
+    p.set_defaults(func=guard(_eval_grounding))
