@@ -138,7 +138,7 @@ def _eval_route(args: argparse.Namespace) -> int:
     if args.multi_data is not None and not args.multi_data.strip():  # '' used to run the default set silently
         raise InputError("--multi-data '' names no file; pass a multi-intent JSONL, or --routers '' to skip the table")
     if split_list(args.routers):
-        check_sequence_options(split_list(args.routers), split_list(args.paths))
+        check_sequence_options(split_list(args.routers), split_list(args.paths), split_list(args.sets))
 
     refs = variants or [args.prompt or "baseline"]
     for ref in refs:  # unknown variants fail before the model loads
@@ -177,13 +177,19 @@ def _route_sequences(args, model, examples, prompt, translator):
     if not routers:
         return None
     multi = load_multi_intent(args.multi_data) if args.multi_data else None
+    sets = split_list(args.sets)
     seq = evaluate_sequences(
-        model, routers=routers, paths=paths, prompt=prompt, single=examples, multi=multi, n=args.n,
+        model, routers=routers, paths=paths, sets=sets, prompt=prompt, single=examples, multi=multi, n=args.n,
         n_bootstrap=args.n_bootstrap, seed=args.seed, translator=translator,
     )  # fmt: skip
     with pandas_display():
         print("\ntool sequences (exact sequence and per-step accuracy; path room = translate then route):")
         print(seq.table().to_string())
+        print("\nper request (steps = tools run; calls and model s: the router's own model calls):")
+        print(seq.costs().to_string(float_format=lambda x: f"{x:.3f}"))
+        if {"multi", "loop"} <= set(routers):
+            print("\nloop against multi (paired, exact sequence accuracy):")
+            print(seq.paired("multi", "loop").to_string(index=False, float_format=lambda x: f"{x:.4g}"))
     return seq
 
 
@@ -329,7 +335,18 @@ def _add_route(ev: argparse._SubParsersAction) -> None:
         help="non-English requests: translate with the translator model (default), auto (translate, but keep "
         "the original where the translation is not English), use the gold English, or none",
     )
-    p.add_argument("--routers", default="keyword,llm,multi", help="tool-sequence table: routers ('' skips it)")
+    p.add_argument(
+        "--routers",
+        default="keyword,llm,multi",
+        help="tool-sequence table: routers ('' skips it): keyword, llm, multi (re-deciding), loop (the model "
+        "decides each next tool; one model call per step)",
+    )
+    p.add_argument(
+        "--sets",
+        default="single,multi",
+        help="tool-sequence table: sets: single (data/routing/requests.jsonl or --data), multi (--multi-data, "
+        "in-sample for the multi router), unseen (data/routing/multi_intent_unseen.jsonl)",
+    )
     p.add_argument(
         "--paths",
         default="room,original,auto",

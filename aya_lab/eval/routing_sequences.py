@@ -3,9 +3,13 @@
 :func:`evaluate_sequences` runs routers (``keyword``: the keyword rules, one tool; ``llm``: the
 supervisor prompt on a model, one tool; ``multi``: the :class:`~aya_lab.agents.multi_intent.ReDecidingRouter`
 over the LLM router, the room's default) through a :class:`~aya_lab.agents.routing.RoutingChain`
-whose tools only echo their name, on two labelled sets — the single-intent requests of
-``data/routing/requests.jsonl`` (gold sequence: the one label) and the multi-intent requests of
-``data/routing/multi_intent.jsonl`` (gold: the tools in order) — and on paths (:data:`PATHS`, each a
+whose tools only echo their name, and ``loop`` (the :class:`~aya_lab.agents.llm_router.LoopRouter`: the model reads the chained
+input and decides each next tool or to finish, one model call per step, the keyword fallback deciding
+a step it does not parse) on labelled sets — ``single``, the single-intent requests of
+``data/routing/requests.jsonl`` (gold sequence: the one label); ``multi``, the multi-intent requests of
+``data/routing/multi_intent.jsonl`` (gold: the tools in order; in-sample for the ``multi`` router, whose
+splitter rules were written looking at it); ``unseen``, ``data/routing/multi_intent_unseen.jsonl``
+(written before any router was measured on it) — and on paths (:data:`PATHS`, each a
 :class:`~aya_lab.agents.route_input.RouteOn`): ``room`` (translate to English with the ``aya_translate``
 prompt, then route the translation) and ``original`` (route the untranslated text); ``auto`` translates,
 then routes the untranslated text where the translation fails the output-language check (the room's
@@ -15,21 +19,29 @@ translates (the ``translator`` role; default ``model``).
 
 Metrics per model x router x path x set: ``sequence_accuracy`` (the predicted tool sequence equals the
 gold one exactly), ``step_accuracy`` (position-wise matches over the longer of the two sequences) and
-``fallback_rate`` (a decision came from the keyword fallback), each with a percentile bootstrap 95% CI.
-On the single-intent set, ``sequence_accuracy`` of a one-step router is today's routing accuracy.
-Model calls are batched: all translations of a set in one batch, all first router prompts in one.
+``fallback_rate`` (a decision came from the keyword fallback), and per request the router's ``steps``
+(tools run), model ``calls``, model ``seconds`` (the generations' recorded latency) and
+``parse_failures`` (answers the loop router could not parse), each with a percentile bootstrap 95% CI;
+``parse_failure_rate`` is failures per router model call. On the single-intent set,
+``sequence_accuracy`` of a one-step router is today's routing accuracy. The tools only echo their name
+(``[summarize done]``): the loop router reads that as the observation. Model calls are batched: all
+translations of a set in one batch, all first router prompts of ``llm``/``multi`` in one; the loop
+router's calls are one per step, request by request. :meth:`SequenceResults.paired` tests two routers
+on the same requests (paired bootstrap of the accuracy difference, exact McNemar).
 """
 
 from __future__ import annotations
 
 import json
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+import numpy as np
 import pandas as pd
 
+from aya_lab.agents.llm_router import LOOP_PROMPT, LoopRouter
 from aya_lab.agents.multi_intent import ReDecidingRouter, split_intents
 from aya_lab.agents.route_input import RouteOn
 from aya_lab.agents.routing import (
@@ -44,13 +56,16 @@ from aya_lab.datasets.project import ROUTING_LABELS, load_routing_examples, read
 from aya_lab.errors import InputError
 from aya_lab.eval.routing import _chat_model, _load_router_prompt
 from aya_lab.eval.routing_input import route_requests
-from aya_lab.eval.stats import bootstrap_indices
+from aya_lab.eval.stats import bootstrap_indices, mcnemar_exact, paired_bootstrap
 from aya_lab.eval.stats import percentile_ci as _ci
+from aya_lab.models.result import record_generations
 from aya_lab.paths import project_root
+from aya_lab.prompts import fit_prompt
 
 __all__ = [
     "ROUTERS",
     "PATHS",
+    "SETS",
     "MultiIntentExample",
     "check_sequence_options",
     "SequenceResults",
@@ -59,7 +74,9 @@ __all__ = [
     "step_accuracy",
 ]
 
-ROUTERS = ("keyword", "llm", "multi")
+ROUTERS = ("keyword", "llm", "multi", "loop")
+SETS = ("single", "multi", "unseen")
+"""The labelled sets by the names the results table shows (its ``set`` column)."""
 PATHS: dict[str, RouteOn] = {
     "room": RouteOn.ENGLISH,
     "original": RouteOn.ORIGINAL,
@@ -106,9 +123,9 @@ def load_multi_intent(path: str | Path | None = None) -> list[MultiIntentExample
     return items
 
 
-def check_sequence_options(routers: Sequence[str], paths: Sequence[str]) -> None:
-    """Refuse an unknown router or path (or none) with a one-line error naming the choices."""
-    for name, given, known in (("router", routers, ROUTERS), ("path", paths, PATHS)):
+def check_sequence_options(routers: Sequence[str], paths: Sequence[str], sets: Sequence[str] = ("single",)) -> None:
+    """Refuse an unknown router, path or set (or none) with a one-line error naming the choices."""
+    for name, given, known in (("router", routers, ROUTERS), ("path", paths, PATHS), ("set", sets, SETS)):
         unknown = [x for x in given if x not in known]
         if unknown or not given:
             raise InputError(f"unknown {name} {unknown or list(given)!r}; use some of {', '.join(known)}")
@@ -133,30 +150,42 @@ class _Decided(TranscriptRouter):
         return self.decisions[t.input]
 
 
-def _routers(
-    name: str, model: Any, prompt: Any, texts: list[str], originals: list[str | None]
-) -> list[TranscriptRouter]:
-    """One router ``name`` per text, the model's decisions made in one batch; the LLM router's keyword
-    fallback also reads ``originals[i]`` (the request as written, where ``texts[i]`` is its translation),
-    as in the room, so two requests translated alike may still be decided apart. ``keyword`` is the
-    rules alone on the routed text."""
-    if name == "keyword":
-        return [KeywordRouter() for _ in texts]
+_TOOLS = {t: (lambda x, t=t: f"[{t} done]") for t in ROUTING_LABELS}
+_MAX_STEPS = 4
+
+
+def _batched(name: str, model: Any, prompt: Any, texts: list[str], originals: list[str | None]) -> list[dict[str, Any]]:
+    """``keyword``/``llm``/``multi`` per text, the model's first decisions made in one batch; the LLM
+    router's keyword fallback also reads ``originals[i]`` (the request as written, where ``texts[i]`` is
+    its translation), as in the room, so two requests translated alike may still be decided apart."""
     llm = LLMRouter(model, prompt)
-    asked = [i for i, t in enumerate(texts) if name == "llm" or len(split_intents(t)) < 2]
+    asked = [] if name == "keyword" else [i for i, t in enumerate(texts) if name == "llm" or len(split_intents(t)) < 2]
     made = llm.route_many([texts[i] for i in asked], [originals[i] for i in asked]) if asked else []
-    decisions = {i: d for i, (d, _) in zip(asked, made, strict=True)}
-    routers: list[TranscriptRouter] = []
+    decisions = {i: d for i, d in zip(asked, made, strict=True)}
+    out = []
     for i, t in enumerate(texts):
-        decided = _Decided({t: decisions[i]} if i in decisions else {}, llm.tools)
-        routers.append(decided if name == "llm" else ReDecidingRouter(decided))
-    return routers
+        router: TranscriptRouter = KeywordRouter()
+        if name != "keyword":
+            decided = _Decided({t: decisions[i][0]} if i in decisions else {}, llm.tools)
+            router = decided if name == "llm" else ReDecidingRouter(decided)
+        r = RoutingChain(router, _TOOLS, max_steps=_MAX_STEPS).result(t)
+        gen = decisions[i][1] if i in decisions else None
+        cost = {"calls": int(gen is not None), "seconds": gen.latency_s if gen else 0.0, "parse_failures": 0}
+        out.append({"tools": r.tools, "fallback": r.fallback, "stopped": r.stopped_by_limit, **cost})
+    return out
 
 
-def _predict(routers: list[TranscriptRouter], texts: list[str]) -> list[tuple[list[str], bool]]:
-    tools = {t: (lambda x, t=t: f"[{t} done]") for t in ROUTING_LABELS}
-    results = [RoutingChain(router, tools, max_steps=4).result(t) for router, t in zip(routers, texts, strict=True)]
-    return [(r.tools, r.fallback) for r in results]
+def _looped(model: Any, prompt: Any, texts: list[str], originals: list[str | None]) -> list[dict[str, Any]]:
+    """The loop router on each text, request by request (each step is one model call)."""
+    out, prompt = [], fit_prompt(prompt, model)
+    for t, o in zip(texts, originals, strict=True):
+        router = LoopRouter(model, prompt)
+        with record_generations() as records:
+            r = RoutingChain(router, _TOOLS, max_steps=_MAX_STEPS).result(t, o)
+        seconds = sum(rec.result.latency_s for rec in records)
+        cost = {"calls": router.calls, "seconds": seconds, "parse_failures": router.failures}
+        out.append({"tools": r.tools, "fallback": r.fallback, "stopped": r.stopped_by_limit, **cost})
+    return out
 
 
 @dataclass
@@ -168,17 +197,41 @@ class SequenceResults:
     meta: dict[str, Any] = field(default_factory=dict)
 
     def table(self) -> pd.DataFrame:
-        """Router x path rows; single-intent accuracy, multi-intent sequence and step accuracy, with CIs."""
-        df = self.df.assign(
-            cell=[
-                f"{m:.3f} [{lo:.3f}, {hi:.3f}]"
-                for m, lo, hi in zip(self.df["mean"], self.df["ci_low"], self.df["ci_high"])
-            ]
+        """Router x path rows; sequence and step accuracy per set, with CIs."""
+        df = self.df[self.df["metric"].isin(["sequence_accuracy", "step_accuracy"])]
+        df = df.assign(
+            cell=[f"{m:.3f} [{lo:.3f}, {hi:.3f}]" for m, lo, hi in zip(df["mean"], df["ci_low"], df["ci_high"])],
+            col=lambda d: d["set"] + " " + d["metric"],
         )
-        df = df[df["metric"] != "fallback_rate"].assign(col=lambda d: d["set"] + " " + d["metric"])
         return df.pivot_table(
             index=["model", "router", "path"], columns="col", values="cell", aggfunc="first", sort=False
         )
+
+    def paired(self, baseline: str, other: str, n_bootstrap: int = 1000, seed: int = 0) -> pd.DataFrame:
+        """``other`` against ``baseline`` on the same requests, per set and path: exact sequence accuracy
+        of each, the paired bootstrap difference (other - baseline) with its 95% CI and p-value, and
+        McNemar's exact test (``b``: only baseline right, ``c``: only other right)."""
+        ex, rows = self.examples, []
+        for (set_name, path), group in ex.groupby(["set", "path"], sort=False):
+            a = group[group["router"] == baseline].set_index("id")["sequence_accuracy"]
+            b = group[group["router"] == other].set_index("id")["sequence_accuracy"].reindex(a.index)
+            if a.empty or b.isna().any():
+                raise InputError(f"paired: routers {baseline!r} and {other!r} were not both run on {set_name}/{path}")
+            test = paired_bootstrap(a.to_numpy(), b.to_numpy(), bootstrap_indices(len(a), n_bootstrap, seed))
+            only_a, only_b = int(((a == 1) & (b == 0)).sum()), int(((a == 0) & (b == 1)).sum())
+            rows.append(
+                {"set": set_name, "path": path, "n": len(a), baseline: a.mean(), other: b.mean(), **test,
+                 "b": only_a, "c": only_b, "p_mcnemar": mcnemar_exact(only_a, only_b)}
+            )  # fmt: skip
+        return pd.DataFrame(rows)
+
+    def costs(self) -> pd.DataFrame:
+        """Per router, path and set: mean steps, model calls and model seconds per request, the
+        fallback rate and the parse-failure rate (failures per router model call)."""
+        g = self.examples.groupby(["router", "path", "set"], sort=False)
+        out = g[["steps", "calls", "seconds", "fallback_rate"]].mean()
+        out["parse_failure_rate"] = g["parse_failures"].sum() / g["calls"].sum().where(lambda c: c > 0)
+        return out.rename(columns={"steps": "steps/request", "calls": "calls/request", "seconds": "model s/request"})
 
     def save(self, path: str | Path) -> Path:
         """Write ``path`` (CSV of ``df``) and ``<stem>.examples.csv``."""
@@ -189,65 +242,100 @@ class SequenceResults:
         return path
 
 
+_METRICS = ("sequence_accuracy", "step_accuracy", "fallback_rate", "steps", "calls", "seconds", "parse_failures")
+
+
 def _rows(examples: pd.DataFrame, keys: dict[str, Any], n_bootstrap: int, seed: int) -> list[dict[str, Any]]:
     idx = bootstrap_indices(len(examples), n_bootstrap, seed)
     rows = []
-    for metric in ("sequence_accuracy", "step_accuracy", "fallback_rate"):
+    for metric in _METRICS:
         values = examples[metric].to_numpy(dtype=float)
         low, high = _ci(values[idx].mean(axis=1)) if len(values) else (float("nan"), float("nan"))
         mean = float(values.mean()) if len(values) else float("nan")  # an empty set: no score, no warning
         rows.append({**keys, "metric": metric, "mean": mean, "ci_low": low, "ci_high": high, "n": len(values)})
+    calls, fails = examples["calls"].to_numpy(dtype=float), examples["parse_failures"].to_numpy(dtype=float)
+    if calls.sum() > 0:  # failures per model call: a ratio of sums, resampled by request
+        sums = calls[idx].sum(axis=1)
+        low, high = _ci(fails[idx].sum(axis=1) / np.where(sums > 0, sums, np.nan))
+        rate = float(fails.sum() / calls.sum())
+        rows.append(
+            {**keys, "metric": "parse_failure_rate", "mean": rate, "ci_low": low, "ci_high": high, "n": len(calls)}
+        )
     return rows
+
+
+def _frame(
+    keys: dict[str, Any], items: Sequence[tuple[Any, tuple[str, ...]]], texts: list[str], runs: list[dict]
+) -> pd.DataFrame:
+    gold = [g for _, g in items]
+    return pd.DataFrame(
+        {
+            **keys,
+            "id": [e.id for e, _ in items],
+            "lang": [e.lang for e, _ in items],
+            "routed_text": texts,
+            "gold": [" > ".join(g) for g in gold],
+            "predicted": [" > ".join(r["tools"]) for r in runs],
+            "sequence_accuracy": [float(tuple(r["tools"]) == tuple(g)) for r, g in zip(runs, gold)],
+            "step_accuracy": [step_accuracy(g, r["tools"]) for r, g in zip(runs, gold)],
+            "fallback_rate": [float(r["fallback"]) for r in runs],
+            "steps": [len(r["tools"]) for r in runs],
+            "stopped_by_limit": [r["stopped"] for r in runs],
+            "calls": [r["calls"] for r in runs],
+            "seconds": [r["seconds"] for r in runs],
+            "parse_failures": [r["parse_failures"] for r in runs],
+        }
+    )
+
+
+def _sets(names: Sequence[str], single: Any, multi: Any, unseen: Any, n: int | None) -> dict[str, list[Any]]:
+    data = project_root() / "data" / "routing"
+    chosen: dict[str, Callable[[], list[Any]]] = {
+        "single": lambda: [(ex, (ex.label,)) for ex in (single if single is not None else load_routing_examples())],
+        "multi": lambda: [(ex, ex.tools) for ex in (multi if multi is not None else load_multi_intent())],
+        "unseen": lambda: [
+            (ex, ex.tools)
+            for ex in (unseen if unseen is not None else load_multi_intent(data / "multi_intent_unseen.jsonl"))
+        ],
+    }
+    return {name: chosen[name]()[:n] for name in names}
 
 
 def evaluate_sequences(
     model: Any = None,
     *,
-    routers: Sequence[str] = ROUTERS,
+    routers: Sequence[str] = ("keyword", "llm", "multi"),
     paths: Sequence[str] = ("room", "original"),
+    sets: Sequence[str] = ("single", "multi"),
     prompt: Any = "supervisor/baseline",
+    loop_prompt: Any = LOOP_PROMPT,
     single: Sequence[Any] | None = None,
     multi: Sequence[MultiIntentExample] | None = None,
+    unseen: Sequence[MultiIntentExample] | None = None,
     n: int | None = None,
     n_bootstrap: int = 1000,
     seed: int = 0,
     translator: Any = None,
 ) -> SequenceResults:
-    """Each router on each path, on the single- and multi-intent sets (first ``n`` of each); see the module."""
-    check_sequence_options(routers, paths)
+    """Each router on each path, on each set (first ``n`` of each); see the module."""
+    check_sequence_options(routers, paths, sets)
     model = _chat_model(model)
     translator = _chat_model(translator) if translator is not None else None
     prompt_file = _load_router_prompt(prompt)
-    sets: dict[str, Sequence[tuple[Any, tuple[str, ...]]]] = {
-        "single": [(ex, (ex.label,)) for ex in (single if single is not None else load_routing_examples())][:n],
-        "multi": [(ex, ex.tools) for ex in (multi if multi is not None else load_multi_intent())][:n],
-    }
     rows, frames = [], []
     spec = getattr(model, "spec", "?")
-    for set_name, items in sets.items():
+    for set_name, items in _sets(sets, single, multi, unseen, n).items():
         for path in paths:
             routed, _ = route_requests(model, [ex for ex, _ in items], PATHS[path], translator)
             texts, originals = [r.text for r in routed], [r.original for r in routed]
             for router_name in routers:
-                predicted = _predict(_routers(router_name, model, prompt_file, texts, originals), texts)
-                ex = pd.DataFrame(
-                    {
-                        "model": spec,
-                        "router": router_name,
-                        "path": path,
-                        "set": set_name,
-                        "id": [e.id for e, _ in items],
-                        "lang": [e.lang for e, _ in items],
-                        "routed_text": texts,
-                        "gold": [" > ".join(g) for _, g in items],
-                        "predicted": [" > ".join(p) for p, _ in predicted],
-                        "sequence_accuracy": [float(tuple(p) == tuple(g)) for (p, _), (_, g) in zip(predicted, items)],
-                        "step_accuracy": [step_accuracy(g, p) for (p, _), (_, g) in zip(predicted, items)],
-                        "fallback_rate": [float(f) for _, f in predicted],
-                    }
-                )
-                frames.append(ex)
+                if router_name == "loop":
+                    runs = _looped(model, loop_prompt, texts, originals)
+                else:
+                    runs = _batched(router_name, model, prompt_file, texts, originals)
                 keys = {"model": spec, "router": router_name, "path": path, "set": set_name}
-                rows += _rows(ex, keys, n_bootstrap, seed)
-    meta = {"routers": list(routers), "paths": list(paths), "prompt": prompt_file.name, "model": spec, "n": n}
+                frames.append(_frame(keys, items, texts, runs))
+                rows += _rows(frames[-1], keys, n_bootstrap, seed)
+    meta = {"routers": list(routers), "paths": list(paths), "sets": list(sets), "prompt": prompt_file.name,
+            "loop_prompt": str(loop_prompt), "model": spec, "n": n}  # fmt: skip
     return SequenceResults(pd.DataFrame(rows), pd.concat(frames, ignore_index=True), meta)

@@ -13,7 +13,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Literal
 
-from pydantic import BaseModel, ConfigDict, Field, field_validator
+from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
 from aya_lab.paths import prompts_dir
 
@@ -96,15 +96,36 @@ class SupervisorParameters(_Parameters):
     """Passages the query tool retrieves."""
     max_steps: int = Field(3, ge=1, le=10)
     """Tools one request may run before the chain finishes."""
-    multi_intent: bool = True
-    """A request asking for two tools runs both; single-intent requests make the same model calls."""
+    router: Literal["re_deciding", "loop", "single"] = "re_deciding"
+    """Aya's router (:data:`~aya_lab.agents.supervisor.ROUTERS`): ``re_deciding`` (rules split a request
+    into intents; single-intent requests make the same model calls as ``single``), ``loop`` (the model
+    reads each observation and decides the next tool or to finish) or ``single`` (one tool). The old
+    ``multi_intent: true`` / ``false`` is read as ``re_deciding`` / ``single``."""
+    loop_prompt: str = "router_loop/baseline"
+    """The ``router_loop`` prompt variant the ``loop`` router reads."""
     route_on: RoomRouteOn = "auto"
     """Which text of a non-English request is routed (:class:`~aya_lab.agents.route_input.RouteOn`)."""
     route_timeout: float | None = Field(None, gt=0)
     """Seconds a router's model call may take (none: no limit); past it the send ends with a
     ``RouterTimeoutError`` and is rolled back."""
 
+    @model_validator(mode="before")
+    @classmethod
+    def _old_multi_intent(cls, data: object) -> object:
+        if isinstance(data, dict) and "multi_intent" in data:
+            data = dict(data)
+            old = data.pop("multi_intent")
+            if "router" in data:
+                raise ValueError("give router (re_deciding, loop, single) or the old multi_intent, not both")
+            data["router"] = "re_deciding" if old else "single"
+        return data
+
     @field_validator("router_prompt")
     @classmethod
     def _known_prompt(cls, value: str) -> str:
         return _prompt_of("supervisor", value)
+
+    @field_validator("loop_prompt")
+    @classmethod
+    def _known_loop_prompt(cls, value: str) -> str:
+        return _prompt_of("router_loop", value)

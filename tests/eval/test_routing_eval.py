@@ -284,3 +284,45 @@ def test_sequences_decide_two_requests_translated_alike_by_their_own_originals()
     ex = res.examples.set_index("id")
     assert list(ex["routed_text"]) == ["The truck arrived late."] * 2
     assert ex.loc["r907", "predicted"] == "query" and ex.loc["r908", "predicted"] == "chat"
+
+
+def test_the_loop_router_in_the_sequence_evaluation_counts_calls_failures_and_is_paired():
+    model = FakeChatModel(
+        rules=[
+            ("Observation: [remember done]\nDecision:</transcript>", "Final Answer: done"),
+            ("Observation: [summarize done]\nDecision:</transcript>", "Action: remember\nAction Input: the items"),
+            ("summarize the last 5 messages and remember the action items\nDecision:</transcript>",
+             "Action: summarize\nAction Input: the last 5 messages"),
+            ("<transcript>", "no idea"),  # every other loop prompt: unparseable, the keyword fallback decides
+            ("\nTool:", "query"),
+        ],
+        default="chat",
+    )  # fmt: skip
+    res = evaluate_sequences(
+        model, routers=("multi", "loop"), paths=("gold",), sets=("unseen",), unseen=_multi(), n_bootstrap=50
+    )
+    ex = res.examples[res.examples["router"] == "loop"].set_index("id")
+    assert list(ex["predicted"]) == ["summarize > remember", "remember", "remember"]  # keywords: remember first
+    assert list(ex["calls"]) == [3, 2, 2] and list(ex["parse_failures"]) == [0, 1, 1]  # then "Final Answer"
+    assert list(ex["fallback_rate"]) == [0.0, 1.0, 1.0] and list(ex["steps"]) == [2, 1, 1]
+    df = res.df.set_index(["router", "metric"])["mean"]
+    assert df[("loop", "parse_failure_rate")] == pytest.approx(2 / 7)
+    assert df[("loop", "sequence_accuracy")] == pytest.approx(1 / 3) and df[("multi", "sequence_accuracy")] == 1.0
+    paired = res.paired("multi", "loop").iloc[0]
+    assert (paired["set"], paired["n"], paired["b"], paired["c"]) == ("unseen", 3, 2, 0)
+    assert paired["diff"] == pytest.approx(-2 / 3)
+    costs = res.costs().loc[("loop", "gold", "unseen")]
+    assert costs["calls/request"] == pytest.approx(7 / 3) and costs["parse_failure_rate"] == pytest.approx(2 / 7)
+    with pytest.raises(ValueError, match="not both run"):
+        res.paired("multi", "keyword")
+
+
+def test_cli_route_with_the_loop_router_on_the_unseen_set(capsys):
+    from aya_lab.eval.cli import main
+
+    argv = ["eval", "route", "--model", "fake:query", "--n", "4", "--n-bootstrap", "20", "--translate", "gold"]
+    assert main([*argv, "--routers", "multi,loop", "--paths", "gold", "--sets", "unseen"]) == 0
+    text = capsys.readouterr().out
+    assert "unseen sequence_accuracy" in text and "parse_failure_rate" in text and "loop against multi" in text
+    assert main([*argv, "--sets", "elsewhere"]) == 2
+    assert "unknown set ['elsewhere']" in capsys.readouterr().err
