@@ -1,6 +1,6 @@
 """Command-line commands for data and evaluation, registered into ``aya-lab``.
 
-``register(subparsers)`` adds ``data list|fetch|languages`` and ``eval translate|compare|summarize|route``
+``register(subparsers)`` adds ``data list|fetch|languages`` and ``eval translate|compare|summarize|route|faithfulness``
 to the top-level parser's subparsers. Each command sets ``func(args) -> int`` (exit status) as its
 default; bad input prints one ``error: ...`` line on stderr and returns 2. The ``data`` and ``eval``
 groups are shared: :func:`command_group` returns a group's subparsers (creating it once), so other
@@ -30,6 +30,7 @@ from aya_lab.eval.cli_support import (
     role_spec,
     split_list,
 )
+from aya_lab.eval.faithfulness_cli import add_faithfulness
 from aya_lab.eval.progress import generation_progress
 from aya_lab.eval.routing import RoutingSweep, evaluate_routing, sweep_routing
 from aya_lab.eval.routing_input import as_route_on
@@ -268,6 +269,7 @@ def register_eval(subparsers: argparse._SubParsersAction) -> None:
     p.add_argument("--n-ar", type=int, default=10000)
     p.set_defaults(func=guard(_eval_compare))
     _register_summarize_route(ev)
+    add_faithfulness(ev)
 
 
 def _register_summarize_route(ev: argparse._SubParsersAction) -> None:
