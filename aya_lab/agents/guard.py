@@ -1,6 +1,6 @@
 """Translation guard: a translation is checked before it reaches a feed; a failing one is withheld.
 
-:meth:`TranslationGuard.check` runs four checks on ``(source text, output, source language, target
+:meth:`TranslationGuard.check` runs six checks on ``(source text, output, source language, target
 language)`` and gives a :class:`GuardVerdict`; :meth:`TranslationGuard.deliverable` turns a failing
 output into the original text behind a visible marker, ``"[not translated] <original>"``, plus a note
 for the run report (never a silent drop). The checks:
@@ -29,6 +29,14 @@ for the run report (never a silent drop). The checks:
   an AI", "Sure, here", "I can help", "How can I help", "here is the translation", ... in English,
   French, German, Spanish, Portuguese, Swahili and Mandarin) while the source does not (an honest
   translation of a message that itself says "I'm sorry, but ..." passes).
+- ``faithful`` — the output must be a translation of the source at all: its cross-lingual similarity to
+  the source under the multilingual sentence encoder must reach the pair's calibrated threshold
+  (:mod:`aya_lab.agents.faithfulness`; the figures are in ``data/faithfulness/README.md``). This
+  catches fluent, right-language inventions the other checks pass: another message, a few-shot example
+  paraphrased ("Das Paket kam heute Morgen zwei Stunden zu spät." for an injection). It runs last and
+  only when every other check passed (an output already withheld needs no score; the encoder costs
+  about 25 ms a sentence), so a withheld output's note names the cheaper check that caught it. It does
+  not check facts: a translation with one number changed scores as high as the honest one.
 
 The measured false-positive rate on honest translations (the workplace set's references) is in
 ``data/workplace/README.md`` (``benchmarks/guard_fpr.py``).
@@ -46,6 +54,7 @@ import re
 from collections.abc import Iterable
 from dataclasses import dataclass
 
+from aya_lab.agents.faithfulness import unfaithful_reason
 from aya_lab.agents.protocols import TextModel
 from aya_lab.errors import InputError
 from aya_lab.langid import ECHO_CHRF, confidence, covered, detect
@@ -161,8 +170,10 @@ class TranslationGuard:
         """The verdict on ``output`` as the ``tgt`` translation of ``source`` (in ``src``)."""
         if not output.strip():
             return GuardVerdict(("empty: the translation is empty",))
-        reasons = []
+        reasons: list[str] = []
         for name in self.checks:
+            if name == "faithful" and reasons:
+                continue  # withheld already: the encoder's score would change nothing
             reason = getattr(self, f"_{name}")(source, output, src, tgt)
             if reason:
                 reasons.append(f"{name}: {reason}")
@@ -236,6 +247,9 @@ class TranslationGuard:
         if phrase is None or assistant_speak(source) is not None:
             return None
         return f"assistant-speak {phrase!r} instead of a translation"
+
+    def _faithful(self, source: str, output: str, src: str, tgt: str) -> str | None:
+        return unfaithful_reason(source, output, src, tgt)
 
 
 def _norm(text: str) -> str:

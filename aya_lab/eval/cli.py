@@ -1,6 +1,6 @@
 """Command-line commands for data and evaluation, registered into ``aya-lab``.
 
-``register(subparsers)`` adds ``data list|fetch|languages`` and ``eval translate|compare|summarize|route``
+``register(subparsers)`` adds ``data list|fetch|languages`` and ``eval translate|compare|summarize|route|faithfulness``
 to the top-level parser's subparsers. Each command sets ``func(args) -> int`` (exit status) as its
 default; bad input prints one ``error: ...`` line on stderr and returns 2. The ``data`` and ``eval``
 groups are shared: :func:`command_group` returns a group's subparsers (creating it once), so other
@@ -31,6 +31,7 @@ from aya_lab.eval.cli_support import (
     role_spec,
     split_list,
 )
+from aya_lab.eval.faithfulness_cli import add_faithfulness
 from aya_lab.eval.floors import SUMMARY_FLOORS, is_summary_floor
 from aya_lab.eval.progress import generation_progress
 from aya_lab.eval.routing import RoutingSweep, evaluate_routing, sweep_routing
@@ -287,6 +288,7 @@ def register_eval(subparsers: argparse._SubParsersAction) -> None:
     p.add_argument("--n-ar", type=int, default=10000)
     p.set_defaults(func=guard(_eval_compare))
     _register_summarize_route(ev)
+    add_faithfulness(ev)
 
 
 def _register_summarize_route(ev: argparse._SubParsersAction) -> None:

