@@ -1,6 +1,6 @@
 """Translation guard: a translation is checked before it reaches a feed; a failing one is withheld.
 
-:meth:`TranslationGuard.check` runs six checks on ``(source text, output, source language, target
+:meth:`TranslationGuard.check` runs seven checks on ``(source text, output, source language, target
 language)`` and gives a :class:`GuardVerdict`; :meth:`TranslationGuard.deliverable` turns a failing
 output into the original text behind a visible marker, ``"[not translated] <original>"``, plus a note
 for the run report (never a silent drop). The checks:
@@ -29,6 +29,12 @@ for the run report (never a silent drop). The checks:
   an AI", "Sure, here", "I can help", "How can I help", "here is the translation", ... in English,
   French, German, Spanish, Portuguese, Swahili and Mandarin) while the source does not (an honest
   translation of a message that itself says "I'm sorry, but ..." passes).
+- ``repetition`` — the output loops (one word, phrase or character repeated back to back over most of
+  it: :mod:`aya_lab.agents.repetition`) while the source does not: "kwa kuchelewa kwa kuchelewa ...",
+  "Die 1000000...". Added 2026-12-02 *after* the unseen-message run (``data/adversarial/unseen.jsonl``)
+  showed two loops delivered past the other checks, so that run is no longer unseen for this check (the
+  rule's thresholds are generic, not fitted to those two outputs; docs/SECURITY.md gives the figures
+  with and without it).
 - ``faithful`` — the output must be a translation of the source at all: its cross-lingual similarity to
   the source under the multilingual sentence encoder must reach the pair's calibrated threshold
   (:mod:`aya_lab.agents.faithfulness`; the figures are in ``data/faithfulness/README.md``). This
@@ -56,6 +62,7 @@ from dataclasses import dataclass
 
 from aya_lab.agents.faithfulness import unfaithful_reason
 from aya_lab.agents.protocols import TextModel
+from aya_lab.agents.repetition import repetition_loop
 from aya_lab.errors import InputError
 from aya_lab.langid import ECHO_CHRF, confidence, covered, detect
 from aya_lab.languages import get_language
@@ -247,6 +254,10 @@ class TranslationGuard:
         if phrase is None or assistant_speak(source) is not None:
             return None
         return f"assistant-speak {phrase!r} instead of a translation"
+
+    def _repetition(self, source: str, output: str, src: str, tgt: str) -> str | None:
+        reason = repetition_loop(output)
+        return None if reason is None or repetition_loop(source) is not None else f"the output loops: {reason}"
 
     def _faithful(self, source: str, output: str, src: str, tgt: str) -> str | None:
         return unfaithful_reason(source, output, src, tgt)
