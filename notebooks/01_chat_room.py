@@ -40,6 +40,7 @@ import pandas as pd
 from aya_lab.agents.guard import MARKER
 from aya_lab.agents.reply_checks import WITHHELD_ANSWER
 from aya_lab.agents.summary_checks import SUMMARY_WITHHELD
+from aya_lab.eval.fabrications import draft_of_withheld
 from aya_lab.langid import ECHO_CHRF
 from aya_lab.models import load_chat_model
 from aya_lab.notebook_report import report
@@ -311,9 +312,13 @@ assert "(sources: expenses_policy.md)" in receipts.aya_reply["kofi"]
 assert "(sources: travel_policy.md)" in policy.aya_reply["kofi"]
 assert all(t.startswith(MARKER) for u, t in policy.aya_reply.items() if u != "kofi")
 assert receipts.aya_reply["amara"].startswith(MARKER) and receipts.aya_reply["sophie"].startswith(MARKER)
-lena_receipts = receipts.aya_reply["lena"]
-aya_de = examples[(examples["reader"] == "lena") & (examples["from"] == "aya")].iloc[0]
-assert not lena_receipts.startswith(MARKER) and aya_de["chrF"] < ECHO_CHRF  # an invented sentence, unmarked
+assert receipts.aya_reply["lena"].startswith(MARKER)  # the invented German sentence is withheld now
+lena_note = next(n for n in receipts.guard_notes if n.startswith("aya's message") and "eng->deu withheld" in n)
+lena_draft = draft_of_withheld([lena_note], "eng", "deu")
+lena_reason = re.search(r"withheld \((.*?)\); delivered the original", lena_note).group(1)
+lena_chrf, lena_example = closest_example(SOURCES.sub("", lena_draft).strip(), "deu")
+assert lena_chrf > 50  # the withheld draft is close to a few-shot example sentence, not a translation
+assert lena_reason.startswith("faithful: ")  # ... caught by the faithfulness gate (the example check missed it)
 assert summary.aya_reply["amara"].startswith(MARKER)
 assert not any(summary.aya_reply[u].startswith(MARKER) for u in ("lena", "sophie"))
 sources_rows = fixed[fixed["fixed part"].str.startswith("(sources")]
@@ -321,8 +326,7 @@ users_cols = [c for c in fixed.columns if c not in ("reply to", "fixed part")]
 assert sources_rows[users_cols].map(lambda s: s.startswith("verbatim")).all().all()
 withheld_row = fixed[fixed["fixed part"] == WITHHELD_ANSWER].iloc[0]
 assert [u for u in users_cols if withheld_row[u] == "missing"] == ["lena", "sophie"]
-amara_de = examples[(examples["reader"] == "lena") & (examples["from"] == "amara")].iloc[0]
-assert amara_de["chrF"] < ECHO_CHRF
+assert all(feeds[u][0].text.startswith(MARKER) for u in ("kofi", "lena", "sophie"))  # Amara's message: no translation
 swahili_from = [d.text for d in feeds["amara"][1:len(conversation)]]
 report(
     "- **The room works as specified**: each of the {n_messages} messages reached all {n_users} colleagues "
@@ -340,25 +344,23 @@ report(
     "the prompt's `<passages>` tag; the tag was stripped (a note in each run report), every fact of the copy "
     "is in the passage, so it is delivered with its sources line (`{receipts}…`). The checks keep "
     "unsupported facts out; they cannot tell a copied passage from an answer.\n"
-    "- **What the other colleagues read.** The travel answer reached Amara, Lena and Sophie as `{marker}` and "
-    "the English original (the guard withheld every translation); so did the receipts answer for Amara and "
-    "Sophie, but Lena read \"{lena_receipts}\" — a few-shot example sentence (chrF {aya_de_chrf:.1f} from the "
-    "pool's \"{aya_de_example}\"), invented and unmarked, under the guard's example threshold. The two "
-    "withheld-reply sentences reached Amara as `{marker}` and the English; Lena and Sophie read model "
-    "translations of them (\"{sophie}\"), so the fixed sentence is `missing` in the table; the sources "
-    "lines reached every feed verbatim.\n"
-    "- **Swahili, in and out.** Amara's message reached Kofi as \"{amara_en}\" (her gloss: \"{gloss}\") and "
-    "Lena as \"{amara_de}\", chrF {amara_de_chrf:.1f} from the pool's example \"{amara_de_example}\" (under "
-    "the guard's {echo:.0f}, so it was delivered as a translation: an invented sentence, unmarked). "
-    "Into Swahili the guard withheld {sw_withheld} of the {sw_total} translations. Notebook 03 measures "
-    "translation quality across eight languages.",
+    "- **What the other colleagues read.** The travel and receipts answers reached Amara, Lena and Sophie as "
+    "`{marker}` and the English original: the guard withheld every translation of them. Lena's German draft "
+    "of the receipts answer, \"{lena_draft}\", is a few-shot example sentence (chrF {lena_chrf:.1f} from the "
+    "pool's \"{lena_example}\"), not a translation; without the faithfulness gate it was delivered unmarked (under the example "
+    "check's threshold) and the faithfulness gate withholds it now (the run report's note: `{lena_reason}`). The two withheld-reply sentences reached Amara as `{marker}` and the English; Lena and Sophie "
+    "read model translations of them (\"{sophie}\"), so the fixed sentence is `missing` in the table; the "
+    "sources lines reached every feed verbatim.\n"
+    "- **Swahili, in and out.** Amara's message (her gloss: \"{gloss}\") reached Kofi, Lena and Sophie as "
+    "`{marker}` and her Swahili: the guard withheld every translation of it rather than deliver an invented "
+    "one. Into Swahili the guard withheld {sw_withheld} of the {sw_total} translations. On these models the "
+    "room often has no translation to give, and now says so; notebook 03 measures translation quality "
+    "across eight languages.",
     n_messages=n_messages, n_users=len(feeds), n_aya=len(aya_runs), tools=" → ".join(summary.aya_tools),
     instruction=instruction, n_rep=n_rep, draft=draft, withheld=WITHHELD_ANSWER, summary_withheld=SUMMARY_WITHHELD,
-    lena_receipts=SOURCES.sub("", lena_receipts).strip(), aya_de_chrf=aya_de["chrF"],
-    aya_de_example=aya_de["closest example"],
+    lena_draft=SOURCES.sub("", lena_draft).strip(), lena_chrf=lena_chrf, lena_example=lena_example,
+    lena_reason=lena_reason[:160],
     policy_en=policy.aya_steps[0]["input"], receipts=receipts.aya_reply["kofi"][:90], marker=MARKER,
-    sophie=summary.aya_reply["sophie"][:90], echo=ECHO_CHRF,
-    amara_en=feeds["kofi"][0].text, amara_de=feeds["lena"][0].text, amara_de_chrf=amara_de["chrF"],
-    amara_de_example=amara_de["closest example"], gloss=conversation[0][2],
+    sophie=summary.aya_reply["sophie"][:90], gloss=conversation[0][2],
     sw_withheld=sum(t.startswith(MARKER) for t in swahili_from), sw_total=len(swahili_from),
 )
