@@ -37,7 +37,7 @@ from aya_lab.models.adapter import CARD_FILE, read_adapter
 from aya_lab.models.device import pick_device
 from aya_lab.models.embedded import EMBEDDED
 from aya_lab.models.errors import AdapterError
-from aya_lab.tune.batches import Tokenized, batch_rows, collate, split_indices, tokenize
+from aya_lab.tune.batches import Tokenized, answer_loss, batch_rows, collate, split_indices, tokenize
 from aya_lab.tune.card import remove_partials, save_adapter
 from aya_lab.tune.checkpoint import Checkpoint, RunCheckpoints, checkpoint_folder
 from aya_lab.tune.config import TuneConfig
@@ -136,7 +136,7 @@ def validation_loss(model: Any, rows: Sequence[Tokenized], batch_size: int, pad_
         for i in range(0, len(rows), batch_size):
             batch = collate(rows[i : i + batch_size], pad_id, device)
             n = int((batch["labels"][:, 1:] != -100).sum())
-            total += float(model(**batch).loss) * n
+            total += float(answer_loss(model, batch)) * n
             count += n
     return total / max(count, 1)
 
@@ -207,7 +207,7 @@ class _Run:
         for group in self.optimizer.param_groups:
             group["lr"] = c.learning_rate * min(1.0, (step + 1) / max(1, c.warmup))
         rows = [self.train_rows[i] for i in batch_rows(step, len(self.train_rows), c.batch_size, c.seed)]
-        loss = self.peft(**collate(rows, self.pad_id, self.device)).loss
+        loss = answer_loss(self.peft, collate(rows, self.pad_id, self.device))
         loss.backward()
         torch.nn.utils.clip_grad_norm_(self.params, 1.0)
         self.optimizer.step()

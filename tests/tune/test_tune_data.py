@@ -98,3 +98,27 @@ def test_the_batch_of_a_step_does_not_depend_on_the_steps_before_it():
     assert sorted(flat[:10]) == list(range(10)) and sorted(flat[10:20]) == list(range(10))
     assert flat[:10] != flat[10:20]  # each epoch its own order
     assert batch_rows(3, pool, size, seed=3) == rows[3] and batch_rows(3, pool, size, seed=4) != rows[3]
+
+
+def test_the_answer_only_loss_equals_the_models_own_loss_and_its_gradient(tiny_base):
+    import torch
+    from transformers import AutoModelForCausalLM
+
+    from aya_lab.tune.batches import Tokenized, answer_loss, collate
+
+    model = AutoModelForCausalLM.from_pretrained(tiny_base)
+    # rows of different lengths (right padding) and answers of different lengths, one answer of one token
+    rows = [
+        Tokenized(list(range(10, 30)), 15, "a"),
+        Tokenized(list(range(40, 52)), 4, "b"),
+        Tokenized([5, 6, 7], 2, "c"),
+    ]
+    batch = collate(rows, pad_id=0, device="cpu")
+    full = model(**batch).loss
+    fast = answer_loss(model, batch)
+    assert torch.allclose(fast, full, atol=1e-5)
+    (g_full,) = torch.autograd.grad(full, model.lm_head.weight)
+    (g_fast,) = torch.autograd.grad(answer_loss(model, batch), model.lm_head.weight)
+    assert torch.allclose(g_fast, g_full, atol=1e-6)
+    # a loss that ignored the answer mask would differ: the prompt tokens are not free
+    assert not torch.allclose(fast, model(**{**batch, "labels": batch["input_ids"]}).loss, atol=1e-3)
