@@ -8,7 +8,8 @@ a kill, and a run card written atomically with the adapter. The result is a mode
 
 Modules, in import order: ``errors``; ``examples`` (the tasks' data and prompts); ``config``
 (:class:`TuneConfig`); ``batches`` (split, tokens, batch order); ``card`` (atomic folders, the run card);
-``checkpoint``; ``train`` (the loop); ``cli`` (``aya-lab tune``).
+``checkpoint``; ``train`` (the loop); ``heldout`` (a finished translate run's held-out pairs, for a
+learning curve in chrF); ``cli`` (``aya-lab tune``).
 """
 
 from aya_lab.tune.config import DEFAULT_MAX_TOKENS, QUICK_STEPS, TuneConfig

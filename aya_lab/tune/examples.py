@@ -41,7 +41,7 @@ from aya_lab.paths import project_root
 from aya_lab.prompts import PromptFile, fit_prompt, load_prompt
 from aya_lab.tune.errors import TrainingDataError, TuneError
 
-__all__ = ["TASKS", "Example", "TaskData", "load_task_data", "onecall_target"]
+__all__ = ["TASKS", "Example", "TaskData", "files_sha256", "load_task_data", "onecall_target"]
 
 TASKS = ("translate", "summarize-onecall", "route")
 _FORMATS = {
@@ -78,7 +78,8 @@ class TaskData:
     prompt: PromptFile
 
 
-def _files_sha256(paths: list[str]) -> str:
+def files_sha256(paths: list[str]) -> str:
+    """The SHA-256 of the files' bytes, in order (what a run card records as its data's hash)."""
     h = hashlib.sha256()
     for p in paths:
         h.update(Path(p).read_bytes())
@@ -154,7 +155,7 @@ def _summarize(data: str, model: Any, pair: str | None) -> TaskData:
         ]
         messages = prompt.render(transcript=render_transcript(history), request=t.request)
         examples.append(Example(messages, onecall_target(t), str(t.id)))
-    return TaskData("summarize-onecall", examples, str(path), [str(path)], _files_sha256([str(path)]),
+    return TaskData("summarize-onecall", examples, str(path), [str(path)], files_sha256([str(path)]),
                     _project_license(path), prompt)  # fmt: skip
 
 
@@ -165,7 +166,7 @@ def _route(data: str, model: Any, pair: str | None) -> TaskData:
         Example(prompt.render(request=r.text_en or r.text), r.label, str(r.id)) for r in load_routing_examples(path)
     ]
     return TaskData(
-        "route", examples, str(path), [str(path)], _files_sha256([str(path)]), _project_license(path), prompt
+        "route", examples, str(path), [str(path)], files_sha256([str(path)]), _project_license(path), prompt
     )
 
 
@@ -194,7 +195,7 @@ def _translate(data: str, model: Any, pair: str | None) -> TaskData:
         for s, r, i in zip(parallel.sources, parallel.references, parallel.ids, strict=True)
     ]
     source = f"{parallel.dataset_id} ({src}->{tgt})"
-    return TaskData("translate", examples, source, parallel.files, _files_sha256(parallel.files), parallel.license,
+    return TaskData("translate", examples, source, parallel.files, files_sha256(parallel.files), parallel.license,
                     agent.prompt)  # fmt: skip
 
 
