@@ -35,8 +35,8 @@ ALLOW = {
 }
 
 SETTINGS = {
-    r"\b\d+ new tokens": "the generation limit: the code's max_new_tokens",
-    r"\b\d+ resamples": "the bootstrap's resample count: the code's n_bootstrap",
+    r"\b\d+\s+new\s+tokens": "the generation limit: the code's max_new_tokens",
+    r"\b\d+\s+resamples": "the bootstrap's resample count: the code's n_bootstrap",
 }
 
 # Temporary, for this session only: these notebooks are being rewritten by other helpers, who fix
