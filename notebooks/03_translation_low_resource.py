@@ -153,8 +153,8 @@ units.T
 # %% [markdown]
 # ### Scores with confidence intervals
 # chrF per pair with its 95% CI (`score ±half-CI` is the percentile interval's half-width; the bounds
-# are in `res.df`). BLEU and chrF++ are in the saved results (`runs/nb03_models.csv`), not here: chrF
-# is the headline metric, and BLEU is near zero on most low-resource pairs.
+# are in `res.df`). BLEU and chrF++ are in the saved results (`runs/nb03_models.csv`), not printed
+# here: chrF is the headline metric.
 
 # %%
 res.table(metrics=("chrF",))
@@ -271,8 +271,8 @@ mean_shares[share_names].round(3)
 # few-shot example. The room's translation guard withholds such outputs with its faithfulness gate
 # (`aya_lab.agents.faithfulness`): the cross-lingual similarity of source and output under the
 # multilingual sentence encoder multilingual-e5-small must reach the pair's threshold, calibrated on
-# `data/faithfulness` (honest translations withheld there: about 3% on held-out pairs; unrelated
-# sentences and few-shot echoes caught: over 90%). The **hallucination rate** is the share of a
+# `data/faithfulness` (how often it withholds honest translations and catches unrelated sentences on
+# held-out pairs: `docs/SECURITY.md`, `aya-lab eval faithfulness`). The **hallucination rate** is the share of a
 # system's outputs the gate would withhold, with a 95% bootstrap CI over the same units as chrF
 # (documents where the set has ids). `copy` is 0% by construction (a copy is the echo shares' business);
 # `other-sentence` shows how often the gate catches a fluent, unrelated sentence in each language; the

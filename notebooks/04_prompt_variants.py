@@ -23,7 +23,8 @@
 # Does a translation prompt beat the room's `baseline` prompt on workplace chat, and the copy-the-source
 # floor? Does a routing prompt pick Aya's tool more often than the one-word baseline prompt, and is it
 # the model that decides? And can the model itself decide a request's second tool after reading the
-# first tool's observation, as the routing-chain design's loop has it (section 5)?
+# first tool's observation, as the routing-chain design's loop has it (section 5)? And do the routing
+# figures hold on requests written after the keyword rules (section 6)?
 #
 # **Set-up.** Translation: the in-repo `workplace` set (63 chat lines in 11 short conversations,
 # English with French, German, Spanish and Chinese references, written for this project; informal
@@ -31,9 +32,11 @@
 # SmolLM2-135M-Instruct (the translator role's default, Gemma 3 270M, is a base model that takes only the
 # completion prompt; notebook 03 measures it). Routing: `data/routing/requests.jsonl`, 104 labelled
 # requests to Aya (26 per tool: `query`, `summarize`, `remember`, `chat`) in six languages, and the 36
-# multi-intent requests of `data/routing/multi_intent.jsonl`; as in the room, non-English requests are
+# multi-intent requests of `data/routing/multi_intent.jsonl`, both in-sample for the keyword rules (they
+# were written with these requests in view), and the held-out `data/routing/requests_unseen.jsonl` and
+# `multi_intent_unseen.jsonl`, written after them (the sets and their sizes are printed below); as in the room, non-English requests are
 # first brought into English by the translator role (Gemma 3 270M) and routed by the aya role
-# (SmolLM2-135M-Instruct). Greedy, at most 64 new tokens, batches of 16; outputs recorded 2026-12-01 on
+# (SmolLM2-135M-Instruct). Greedy, with the generation limit and batch size printed below; outputs recorded 2026-12-01 and 2026-12-02 on
 # the CPU (2 cores, llama.cpp on the shipped GGUF files) and replayed from `notebooks/generations.sqlite` under `make test`. The cost tables'
 # model seconds are the times recorded then, on cores shared with other work: compare them loosely; the
 # call and token counts are exact.
@@ -70,7 +73,25 @@ models = {r: load_chat_model(spec, settings={"max_new_tokens": 64}, batch_size=1
 aya, translator = models["aya"], models["translator"]
 chat_model = load_chat_model("smollm2", settings={"max_new_tokens": 64}, batch_size=16)  # the chat prompts' model
 for name, m in (("aya role", aya), ("translator role", translator), ("chat prompt variants", chat_model)):
-    print(f"{name}: {m.spec} ({m.fingerprint}) on {m.device}")
+    print(f"{name}: {m.spec} ({m.fingerprint}) on {m.device}, at most {m.settings.max_new_tokens} new tokens, batches of {m.batch_size}")
+
+# %% [markdown]
+# The routing sets: requests per tool and language (single-intent), and the multi-intent sets' sizes:
+
+# %%
+from aya_lab.datasets.project import load_routing_examples
+from aya_lab.eval.routing_compare import decided_by, paired_accuracy
+from aya_lab.eval.routing_sequences import load_multi_intent
+from aya_lab.paths import project_root
+
+ROUTING_SETS = {"requests.jsonl": load_routing_examples(), "requests_unseen.jsonl": load_routing_examples("unseen")}
+for name, items in ROUTING_SETS.items():
+    counts = pd.crosstab(pd.Series([e.label for e in items], name="label"), pd.Series([e.lang for e in items], name="lang"), margins=True, margins_name="total")
+    print(f"{name}: {len(items)} requests\n{counts.to_string()}\n")
+for name in ("multi_intent.jsonl", "multi_intent_unseen.jsonl"):
+    items = load_multi_intent(project_root() / "data" / "routing" / name)
+    tools = sorted({len(e.tools) for e in items})
+    print(f"{name}: {len(items)} requests in {len({e.lang for e in items})} languages, {tools[0]} to {tools[-1]} tools each")
 
 # %% [markdown]
 # The variants as their files define them (the hash is what results carry as `prompt_hash`):
@@ -284,6 +305,30 @@ by_text = pd.DataFrame(rows).set_index(["requests", "text routed"])
 by_text.round(3)
 
 # %% [markdown]
+# Is the gap between Aya's translation and the gold English more than noise? Paired on the same
+# non-English requests (`a`: Aya's translation, `b`: the other text; `diff` = b − a with its
+# paired-bootstrap 95% CI and p-value; `only_a`/`only_b`: requests right only with `a`/`b`, McNemar's
+# exact p; `significant`: both p < 0.05):
+
+# %%
+def by_id(frame, col="correct"):
+    return frame.set_index("id")[col]
+
+
+non_eng_ids = base_ex.loc[base_ex["lang"] != "eng", "id"].to_numpy()
+kw_by_text = {name: kw_correct(frame[col], frame["label"]).set_axis(frame["id"]).loc[non_eng_ids]
+              for name, frame, col in (("Aya's translation", base_ex, "routed_text"), ("gold English", gold_ex, "routed_text"),
+                                       ("as written", base_ex, "text"))}
+tr_tests = pd.DataFrame(
+    [{"router": f"LLM router, {p}", "b": "gold English",
+      **paired_accuracy(by_id(rt.examples[rt.examples["prompt"] == p]).loc[non_eng_ids],
+                        by_id(gold.examples[gold.examples["prompt"] == p]).loc[non_eng_ids])} for p in VARIANTS["supervisor"]]
+    + [{"router": "keyword rules only", "b": b, **paired_accuracy(kw_by_text["Aya's translation"], kw_by_text[b])}
+       for b in ("gold English", "as written")]
+).set_index(["router", "b"])
+tr_tests.round(3)
+
+# %% [markdown]
 # The cost of the two arms (the keyword rules make no model call):
 
 # %%
@@ -316,6 +361,15 @@ assert seq_table.loc[("multi", "original"), ("single", "sequence_accuracy")] > s
 print(f"auto routed the original instead of the translation for {fell_back} of {int((ex['path'] == 'auto').sum())} request runs")
 
 # %% [markdown]
+# Is one path better? Each router on `original` (and on `auto`) against itself on the room path, paired
+# on the same requests (`diff` = other − room, exact sequence accuracy; `only_a`: right only on the room
+# path, `only_b`: only on the other; `significant`: paired bootstrap and McNemar both p < 0.05):
+
+# %%
+seq_paths = pd.concat([seq.paired_paths("room", "original"), seq.paired_paths("room", "auto")], ignore_index=True)
+seq_paths.round(3)
+
+# %% [markdown]
 # What this section's evaluation cost, per model (every path and router together; this evaluation
 # records no per-arm cost):
 
@@ -344,7 +398,7 @@ with pd.option_context("display.max_colwidth", 80):
 # Two multi-intent sets: `multi_intent.jsonl` (36 requests, 2–3 tools) is **in-sample** for `multi` — its
 # splitter rules were written looking at it; `multi_intent_unseen.jsonl` (48 requests, 1–3 tools, six
 # languages) was written before any router was measured on it and is **held out** for every router. The
-# request is routed as written (`original`, the best path in section 4; no translation). The keyword
+# request is routed as written (`original`: no translation, so no translation error reaches the router). The keyword
 # rules alone (one tool) are the floor.
 
 # %%
@@ -385,6 +439,81 @@ answers = pd.DataFrame({"step": [r.prompt.rsplit("<transcript>", 1)[1].count("\n
                         "answer": [r.result.text for r in loop_calls]})
 with pd.option_context("display.max_colwidth", 120):
     display(answers.sample(8, random_state=SEED).reset_index(drop=True))
+
+# %% [markdown]
+# ## 6. Routing on requests written after the keyword rules
+# Every single-intent figure above is in-sample for the keyword rules: they were written with
+# `requests.jsonl` in view, and the fallback decides most requests. `requests_unseen.jsonl` (sizes
+# printed in the set-up) was written on 2026-12-02 from the tools' definitions only, without opening
+# the keyword lists, and committed before its first score; it is never used to edit the rules
+# (`data/routing/README.md`). The same runs as sections 2–4 on it: both supervisor prompts on the room
+# path (the translator role's English), with the majority-class floor; and the keyword rules, the LLM
+# router and the re-deciding router on every path, the gold English included.
+
+# %%
+unseen = ROUTING_SETS["requests_unseen.jsonl"]
+with record_generations() as un_records:
+    un_rt = sweep_routing(VARIANTS["supervisor"], model=aya, examples=unseen, translator=translator)
+    un_seq = evaluate_sequences(aya, routers=("keyword", "llm", "multi"), paths=("room", "original", "auto", "gold"),
+                                sets=("single",), single=unseen, translator=translator)
+un_rt.save(runs_dir() / "nb04_routing_unseen.csv")
+un_seq.save(runs_dir() / "nb04_sequences_unseen.csv")
+un_rt.table()
+
+# %% [markdown]
+# The in-sample figure beside the unseen one. Accuracy with its bootstrap 95% CI; for each supervisor
+# prompt, who decided — the model (its answer named a tool) or the keyword fallback — with the accuracy
+# on the requests each decided (`decided_by` resamples within each group):
+
+# %%
+def ci(mean, low, high):
+    return f"{mean:.3f} [{low:.3f}, {high:.3f}]"
+
+
+def overview(res, sq):
+    acc = res.df[(res.df["metric"] == "accuracy") & (res.df["lang"] == "all")].set_index("prompt")
+    fb = res.df[(res.df["metric"] == "fallback_rate") & (res.df["lang"] == "all")].set_index("prompt")
+    kw = sq.df[(sq.df["router"] == "keyword") & (sq.df["set"] == "single") & (sq.df["metric"] == "sequence_accuracy")].set_index("path")
+    dec = decided_by(res.examples, ["prompt"]).set_index(["prompt", "decided_by"])
+    floor = res.floor[res.floor["lang"] == "all"].iloc[0]
+    out = {"requests": str(len(res.examples) // len(res.variants))}
+    for path, label in (("original", "as written"), ("room", "room path")):
+        out[f"keyword rules alone, {label}"] = ci(*kw.loc[path, ["mean", "ci_low", "ci_high"]])
+    for p in res.variants:
+        out[f"LLM router {p}, room path"] = ci(*acc.loc[p, ["mean", "ci_low", "ci_high"]])
+        out[f"{p}: fallback rate"] = ci(*fb.loc[p, ["mean", "ci_low", "ci_high"]])
+        for who in ("model", "keyword fallback"):
+            r = dec.loc[(p, who)]
+            out[f"{p}: decided by the {who}"] = f"{int(r['n'])}, right {ci(r['accuracy'], r['ci_low'], r['ci_high'])}"
+    out["majority-class floor"] = ci(floor["mean"], floor["ci_low"], floor["ci_high"])
+    return out
+
+
+side = pd.DataFrame({"requests.jsonl (in-sample)": overview(rt, seq), "requests_unseen.jsonl (unseen)": overview(un_rt, un_seq)})
+with pd.option_context("display.max_colwidth", 60):
+    display(side)
+
+# %% [markdown]
+# Every router on every path of the unseen set (single-intent: exact sequence accuracy is routing
+# accuracy), then the paths paired as in section 4 — `original`, `auto` and (on the non-English requests)
+# the gold English against the room path — and `fewshot` against `baseline`:
+
+# %%
+un_seq.table()
+
+# %%
+un_langs = sorted({e.lang for e in unseen} - {"eng"})
+un_paths = pd.concat([un_seq.paired_paths("room", "original"), un_seq.paired_paths("room", "auto"),
+                      un_seq.paired_paths("room", "gold", langs=un_langs)], ignore_index=True)
+display(un_paths.round(3))
+un_rt.paired.round(3)
+
+# %% [markdown]
+# The cost of this section, per model (cache hits are requests the earlier sections had already
+# generated):
+
+# %%
+generation_costs(un_records, device=aya.device)
 
 # %% [markdown]
 # ## What this shows
@@ -455,16 +584,27 @@ report(
 )
 
 # %%
-non_eng = by_text.loc["52 not in English"]
-via_tr = non_eng.loc["Aya's translation (as in the room)", VARIANTS["supervisor"]]
-via_gold = non_eng.loc["gold English", VARIANTS["supervisor"]]
-assert (via_gold > via_tr).all()
+def tested(t, names=("a", "b")):
+    """One paired test as prose: the difference b − a, its CI, both p-values and what they support."""
+    verdict = f"significant, {names[1] if t['diff'] > 0 else names[0]} better" if t["significant"] else "not significant"
+    return (f"{t['diff']:+.3f} [{t['ci_low']:.3f}, {t['ci_high']:.3f}] (bootstrap p = {t['p_bootstrap']:.3f}; "
+            f"McNemar {int(t['only_a'])} vs {int(t['only_b'])}, p = {t['p_mcnemar']:.3f}: {verdict})")
+
+
+n_non_eng = len(non_eng_ids)
+gold_rows = tr_tests.xs("gold English", level="b")
+better_gold = [r for r in gold_rows.index if gold_rows.loc[r, "significant"] and gold_rows.loc[r, "diff"] > 0]
+assert (gold_rows["diff"] > 0).all(), "the gold English no longer routes better everywhere: rewrite this bullet"
 report(
-    "- **Translating the request first still hurts routing.** The 52 non-English requests reach "
-    "{gold_lo:.2f}–{gold_hi:.2f} with the data set's gold English but {tr_lo:.2f}–{tr_hi:.2f} through the "
-    "translator role's English, and the keyword rules on the untranslated text reach {kw:.2f}.",
-    gold_lo=via_gold.min(), gold_hi=via_gold.max(), tr_lo=via_tr.min(), tr_hi=via_tr.max(),
-    kw=non_eng.loc["as written (no translation)", "keyword rules only"],
+    "- **Translating the request first costs routing accuracy; the gap is significant for {n_sig} of the "
+    "{n_rows} routers.** On the {n} non-English requests of `requests.jsonl`, the gold English against "
+    "Aya's translation (paired, gold − translation): {rows}. The keyword rules on the untranslated text "
+    "against the translation: {kw_written}. In-sample for the keyword rules; section 6 repeats this on "
+    "unseen requests.",
+    n_sig=len(better_gold), n_rows=len(gold_rows), n=n_non_eng,
+    rows="; ".join(f"{r} {gold_rows.loc[r, 'mean_a']:.3f} → {gold_rows.loc[r, 'mean_b']:.3f}, {tested(gold_rows.loc[r], ('the translation', 'the gold English'))}"
+                   for r in gold_rows.index),
+    kw_written=tested(tr_tests.loc[("keyword rules only", "as written")], ("the translation", "the text as written")),
 )
 
 # %%
@@ -474,14 +614,19 @@ fell_back_ids = ex[ex["path"] == "auto"]["id"].to_numpy()[
     ex[ex["path"] == "auto"]["routed_text"].to_numpy() != ex[ex["path"] == "room"]["routed_text"].to_numpy()]
 odd = "Make the last 5 news together and check your tasks"
 assert odd in set(m["routed_text"]) and odd in set(ex[ex["path"] == "auto"]["routed_text"])  # auto kept the translation
-for s in ("single", "multi"):  # "the original text is the best path on both sets"
+for s in ("single", "multi"):  # "higher on the original text for every router on both sets"
     assert (seq_table.xs("original", level="path")[(s, "step_accuracy")] > seq_table.xs("room", level="path")[(s, "step_accuracy")]).all()
 assert (seq_table.loc[["keyword", "llm"], ("multi", "sequence_accuracy")] == 0).all()
 seq_cost = generation_costs(seq_records)
+orig_tests = seq_paths[seq_paths["other"] == "original"].set_index(["set", "router"])
+single_sig = [r for r in ("keyword", "llm", "multi") if orig_tests.loc[("single", r), "significant"]]
 report(
-    "- **Which text to route (section 4).** Routing the original text is the best path on both sets: "
-    "single-intent accuracy {llm_o:.3f} (LLM router) and {kw_o:.3f} (keyword rules) against {llm_r:.3f} and "
-    "{kw_r:.3f} on the room path. `auto` scores exactly as the room path here: it routed the original for "
+    "- **Which text to route (section 4).** On the {n_single} single-intent requests every router scores "
+    "higher on the original text than on the room path — {llm_o:.3f} against {llm_r:.3f} (LLM router), "
+    "{kw_o:.3f} against {kw_r:.3f} (keyword rules) — but paired, original − room is, for the LLM router, "
+    "{t_llm}, and for the keyword rules {t_kw}: {single_verdict}. On the {n_multi} multi-intent requests "
+    "the re-deciding router gains {t_multi} (in-sample: its splitter was written on them). "
+    "`auto` scores exactly as the room path here: it routed the original for "
     "{n_req} of {n_total} requests ({fell_back} of {runs} router runs, printed above), and lingua identified every other "
     "Gemma translation as English, even \"{odd}\". The room keeps `route_on: auto` because the routed text is "
     "also what the knowledge-base agent searches with its English-only embedder; routing the original while "
@@ -494,6 +639,12 @@ report(
     "calls and {secs:.0f} model s.",
     llm_o=single.loc[("llm", "original")], kw_o=single.loc[("keyword", "original")],
     llm_r=single.loc[("llm", "room")], kw_r=single.loc[("keyword", "room")],
+    n_single=int(orig_tests.loc[("single", "llm"), "n"]), n_multi=int(orig_tests.loc[("multi", "multi"), "n"]),
+    t_llm=tested(orig_tests.loc[("single", "llm")], ("the room path", "the original")),
+    t_kw=tested(orig_tests.loc[("single", "keyword")], ("the room path", "the original")),
+    t_multi=tested(orig_tests.loc[("multi", "multi")], ("the room path", "the original")),
+    single_verdict=("the original text is the better path for " + ", ".join(single_sig)) if single_sig
+    else "on single-intent requests no path is shown to be better",
     n_req=len(set(fell_back_ids)), n_total=ex[ex["path"] == "auto"]["id"].nunique(), fell_back=fell_back, runs=int((ex["path"] == "auto").sum()), odd=odd,
     m_room=multi_ci.loc["room", "mean"], m_lo=multi_ci.loc["room", "ci_low"], m_hi=multi_ci.loc["room", "ci_high"],
     m_orig=multi_ci.loc["original", "mean"], calls=int(seq_cost["calls"].sum()), secs=seq_cost["model s"].sum(),
@@ -537,4 +688,56 @@ report(
     sec_l=lcost.loc[("loop", "unseen"), "model s/request"],
     steps_m=lcost.loc[("multi", "unseen"), "steps/request"], calls_m=lcost.loc[("multi", "unseen"), "calls/request"],
     sec_m=lcost.loc[("multi", "unseen"), "model s/request"],
+)
+
+# %%
+def row(res, prompt="baseline", metric="accuracy"):
+    return res.df[(res.df["prompt"] == prompt) & (res.df["metric"] == metric) & (res.df["lang"] == "all")].iloc[0]
+
+
+def kw_row(sq, path):
+    d = sq.df[(sq.df["router"] == "keyword") & (sq.df["set"] == "single") & (sq.df["path"] == path)]
+    return d[d["metric"] == "sequence_accuracy"].iloc[0]
+
+
+un_dec = decided_by(un_rt.examples, ["prompt"]).set_index(["prompt", "decided_by"])
+in_dec = decided_by(rt.examples, ["prompt"]).set_index(["prompt", "decided_by"])
+un_floor = un_rt.floor[un_rt.floor["lang"] == "all"].iloc[0]
+un_orig = un_paths[un_paths["other"] == "original"].set_index("router")
+un_gold = un_paths[un_paths["other"] == "gold"].set_index("router")
+un_base = row(un_rt)
+above_floor = un_base["ci_low"] > un_floor["ci_high"] and kw_row(un_seq, "original")["ci_low"] > un_floor["ci_high"]
+drop = kw_row(seq, "original")["mean"] - kw_row(un_seq, "original")["mean"]
+assert un_dec.loc[("baseline", "keyword fallback"), "share"] > 0.5, "the model now decides most unseen requests: rewrite"
+report(
+    "- **On requests written after the keyword rules (section 6).** The keyword rules alone, on the text as "
+    "written, score {kw_in} on the in-sample `requests.jsonl` and {kw_un} on the {n} unseen requests "
+    "({drop:+.3f}); on the room path {kwr_in} and {kwr_un}. The room's LLM router (`baseline`, room path): "
+    "{llm_in} in-sample, {llm_un} unseen, with the keyword fallback deciding {fb_in:.0%} and {fb_un:.0%} of "
+    "requests. On the unseen set the model decided {m_n} requests and was right on {m_acc}; the fallback "
+    "decided {f_n} and was right on {f_acc} (in-sample: {mi_n} at {mi_acc:.3f} and {fi_n} at {fi_acc:.3f}). "
+    "The majority-class floor is {floor}; {floor_verdict}. Which path, paired on the unseen set "
+    "(original − room): LLM router {t_llm}; keyword rules {t_kw}. Gold English − Aya's translation on the "
+    "{n_ne} non-English unseen requests: LLM router {g_llm}; keyword rules {g_kw}. `fewshot` − `baseline` "
+    "on the unseen set: {t_few}.",
+    kw_in=ci(*kw_row(seq, "original")[["mean", "ci_low", "ci_high"]]),
+    kw_un=ci(*kw_row(un_seq, "original")[["mean", "ci_low", "ci_high"]]), drop=-drop, n=len(unseen),
+    kwr_in=ci(*kw_row(seq, "room")[["mean", "ci_low", "ci_high"]]), kwr_un=ci(*kw_row(un_seq, "room")[["mean", "ci_low", "ci_high"]]),
+    llm_in=ci(*row(rt)[["mean", "ci_low", "ci_high"]]), llm_un=ci(*un_base[["mean", "ci_low", "ci_high"]]),
+    fb_in=row(rt, metric="fallback_rate")["mean"], fb_un=row(un_rt, metric="fallback_rate")["mean"],
+    m_n=int(un_dec.loc[("baseline", "model"), "n"]),
+    m_acc=ci(*un_dec.loc[("baseline", "model"), ["accuracy", "ci_low", "ci_high"]]),
+    f_n=int(un_dec.loc[("baseline", "keyword fallback"), "n"]),
+    f_acc=ci(*un_dec.loc[("baseline", "keyword fallback"), ["accuracy", "ci_low", "ci_high"]]),
+    mi_n=int(in_dec.loc[("baseline", "model"), "n"]), mi_acc=in_dec.loc[("baseline", "model"), "accuracy"],
+    fi_n=int(in_dec.loc[("baseline", "keyword fallback"), "n"]), fi_acc=in_dec.loc[("baseline", "keyword fallback"), "accuracy"],
+    floor=ci(un_floor["mean"], un_floor["ci_low"], un_floor["ci_high"]),
+    floor_verdict="both the keyword rules and the LLM router stay above it (their intervals do not overlap it)" if above_floor
+    else "the intervals of the keyword rules or the LLM router reach it",
+    t_llm=tested(un_orig.loc["llm"], ("the room path", "the original")),
+    t_kw=tested(un_orig.loc["keyword"], ("the room path", "the original")), n_ne=int(un_gold.loc["llm", "n"]),
+    g_llm=tested(un_gold.loc["llm"], ("the translation", "the gold English")),
+    g_kw=tested(un_gold.loc["keyword"], ("the translation", "the gold English")),
+    t_few=tested(un_rt.paired[un_rt.paired["metric"] == "accuracy"].rename(
+        columns={"b": "only_a", "c": "only_b", "p_bootstrap": "p_bootstrap"}).iloc[0], ("baseline", "fewshot")),
 )

@@ -81,7 +81,7 @@ for ref in ("summarizer_count/baseline", "summarizer_summary/baseline", "summari
 # One at a time, as in the room; replayed from the generation cache under `make test`.
 
 # %%
-summ = evaluate_summarizers(("two_call", "one_call"), model=model)
+summ = evaluate_summarizers(("two_call", "one_call"), model=model, n_bootstrap=1000)
 summ.save(runs_dir() / "nb05_summarizers.csv")
 per = summ.per_transcript
 n = len(per["transcript_id"].unique())

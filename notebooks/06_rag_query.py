@@ -42,7 +42,7 @@ from aya_lab.datasets.project import list_kb_documents, load_rag_questions
 from aya_lab.eval.retrieval import evaluate_retrieval, retrieval_by_question, retrieval_summary
 from aya_lab.models import load_chat_model
 from aya_lab.notebook_report import report
-from aya_lab.rag import KnowledgeBase
+from aya_lab.rag import DEFAULT_CHUNK_SIZE, KnowledgeBase
 
 for p in runs_dir().glob("nb06_kb*"):
     p.unlink()
@@ -51,7 +51,7 @@ questions = load_rag_questions()
 by_id = {q.id: q for q in questions}
 n_in = sum(q.in_scope for q in questions)
 n_out = len(questions) - n_in
-print(f"{len(list_kb_documents())} documents, {len(kb)} chunks; {len(questions)} questions "
+print(f"{len(list_kb_documents())} documents, {len(kb)} chunks of up to {DEFAULT_CHUNK_SIZE} characters; {len(questions)} questions "
       f"({n_in} in scope, {n_out} out of scope); relevance threshold {kb.min_score}")
 
 # %% [markdown]
@@ -72,7 +72,7 @@ print(f"{len(list_kb_documents())} documents, {len(kb)} chunks; {len(questions)}
 # Each is a mean over questions with a bootstrap 95% confidence interval (1000 resamples, seeded).
 
 # %%
-retrieval = evaluate_retrieval(kb, questions, ks=(1, 3, 5))
+retrieval = evaluate_retrieval(kb, questions, ks=(1, 3, 5), n_bootstrap=1000)
 summary = retrieval_summary(retrieval)
 summary.round(3)
 

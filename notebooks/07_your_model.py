@@ -30,11 +30,13 @@
 # Local checkpoint directories work too (`hf:/models/my-llama`). Generations of any model other than the
 # embedded ones go to that model's own cache file, `runs/caches/generations-<weights>.sqlite`, never into
 # the committed `notebooks/generations.sqlite`; a rerun replays them. The committed outputs below are of
-# the embedded default (SmolLM2-135M-Instruct on 2 CPU cores with llama.cpp, recorded 2026-12-01), replayed by nbval.
-# Every sentence of prose below is filled from the variables, so it stays true on any model.
+# the embedded defaults, one per role — the translator is Gemma 3 270M base (`gemma3-270m`), Aya is
+# SmolLM2-135M-Instruct (`smollm2`), as the first cell prints — on the CPU with llama.cpp, recorded
+# 2026-12-02 and replayed by nbval. Every sentence of prose below the set-up is filled from the
+# variables, and the facts it rests on are asserted, so it stays true on any model or fails loudly.
 
 # %%
-from aya_lab.notebook import expected_footprint, notebook_models, runs_dir, setup_notebook
+from aya_lab.notebook import BANDWIDTH, expected_footprint, notebook_models, runs_dir, setup_notebook
 
 MODEL = setup_notebook()
 MODELS = notebook_models()
@@ -45,6 +47,7 @@ import pandas as pd
 from IPython.display import Markdown
 
 from aya_lab.eval import CopySystem, PromptSystem, Seq2SeqSystem, evaluate_translation
+from aya_lab.eval.stats import ALPHA
 from aya_lab.models import load_chat_model, load_model, parse_spec
 from aya_lab.models.cache import default_cache_path
 from aya_lab.models.llama_chat import LlamaCppChatModel
@@ -82,11 +85,12 @@ models_df
 # %% [markdown]
 # What to expect per model size. The weights alone take parameters × 4 bytes in fp32 (the CPU default of
 # the transformers engine, which `hf:` models run on) and × 2 in bf16 (chosen on a CUDA GPU); a GGUF on
-# llama.cpp takes its file's size (the `weights GB` column above: the embedded models are 4-bit). Decoding one token at batch 1 reads every weight once, so
-# memory bandwidth sets a floor on its time: the CPU row uses the 10 GB/s SmolLM2 reached on this
-# project's 2 cores, the GPU row an H200's 4.8 TB/s (a ceiling — measured GPU figures await a device:
-# `benchmarks/bench_gpu.py`). Batching amortises the weight reads: many rows decode for nearly the price
-# of one until compute, not bandwidth, is the limit.
+# llama.cpp takes its file's size (the `weights GB` column above: the embedded models are 4-bit). Decoding
+# one token at batch 1 reads every weight once, so memory bandwidth sets a floor on its time: the CPU row
+# uses the bandwidth SmolLM2 in fp32 reached on this project's 2 cores, the GPU row an H200's published
+# figure (a ceiling — measured GPU figures await a device: `benchmarks/bench_gpu.py`); both are printed
+# below the table. Batching amortises the weight reads: many rows decode for nearly the price of one
+# until compute, not bandwidth, is the limit.
 
 # %%
 SIZES = {"your translator": int(models_df.loc["translator", "parameters"]), "SmolLM2-135M": 135_000_000,
@@ -94,6 +98,9 @@ SIZES = {"your translator": int(models_df.loc["translator", "parameters"]), "Smo
          "Aya Expanse 32B": 32_300_000_000}
 footprint = pd.DataFrame([{"model": name, "parameters (M)": round(n / 1e6), **row}
                           for name, n in SIZES.items() for row in expected_footprint(n)]).set_index(["model", "device"])
+print("memory bandwidth assumed:", ", ".join(
+    f"{device}: {bw / 1e12:g} TB/s" if bw >= 1e12 else f"{device}: {bw / 1e9:g} GB/s" for device, (_, bw) in BANDWIDTH.items()
+))
 footprint
 
 # %%
@@ -108,33 +115,55 @@ Markdown(
 
 # %% [markdown]
 # ## The model comparison: your translator against the copy floor
-# The workplace set (the project's own chat messages, English into French and German, first 6 segments
-# each — deliberately small, so a rerun on a new model takes seconds on a GPU). Systems: your
-# translator (with the room's `user_translate/baseline` prompt, or directly for a seq2seq model) and
-# `copy`, which returns the source unchanged — the score an echo gets. chrF and BLEU with 95% bootstrap
-# CIs (200 resamples: a quick look, not a publishable test); the paired test is against `copy`.
+# The workplace set (the project's own chat messages, English into French and German), a few segments
+# from **each** of its conversations — deliberately small, so a rerun on a new model takes seconds on a
+# GPU, yet spread over documents, so that the confidence intervals, which resample whole conversations,
+# have more than one to resample. Systems: your translator (through the room's translation prompt, or
+# directly for a seq2seq model) and `copy`, which returns the source unchanged — the score an echo gets.
+# The prompt asked for is the room's chat prompt; a base model without a chat template is given the
+# task's completion prompt instead, and the cell below prints the prompt actually sent. chrF and BLEU
+# with 95% bootstrap CIs (200 resamples: a quick look, not a publishable test); the paired tests
+# (bootstrap and approximate randomisation) are against `copy`.
 
 # %%
+N_PER_PAIR, DOCS = 22, 11  # two segments from each of the workplace set's 11 conversations
 mine_system = (Seq2SeqSystem(translator, name="yours") if seq2seq_translator
                else PromptSystem(translator, "user_translate/baseline", name="yours"))
 systems = [mine_system, CopySystem()]
+choice = getattr(mine_system, "prompt_choice", None)
+prompt_used = choice.used.name if choice else "none (a seq2seq model translates directly)"
+print("prompt sent:", prompt_used)
+print(choice.note if choice and choice.note else "no prompt was swapped")
 
 # %%
 # NBVAL_IGNORE_OUTPUT
-# %time res = evaluate_translation(systems, "workplace", ["eng-fra", "eng-deu"], n=6, baseline="copy", n_bootstrap=200, n_ar=200, langid=False)
+# %time res = evaluate_translation(systems, "workplace", ["eng-fra", "eng-deu"], n=N_PER_PAIR, docs=DOCS, baseline="copy", n_bootstrap=200, n_ar=200, langid=False, progress=False)
 
 # %%
 res.table(metrics=("chrF", "BLEU")).set_uuid("nb07-scores")
 
 # %%
+tests = res.tests("chrF").set_index("pair")
+tests[["score", "delta", "delta_low", "delta_high", "p_bootstrap", "p_ar", "significant", "resample_unit", "n_units", "n"]].round(3)
+
+# %%
 chrf = res.df[(res.df["metric"] == "chrF") & (res.df["pair"] == "pooled") & (res.df["hop"] == "e2e")].set_index("system")
 yours, floor = chrf.loc["yours"], chrf.loc["copy"]
-delta = yours["score"] - floor["score"]
-verdict = ("beats" if delta > 0 else "does not beat") + " copying the source"
+pooled = tests.loc["pooled"]
+delta, p = pooled["delta"], max(pooled["p_bootstrap"], pooled["p_ar"])
+if pooled["significant"]:
+    verdict = ("beats" if delta > 0 else "falls below") + f" copying the source (both paired tests p ≤ {p:.3f})"
+else:
+    verdict = f"is not distinguishable from copying the source on this sample (p = {p:.3f})"
+# the facts the sentence rests on: documents, not one conversation, were resampled; the verdict is the tests'
+assert (tests["resample_unit"] == "document").all() and (tests["n_units"] > 1).all(), tests[["resample_unit", "n_units"]]
+assert pooled["significant"] == (pooled["p_bootstrap"] < ALPHA and pooled["p_ar"] < ALPHA)
+conversations = int(tests.drop(index="pooled")["n_units"].max())  # per pair; pooled, each pair's copy is a unit
 Markdown(
-    f"Pooled over both pairs ({int(yours['n'])} segments), `{translator.spec}` scores chrF "
-    f"{yours['score']:.1f} against {floor['score']:.1f} for copying the source (Δ {delta:+.1f}): it {verdict}"
-    + (" on this small sample." if abs(delta) > 0 else ".")
+    f"Pooled over both pairs ({int(yours['n'])} segments from the same {conversations} conversations in each), "
+    f"`{translator.spec}` with the prompt `{prompt_used}` scores chrF {yours['score']:.1f} against "
+    f"{floor['score']:.1f} for copying the source (Δ {delta:+.1f}, 95% CI [{pooled['delta_low']:+.1f}, "
+    f"{pooled['delta_high']:+.1f}]): it {verdict}."
 )
 
 # %% [markdown]
@@ -154,6 +183,7 @@ report = room.send("kofi", "The budget meeting moved to Friday at 10.")
 pd.DataFrame({"reads": report.delivered}).rename_axis("user")
 
 # %%
+assert set(report.delivered) == {"kofi", "lena", "amara"}, report.delivered
 Markdown(
     f"The send made {report.model_calls} model call(s) and {report.completion_tokens} new tokens; every one of "
     f"the {len(report.delivered)} users received the message. What the model wrote is above: judge it by eye, "

@@ -41,6 +41,7 @@ __all__ = [
     "load_rag_questions",
     "load_transcripts",
     "load_routing_examples",
+    "ROUTING_SETS",
     "load_workplace",
     "load_workplace_doc_ids",
     "default_paths",
@@ -68,6 +69,7 @@ def default_paths() -> dict[str, Path]:
         "rag": data / "rag" / "questions.jsonl",
         "transcripts": data / "transcripts" / "transcripts.jsonl",
         "routing": data / "routing" / "requests.jsonl",
+        "routing_unseen": data / "routing" / "requests_unseen.jsonl",
         "workplace": data / "workplace",
     }
 
@@ -309,9 +311,17 @@ def load_transcripts(path: str | Path | None = None) -> list[Transcript]:
     return _load_jsonl(Path(path) if path is not None else default_paths()["transcripts"], Transcript)
 
 
+ROUTING_SETS: dict[str, str] = {"requests": "routing", "unseen": "routing_unseen"}
+"""The committed single-intent routing sets by name (each a :func:`default_paths` key): ``requests``
+(``requests.jsonl``, in-sample for the keyword rules) and ``unseen`` (``requests_unseen.jsonl``, written
+after them and never used to edit them; ``data/routing/README.md``)."""
+
+
 def load_routing_examples(path: str | Path | None = None) -> list[RoutingExample]:
-    """Load ``data/routing/requests.jsonl`` (or ``path``)."""
-    return _load_jsonl(Path(path) if path is not None else default_paths()["routing"], RoutingExample)
+    """Load ``data/routing/requests.jsonl``, a set named in :data:`ROUTING_SETS` (``"unseen"``), or ``path``."""
+    if path is None or (isinstance(path, str) and path in ROUTING_SETS):
+        return _load_jsonl(default_paths()[ROUTING_SETS[path or "requests"]], RoutingExample)
+    return _load_jsonl(Path(path), RoutingExample)
 
 
 def _read_lines(path: Path) -> list[str]:

@@ -35,6 +35,7 @@ from aya_lab.eval.faithfulness_cli import add_faithfulness
 from aya_lab.eval.floors import SUMMARY_FLOORS, is_summary_floor
 from aya_lab.eval.progress import generation_progress
 from aya_lab.eval.routing import RoutingSweep, evaluate_routing, sweep_routing
+from aya_lab.eval.routing_compare import decided_by
 from aya_lab.eval.routing_input import as_route_on
 from aya_lab.eval.routing_sequences import check_sequence_options, evaluate_sequences, load_multi_intent
 from aya_lab.eval.summarization import evaluate_summarizers
@@ -163,9 +164,13 @@ def _eval_route(args: argparse.Namespace) -> int:
         if paired is not None and len(paired):
             print()
             print(paired.to_string(index=False, float_format=lambda x: f"{x:.4g}"))
+        decided = decided_by(result.examples, ["prompt"], n_bootstrap=args.n_bootstrap, seed=args.seed)
+        print("\nwho decided (model: its answer named a tool; keyword fallback: it named none), accuracy of each:")
+        print(decided.to_string(index=False, float_format=lambda x: f"{x:.3f}"))
     sequences = _route_sequences(args, model, examples, refs[0], translator)
     if args.out:
         result.save(args.out)
+        decided.to_csv(Path(args.out).with_suffix(".decided.csv"), index=False)
         if sequences is not None:
             sequences.save(Path(args.out).with_suffix(".sequences.csv"))
         print(f"wrote {args.out}")
@@ -191,6 +196,9 @@ def _route_sequences(args, model, examples, prompt, translator):
         if {"multi", "loop"} <= set(routers):
             print("\nloop against multi (paired, exact sequence accuracy):")
             print(seq.paired("multi", "loop").to_string(index=False, float_format=lambda x: f"{x:.4g}"))
+        for other in (p for p in paths if p != "room" and "room" in paths):
+            print(f"\n{other} path against the room path, per router (paired, exact sequence accuracy):")
+            print(seq.paired_paths("room", other).to_string(index=False, float_format=lambda x: f"{x:.4g}"))
     return seq
 
 
@@ -329,7 +337,12 @@ def _add_route(ev: argparse._SubParsersAction) -> None:
     )
     p.add_argument("--prompt", default=None, help="one supervisor variant, e.g. fewshot (default: baseline)")
     p.add_argument("--variants", default=None, help="comma-separated supervisor variants; the first is the baseline")
-    p.add_argument("--data", default=None, help="a routing requests JSONL file (default: data/routing)")
+    p.add_argument(
+        "--data",
+        default=None,
+        help="a routing requests JSONL file, or a committed set: requests (data/routing/requests.jsonl, the "
+        "default; in-sample for the keyword rules) or unseen (data/routing/requests_unseen.jsonl, written after them)",
+    )
     p.add_argument(
         "--translate",
         choices=("model", "auto", "gold", "none"),
@@ -361,7 +374,9 @@ def _add_route(ev: argparse._SubParsersAction) -> None:
         help="multi-intent JSONL (default: data/routing/multi_intent.jsonl; '' is an error: --routers '' skips the table)",
     )
     add_run_options(
-        p, "route", out_help="results CSV (also .examples.csv, .confusion.csv, .floor.csv, .sequences.csv, .json)"
+        p,
+        "route",
+        out_help="results CSV (also .examples.csv, .confusion.csv, .floor.csv, .decided.csv, .sequences.csv, .json)",
     )
     p.set_defaults(func=guard(_eval_route))
 

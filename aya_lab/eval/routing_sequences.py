@@ -27,7 +27,8 @@ gold one exactly), ``step_accuracy`` (position-wise matches over the longer of t
 (``[summarize done]``): the loop router reads that as the observation. Model calls are batched: all
 translations of a set in one batch, all first router prompts of ``llm``/``multi`` in one; the loop
 router's calls are one per step, request by request. :meth:`SequenceResults.paired` tests two routers
-on the same requests (paired bootstrap of the accuracy difference, exact McNemar).
+on the same requests (paired bootstrap of the accuracy difference, exact McNemar);
+:meth:`SequenceResults.paired_paths` tests two paths for each router the same way.
 """
 
 from __future__ import annotations
@@ -55,6 +56,7 @@ from aya_lab.agents.routing import (
 from aya_lab.datasets.project import ROUTING_LABELS, load_routing_examples, read_data_text
 from aya_lab.errors import InputError
 from aya_lab.eval.routing import _chat_model, _load_router_prompt
+from aya_lab.eval.routing_compare import paired_accuracy
 from aya_lab.eval.routing_input import route_requests
 from aya_lab.eval.stats import bootstrap_indices, mcnemar_exact, paired_bootstrap
 from aya_lab.eval.stats import percentile_ci as _ci
@@ -223,6 +225,24 @@ class SequenceResults:
                 {"set": set_name, "path": path, "n": len(a), baseline: a.mean(), other: b.mean(), **test,
                  "b": only_a, "c": only_b, "p_mcnemar": mcnemar_exact(only_a, only_b)}
             )  # fmt: skip
+        return pd.DataFrame(rows)
+
+    def paired_paths(
+        self, baseline: str, other: str, *, langs: Sequence[str] | None = None, n_bootstrap: int = 1000, seed: int = 0
+    ) -> pd.DataFrame:
+        """Each router on path ``other`` against itself on ``baseline``, per set (only requests in ``langs``,
+        if given): exact sequence accuracy of each, the paired test of
+        :func:`~aya_lab.eval.routing_compare.paired_accuracy` (``diff`` = other - baseline; ``only_a``: right
+        only on ``baseline``, ``only_b``: only on ``other``)."""
+        ex = self.examples if langs is None else self.examples[self.examples["lang"].isin(list(langs))]
+        rows = []
+        for (set_name, router), group in ex.groupby(["set", "router"], sort=False):
+            a = group[group["path"] == baseline].set_index("id")["sequence_accuracy"]
+            b = group[group["path"] == other].set_index("id")["sequence_accuracy"]
+            if a.empty or b.empty:
+                raise InputError(f"paired_paths: paths {baseline!r} and {other!r} were not both run on {set_name}")
+            test = paired_accuracy(a, b, n_bootstrap=n_bootstrap, seed=seed)
+            rows.append({"set": set_name, "router": router, "baseline": baseline, "other": other, **test})
         return pd.DataFrame(rows)
 
     def costs(self) -> pd.DataFrame:

@@ -1,0 +1,116 @@
+"""Routing on requests written after the keyword rules (issue 28): the unseen set, who decided, and
+paired tests of paths."""
+
+from __future__ import annotations
+
+import json
+from collections import Counter
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from aya_lab.datasets.project import ROUTING_LABELS, default_paths, load_routing_examples
+from aya_lab.errors import InputError
+from aya_lab.eval.cli import main
+from aya_lab.eval.routing_compare import decided_by, paired_accuracy
+from aya_lab.eval.routing_sequences import SequenceResults
+from aya_lab.eval.stats import mcnemar_exact
+from aya_lab.languages import normalize_language
+
+
+def test_the_unseen_set_has_100_requests_in_six_languages_balanced_over_valid_labels():
+    items = load_routing_examples("unseen")
+    assert len(items) >= 100 and len({e.id for e in items}) == len(items)
+    langs = Counter(e.lang for e in items)
+    assert len(langs) == 6 and {"eng", "swh", "deu", "fra"} <= set(langs)
+    assert all(normalize_language(lang) == lang for lang in langs)
+    labels = Counter(e.label for e in items)
+    assert set(labels) == set(ROUTING_LABELS) and max(labels.values()) - min(labels.values()) <= 1
+    assert all(e.text_en and e.text_en.strip() for e in items)
+    assert all((e.text == e.text_en) == (e.lang == "eng") for e in items)  # a gloss for every other request
+
+
+def test_the_unseen_set_shares_no_request_with_the_in_sample_set():
+    seen = {e.text.casefold() for e in load_routing_examples()}
+    assert not [e.id for e in load_routing_examples("unseen") if e.text.casefold() in seen]
+
+
+def test_a_set_name_and_its_path_load_the_same_requests(tmp_path):
+    assert load_routing_examples("unseen") == load_routing_examples(default_paths()["routing_unseen"])
+    assert load_routing_examples("requests") == load_routing_examples()
+    path = tmp_path / "mine.jsonl"
+    path.write_text(json.dumps({"text": "hi", "lang": "eng", "label": "chat"}) + "\n", encoding="utf-8")
+    assert [e.text for e in load_routing_examples(str(path))] == ["hi"]
+
+
+def test_decided_by_splits_accuracy_by_who_decided():
+    ex = pd.DataFrame(
+        {
+            "prompt": ["p"] * 5 + ["q"] * 2,
+            "correct": [1, 0, 1, 1, 0, 1, 1],
+            "fallback": [0, 0, 1, 1, 1, 1, 1],
+        }
+    )
+    out = decided_by(ex, ["prompt"], n_bootstrap=50).set_index(["prompt", "decided_by"])
+    assert out.loc[("p", "all"), "n"] == 5 and out.loc[("p", "all"), "accuracy"] == pytest.approx(0.6)
+    assert out.loc[("p", "model"), "n"] == 2 and out.loc[("p", "model"), "accuracy"] == pytest.approx(0.5)
+    assert out.loc[("p", "keyword fallback"), "share"] == pytest.approx(0.6)
+    assert out.loc[("p", "keyword fallback"), "accuracy"] == pytest.approx(2 / 3)
+    assert out.loc[("q", "model"), "n"] == 0 and np.isnan(out.loc[("q", "model"), "accuracy"])  # not 0
+    low, high = out.loc[("p", "keyword fallback"), ["ci_low", "ci_high"]]
+    assert 0 <= low <= 2 / 3 <= high <= 1
+    with pytest.raises(InputError, match="no column 'fallback_rate'"):
+        decided_by(ex, ["prompt"], fallback="fallback_rate")
+
+
+def test_paired_accuracy_counts_discordant_requests_and_needs_both_tests():
+    a = pd.Series([1.0] * 10 + [0.0] * 30, index=[f"r{i}" for i in range(40)])
+    b = pd.Series([1.0] * 40, index=a.index[::-1])  # another order: aligned by id
+    t = paired_accuracy(a, b, n_bootstrap=200)
+    assert (t["only_a"], t["only_b"], t["n"]) == (0, 30, 40)
+    assert t["diff"] == pytest.approx(0.75) and t["p_mcnemar"] == pytest.approx(mcnemar_exact(0, 30))
+    assert t["significant"] and t["ci_low"] > 0
+    same = paired_accuracy(a, a, n_bootstrap=200)
+    assert same["diff"] == 0 and same["p_mcnemar"] == 1.0 and not same["significant"]
+    one = a.copy()
+    one.iloc[10] = 1.0  # one request apart is never significant
+    assert not paired_accuracy(a, one, n_bootstrap=200)["significant"]
+    with pytest.raises(InputError, match="same requests"):
+        paired_accuracy(a, b.iloc[:-1])
+
+
+def _sequences() -> SequenceResults:
+    rows = []
+    for i in range(30):
+        lang = "eng" if i < 10 else "fra"
+        for path, right in (("room", i % 3 == 0), ("original", i % 3 == 0 or i >= 10), ("gold", True)):
+            for router in ("keyword", "llm"):
+                rows.append({"set": "single", "router": router, "path": path, "id": f"r{i}", "lang": lang,
+                             "sequence_accuracy": float(right or (router == "llm" and path == "room"))})  # fmt: skip
+    return SequenceResults(pd.DataFrame(), pd.DataFrame(rows))
+
+
+def test_paired_paths_tests_each_router_on_two_paths_of_the_same_requests():
+    res = _sequences()
+    out = res.paired_paths("room", "original", n_bootstrap=200).set_index("router")
+    kw, llm = out.loc["keyword"], out.loc["llm"]
+    assert (kw["only_a"], kw["only_b"], kw["n"]) == (0, 14, 30) and kw["significant"]
+    assert (llm["only_a"], llm["only_b"]) == (6, 0) and llm["mean_a"] == 1.0 and llm["diff"] == pytest.approx(-0.2)
+    french = res.paired_paths("room", "gold", langs=["fra"], n_bootstrap=200).set_index("router")
+    assert french.loc["keyword", "n"] == 20 and french.loc["keyword", "only_b"] == 14
+    with pytest.raises(InputError, match="not both run"):
+        res.paired_paths("room", "auto")
+
+
+def test_cli_route_on_the_unseen_set_splits_deciders_and_tests_paths(tmp_path, capsys):
+    out = tmp_path / "unseen.csv"
+    argv = ["eval", "route", "--model", "fake:query", "--data", "unseen", "--n", "12", "--n-bootstrap", "20"]
+    argv += ["--sets", "single", "--paths", "room,original", "--translate", "gold", "--no-progress", "--out", str(out)]
+    assert main(argv) == 0
+    text = capsys.readouterr().out
+    assert "who decided" in text and "keyword fallback" in text
+    assert "original path against the room path" in text and "p_mcnemar" in text
+    decided = pd.read_csv(tmp_path / "unseen.decided.csv")
+    assert set(decided["decided_by"]) == {"all", "model", "keyword fallback"}
+    assert decided.set_index("decided_by").loc["all", "n"] == 12
