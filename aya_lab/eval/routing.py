@@ -40,7 +40,7 @@ from aya_lab.datasets.project import ROUTING_LABELS, load_routing_examples
 from aya_lab.errors import InputError
 from aya_lab.eval.floors import MAJORITY, majority_label
 from aya_lab.eval.routing_input import Translate, route_requests, translator_prompt
-from aya_lab.eval.stats import ALPHA, bootstrap_indices, mcnemar_exact, paired_bootstrap
+from aya_lab.eval.stats import bootstrap_indices, mcnemar_exact, paired_binary
 from aya_lab.eval.stats import percentile_ci as _ci
 from aya_lab.models import load_chat_model
 from aya_lab.prompts import load_prompt
@@ -368,10 +368,7 @@ def _paired(exs: list[pd.DataFrame], labels: list[str], idx: np.ndarray) -> pd.D
     for label, ex in zip(labels[1:], exs[1:]):
         for metric, col in (("accuracy", "correct"), ("fallback_rate", "fallback")):
             a, b = base[col].to_numpy(dtype=float), ex[col].to_numpy(dtype=float)
-            test = paired_bootstrap(a, b, idx)
-            n_b = int(np.sum((a == 1) & (b == 0)))
-            n_c = int(np.sum((a == 0) & (b == 1)))
-            p_mc = mcnemar_exact(n_b, n_c)
+            test = paired_binary(a, b, idx)
             rows.append(
                 {
                     "baseline": labels[0],
@@ -384,10 +381,10 @@ def _paired(exs: list[pd.DataFrame], labels: list[str], idx: np.ndarray) -> pd.D
                     "ci_low": test["ci_low"],
                     "ci_high": test["ci_high"],
                     "p_bootstrap": test["p_value"],
-                    "b": n_b,
-                    "c": n_c,
-                    "p_mcnemar": p_mc,
-                    "significant": bool(test["p_value"] < ALPHA and p_mc < ALPHA),
+                    "b": test["only_a"],
+                    "c": test["only_b"],
+                    "p_mcnemar": test["p_mcnemar"],
+                    "significant": test["significant"],
                     "n": len(a),
                 }
             )

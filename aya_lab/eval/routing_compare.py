@@ -21,7 +21,7 @@ import numpy as np
 import pandas as pd
 
 from aya_lab.errors import InputError
-from aya_lab.eval.stats import ALPHA, bootstrap_ci, bootstrap_indices, mcnemar_exact, paired_bootstrap
+from aya_lab.eval.stats import bootstrap_ci, bootstrap_indices, paired_binary
 
 __all__ = ["DECIDERS", "decided_by", "paired_accuracy"]
 
@@ -71,9 +71,7 @@ def paired_accuracy(a: pd.Series, b: pd.Series, *, n_bootstrap: int = 1000, seed
             "rows that differ (select the same requests from both)"
         )
     x, y = a.to_numpy(dtype=float), b.reindex(a.index).to_numpy(dtype=float)
-    test = paired_bootstrap(x, y, bootstrap_indices(len(x), n_bootstrap, seed))
-    only_a, only_b = int(((x == 1) & (y == 0)).sum()), int(((x == 0) & (y == 1)).sum())
-    p_mc = mcnemar_exact(only_a, only_b)
+    test = paired_binary(x, y, bootstrap_indices(len(x), n_bootstrap, seed))
     return {
         "n": len(x),
         "mean_a": float(x.mean()),
@@ -82,8 +80,8 @@ def paired_accuracy(a: pd.Series, b: pd.Series, *, n_bootstrap: int = 1000, seed
         "ci_low": test["ci_low"],
         "ci_high": test["ci_high"],
         "p_bootstrap": test["p_value"],
-        "only_a": only_a,
-        "only_b": only_b,
-        "p_mcnemar": p_mc,
-        "significant": bool(test["p_value"] < ALPHA and p_mc < ALPHA),
+        "only_a": test["only_a"],
+        "only_b": test["only_b"],
+        "p_mcnemar": test["p_mcnemar"],
+        "significant": test["significant"],
     }

@@ -58,7 +58,7 @@ from aya_lab.errors import InputError
 from aya_lab.eval.routing import _chat_model, _load_router_prompt
 from aya_lab.eval.routing_compare import paired_accuracy
 from aya_lab.eval.routing_input import route_requests
-from aya_lab.eval.stats import bootstrap_indices, mcnemar_exact, paired_bootstrap
+from aya_lab.eval.stats import bootstrap_indices, paired_binary
 from aya_lab.eval.stats import percentile_ci as _ci
 from aya_lab.models.result import record_generations
 from aya_lab.paths import project_root
@@ -219,11 +219,11 @@ class SequenceResults:
             b = group[group["router"] == other].set_index("id")["sequence_accuracy"].reindex(a.index)
             if a.empty or b.isna().any():
                 raise InputError(f"paired: routers {baseline!r} and {other!r} were not both run on {set_name}/{path}")
-            test = paired_bootstrap(a.to_numpy(), b.to_numpy(), bootstrap_indices(len(a), n_bootstrap, seed))
-            only_a, only_b = int(((a == 1) & (b == 0)).sum()), int(((a == 0) & (b == 1)).sum())
+            t = paired_binary(a.to_numpy(), b.to_numpy(), bootstrap_indices(len(a), n_bootstrap, seed))
             rows.append(
-                {"set": set_name, "path": path, "n": len(a), baseline: a.mean(), other: b.mean(), **test,
-                 "b": only_a, "c": only_b, "p_mcnemar": mcnemar_exact(only_a, only_b)}
+                {"set": set_name, "path": path, "n": len(a), baseline: a.mean(), other: b.mean(),
+                 **{k: t[k] for k in ("diff", "ci_low", "ci_high", "p_value")},
+                 "b": t["only_a"], "c": t["only_b"], "p_mcnemar": t["p_mcnemar"]}
             )  # fmt: skip
         return pd.DataFrame(rows)
 

@@ -22,6 +22,7 @@ __all__ = [
     "bootstrap_ci",
     "paired_bootstrap",
     "mcnemar_exact",
+    "paired_binary",
     "holm",
 ]
 
@@ -124,6 +125,19 @@ def mcnemar_exact(b: int, c: int) -> float:
         return 1.0
     tail = sum(math.comb(n, k) for k in range(min(b, c) + 1)) / 2**n
     return min(1.0, 2 * tail)
+
+
+def paired_binary(a: Sequence[float], b: Sequence[float], idx: np.ndarray) -> dict[str, float]:
+    """Two paired 0/1 outcome series (e.g. correct or not per request), ``b`` against ``a``: the
+    :func:`paired_bootstrap` result (``diff``, ``ci_low``, ``ci_high``, ``p_value``), the discordant counts
+    ``only_a`` (a right, b wrong) and ``only_b``, :func:`mcnemar_exact`'s ``p_mcnemar``, and ``significant``
+    (both p-values below :data:`ALPHA`)."""
+    x, y = np.asarray(a, dtype=float), np.asarray(b, dtype=float)
+    test = paired_bootstrap(a, b, idx)
+    only_a, only_b = int(np.sum((x == 1) & (y == 0))), int(np.sum((x == 0) & (y == 1)))
+    p_mc = mcnemar_exact(only_a, only_b)
+    return {**test, "only_a": only_a, "only_b": only_b, "p_mcnemar": p_mc,
+            "significant": bool(test["p_value"] < ALPHA and p_mc < ALPHA)}  # fmt: skip
 
 
 def holm(pvalues: Sequence[float]) -> np.ndarray:

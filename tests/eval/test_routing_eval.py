@@ -326,3 +326,17 @@ def test_cli_route_with_the_loop_router_on_the_unseen_set(capsys):
     assert "unseen sequence_accuracy" in text and "parse_failure_rate" in text and "loop against multi" in text
     assert main([*argv, "--sets", "elsewhere"]) == 2
     assert "unknown set ['elsewhere']" in capsys.readouterr().err
+
+
+def test_paired_binary_counts_the_discordant_pairs_and_needs_both_tests_to_call_a_difference():
+    from aya_lab.eval.stats import bootstrap_indices, paired_binary
+
+    a = [1] * 20 + [0] * 20
+    b = [1] * 20 + [1] * 15 + [0] * 5  # b right on 15 requests a got wrong, never the reverse
+    t = paired_binary(a, b, bootstrap_indices(40, 500, 0))
+    assert (t["only_a"], t["only_b"]) == (0, 15)
+    assert t["diff"] == pytest.approx(15 / 40)
+    assert t["p_mcnemar"] == pytest.approx(mcnemar_exact(0, 15)) and t["p_mcnemar"] < 0.05
+    assert t["significant"] and t["ci_low"] > 0
+    same = paired_binary(a, a, bootstrap_indices(40, 500, 0))
+    assert (same["only_a"], same["only_b"], same["p_mcnemar"], same["significant"]) == (0, 0, 1.0, False)
