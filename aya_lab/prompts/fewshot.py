@@ -20,7 +20,7 @@ from aya_lab.paths import fewshot_pools_dir
 from aya_lab.prompts.errors import PromptError
 from aya_lab.settings import settings
 
-__all__ = ["ExamplesSpec", "fewshot_dir", "load_pool", "pool_hash", "pool_keys"]
+__all__ = ["ExamplesSpec", "fewshot_dir", "load_pool", "pool_hash", "pool_keys", "spec_keys", "spec_records"]
 
 
 class ExamplesSpec(BaseModel):
@@ -30,7 +30,9 @@ class ExamplesSpec(BaseModel):
     template over the render values, e.g. ``{source: "{source_code}"}``; other fields are looked up in
     the record by their own name) or, failing that, from the render values. The first ``k`` records
     that have every needed key (non-empty) and do not repeat a render value are used, in file order;
-    fewer than ``min`` is an error naming the pool and the fix.
+    fewer than ``min`` is an error naming the pool and the fix. ``records`` given inline (built at run
+    time, e.g. from a test set's dev split, which must not be copied into the repository) replace the
+    pool file; ``pool`` then only labels them, and the records are part of the prompt's content hash.
     """
 
     model_config = ConfigDict(extra="forbid", frozen=True)
@@ -41,6 +43,7 @@ class ExamplesSpec(BaseModel):
     template: str
     keys: dict[str, str] = Field(default_factory=dict)
     separator: str = "\n"
+    records: tuple[dict[str, str], ...] | None = None
 
 
 def fewshot_dir() -> Path:
@@ -83,3 +86,17 @@ def pool_hash(name: str) -> str:
     """A short hash of pool ``name``'s file bytes (``"missing"`` when there is no such file)."""
     path = fewshot_dir() / f"{name}.yaml"
     return hashlib.sha256(path.read_bytes()).hexdigest()[:16] if path.is_file() else "missing"
+
+
+def spec_records(spec: ExamplesSpec) -> list[dict[str, str]]:
+    """The records ``spec`` draws from: its inline ``records``, else its pool file's."""
+    if spec.records is not None:
+        return [dict(r) for r in spec.records]
+    return load_pool(spec.pool)
+
+
+def spec_keys(spec: ExamplesSpec) -> set[str]:
+    """Every key used by a record ``spec`` draws from (empty when its pool is missing or malformed)."""
+    if spec.records is not None:
+        return {k for r in spec.records for k in r}
+    return pool_keys(spec.pool)

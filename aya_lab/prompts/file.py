@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+from collections.abc import Mapping, Sequence
 from typing import Any, Literal
 
 from langchain_core.messages import BaseMessage
@@ -18,7 +19,7 @@ from langchain_core.prompts import ChatPromptTemplate
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 from aya_lab.prompts.errors import PromptError
-from aya_lab.prompts.fewshot import ExamplesSpec, pool_hash, pool_keys
+from aya_lab.prompts.fewshot import ExamplesSpec, pool_hash, spec_keys
 from aya_lab.prompts.render import render_messages, spotlit, template_fields
 
 __all__ = ["PromptFile", "SpotlitChatTemplate"]
@@ -74,7 +75,7 @@ class PromptFile(BaseModel):
         fields = template_fields(self.system or "") | template_fields(self.user)
         if self.examples is not None:
             fields.discard("examples")
-            from_records = set(self.examples.keys) | pool_keys(self.examples.pool)
+            from_records = set(self.examples.keys) | spec_keys(self.examples)
             fields |= {f for f in template_fields(self.examples.template) if f not in from_records}
             fields |= {f for key in self.examples.keys.values() for f in template_fields(key)}
         return fields
@@ -85,10 +86,21 @@ class PromptFile(BaseModel):
         for name, default in (("format", "chat"), ("examples", None), ("stop", None), ("untrusted", [])):
             if data[name] == default:  # fields added later: absent while at their default, so old hashes hold
                 del data[name]
-        if self.examples is not None:
+        if self.examples is not None and self.examples.records is None:
+            del data["examples"]["records"]  # absent while unused, so the hashes of pool prompts hold
             data["pool_sha256"] = pool_hash(self.examples.pool)
         payload = json.dumps(data, sort_keys=True, ensure_ascii=False)
         return hashlib.sha256(payload.encode()).hexdigest()[:16]
+
+    def with_examples(self, records: Sequence[Mapping[str, str]], label: str, k: int) -> PromptFile:
+        """This completion prompt drawing ``k`` examples (every one required) from ``records`` instead of its
+        pool file, named ``<variant>+<label>``; the records enter :attr:`content_hash`. ``k=0`` with no
+        records is the zero-shot prompt. Raises :class:`PromptError` for a prompt without examples."""
+        if self.examples is None:
+            raise PromptError(f"prompt {self.name!r} takes no examples; use a completion prompt with examples:")
+        rows = tuple({str(key): str(v) for key, v in r.items()} for r in records)
+        spec = ExamplesSpec(**{**self.examples.model_dump(), "pool": label, "k": max(k, 1), "min": k, "records": rows})
+        return self.model_copy(update={"examples": spec, "variant": f"{self.variant}+{label}"})
 
     def chat_template(self) -> ChatPromptTemplate:
         """A LangChain template (composes with ``| model``; defaults partially applied) that renders what

@@ -20,7 +20,7 @@ from pydantic import ValidationError
 
 from aya_lab.paths import prompts_dir
 from aya_lab.prompts.errors import PromptError
-from aya_lab.prompts.fewshot import load_pool
+from aya_lab.prompts.fewshot import spec_records
 from aya_lab.prompts.file import PromptFile
 
 __all__ = ["PromptChoice", "choose_prompt", "fit_prompt", "list_variants", "load_prompt", "variant_names"]
@@ -110,7 +110,7 @@ def _load(path: str, mtime: int) -> PromptFile:
         where = ".".join(str(x) for x in err["loc"])
         raise PromptError(f"prompt file {p}: {where or 'format'}: {err['msg']}") from None
     if prompt.examples is not None:
-        load_pool(prompt.examples.pool)  # fail at load, naming the pool, not at the first render
+        spec_records(prompt.examples)  # fail at load, naming the pool, not at the first render
     return prompt
 
 

@@ -20,7 +20,7 @@ from langchain_core.messages import BaseMessage, HumanMessage, SystemMessage
 
 from aya_lab.prompts.completion import COMPLETION_KEY
 from aya_lab.prompts.errors import PromptError
-from aya_lab.prompts.fewshot import fewshot_dir, load_pool, pool_keys
+from aya_lab.prompts.fewshot import fewshot_dir, spec_keys, spec_records
 from aya_lab.spotlight import delimiter_tags, spotlight_value
 
 if TYPE_CHECKING:  # the prompt file renders itself through this module
@@ -37,7 +37,7 @@ def template_fields(text: str) -> set[str]:
 def render_messages(prompt: PromptFile, values: dict[str, Any]) -> list[BaseMessage]:
     """What :meth:`PromptFile.render` returns for ``values`` (see the module docstring)."""
     if prompt.examples is not None:
-        load_pool(prompt.examples.pool)  # a missing pool is named before any variable
+        spec_records(prompt.examples)  # a missing pool is named before any variable
     merged = {**prompt.defaults, **values}
     missing = sorted(prompt.variables - set(merged))
     if missing:
@@ -78,12 +78,12 @@ def examples_block(prompt: PromptFile, values: dict[str, Any]) -> str:
     """
     spec = prompt.examples
     assert spec is not None
-    keys_in_pool = pool_keys(spec.pool)
+    keys_in_pool = spec_keys(spec)
     record_keys = {f: f for f in template_fields(spec.template) if f in keys_in_pool}
     record_keys.update({f: key.format(**values) for f, key in spec.keys.items()})
     taken = {str(v).strip() for v in values.values() if str(v).strip()}
     chosen = []
-    for record in load_pool(spec.pool):
+    for record in spec_records(spec):
         texts = {f: str(record.get(k) or "").strip() for f, k in record_keys.items()}
         if all(texts.values()) and not taken & set(texts.values()):
             chosen.append(spec.template.format(**{**values, **texts}))
@@ -94,6 +94,11 @@ def examples_block(prompt: PromptFile, values: dict[str, Any]) -> str:
         wanted = ", ".join(sorted(set(record_keys.values())))
         raise PromptError(
             f"prompt {prompt.name!r} needs {need} examples with {wanted} from pool {spec.pool!r} but found "
-            f"{len(chosen)}; add records with those keys to {fewshot_dir() / (spec.pool + '.yaml')}"
+            f"{len(chosen)}; add records with those keys to "
+            + (
+                f"its inline records ({spec.pool})"
+                if spec.records is not None
+                else str(fewshot_dir() / f"{spec.pool}.yaml")
+            )
         )
     return "".join(example + spec.separator for example in chosen)
