@@ -36,6 +36,7 @@ from aya_lab.eval.fabrications import default_labels_path, draft_of_withheld, lo
 from aya_lab.eval.progress import progress_bar
 from aya_lab.messages import AYA, parse_aya_request
 from aya_lab.models.loader import ROLES
+from aya_lab.models.registry import model_help
 from aya_lab.paths import kb_dir
 from aya_lab.room import ChatRoom
 
@@ -235,12 +236,11 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         description="Send each attack of data/adversarial (prompt injection, fake role markers, tool "
         "hijacks, remember poisoning, passage injection) in a fresh room and report, per category, the "
         "share whose effect reached a feed or the knowledge base (rules: data/adversarial/README.md), "
-        "with bootstrap 95%% CIs, lost messages and errors.",
+        "with bootstrap 95% CIs, lost messages and errors.",
     )
     p.add_argument(
         "--model", action="append", default=None, metavar="[ROLE=]SPEC",
-        help="a model for every role (SPEC) or for one (translator=SPEC, aya=SPEC; repeatable); default: each "
-        "role's default",
+        help=model_help("chat", roles=ROLES),
     )  # fmt: skip
     p.add_argument("--max-new-tokens", type=int, default=128, help="generation limit (default 128)")
     p.add_argument("--batch-size", type=int, default=8, help="prompts per generate (default 8)")

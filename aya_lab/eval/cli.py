@@ -41,7 +41,7 @@ from aya_lab.eval.routing_sequences import check_sequence_options, evaluate_sequ
 from aya_lab.eval.summarization import evaluate_summarizers
 from aya_lab.eval.translation.evaluate import evaluate_translation
 from aya_lab.eval.translation.results import Results, compare
-from aya_lab.eval.translation.specs import floor_kinds, model_options, parse_system, resolve_system, system_help
+from aya_lab.eval.translation.specs import model_options, parse_system, resolve_system, system_help, system_option_help
 from aya_lab.eval.translation.systems import prompt_notes
 from aya_lab.prompts import load_prompt
 
@@ -264,9 +264,7 @@ def register_eval(subparsers: argparse._SubParsersAction) -> None:
         action="append",
         default=[],
         metavar="SPEC",
-        help=f"system spec (repeatable), optionally NAME=SPEC: a floor ({', '.join(floor_kinds())}), any model "
-        "spec (gemma3-270m, smollm2@strict+ctx3, hf:PATH, seq2seq:PATH, BASE+lora:PATH) or pivot:SPEC "
-        "(grammar below; default: the translator --model with the baseline prompt)",
+        help=system_option_help(),
     )
     p.add_argument(
         "--dataset",

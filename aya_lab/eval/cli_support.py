@@ -24,7 +24,8 @@ from aya_lab.models import load_chat_model
 from aya_lab.models.engine import executor_from_env
 from aya_lab.models.executor import ENGINES, use_executor
 from aya_lab.models.loader import default_role_models, parse_role_models
-from aya_lab.models.registry import spec_summary
+from aya_lab.models.registry import model_help
+from aya_lab.settings import ROLES
 
 __all__ = [
     "NOTEBOOK_DEFAULTS",
@@ -106,9 +107,7 @@ def add_run_options(p: argparse.ArgumentParser, command: str, *, out_help: str) 
         action="append",
         default=None,
         metavar="[ROLE=]SPEC",
-        help="a model for every role (SPEC) or for one (translator=SPEC, aya=SPEC; repeatable); SPEC: "
-        f"{spec_summary()}; default: each role's measured default (translator gemma3-270m, aya smollm2), "
-        "$AYA_LAB_MODEL_<ROLE> or $AYA_LAB_MODEL",
+        help=model_help("any" if command == "translate" else "chat", roles=ROLES),
     )
     p.add_argument(
         "--max-new-tokens",

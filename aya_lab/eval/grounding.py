@@ -194,7 +194,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         "grounding",
         help="score the fact check of answers and the copy check of summaries (no model)",
         description="Check the hand-written drafts of data/adversarial/drafts.jsonl against their passages "
-        "and report the share of fabricated drafts delivered and of honest drafts withheld (bootstrap 95%% "
+        "and report the share of fabricated drafts delivered and of honest drafts withheld (bootstrap 95% "
         "CIs), the withheld share of honest proxy answers on data/rag, and the copy measure on data/transcripts.",
     )
     p.add_argument("--data", default=None, help="a drafts JSONL file (default: data/adversarial/drafts.jsonl)")

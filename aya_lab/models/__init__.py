@@ -1,13 +1,31 @@
 """Models named by spec strings: ``smollm2``, ``hf:...``, ``seq2seq:...``, ``fake:...`` (tests).
 
-Imports of torch/transformers are deferred until a real model is loaded.
+The names below are imported from their modules on first use (PEP 562), not with the package, so that
+:mod:`~.registry` (the spec grammar, which every ``--model`` help is generated from) is importable without
+the model stack (LangChain, torch); imports of torch/transformers are further deferred until a real model
+is loaded.
 """
 
-from aya_lab.models.base import GenerationRecord, GenerationResult, LocalChatModel, record_generations
-from aya_lab.models.cache import CacheCorruptError, CacheMissError, GenerationCache
-from aya_lab.models.errors import ModelInputError, ModelNotFoundError, ModelSpecError, NoChatTemplateError
-from aya_lab.models.loader import DEFAULT_SPEC, default_model_spec, load_chat_model, load_model, parse_spec
-from aya_lab.models.settings import GenerationSettings
+from __future__ import annotations
+
+import importlib
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from aya_lab.models.base import GenerationRecord, GenerationResult, LocalChatModel, record_generations
+    from aya_lab.models.cache import CacheCorruptError, CacheMissError, GenerationCache
+    from aya_lab.models.errors import ModelInputError, ModelNotFoundError, ModelSpecError, NoChatTemplateError
+    from aya_lab.models.loader import DEFAULT_SPEC, default_model_spec, load_chat_model, load_model, parse_spec
+    from aya_lab.models.settings import GenerationSettings
+
+_HOMES: dict[str, tuple[str, ...]] = {
+    "aya_lab.models.base": ("GenerationRecord", "GenerationResult", "LocalChatModel", "record_generations"),
+    "aya_lab.models.cache": ("CacheCorruptError", "CacheMissError", "GenerationCache"),
+    "aya_lab.models.errors": ("ModelInputError", "ModelNotFoundError", "ModelSpecError", "NoChatTemplateError"),
+    "aya_lab.models.loader": ("DEFAULT_SPEC", "default_model_spec", "load_chat_model", "load_model", "parse_spec"),
+    "aya_lab.models.settings": ("GenerationSettings",),
+}
+_HOME = {name: module for module, names in _HOMES.items() for name in names}
 
 __all__ = [
     "DEFAULT_SPEC",
@@ -28,3 +46,9 @@ __all__ = [
     "parse_spec",
     "record_generations",
 ]
+
+
+def __getattr__(name: str) -> object:
+    if name in _HOME:
+        return getattr(importlib.import_module(_HOME[name]), name)
+    raise AttributeError(f"module 'aya_lab.models' has no attribute {name!r}")

@@ -6,9 +6,14 @@ applies and how it translates (``prompt``: a causal LM driven by a prompt file; 
 called directly). :func:`parse_spec` is the single validator of spec strings; everything that takes a
 model takes it through here: ``--model`` on every command, the room's roles, ``aya-lab tune``, and the
 translation systems of ``aya-lab eval translate --system`` (which accept every spec parsed here, plus
-their own floors). :func:`spec_forms` and :func:`spec_help` generate the accepted forms for help texts
-and for the one-line error an unknown spec gets, so a kind added to :data:`MODEL_KINDS` (and built in
-:mod:`aya_lab.models.loader`) shows up everywhere at once.
+their own floors). :func:`model_help` (the help of every ``--model`` option), :func:`spec_forms` and
+:func:`spec_help` generate the accepted forms for help texts and for the one-line error an unknown spec
+gets, so a kind added to :data:`MODEL_KINDS` (and built in :mod:`aya_lab.models.loader`) shows up
+everywhere at once. What a command does with its model (:data:`USES`: any kind, a chat model, a model
+to train) decides which kinds it takes; :meth:`ModelKind.refusal` says why a kind is not taken.
+
+This module imports no model stack (only the embedded models' names and the settings' role defaults), so
+the CLI builds its parsers from it without importing LangChain or torch.
 
 Modifiers, on any kind that allows them: ``SPEC~ENGINE`` (``~llama.cpp`` or ``~transformers``) and
 ``BASE+lora:PATH`` (a LoRA adapter folder on a causal LM).
@@ -17,10 +22,13 @@ Modifiers, on any kind that allows them: ``SPEC~ENGINE`` (``~llama.cpp`` or ``~t
 from __future__ import annotations
 
 import difflib
+from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import Literal, get_args
 
 from aya_lab.models.embedded import EMBEDDED
 from aya_lab.models.errors import ModelSpecError
+from aya_lab.settings import DEFAULT_ROLE_SPECS, variables
 
 __all__ = [
     "ENGINES",
@@ -28,15 +36,21 @@ __all__ = [
     "MODEL_KINDS",
     "ModelKind",
     "ModelSpec",
+    "USES",
+    "Use",
+    "model_help",
     "parse_spec",
     "spec_forms",
     "spec_help",
-    "spec_summary",
     "unknown_spec_hint",
 ]
 
 ENGINES = ("llama.cpp", "transformers")
 LORA_MARK = "+lora:"
+Use = Literal["any", "chat", "train"]
+USES: tuple[str, ...] = get_args(Use)
+"""What a command does with the model it is given: ``any`` kind (``eval translate``: a seq2seq model is a
+system too), a ``chat`` model (the room's roles and the agents), or a base to ``train`` (``aya-lab tune``)."""
 
 
 @dataclass(frozen=True)
@@ -58,6 +72,19 @@ class ModelKind:
     adapters: bool = True
     prefixed: bool = True
     tests_only: bool = False
+
+    def refusal(self, use: Use) -> str | None:
+        """Why a command that uses its model as ``use`` cannot take this kind (``None``: it can), as the
+        end of ``"<form> models ..."``."""
+        if use not in USES:
+            raise ValueError(f"unknown model use {use!r}; one of {', '.join(USES)}")
+        if use == "chat" and self.translates != "prompt":
+            return "are NMT models, not chat models (eval translate takes them as systems)"
+        if use == "train" and (self.translates != "prompt" or self.tests_only):
+            return "are not causal LMs"
+        if use == "train" and "transformers" not in self.engines:
+            return "run on llama.cpp only, which cannot train"
+        return None
 
 
 def _embedded_kind(name: str) -> ModelKind:
@@ -97,9 +124,33 @@ def spec_forms(*, tests: bool = True) -> list[str]:
     return [k.form for k in MODEL_KINDS.values() if tests or not k.tests_only]
 
 
-def spec_summary() -> str:
-    """One line of the forms, for ``--model`` help: ``smollm2, gemma3-270m, ... (SPEC~ENGINE, BASE+lora:PATH)``."""
-    return f"{', '.join(spec_forms(tests=False))} (also SPEC~ENGINE, BASE+lora:PATH)"
+def model_help(use: Use = "chat", *, roles: Sequence[str] = (), what: str = "model spec") -> str:
+    """The help of a ``--model`` option, generated from :data:`MODEL_KINDS`: every kind the command takes
+    (embedded names first) with the modifiers that apply, and every kind it does not take with the reason.
+    With ``roles``: the ``ROLE=SPEC`` form and each role's default (:data:`~aya_lab.settings.DEFAULT_ROLE_SPECS`,
+    what the loader falls back to) with the environment variables over it; without, ``what`` the spec is.
+    Test-only kinds are left out."""
+    kinds = [k for k in MODEL_KINDS.values() if not k.tests_only]
+    taken = [k for k in kinds if k.refusal(use) is None]
+    embedded = [k.form for k in taken if not k.prefixed]
+    forms = [f"{', '.join(embedded)} (embedded)"] if embedded else []
+    text = ", ".join(forms + [k.form for k in taken if k.prefixed])
+    if use == "train":
+        text += " (trained on transformers; name a base, not an adapter spec)"
+    else:
+        text += f"; also SPEC~ENGINE ({', '.join('~' + e for e in ENGINES)}) and BASE{LORA_MARK}PATH (a LoRA adapter)"
+    refused = [f"{k.form} models {k.refusal(use)}" for k in kinds if k.refusal(use) is not None]
+    text += f"; not taken here: {'; '.join(refused)}" if refused else ""
+    if not roles:
+        return f"{what}: {text}"
+    env = {field: name for name, field in variables().items()}
+    defaults = ", ".join(f"{role}={DEFAULT_ROLE_SPECS[role]}" for role in roles)
+    own = ", ".join(env[f"model_{role}"] for role in roles)
+    return (
+        f"{what} for every role, or ROLE=SPEC for one (roles: {', '.join(roles)}); repeatable, e.g. --model "
+        f"{roles[0]}={DEFAULT_ROLE_SPECS[roles[-1]]}. SPEC: {text}. Default: each role's own ({defaults}); "
+        f"{env['model']} sets every role, {own} one each"
+    )
 
 
 def spec_help(indent: str = "  ") -> str:

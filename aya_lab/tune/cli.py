@@ -10,6 +10,7 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
+from aya_lab.models.registry import model_help
 from aya_lab.tune.config import QUICK_STEPS, TuneConfig
 from aya_lab.tune.examples import TASKS
 from aya_lab.tune.train import train_adapter
@@ -47,7 +48,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     d = _DEFAULTS
     p = sub.add_parser("tune", help=HELP, description=HELP)
     p.add_argument("task", choices=TASKS, help="what the adapter learns")
-    p.add_argument("--model", required=True, help="base model spec, e.g. smollm2, gemma3-270m or hf:PATH")
+    p.add_argument("--model", required=True, help=model_help("train", what="the base model to train"))
     p.add_argument(
         "--data", required=True,
         help="translate: files:SRC.txt,REF.txt or a registered set's train split (mafand); summarize-onecall: "

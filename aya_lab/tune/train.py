@@ -37,6 +37,7 @@ from aya_lab.models.adapter import CARD_FILE, read_adapter
 from aya_lab.models.device import pick_device
 from aya_lab.models.embedded import EMBEDDED
 from aya_lab.models.errors import AdapterError
+from aya_lab.models.registry import MODEL_KINDS
 from aya_lab.tune.batches import Tokenized, answer_loss, batch_rows, collate, split_indices, tokenize
 from aya_lab.tune.card import remove_partials, save_adapter
 from aya_lab.tune.checkpoint import Checkpoint, RunCheckpoints, checkpoint_folder
@@ -65,12 +66,10 @@ def training_spec(spec: str) -> tuple[str, str]:
     parsed = parse_spec(spec)
     if parsed.adapter:
         raise TuneError(f"train from a base model, not from the adapter spec {spec!r}; drop its +lora:... part")
-    if parsed.kind in ("fake", "seq2seq", "gguf"):
-        why = "run on llama.cpp only, which cannot train" if parsed.kind == "gguf" else "are not causal LMs"
-        raise TuneError(
-            f"cannot train on {spec!r}: {parsed.kind}: models {why}; use an embedded model ({', '.join(EMBEDDED)}) "
-            "or an hf: checkpoint"
-        )
+    why = parsed.model_kind.refusal("train")  # the registry says which kinds train (the --model help too)
+    if why is not None:
+        takes = ", ".join(k.form for k in MODEL_KINDS.values() if not k.tests_only and k.refusal("train") is None)
+        raise TuneError(f"cannot train on {spec!r}: {parsed.kind}: models {why}; use one of {takes}")
     if parsed.engine == "llama.cpp":
         raise TuneError(f"training runs on transformers; drop ~llama.cpp from {spec!r}")
     base = spec.strip().removesuffix("~transformers")

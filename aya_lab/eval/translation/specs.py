@@ -14,8 +14,8 @@ its own, so a kind added there is a system at once. A model that translates by p
 
 ``NAME=SPEC`` names any of them. :func:`parse_system` checks a spec without loading anything (the CLI
 checks every ``--system`` before the first model loads); :func:`resolve_system` builds the system.
-:func:`system_help` (the ``--system`` help) and the one-line error for an unknown spec are generated
-from both registries.
+:func:`system_option_help` and :func:`system_help` (the ``--system`` help and its grammar) and the
+one-line error for an unknown spec are generated from both registries.
 """
 
 from __future__ import annotations
@@ -49,6 +49,7 @@ __all__ = [
     "register_system_kind",
     "resolve_system",
     "system_help",
+    "system_option_help",
     "system_kinds",
 ]
 
@@ -219,6 +220,18 @@ def resolve_system(spec: str | TranslationSystem) -> TranslationSystem:
     if not isinstance(spec, str):
         return spec
     return build_system(parse_system(spec))
+
+
+def system_option_help() -> str:
+    """The one-line ``--system`` help, generated from both registries: the floors, every model form, the
+    wrappers (``pivot:SPEC``)."""
+    models = ", ".join(spec_forms(tests=False))
+    wrappers = " or ".join(k.form for k in _KINDS.values() if not k.floor)
+    return (
+        f"system spec (repeatable), optionally NAME=SPEC: a floor ({', '.join(floor_kinds())}), a model ({models}; "
+        f"MODEL[@VARIANT][+ctxK] where it takes a prompt, ~ENGINE, BASE+lora:PATH) or {wrappers} (grammar "
+        "below; default: the translator --model with the baseline prompt)"
+    )
 
 
 def system_help() -> str:
