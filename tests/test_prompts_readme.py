@@ -55,7 +55,8 @@ def test_the_documented_hash_recipe_matches_the_code(text):
             for key, default in (("format", "chat"), ("examples", None), ("stop", None), ("untrusted", [])):
                 if data[key] == default:
                     del data[key]
-            if prompt.examples is not None:
+            if prompt.examples is not None and prompt.examples.records is None:
+                del data["examples"]["records"]
                 pool = fewshot_dir() / f"{prompt.examples.pool}.yaml"
                 data["pool_sha256"] = hashlib.sha256(pool.read_bytes()).hexdigest()[:16]
             payload = json.dumps(data, sort_keys=True, ensure_ascii=False).encode()
