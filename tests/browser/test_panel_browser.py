@@ -44,6 +44,11 @@ _SCROLL_TO_PANEL_JS = """
 const cell = document.querySelector('.aya-feed').closest('.jp-Cell');
 (cell.previousElementSibling || cell).scrollIntoView({block: 'start'});
 """
+_CELLS_STARTED_JS = """
+return Array.from(document.querySelectorAll('.jp-CodeCell .jp-InputPrompt'))
+  .some(p => /\\[(\\*|\\d+)\\]/.test(p.textContent));
+"""
+RUN_ALL_ATTEMPTS, RUN_ALL_START_S = 3, 60
 _TRACEBACKS_JS = """
 return Array.from(document.querySelectorAll('.jp-OutputArea-output'))
   .map(o => o.textContent).filter(t => t.includes('Traceback (most recent call last)'));
@@ -96,8 +101,15 @@ def run_all_cells(driver: Any) -> None:
     poll("the notebook's kernel", PAGE_TIMEOUT_S, lambda: kernel_idle(driver))
     for tab in driver.find_elements("css selector", ".jp-SideBar.jp-mod-left .lm-TabBar-tab.lm-mod-current"):
         tab.click()
-    click_labelled(driver, ".lm-MenuBar-item", "Run")
-    click_labelled(driver, ".lm-Menu-item[data-type='command']", "Run All Cells")
+    for _attempt in range(RUN_ALL_ATTEMPTS):  # a menu click can be lost while the page is busy (CI, 2026-12-02)
+        click_labelled(driver, ".lm-MenuBar-item", "Run")
+        click_labelled(driver, ".lm-Menu-item[data-type='command']", "Run All Cells")
+        deadline = time.monotonic() + RUN_ALL_START_S
+        while time.monotonic() < deadline:
+            if driver.execute_script(_CELLS_STARTED_JS):
+                return
+            time.sleep(1)
+    pytest.fail(f"Run All Cells started no cell of {NOTEBOOK} in {RUN_ALL_ATTEMPTS} tries")
 
 
 def wait_for_panel(driver: Any, lab: Any) -> dict[str, list[tuple[str, str]]]:
