@@ -82,9 +82,11 @@ def held_apart_examples(
     rng = random.Random(f"{dataset}:{data.tgt}:{seed}")
     rng.shuffle(rows)
     chosen: list[int] = []
+    used: set[str] = set()  # documents that gave an example already
     for i in rows:
-        if not doc_ids[i] or doc_ids[i] not in {doc_ids[j] for j in chosen}:
+        if not doc_ids[i] or doc_ids[i] not in used:
             chosen.append(i)
+            used.add(doc_ids[i])
         if len(chosen) == k:
             break
     if len(chosen) < k:
