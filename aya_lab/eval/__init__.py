@@ -6,12 +6,13 @@ Translation: ``evaluate_translation(systems, dataset, pairs, n)`` (options as ke
 ``compare``); model-backed systems ``PromptSystem`` / ``Seq2SeqSystem`` (spec strings
 ``smollm2@strict+ctx3``, ``seq2seq:PATH``);
 ``sweep_translation`` runs prompt variants. Summarizers: ``evaluate_summarizers`` ->
-``SummarizerResults``. Routing: ``evaluate_routing`` / ``sweep_routing``. Data sets live in
-:mod:`aya_lab.datasets`.
+``SummarizerResults`` (``combine_summarizer_runs`` joins runs on different models). Routing:
+``evaluate_routing`` / ``sweep_routing``. Data sets live in :mod:`aya_lab.datasets`.
 """
 
 from aya_lab.eval.routing import RoutingResults, RoutingSweep, evaluate_routing, sweep_routing
 from aya_lab.eval.summarization import SummarizerResults, evaluate_summarizers
+from aya_lab.eval.summarization_compare import combine_summarizer_runs
 from aya_lab.eval.translation import (
     CopySystem,
     EvalConfig,
@@ -41,6 +42,7 @@ __all__ = [
     "compare",
     "evaluate_routing",
     "evaluate_summarizers",
+    "combine_summarizer_runs",
     "evaluate_translation",
     "register_system_kind",
     "resolve_system",

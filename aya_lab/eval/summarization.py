@@ -271,23 +271,27 @@ def evaluate_summarizers(
     per = pd.DataFrame(rows)
     sigs = {v: _signature(s, model) for v, s in summarizers.items()}
     dataset_id = "transcripts" if transcripts is None else "transcripts:custom"
-    idx = bootstrap_indices(len(items), n_bootstrap, seed)
-    df = _aggregate(per, variants, idx, sigs, dataset_id, n_bootstrap)
+    return scored_results(
+        per, variants, [t.id for t in items], sigs, dataset_id, n_bootstrap=n_bootstrap, seed=seed,
+        translate_requests=translate_requests, model=getattr(model, "spec", "?"),
+        translator_prompt=translator.prompt_choice.as_meta() if translate_requests else {},
+    )  # fmt: skip
+
+
+def scored_results(
+    per: pd.DataFrame, variants: list[str], ids: list[Any], sigs: dict, dataset_id: str, *, n_bootstrap: int,
+    seed: int, **meta: Any,
+) -> SummarizerResults:  # fmt: skip
+    """:class:`SummarizerResults` from scored rows ``per`` (transcript x variant) of transcripts ``ids``:
+    aggregates and paired tests of every variant against ``variants[0]`` over one set of seeded
+    resamples; ``meta`` adds to the results' metadata."""
+    idx = bootstrap_indices(len(ids), n_bootstrap, seed)
+    df = aggregate_variants(per, variants, idx, sigs, dataset_id, n_bootstrap)
     meta = {
-        "kind": "summarization",
-        "variants": variants,
-        "baseline": variants[0],
-        "n": len(items),
-        "transcript_ids": [t.id for t in items],
-        "dataset_id": dataset_id,
-        "translate_requests": translate_requests,
-        "n_bootstrap": n_bootstrap,
-        "seed": seed,
-        "model": getattr(model, "spec", "?"),
-        "signatures": sigs,
-        "translator_prompt": translator.prompt_choice.as_meta() if translate_requests else {},
-        "sacrebleu_version": sacrebleu.__version__,
-    }
+        "kind": "summarization", "variants": variants, "baseline": variants[0], "n": len(ids), "transcript_ids": ids,
+        "dataset_id": dataset_id, "n_bootstrap": n_bootstrap, "seed": seed, "signatures": sigs,
+        "sacrebleu_version": sacrebleu.__version__, **meta,
+    }  # fmt: skip
     return SummarizerResults(df, per, paired_table(per, variants, idx, SUMMARY_METRICS), meta)
 
 
@@ -368,9 +372,10 @@ def _corpus_chrf_row(sub: pd.DataFrame, base: dict, n_bootstrap: int) -> dict:
 _NA_REF = "n/a: no reference summaries"
 
 
-def _aggregate(
+def aggregate_variants(
     per: pd.DataFrame, variants: list[str], idx: np.ndarray, sigs: dict, dataset_id: str, n_bootstrap: int
 ) -> pd.DataFrame:
+    """``df`` of :class:`SummarizerResults`: per variant and metric the mean and its CI over resamples ``idx``."""
     out = []
     for v in variants:
         sub = per[per["variant"] == v].reset_index(drop=True)
