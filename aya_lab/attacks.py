@@ -240,7 +240,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     )
     p.add_argument(
         "--model", action="append", default=None, metavar="[ROLE=]SPEC",
-        help=model_help("chat", roles=ROLES),
+        help=model_help("chat", roles=ROLES, directions=True),
     )  # fmt: skip
     p.add_argument("--max-new-tokens", type=int, default=128, help="generation limit (default 128)")
     p.add_argument("--batch-size", type=int, default=8, help="prompts per generate (default 8)")

@@ -93,13 +93,17 @@ def _add_room_commands(sub: Any, name: str) -> None:
     if name == "demo":
         p = sub.add_parser("demo", help="play a scripted multilingual conversation with Aya and print the feeds")
         p.add_argument("--room", default="runs/demo.sqlite", help="room file (recreated)")
-        p.add_argument("--model", action="append", metavar="[ROLE=]SPEC", help=model_help("chat", roles=ROLES))
+        p.add_argument(
+            "--model", action="append", metavar="[ROLE=]SPEC", help=model_help("chat", roles=ROLES, directions=True)
+        )
         p.add_argument("--max-new-tokens", type=int, default=64)
         p.set_defaults(func=lazy("aya_lab.room_cli:cmd_demo"))
     elif name == "chat":
         p = sub.add_parser("chat", help="interactive room REPL (/as NAME, /feed NAME, /graph, /quit)")
         p.add_argument("room", help="room file (created if missing)")
-        p.add_argument("--model", action="append", metavar="[ROLE=]SPEC", help=model_help("chat", roles=ROLES))
+        p.add_argument(
+            "--model", action="append", metavar="[ROLE=]SPEC", help=model_help("chat", roles=ROLES, directions=True)
+        )
         p.add_argument("--user", action="append", metavar="NAME:LANG", help="add a user (repeatable)")
         p.add_argument("--memory-policy", default=None, metavar="POLICY", help=_POLICY_HELP)
         p.add_argument(

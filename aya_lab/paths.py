@@ -6,7 +6,7 @@ from pathlib import Path
 
 from aya_lab.settings import settings
 
-__all__ = ["cache_dir", "data_dir", "fewshot_pools_dir", "kb_dir", "project_root", "prompts_dir"]
+__all__ = ["adapters_dir", "cache_dir", "data_dir", "fewshot_pools_dir", "kb_dir", "project_root", "prompts_dir"]
 
 
 def cache_dir() -> Path:
@@ -48,3 +48,8 @@ def kb_dir() -> Path:
 def fewshot_pools_dir() -> Path:
     """The few-shot example pools of completion prompts (``data/fewshot``)."""
     return _resource("data/fewshot")
+
+
+def adapters_dir() -> Path:
+    """The LoRA adapters the project trained and measured (``data/adapters``)."""
+    return _resource("data/adapters")

@@ -37,6 +37,7 @@ __all__ = [
     "configure",
     "reset_settings",
     "settings",
+    "DEFAULT_DIRECTION_ADAPTERS",
     "DEFAULT_ROLE_SPECS",
     "ROLES",
     "settings_table",
@@ -50,6 +51,14 @@ DEFAULT_ROLE_SPECS: Mapping[str, str] = {"translator": "gemma3-270m", "aya": "sm
 """Each role's default model spec, chosen by ``benchmarks/measure_roles.py`` (docs/MODELS.md, "A model per
 role"): the one source of truth for the loader, ``ChatRoom.open``, the demo, the CLI's help texts and the
 settings table."""
+
+DEFAULT_DIRECTION_ADAPTERS: Mapping[str, tuple[str, str]] = {
+    "swh-eng": ("gemma3-270m", "gemma3-270m-swh-eng/step-050"),
+}
+"""Translation directions with a measured adapter: ``pair -> (base spec, folder under data/adapters)``.
+Listed only when notebook 08 found the adapter above both floors, significantly, on both unseen test sets
+(docs/MODELS.md, "Fine-tuning"). The room's translator uses it for that direction when the translator
+role runs the adapter's base (:func:`aya_lab.models.directions.direction_defaults`)."""
 
 _TRUE = ("1", "true", "yes", "on")
 _FALSE = ("0", "false", "no", "off")

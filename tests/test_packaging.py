@@ -15,6 +15,8 @@ from pathlib import Path
 
 import pytest
 
+from aya_lab.settings import DEFAULT_DIRECTION_ADAPTERS
+
 ROOT = Path(__file__).resolve().parent.parent
 PIP = [sys.executable, "-m", "pip"]
 
@@ -43,6 +45,11 @@ def _expected_members() -> set[str]:
     }
     members |= {"aya_lab/resources/kb/" + p.name for p in (ROOT / "data" / "kb").glob("*.md")}
     members |= {"aya_lab/resources/fewshot/" + p.name for p in (ROOT / "data" / "fewshot").glob("*.yaml")}
+    members |= {  # the measured direction adapters the room defaults to (settings.DEFAULT_DIRECTION_ADAPTERS)
+        "aya_lab/resources/adapters/" + p.relative_to(ROOT / "data" / "adapters").as_posix()
+        for _, folder in DEFAULT_DIRECTION_ADAPTERS.values()
+        for p in (ROOT / "data" / "adapters" / folder).iterdir()
+    }
     return members
 
 

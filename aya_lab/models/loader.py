@@ -34,6 +34,7 @@ from typing import Any
 
 from aya_lab.models.adapter import Adapter, adapted_weights, check_base, merge_adapter, read_adapter
 from aya_lab.models.device import silence_transformers
+from aya_lab.models.directions import direction_defaults, direction_of, is_direction_key
 from aya_lab.models.embedded import EMBEDDED, converted_model_dir, embedded_gguf
 from aya_lab.models.errors import ModelSpecError
 from aya_lab.models.fake import FakeChatModel
@@ -204,7 +205,8 @@ def base_checkpoint(parsed: ModelSpec) -> tuple[Path, str]:
 
 
 def parse_role_models(values: Iterable[str] | str | None) -> dict[str, str]:
-    """``["translator=gemma3-270m", "aya=smollm2"]`` -> ``{role: spec}``; a bare spec sets every role.
+    """``["translator=gemma3-270m", "aya=smollm2"]`` -> ``{role: spec}``; a bare spec sets every role;
+    ``translator:swh-eng=SPEC`` one translation direction (:mod:`aya_lab.models.directions`).
 
     Later values win. An unknown role is a one-line :class:`ModelSpecError` with a did-you-mean.
     """
@@ -213,7 +215,10 @@ def parse_role_models(values: Iterable[str] | str | None) -> dict[str, str]:
     out: dict[str, str] = {}
     for value in values or []:
         role, sep, spec = value.partition("=")
-        if sep and ":" not in role and "/" not in role:
+        if sep and is_direction_key(role.strip()):  # translator:SRC-TGT=SPEC, one direction
+            out[role.strip()] = spec.strip()
+            parse_spec(spec)
+        elif sep and ":" not in role and "/" not in role:
             out[_check_role(role.strip(), value)] = spec.strip()
             parse_spec(spec)
         else:
@@ -241,15 +246,23 @@ def load_role_models(
     **kwargs: Any,
 ) -> dict[str, Any]:
     """``{role: model}`` for every role in :data:`ROLES`: ``models[role]`` if given, else ``model`` (else
-    the role's default, :func:`default_model_spec`). Specs are loaded with ``loader`` once per distinct spec (objects pass through), so
-    a model named for two roles is one object, loaded once."""
-    for role in models or {}:
-        _check_role(role, f"models={{{role!r}: ...}}")
-    chosen = {role: (models or {}).get(role, model) for role in ROLES}
+    the role's default, :func:`default_model_spec`); plus ``translator:SRC-TGT`` keys, from ``models`` or
+    the measured direction adapters for the translator's spec (:mod:`aya_lab.models.directions`). Specs are
+    loaded with ``loader`` once per distinct spec (objects pass through), so a model named for two roles is
+    one object, loaded once."""
+    given = dict(models or {})
+    for key in given:
+        written = f"models={{{key!r}: ...}}"
+        if ":" in key:
+            direction_of(key, written)
+        else:
+            _check_role(key, written)
+    chosen = {role: given.get(role, model) for role in ROLES}
+    chosen = {role: default_model_spec(role) if value is None else value for role, value in chosen.items()}
+    chosen |= direction_defaults(chosen["translator"]) | {k: v for k, v in given.items() if k not in ROLES}
     loaded: dict[str, Any] = {}
     out = {}
-    for role, value in chosen.items():
-        spec = default_model_spec(role) if value is None else value
+    for role, spec in chosen.items():
         if isinstance(spec, str):
             key = spec.strip()
             if key not in loaded:

@@ -28,7 +28,7 @@ from typing import Literal, get_args
 
 from aya_lab.models.embedded import EMBEDDED
 from aya_lab.models.errors import ModelSpecError
-from aya_lab.settings import DEFAULT_ROLE_SPECS, variables
+from aya_lab.settings import DEFAULT_DIRECTION_ADAPTERS, DEFAULT_ROLE_SPECS, variables
 
 __all__ = [
     "ENGINES",
@@ -124,12 +124,15 @@ def spec_forms(*, tests: bool = True) -> list[str]:
     return [k.form for k in MODEL_KINDS.values() if tests or not k.tests_only]
 
 
-def model_help(use: Use = "chat", *, roles: Sequence[str] = (), what: str = "model spec") -> str:
+def model_help(
+    use: Use = "chat", *, roles: Sequence[str] = (), what: str = "model spec", directions: bool = False
+) -> str:
     """The help of a ``--model`` option, generated from :data:`MODEL_KINDS`: every kind the command takes
     (embedded names first) with the modifiers that apply, and every kind it does not take with the reason.
     With ``roles``: the ``ROLE=SPEC`` form and each role's default (:data:`~aya_lab.settings.DEFAULT_ROLE_SPECS`,
     what the loader falls back to) with the environment variables over it; without, ``what`` the spec is.
-    Test-only kinds are left out."""
+    ``directions``: also the ``translator:SRC-TGT=SPEC`` form of a room and its measured defaults
+    (:data:`~aya_lab.settings.DEFAULT_DIRECTION_ADAPTERS`). Test-only kinds are left out."""
     kinds = [k for k in MODEL_KINDS.values() if not k.tests_only]
     taken = [k for k in kinds if k.refusal(use) is None]
     embedded = [k.form for k in taken if not k.prefixed]
@@ -146,11 +149,19 @@ def model_help(use: Use = "chat", *, roles: Sequence[str] = (), what: str = "mod
     env = {field: name for name, field in variables().items()}
     defaults = ", ".join(f"{role}={DEFAULT_ROLE_SPECS[role]}" for role in roles)
     own = ", ".join(env[f"model_{role}"] for role in roles)
-    return (
+    out = (
         f"{what} for every role, or ROLE=SPEC for one (roles: {', '.join(roles)}); repeatable, e.g. --model "
         f"{roles[0]}={DEFAULT_ROLE_SPECS[roles[-1]]}. SPEC: {text}. Default: each role's own ({defaults}); "
         f"{env['model']} sets every role, {own} one each"
     )
+    if directions:
+        measured = ", ".join(f"{pair}: {base}{LORA_MARK}data/adapters/{folder}" for pair, (base, folder)
+                             in DEFAULT_DIRECTION_ADAPTERS.items())  # fmt: skip
+        out += (
+            f". translator:SRC-TGT=SPEC sets the translator of one direction; when the translator is an "
+            f"adapter's base, the measured adapters are the default ({measured})"
+        )
+    return out
 
 
 def spec_help(indent: str = "  ") -> str:

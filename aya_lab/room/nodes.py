@@ -27,6 +27,7 @@ from langgraph.runtime import Runtime
 from aya_lab.agents import AyaSupervisor, AyaTranslator, UserAgent
 from aya_lab.agents.citations import split_fixed
 from aya_lab.agents.guard import guard_translations
+from aya_lab.agents.protocols import TextModel
 from aya_lab.agents.route_input import RoutedInput, RouteOn, decide_input
 from aya_lab.agents.supervisor import SupervisorResult
 from aya_lab.graph import Registry, default_registry
@@ -156,6 +157,16 @@ def _english_of_request(state: AyaState, original: ChatMessage) -> dict[str, str
     return {"eng": f"@aya {english}"}
 
 
+def _by_translator(runtime: AyaRuntime, source: str, targets: list[str]) -> list[tuple[TextModel, list[str]]]:
+    """``targets`` grouped by the model that translates ``source`` into each (one batch per model), in
+    the order of first use."""
+    groups: dict[int, tuple[TextModel, list[str]]] = {}
+    for lang in targets:
+        model = runtime.translator_for(source, lang)
+        groups.setdefault(id(model), (model, []))[1].append(lang)
+    return list(groups.values())
+
+
 def _delivery_factory(field_name: str, doc: str) -> Callable[..., Node]:
     """A node factory delivering the message in ``state[field_name]`` to every user (one batch)."""
 
@@ -168,10 +179,12 @@ def _delivery_factory(field_name: str, doc: str) -> Callable[..., Node]:
             if original is None:
                 raise RuntimeError(f"{flow_parameter['name']}: the state has no {field_name} to deliver")
             users = state.get("users") or {}
-            agent = UserAgent(runtime.translator, params.prompt, context_window=params.context_window)
             made = {} if fixed else _english_of_request(state, original)
             targets = [lang for lang in _targets(users) if lang not in made]
-            translations = made | _translate_keeping_fixed(agent, original, targets, _history(state), fixed)
+            translations = dict(made)
+            for model, langs in _by_translator(runtime, original.lang, targets):
+                agent = UserAgent(model, params.prompt, context_window=params.context_window)
+                translations |= _translate_keeping_fixed(agent, original, langs, _history(state), fixed)
             # a model's output is untrusted text too: no control or bidi-override character reaches a feed
             others = {k: clean_text(v) for k, v in translations.items() if k != original.lang}
             label = f"{original.sender}'s message {original.id}"
@@ -188,8 +201,8 @@ def _delivery_factory(field_name: str, doc: str) -> Callable[..., Node]:
 
 user_agents = _delivery_factory(
     "incoming",
-    "Deliver the incoming message to every user: one translation per language, one model batch (a request "
-    "to Aya's English is the translator node's, not translated again).",
+    "Deliver the incoming message to every user: one translation per language, one model batch per "
+    "translator (a request to Aya's English is the translator node's, not translated again).",
 )
 reply_delivery = _delivery_factory("aya_reply", "Deliver Aya's reply to every user in their language (one batch).")
 
@@ -203,7 +216,8 @@ def translator(*, factory_parameter: TranslatorParameters, flow_parameter: dict[
         request = state.get("aya_request")
         if request is None:
             return {"aya_request_en": None}
-        english = AyaTranslator(runtime.translator, params.prompt).to_english(request, state["incoming"].lang)
+        lang = state["incoming"].lang
+        english = AyaTranslator(runtime.translator_for(lang, "eng"), params.prompt).to_english(request, lang)
         return {"aya_request_en": english}
 
     return traced(flow_parameter["name"], body)

@@ -109,7 +109,8 @@ class ChatRoom:
         """Open or create the room in ``path``; ``users`` (id -> language) are added if new.
 
         ``model`` is a spec string (``smollm2``, ``hf:...``) or a chat model object for every role;
-        ``models`` names one per role (``{"translator": "gemma3-270m", "aya": "smollm2"}``; a role left
+        ``models`` names one per role (``{"translator": "gemma3-270m", "aya": "smollm2"}``, and
+        ``translator:SRC-TGT`` for one direction, :mod:`aya_lab.models.directions`; a role left
         out gets ``model``, and with no ``model`` its own default, as the CLI does:
         :data:`~aya_lab.settings.DEFAULT_ROLE_SPECS` unless ``AYA_LAB_MODEL``/``AYA_LAB_MODEL_<ROLE>`` say
         otherwise; a spec named for two roles is loaded once); ``graph`` a spec
@@ -288,6 +289,7 @@ class ChatRoom:
             request=request,
             parsed=True,
             translator_model=self.models["translator"],
+            direction_models={k.split(":", 1)[1]: m for k, m in self.models.items() if k.startswith("translator:")},
             node_order=self.spec.node_names(),
             memory=self.memory,
             run_id=run_id,

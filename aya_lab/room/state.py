@@ -149,6 +149,7 @@ class AyaRuntime:
     memory: RoomMemory | None = None  # the room's memory policy and pending notes (None: policy 'anyone')
     run_id: str | None = None  # the run's id: knowledge-base writes commit or are discarded with it
     guard_notes: list[str] = field(default_factory=list)  # translations the guard withheld (agents.guard)
+    direction_models: dict[str, TextModel] = field(default_factory=dict)  # "swh-eng" -> that direction's translator
 
     def ordered_visits(self) -> list[NodeVisit]:
         """Visits in the spec's node order (a stable sort: repeated visits of one node keep their order).
@@ -162,3 +163,8 @@ class AyaRuntime:
         """The ``translator`` role's model (user agents, Aya's translator, reply delivery); ``model``
         when none was given. ``model`` is the ``aya`` role's (supervisor, query, summarizer)."""
         return self.model if self.translator_model is None else self.translator_model
+
+    def translator_for(self, source: str, target: str) -> TextModel:
+        """The model that translates ``source`` text for ``target`` readers: the room's translator for
+        that direction (:mod:`aya_lab.models.directions`), else the ``translator`` role's."""
+        return self.direction_models.get(f"{source}-{target}", self.translator)

@@ -1,0 +1,42 @@
+"""A room with a translator for one direction: that direction's messages (and Aya's English of a
+request in that language) go through its model; every other direction through the translator role's."""
+
+from __future__ import annotations
+
+from aya_lab.models.fake import FakeChatModel
+from tests.fakes import FakeRoomModel
+
+
+class EchoBase(FakeChatModel):
+    """A fake base model completing ``X: text\\nY:`` with ``[Y] <mark>text``."""
+
+    spec: str = "fake:base"
+    has_chat_template: bool = False
+    mark: str = ""
+
+    def answer(self, prompt: str) -> str:
+        *_, source_line, target = prompt.rsplit("\n", 2)
+        return f" [{target.rstrip(':')}] {self.mark}{source_line.split(': ', 1)[-1]}\n"
+
+
+def test_one_direction_uses_its_own_model_and_the_others_the_translator(make_room):
+    translator, swh_eng = EchoBase(), EchoBase(mark="adapted: ")
+    room = make_room(
+        models={"translator": translator, "aya": FakeRoomModel(default="ok"), "translator:swh-eng": swh_eng}
+    )
+    assert room.models["translator:swh-eng"] is swh_eng
+    report = room.send("amara", "Habari timu")
+    assert report.delivered["kofi"] == "[English] adapted: Habari timu"  # swh -> eng: the direction's model
+    assert report.delivered["lena"] == "[German] Habari timu"  # swh -> deu: the translator role
+    assert swh_eng.prompts and all("English:" in p.rsplit("\n", 1)[-1] for p in swh_eng.prompts)
+    report = room.send("lena", "Guten Morgen")
+    assert report.delivered["kofi"] == "[English] Guten Morgen"  # deu -> eng is not the direction
+    assert len(swh_eng.prompts) == 1
+
+
+def test_without_a_direction_every_translation_uses_the_translator(make_room):
+    translator = EchoBase()
+    room = make_room(models={"translator": translator, "aya": FakeRoomModel(default="ok")})
+    assert not any(key.startswith("translator:") for key in room.models)
+    report = room.send("amara", "Habari timu")
+    assert report.delivered["kofi"] == "[English] Habari timu"
