@@ -26,6 +26,7 @@ from pathlib import Path
 from aya_lab.models import CacheMissError, default_model_spec, parse_spec
 from aya_lab.models.adapter import adapted_weights, read_adapter
 from aya_lab.models.cache import cache_mode, model_cache_file
+from aya_lab.models.directions import direction_defaults
 from aya_lab.models.embedded import EMBEDDED
 from aya_lab.models.fingerprint import file_sha256, weights_id
 from aya_lab.models.loader import ROLES, ModelSpec
@@ -62,15 +63,17 @@ def runs_dir() -> Path:
     return path
 
 
-def notebook_models() -> dict[str, str]:
+def notebook_models(*, directions: bool = False) -> dict[str, str]:
     """``{role: spec}`` from the environment: ``AYA_LAB_MODEL_<ROLE>`` for one role, ``AYA_LAB_MODEL`` for
-    every role, else each role's measured default (:func:`~aya_lab.models.loader.default_model_spec`). A bad spec raises :class:`~aya_lab.models.ModelSpecError`."""
+    every role, else each role's measured default (:func:`~aya_lab.models.loader.default_model_spec`). With
+    ``directions`` (the room notebooks), also the measured direction adapters for that translator
+    (``translator:swh-eng``, :mod:`aya_lab.models.directions`), so a notebook's room translates as the CLI's does. A bad spec raises :class:`~aya_lab.models.ModelSpecError`."""
     models = {}
     for role in ROLE_ENV:
         spec = default_model_spec(role)
         parse_spec(spec)
         models[role] = spec
-    return models
+    return models | direction_defaults(models["translator"]) if directions else models
 
 
 def model_weights(spec: str) -> str | None:

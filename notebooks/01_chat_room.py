@@ -47,7 +47,7 @@ from aya_lab.notebook_report import report
 from aya_lab.prompts import load_pool
 from aya_lab.room import ChatRoom
 
-models = {role: load_chat_model(spec, settings={"max_new_tokens": 64}) for role, spec in notebook_models().items()}
+models = {role: load_chat_model(spec, settings={"max_new_tokens": 64}) for role, spec in notebook_models(directions=True).items()}
 for role, m in models.items():
     print(f"{role}: {m.spec} ({m.fingerprint}) on {m.device}")
 

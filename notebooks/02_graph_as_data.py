@@ -89,7 +89,7 @@ print(draw(base, registry))
 # delivery):
 
 # %%
-models = {role: load_chat_model(spec, settings={"max_new_tokens": 64}) for role, spec in notebook_models().items()}
+models = {role: load_chat_model(spec, settings={"max_new_tokens": 64}) for role, spec in notebook_models(directions=True).items()}
 users = {"amara": "swh", "lena": "deu", "kofi": "eng"}
 conversation = [
     ("kofi", "I will send the budget to finance on Monday."),

@@ -6,6 +6,7 @@ import logging
 
 import pytest
 
+from aya_lab import notebook as nb
 from aya_lab.models import ModelSpecError
 from aya_lab.models import directions as directions_module
 from aya_lab.models.directions import direction_defaults, direction_of, is_direction_key
@@ -85,3 +86,10 @@ def test_parse_role_models_reads_a_direction():
     }
     with pytest.raises(ModelSpecError):
         load_role_models(None, {"translator:swahili": "smollm2"}, loader=_loader([]))
+
+
+def test_room_notebooks_get_the_measured_directions_and_the_others_do_not(monkeypatch):
+    for var in ("AYA_LAB_MODEL", "AYA_LAB_MODEL_TRANSLATOR", "AYA_LAB_MODEL_AYA"):
+        monkeypatch.delenv(var, raising=False)
+    assert set(nb.notebook_models()) == {"translator", "aya"}
+    assert set(nb.notebook_models(directions=True)) == {"translator", "aya", "translator:swh-eng"}
