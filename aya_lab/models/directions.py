@@ -12,12 +12,14 @@ the translator's own spec turns the adapter off for that direction.
 from __future__ import annotations
 
 import logging
+import os
 import re
+from pathlib import Path
 from typing import Any
 
 from aya_lab.models.errors import ModelSpecError
 from aya_lab.models.registry import LORA_MARK
-from aya_lab.paths import adapters_dir
+from aya_lab.paths import adapters_dir, project_root
 from aya_lab.settings import DEFAULT_DIRECTION_ADAPTERS
 
 __all__ = ["DIRECTION_KEY", "direction_defaults", "direction_of", "is_direction_key"]
@@ -43,6 +45,18 @@ def direction_of(key: str, written: str) -> str:
     return key.split(":", 1)[1]
 
 
+def _shown(path: Path) -> str:
+    """``path`` relative to the working directory when both lie in the checkout (so the specs a notebook
+    or the CLI prints are the same on every clone), else absolute."""
+    root = project_root()
+    try:
+        path.resolve().relative_to(root)
+        Path.cwd().resolve().relative_to(root)
+    except ValueError:
+        return str(path)
+    return os.path.relpath(path)
+
+
 def direction_defaults(translator_spec: Any) -> dict[str, str]:
     """``{"translator:SRC-TGT": "BASE+lora:DIR"}`` for each default direction adapter whose base is
     ``translator_spec`` (a spec string; a model object gets none). An adapter folder that is missing (an
@@ -57,5 +71,5 @@ def direction_defaults(translator_spec: Any) -> dict[str, str]:
         if not path.is_dir():
             log.warning("the %s adapter %s is missing; %s uses the translator %s", pair, path, pair, base)
             continue
-        out[f"translator:{pair}"] = f"{base}{LORA_MARK}{path}"
+        out[f"translator:{pair}"] = f"{base}{LORA_MARK}{_shown(path)}"
     return out

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import logging
+from pathlib import Path
 
 import pytest
 
@@ -36,7 +37,17 @@ def test_every_default_adapter_is_committed_and_named_for_its_base():
     for pair, (base, folder) in DEFAULT_DIRECTION_ADAPTERS.items():
         assert is_direction_key(f"translator:{pair}")
         assert (adapters_dir() / folder / "aya_lab_adapter.json").is_file()
-        assert direction_defaults(base) == {f"translator:{pair}": f"{base}+lora:{adapters_dir() / folder}"}
+        (spec,) = direction_defaults(base).values()
+        assert spec.startswith(f"{base}+lora:") and Path(spec.split("+lora:")[1]).resolve() == adapters_dir() / folder
+
+
+def test_the_default_adapter_path_is_relative_inside_the_checkout(monkeypatch, tmp_path):
+    monkeypatch.chdir(adapters_dir().parent.parent / "notebooks")
+    assert direction_defaults("gemma3-270m")["translator:swh-eng"].endswith(
+        "+lora:../data/adapters/gemma3-270m-swh-eng/step-050"
+    )
+    monkeypatch.chdir(tmp_path)  # outside the checkout: absolute
+    assert Path(direction_defaults("gemma3-270m")["translator:swh-eng"].split("+lora:")[1]).is_absolute()
 
 
 def test_defaults_apply_only_to_the_adapters_base_written_as_a_spec():
