@@ -36,7 +36,9 @@ STILL_FAILS = (
     "The default translator (Gemma 3 270M) beats both floors (copying the source, an unrelated sentence) into "
     "English from French, German and Nepali; out of English only into French, while German beats only the "
     "unrelated-sentence floor, and for Swahili, Somali, Hausa, Yoruba, Nepali and Sinhala it beats no floor out "
-    "of English (notebooks/03, 300 segments per pair, 2026-12-01). Swap in a larger "
+    "of English (notebooks/03, 300 segments per pair, 2026-12-01). From Swahili into English the room uses a LoRA "
+    "adapter trained on MAFAND-MT (non-commercial), above both floors on NTREX-128 and MAFAND test (notebooks/08, "
+    "2026-12-02). Swap in a larger "
     "model with --model translator=hf:<instruct model> or translator=seq2seq:<NLLB or Marian checkpoint>."
 )
 """The demo's last line: which languages the default translator still fails (notebook 03's measurement)."""
