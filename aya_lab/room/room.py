@@ -38,6 +38,7 @@ from aya_lab.agents.protocols import RoomKnowledgeBase, TextModel
 from aya_lab.graph import GraphSpec, build_graph, draw, load_spec, spec_hash
 from aya_lab.languages import get_language
 from aya_lab.messages import AYA, ChatMessage, Delivery, parse_aya_request
+from aya_lab.models.directions import direction_of, is_direction_key
 from aya_lab.models.loader import load_role_models
 from aya_lab.rag import KnowledgeBase
 from aya_lab.room.errors import RoomError
@@ -289,7 +290,7 @@ class ChatRoom:
             request=request,
             parsed=True,
             translator_model=self.models["translator"],
-            direction_models={k.split(":", 1)[1]: m for k, m in self.models.items() if k.startswith("translator:")},
+            direction_models={direction_of(k, k): m for k, m in self.models.items() if is_direction_key(k)},
             node_order=self.spec.node_names(),
             memory=self.memory,
             run_id=run_id,
