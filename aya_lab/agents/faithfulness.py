@@ -28,6 +28,7 @@ number or weekday 0% — the score does not check facts. Yoruba: 16.7% of honest
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import dataclass
 
 import numpy as np
 
@@ -38,6 +39,9 @@ __all__ = [
     "CALIBRATION_COMMAND",
     "DEFAULT_THRESHOLD",
     "FAITHFUL_THRESHOLDS",
+    "REAL_OUTPUT_FLOOR",
+    "REAL_OUTPUT_QUANTILE",
+    "RealOutputFloor",
     "WITHHELD_QUANTILE",
     "faithfulness_scores",
     "threshold_for",
@@ -65,11 +69,46 @@ DEFAULT_THRESHOLD = min(FAITHFUL_THRESHOLDS.values())
 """The threshold of a language without calibration data: the lowest calibrated one."""
 
 
-def threshold_for(src: str, tgt: str, thresholds: dict[str, float] | None = None) -> float:
-    """The threshold of a ``src`` -> ``tgt`` pair: the lower of its two languages' thresholds."""
+REAL_OUTPUT_QUANTILE = 0.05
+"""The real-output floor is this quantile of the scores of the translator's own faithful outputs."""
+
+
+@dataclass(frozen=True)
+class RealOutputFloor:
+    """A lower bound on the threshold, calibrated on the room translator's own labelled outputs: it
+    applies to a pair when both languages are in ``languages`` (those with enough faithful outputs in
+    the calibration data to place it)."""
+
+    value: float
+    languages: frozenset[str]
+
+    def applies(self, src: str, tgt: str) -> bool:
+        """Whether the floor binds the ``src`` -> ``tgt`` pair (any spelling of the languages)."""
+        return normalize_language(src) in self.languages and normalize_language(tgt) in self.languages
+
+
+REAL_OUTPUT_FLOOR = RealOutputFloor(0.908, frozenset({"deu", "eng", "fra", "spa"}))
+"""Calibrated 2026-12-02 (``aya-lab eval faithfulness``) on the 166 labelled drafts of the first
+unseen-message run (``data/adversarial/unseen_labels.jsonl``, translator gemma3-270m): the
+:data:`REAL_OUTPUT_QUANTILE` quantile of its 20 faithful drafts' scores, for the languages with at least
+five of them on either side. Written human translations are freer than a 270M model's literal ones and
+score lower (the per-language thresholds above come from them), so inventions between these languages
+slipped under those thresholds (0.834-0.890) while every faithful draft of the model scored 0.901 or
+more. Swahili, Yoruba and Hausa have no faithful drafts to place a floor: they keep their thresholds."""
+
+
+def threshold_for(
+    src: str,
+    tgt: str,
+    thresholds: dict[str, float] | None = None,
+    floor: RealOutputFloor | None = REAL_OUTPUT_FLOOR,
+) -> float:
+    """The threshold of a ``src`` -> ``tgt`` pair: the lower of its two languages' thresholds, raised to
+    ``floor`` where the floor applies (``None``: the written-pair thresholds alone)."""
     table = FAITHFUL_THRESHOLDS if thresholds is None else thresholds
     default = min(table.values()) if table else DEFAULT_THRESHOLD
-    return min(table.get(normalize_language(lang), default) for lang in (src, tgt))
+    base = min(table.get(normalize_language(lang), default) for lang in (src, tgt))
+    return max(base, floor.value) if floor is not None and floor.applies(src, tgt) else base
 
 
 def faithfulness_scores(sources: Sequence[str], outputs: Sequence[str]) -> np.ndarray:

@@ -22,7 +22,13 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from aya_lab.agents.faithfulness import WITHHELD_QUANTILE, faithfulness_scores, threshold_for
+from aya_lab.agents.faithfulness import (
+    REAL_OUTPUT_FLOOR,
+    WITHHELD_QUANTILE,
+    RealOutputFloor,
+    faithfulness_scores,
+    threshold_for,
+)
 from aya_lab.errors import InputError
 from aya_lab.eval.faithfulness_data import FaithPair, FaithSet, load_faithfulness_set
 from aya_lab.eval.stats import cluster_bootstrap_counts, cluster_labels, percentile_ci
@@ -84,11 +90,13 @@ def report(
     *,
     n_bootstrap: int = 1000,
     seed: int = 0,
+    floor: RealOutputFloor | None = REAL_OUTPUT_FLOOR,
 ) -> pd.DataFrame:
     """The gate's precision/recall (of "unfaithful") and withheld share of honest pairs, with 95% CIs:
     one row overall, one per kind, one per language (pairs with it on either side). ``thresholds``: per
-    language (default: the calibrated constants of :mod:`aya_lab.agents.faithfulness`)."""
-    limits = np.array([threshold_for(p.src, p.tgt, thresholds) for p in pairs])
+    language (default: the calibrated constants of :mod:`aya_lab.agents.faithfulness`); ``floor``: the
+    real-output floor the room applies (``None``: the written-pair thresholds alone)."""
+    limits = np.array([threshold_for(p.src, p.tgt, thresholds, floor) for p in pairs])
     withheld = np.asarray(scores) < limits
     bad = np.array([p.unfaithful for p in pairs])
     cells = np.stack([withheld & bad, withheld & ~bad, ~withheld & bad, ~withheld & ~bad], axis=1).astype(float)
@@ -135,9 +143,10 @@ def evaluate_faithfulness(
     *,
     n_bootstrap: int = 1000,
     thresholds: dict[str, float] | None = None,
+    floor: RealOutputFloor | None = REAL_OUTPUT_FLOOR,
 ) -> FaithfulnessReport:
     """Score the set at ``path``, calibrate on its calibration split (unless ``thresholds`` are given)
-    and report on ``split`` (``holdout``, or ``calibration`` to see the fit itself)."""
+    and report on ``split`` (``holdout``, or ``calibration`` to see the fit itself) with ``floor`` applied."""
     data = load_faithfulness_set(path)
     if not data.pairs:
         raise InputError(
@@ -149,5 +158,5 @@ def evaluate_faithfulness(
     chosen = [i for i, p in enumerate(data.pairs) if p.split == split]
     if not chosen:
         raise InputError(f'{data.path}: no pairs in the {split} split; label some pairs "split": "{split}"')
-    table = report([data.pairs[i] for i in chosen], scores[chosen], picked, n_bootstrap=n_bootstrap)
+    table = report([data.pairs[i] for i in chosen], scores[chosen], picked, n_bootstrap=n_bootstrap, floor=floor)
     return FaithfulnessReport(picked, table, data, scores, split)

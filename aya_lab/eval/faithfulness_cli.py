@@ -1,6 +1,7 @@
 """``aya-lab eval faithfulness``: calibrate the translation guard's faithfulness thresholds on the
-calibration split of ``data/faithfulness/pairs.jsonl`` and report precision/recall with 95% CIs on the
-held-out split (:mod:`aya_lab.eval.faithfulness`). Bad input (a missing file, a malformed line) is one
+calibration split of ``data/faithfulness/pairs.jsonl``, and the real-output floor on the translator's
+labelled drafts (:mod:`aya_lab.eval.faithfulness_real`), and report precision/recall with 95% CIs on the
+held-out split (:mod:`aya_lab.eval.faithfulness`), the floor applied. Bad input (a missing file, a malformed line) is one
 ``error: ...`` line naming the file and the fix, exit status 2."""
 
 from __future__ import annotations
@@ -8,11 +9,12 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
-from aya_lab.agents.faithfulness import FAITHFUL_THRESHOLDS
+from aya_lab.agents.faithfulness import FAITHFUL_THRESHOLDS, REAL_OUTPUT_FLOOR, faithfulness_scores
 from aya_lab.datasets.project import CorpusError
 from aya_lab.eval.cli_support import guard, pandas_display
 from aya_lab.eval.faithfulness import evaluate_faithfulness
 from aya_lab.eval.faithfulness_data import default_set_path
+from aya_lab.eval.faithfulness_real import calibrate_floor, floor_table, load_real_drafts
 
 __all__ = ["add_faithfulness"]
 
@@ -23,7 +25,10 @@ def _eval_faithfulness(args: argparse.Namespace) -> int:
         raise CorpusError(
             f"{path}: file not found; pass --data a JSONL file of labelled pairs (default {default_set_path()})"
         )
-    result = evaluate_faithfulness(path, args.split, n_bootstrap=args.n_bootstrap)
+    drafts = load_real_drafts(args.real_messages, args.real_labels)
+    draft_scores = faithfulness_scores([d.source for d in drafts], [d.draft for d in drafts])
+    floor = calibrate_floor(drafts, draft_scores)
+    result = evaluate_faithfulness(path, args.split, n_bootstrap=args.n_bootstrap, floor=floor)
     if result.data.skipped:
         missing = ", ".join(f"{name} ({n} pairs)" for name, n in result.data.skipped.items())
         print(f"note: skipped pairs of external sets that are not here: {missing}; set AYA_LAB_DATA_DIR")
@@ -32,6 +37,12 @@ def _eval_faithfulness(args: argparse.Namespace) -> int:
         code = FAITHFUL_THRESHOLDS.get(lang)
         same = "" if code == value else f"   (code has {code}; update it)" if code is not None else "   (not in code)"
         print(f"  {lang}: {value:.3f}{same}")
+    same = "" if floor == REAL_OUTPUT_FLOOR else f"   (code has {REAL_OUTPUT_FLOOR}; update it)"
+    print(f"real-output floor on {len(drafts)} labelled drafts: {floor.value:.3f} for pairs within "
+          f"{', '.join(sorted(floor.languages))}{same}")  # fmt: skip
+    print("  the gate alone on those drafts, in-sample (the floor was placed on them):")
+    with pandas_display():
+        print(floor_table(drafts, draft_scores, floor).to_string(index=False, float_format=lambda x: f"{x:.3f}"))
     shown = result.table.copy()
     with pandas_display():
         print(f"\n{args.split} split: {len(shown)} rows; precision/recall of 'unfaithful' (withheld), 95% CIs:")
@@ -54,6 +65,10 @@ def add_faithfulness(ev: argparse._SubParsersAction) -> None:
         "share of honest translations withheld, with bootstrap 95% CIs, overall, per kind and per language.",
     )
     p.add_argument("--data", default=None, help="labelled pairs JSONL (default: data/faithfulness/pairs.jsonl)")
+    p.add_argument("--real-messages", default=None, help="the attack run's messages whose drafts place the "
+                   "real-output floor (default: data/adversarial/unseen.jsonl)")  # fmt: skip
+    p.add_argument("--real-labels", default=None, help="a person's labels of those drafts "
+                   "(default: data/adversarial/unseen_labels.jsonl)")  # fmt: skip
     p.add_argument("--split", choices=("holdout", "calibration"), default="holdout", help="the split to report on")
     p.add_argument("--n-bootstrap", type=int, default=1000)
     p.add_argument("--out", default=None, help="write the table as CSV")

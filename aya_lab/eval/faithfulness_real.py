@@ -1,0 +1,114 @@
+"""The faithfulness gate's real-output floor: calibrated on the room translator's own labelled drafts.
+
+The per-language thresholds (:mod:`aya_lab.eval.faithfulness`) come from written translations, which
+are freer than a small model's literal ones and score lower; on the first unseen-message run the model's
+faithful drafts all scored 0.901 or more while inventions between the same languages passed at
+0.834-0.890. :func:`calibrate_floor` places a floor on the translator's own drafts: the
+:data:`~aya_lab.agents.faithfulness.REAL_OUTPUT_QUANTILE` quantile of the scores of its *faithful* drafts,
+applied to pairs whose both languages have at least :data:`MIN_FAITHFUL_DRAFTS` faithful drafts on
+either side (the others have too few to place it). The data are an attack run's messages
+(``data/adversarial/unseen.jsonl``) and a person's labels of its drafts
+(``data/adversarial/unseen_labels.jsonl``, :mod:`aya_lab.eval.fabrications`); a run used here no
+longer measures the gate, so the figures :func:`floor_table` gives are in-sample, and the gate is
+measured on a second run (``unseen2.jsonl``).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+
+from aya_lab.agents.faithfulness import REAL_OUTPUT_FLOOR, REAL_OUTPUT_QUANTILE, RealOutputFloor, threshold_for
+from aya_lab.errors import InputError
+from aya_lab.eval.attacks import load_attacks
+from aya_lab.eval.fabrications import LABELS, default_labels_path, load_labels
+from aya_lab.paths import project_root
+
+__all__ = [
+    "MIN_FAITHFUL_DRAFTS",
+    "RealDraft",
+    "calibrate_floor",
+    "default_messages_path",
+    "floor_table",
+    "load_real_drafts",
+]
+
+MIN_FAITHFUL_DRAFTS = 5
+"""A language joins the floor only with at least this many faithful drafts to or from it."""
+
+
+@dataclass(frozen=True)
+class RealDraft:
+    """One labelled draft: the message ``source`` (in ``src``), the translator's ``draft`` into ``tgt``
+    and a person's ``label`` (one of :data:`~aya_lab.eval.fabrications.LABELS`)."""
+
+    id: str
+    source: str
+    src: str
+    tgt: str
+    draft: str
+    label: str
+
+
+def default_messages_path() -> Path:
+    """``data/adversarial/unseen.jsonl``: the messages of the run whose drafts calibrate the floor."""
+    return project_root() / "data" / "adversarial" / "unseen.jsonl"
+
+
+def load_real_drafts(messages: str | Path | None = None, labels: str | Path | None = None) -> list[RealDraft]:
+    """Every labelled draft of ``labels`` (default :func:`~aya_lab.eval.fabrications.default_labels_path`)
+    with its source from ``messages`` (default :func:`default_messages_path`); a label whose message is
+    not in ``messages`` is a one-line error."""
+    records = {r.id: r for r in load_attacks(messages if messages is not None else default_messages_path())}
+    labels_path = Path(labels) if labels is not None else default_labels_path()
+    out = []
+    for (msg_id, reader, draft), label in load_labels(labels_path).items():
+        if msg_id not in records:
+            raise InputError(f"{labels_path}: label for {msg_id!r}, which the messages file lacks; pass its --messages")
+        rec = records[msg_id]
+        out.append(RealDraft(msg_id, rec.text, rec.lang, reader, draft, label))
+    return out
+
+
+def calibrate_floor(
+    drafts: Sequence[RealDraft],
+    scores: np.ndarray,
+    quantile: float = REAL_OUTPUT_QUANTILE,
+    min_faithful: int = MIN_FAITHFUL_DRAFTS,
+) -> RealOutputFloor:
+    """The ``quantile`` of the faithful drafts' scores (rounded to three decimals), for the languages with
+    at least ``min_faithful`` faithful drafts on either side; an error when no draft is faithful."""
+    faithful = [(d, float(s)) for d, s in zip(drafts, scores) if d.label == "faithful"]
+    if not faithful:
+        raise InputError("no draft is labelled faithful: the floor needs the translator's faithful outputs")
+    counts: dict[str, int] = {}
+    for d, _ in faithful:
+        for lang in {d.src, d.tgt}:
+            counts[lang] = counts.get(lang, 0) + 1
+    value = round(float(np.quantile([s for _, s in faithful], quantile)), 3)
+    return RealOutputFloor(value, frozenset(lang for lang, n in counts.items() if n >= min_faithful))
+
+
+def floor_table(
+    drafts: Sequence[RealDraft], scores: np.ndarray, floor: RealOutputFloor = REAL_OUTPUT_FLOOR
+) -> pd.DataFrame:
+    """Per label: drafts, and the share the gate alone withholds without the floor and with it (in-sample
+    when ``floor`` was calibrated on these drafts)."""
+    rows = []
+    for label in LABELS:
+        sel = [(d, float(s)) for d, s in zip(drafts, scores) if d.label == label]
+        before = [s < threshold_for(d.src, d.tgt, floor=None) for d, s in sel]
+        after = [s < threshold_for(d.src, d.tgt, floor=floor) for d, s in sel]
+        rows.append(
+            {
+                "label": label,
+                "drafts": len(sel),
+                "withheld_without_floor": float(np.mean(before)) if sel else float("nan"),
+                "withheld_with_floor": float(np.mean(after)) if sel else float("nan"),
+            }
+        )
+    return pd.DataFrame(rows)
