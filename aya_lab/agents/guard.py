@@ -1,6 +1,6 @@
 """Translation guard: a translation is checked before it reaches a feed; a failing one is withheld.
 
-:meth:`TranslationGuard.check` runs seven checks on ``(source text, output, source language, target
+:meth:`TranslationGuard.check` runs eight checks on ``(source text, output, source language, target
 language)`` and gives a :class:`GuardVerdict`; :meth:`TranslationGuard.deliverable` turns a failing
 output into the original text behind a visible marker, ``"[not translated] <original>"``, plus a note
 for the run report (never a silent drop). The checks:
@@ -35,6 +35,12 @@ for the run report (never a silent drop). The checks:
   showed two loops delivered past the other checks, so that run is no longer unseen for this check (the
   rule's thresholds are generic, not fitted to those two outputs; docs/SECURITY.md gives the figures
   with and without it).
+- ``numbers`` — the output states a number (a digit group, any script) that the source does not
+  (:mod:`aya_lab.agents.numbers`): "The train arrived at the station at 10:00 am." for a message with no
+  time in it, a partial translation with the time or amount changed. The faithfulness gate below cannot
+  see these (a changed number hardly moves sentence similarity). Added 2026-12-02 after the
+  unseen-message run; its known false positives (numbers the source writes in words, Swahili clock
+  time) are stated in that module.
 - ``faithful`` — the output must be a translation of the source at all: its cross-lingual similarity to
   the source under the multilingual sentence encoder must reach the pair's calibrated threshold
   (:mod:`aya_lab.agents.faithfulness`; the figures are in ``data/faithfulness/README.md``). This
@@ -61,6 +67,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 
 from aya_lab.agents.faithfulness import unfaithful_reason
+from aya_lab.agents.numbers import unsupported_numbers
 from aya_lab.agents.protocols import TextModel
 from aya_lab.agents.repetition import repetition_loop
 from aya_lab.errors import InputError
@@ -258,6 +265,10 @@ class TranslationGuard:
     def _repetition(self, source: str, output: str, src: str, tgt: str) -> str | None:
         reason = repetition_loop(output)
         return None if reason is None or repetition_loop(source) is not None else f"the output loops: {reason}"
+
+    def _numbers(self, source: str, output: str, src: str, tgt: str) -> str | None:
+        extra = unsupported_numbers(source, output)
+        return f"the output states {', '.join(extra[:3])}, which the source does not" if extra else None
 
     def _faithful(self, source: str, output: str, src: str, tgt: str) -> str | None:
         return unfaithful_reason(source, output, src, tgt)

@@ -48,7 +48,9 @@ __all__ = [
 
 Conversation = Sequence[BaseMessage]
 
-ALL_GUARD_CHECKS: tuple[str, ...] = ("language", "echo", "length", "example", "assistant", "repetition", "faithful")
+ALL_GUARD_CHECKS: tuple[str, ...] = (
+    "language", "echo", "length", "example", "assistant", "repetition", "numbers", "faithful",
+)  # fmt: skip
 """Every check of the translation guard (:data:`aya_lab.agents.guard.ALL_CHECKS`, spelled here because
 models sit below the agents): the ``guard_checks`` of a real model, whose outputs are translations."""
 

@@ -1,0 +1,36 @@
+"""The guard's ``numbers`` check: a number the output states and the source does not is withheld."""
+
+from __future__ import annotations
+
+from aya_lab.agents.guard import ALL_CHECKS, TranslationGuard
+from aya_lab.agents.numbers import digit_groups, unsupported_numbers
+
+
+def test_digit_groups_read_every_script_and_ignore_separators():
+    assert digit_groups("at 10:00, 1,000 EUR") == ["10", "00", "1", "000"]
+    assert digit_groups("बैठक १२ बजे") == ["12"]  # Devanagari digits by value
+    assert digit_groups("٣ أيام") == ["3"]
+    assert digit_groups("no numbers") == []
+
+
+def test_a_number_the_source_lacks_is_unsupported_and_separators_do_not_matter():
+    invented = "The train arrived at the station at 10:00 am."
+    assert unsupported_numbers("Bajeti imehamishwa hadi Ijumaa.", invented) == ["10"]
+    assert unsupported_numbers("The per diem is 45 EUR.", "Le per diem est de 600 EUR.") == ["600"]
+    assert unsupported_numbers("It costs 1,000.50 EUR", "Es kostet 1.000,50 EUR") == []
+    assert unsupported_numbers("It costs 1,000 EUR", "Es kostet 1000 EUR") == []  # digits run together
+    assert unsupported_numbers("à 15 h", "at 15:00") == []  # zero minutes are no fact
+    assert unsupported_numbers("Meeting at 3 on the 12th", "Mkutano tarehe 12") == []  # a dropped number is not flagged
+
+
+def test_the_guard_withholds_a_changed_number_and_passes_the_same_numbers():
+    guard = TranslationGuard(("numbers",))
+    verdict = guard.check("The meeting is at 10:30 on Friday.", "La réunion est à 11h30 vendredi.", "eng", "fra")
+    assert not verdict.ok and verdict.reasons == ("numbers: the output states 11, which the source does not",)
+    assert guard.check("The meeting is at 10:30 on Friday.", "La réunion est à 10h30 vendredi.", "eng", "fra").ok
+    text, note = guard.deliverable("Budget moved to Friday.", "Le train est arrivé à 10:00.", "eng", "fra")
+    assert text == "[not translated] Budget moved to Friday." and "numbers: the output states 10," in note
+
+
+def test_numbers_runs_before_the_encoder_for_every_real_model():
+    assert "numbers" in ALL_CHECKS and ALL_CHECKS.index("numbers") < ALL_CHECKS.index("faithful")
