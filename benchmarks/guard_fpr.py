@@ -5,7 +5,10 @@ German, Spanish and Mandarin. Each (source, reference) pair is an honest transla
 directions (English -> X and X -> English); the guard should pass every one. Prints, per language pair,
 how many pairs the guard withheld and which checks fired, with a 95% Wilson interval.
 
-    .venv/bin/python benchmarks/guard_fpr.py [--show]
+    .venv/bin/python benchmarks/guard_fpr.py [--show] [--floor]
+
+``--floor`` applies the default translator's real-output floor (``REAL_OUTPUT_FLOOR``) as if these human
+references were its drafts: the cost the floor would have for a translator as free as a person.
 """
 
 from __future__ import annotations
@@ -14,6 +17,7 @@ import argparse
 import math
 from collections import Counter
 
+from aya_lab.agents.faithfulness import REAL_OUTPUT_FLOOR
 from aya_lab.agents.guard import TranslationGuard
 from aya_lab.datasets.project import load_workplace
 
@@ -33,8 +37,9 @@ def wilson(k: int, n: int, z: float = 1.96) -> tuple[float, float]:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--show", action="store_true", help="print every withheld pair and its reasons")
+    parser.add_argument("--floor", action="store_true", help="apply the default translator's real-output floor")
     args = parser.parse_args()
-    guard = TranslationGuard()
+    guard = TranslationGuard(floor=REAL_OUTPUT_FLOOR if args.floor else None)
     english = load_workplace("eng")
     total_k = total_n = 0
     print(f"{'pair':<9} {'withheld':>8} {'n':>4} {'rate':>6}  95% CI          checks fired")

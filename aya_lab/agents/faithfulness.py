@@ -44,6 +44,7 @@ __all__ = [
     "RealOutputFloor",
     "WITHHELD_QUANTILE",
     "faithfulness_scores",
+    "floor_for",
     "threshold_for",
     "unfaithful_reason",
 ]
@@ -75,36 +76,47 @@ REAL_OUTPUT_QUANTILE = 0.05
 
 @dataclass(frozen=True)
 class RealOutputFloor:
-    """A lower bound on the threshold, calibrated on the room translator's own labelled outputs: it
-    applies to a pair when both languages are in ``languages`` (those with enough faithful outputs in
-    the calibration data to place it)."""
+    """A lower bound on the threshold, calibrated on one translator's own labelled outputs: it applies to
+    that ``model`` (its spec, as the room's loader names it) and to a pair when both languages are in
+    ``languages`` (those with enough faithful outputs in the calibration data to place it)."""
 
     value: float
     languages: frozenset[str]
+    model: str = ""
 
     def applies(self, src: str, tgt: str) -> bool:
         """Whether the floor binds the ``src`` -> ``tgt`` pair (any spelling of the languages)."""
         return normalize_language(src) in self.languages and normalize_language(tgt) in self.languages
 
 
-REAL_OUTPUT_FLOOR = RealOutputFloor(0.908, frozenset({"deu", "eng", "fra", "spa"}))
-"""Calibrated 2026-12-02 (``aya-lab eval faithfulness``) on the 166 labelled drafts of the first
+REAL_OUTPUT_FLOOR = RealOutputFloor(0.908, frozenset({"deu", "eng", "fra", "spa"}), "gemma3-270m")
+"""The room's default translator's floor, calibrated 2026-12-02 (``aya-lab eval faithfulness``) on the 166 labelled drafts of the first
 unseen-message run (``data/adversarial/unseen_labels.jsonl``, translator gemma3-270m): the
 :data:`REAL_OUTPUT_QUANTILE` quantile of its 20 faithful drafts' scores, for the languages with at least
 five of them on either side. Written human translations are freer than a 270M model's literal ones and
 score lower (the per-language thresholds above come from them), so inventions between these languages
 slipped under those thresholds (0.834-0.890) while every faithful draft of the model scored 0.901 or
-more. Swahili, Yoruba and Hausa have no faithful drafts to place a floor: they keep their thresholds."""
+more. Swahili, Yoruba and Hausa have no faithful drafts to place a floor: they keep their thresholds.
+The floor is the model's, not the languages': human translations are freer, and it would withhold 30% of
+the workplace set's honest German and Spanish references (``benchmarks/guard_fpr.py --floor``), so
+another translator keeps the written-pair thresholds until its own drafts are labelled and calibrated
+(:func:`floor_for`)."""
+
+
+def floor_for(model: object) -> RealOutputFloor | None:
+    """The real-output floor calibrated on ``model`` (matched by its ``spec``), or ``None``."""
+    return REAL_OUTPUT_FLOOR if getattr(model, "spec", None) == REAL_OUTPUT_FLOOR.model else None
 
 
 def threshold_for(
     src: str,
     tgt: str,
     thresholds: dict[str, float] | None = None,
-    floor: RealOutputFloor | None = REAL_OUTPUT_FLOOR,
+    floor: RealOutputFloor | None = None,
 ) -> float:
     """The threshold of a ``src`` -> ``tgt`` pair: the lower of its two languages' thresholds, raised to
-    ``floor`` where the floor applies (``None``: the written-pair thresholds alone)."""
+    ``floor`` where it applies (a translator's real-output floor; ``None``, the default: the written-pair
+    thresholds alone, as every translation evaluation's hallucination rate uses them)."""
     table = FAITHFUL_THRESHOLDS if thresholds is None else thresholds
     default = min(table.values()) if table else DEFAULT_THRESHOLD
     base = min(table.get(normalize_language(lang), default) for lang in (src, tgt))
@@ -116,10 +128,11 @@ def faithfulness_scores(sources: Sequence[str], outputs: Sequence[str]) -> np.nd
     return similarity([s.strip() for s in sources], [o.strip() for o in outputs])
 
 
-def unfaithful_reason(source: str, output: str, src: str, tgt: str) -> str | None:
-    """Why ``output`` is not a translation of ``source`` (its score under the pair's threshold), or ``None``."""
+def unfaithful_reason(source: str, output: str, src: str, tgt: str, floor: RealOutputFloor | None = None) -> str | None:
+    """Why ``output`` is not a translation of ``source`` (its score under the pair's threshold, ``floor``
+    applied), or ``None``."""
     score = float(faithfulness_scores([source], [output])[0])
-    limit = threshold_for(src, tgt)
+    limit = threshold_for(src, tgt, floor=floor)
     if score >= limit:
         return None
     return f"similarity to the source {score:.3f} < {limit:.3f}: the output does not translate the message"

@@ -12,9 +12,14 @@ for the run report (never a silent drop). The checks:
   target, and only for outputs of at least :data:`MIN_LANGID_LETTERS` letters (shorter text is not
   identified reliably).
 - ``echo`` — the languages differ, the source has at least :data:`MIN_ECHO_WORDS` words, and the output
-  equals the source or its sentence chrF against the source is >= :data:`~aya_lab.langid.ECHO_CHRF`
-  (80). Not an echo when lingua identifies the *source* as the target language (the user wrote in the
-  target language already, and the prompt says to return it unchanged).
+  equals the source, its sentence chrF against the source is >= :data:`~aya_lab.langid.ECHO_CHRF`
+  (80), or it is a *fragment* of the source: at least :data:`FRAGMENT_CONTAINMENT` of its character
+  3-grams (case-folded, NFC) occur in the source ("Ọlọ́wọ́ yín lánàá." for a longer Yoruba message: its
+  chrF against the whole source is low, and it is too short for the language check). No honest pair of
+  ``data/faithfulness`` reaches 0.8 (the highest, 0.72, is "Photo by Peter Tkac, CC BY-SA."); the rule
+  was added 2026-12-02 after the first unseen run, whose drafts are now calibration data. Not an echo
+  when lingua identifies the *source* as the target language (the user wrote in the target language
+  already, and the prompt says to return it unchanged).
 - ``length`` — the output's size over the source's (characters; a character of an unspaced script
   such as Chinese counts :data:`UNSPACED_WEIGHT`) must lie in ``[MIN_RATIO, MAX_RATIO]`` = [0.3, 3.0];
   the lower bound applies to sources of at least :data:`MIN_RATIO_SOURCE` units, the upper one allows
@@ -43,7 +48,9 @@ for the run report (never a silent drop). The checks:
   time) are stated in that module.
 - ``faithful`` — the output must be a translation of the source at all: its cross-lingual similarity to
   the source under the multilingual sentence encoder must reach the pair's calibrated threshold
-  (:mod:`aya_lab.agents.faithfulness`; the figures are in ``data/faithfulness/README.md``). This
+  (:mod:`aya_lab.agents.faithfulness`; the figures are in ``data/faithfulness/README.md``), raised to
+  the translator's real-output floor where one was calibrated on its own labelled drafts (the guard's
+  ``floor``; :func:`guard_translations` takes the model's, :func:`~aya_lab.agents.faithfulness.floor_for`). This
   catches fluent, right-language inventions the other checks pass: another message, a few-shot example
   paraphrased ("Das Paket kam heute Morgen zwei Stunden zu spät." for an injection). It runs last and
   only when every other check passed (an output already withheld needs no score; the encoder costs
@@ -63,10 +70,11 @@ from __future__ import annotations
 
 import json
 import re
+import unicodedata
 from collections.abc import Iterable
 from dataclasses import dataclass
 
-from aya_lab.agents.faithfulness import unfaithful_reason
+from aya_lab.agents.faithfulness import RealOutputFloor, floor_for, unfaithful_reason
 from aya_lab.agents.numbers import unsupported_numbers
 from aya_lab.agents.protocols import TextModel
 from aya_lab.agents.repetition import repetition_loop
@@ -84,6 +92,7 @@ __all__ = [
     "TranslationGuard",
     "checks_for",
     "guard_translations",
+    "is_fragment",
 ]
 
 MARKER = "[not translated]"
@@ -91,6 +100,8 @@ ALL_CHECKS: tuple[str, ...] = ALL_GUARD_CHECKS  # spelled in the model layer, be
 MIN_LANGID_LETTERS = 20
 MIN_TARGET_CONFIDENCE = 0.1
 MIN_ECHO_WORDS = 3
+FRAGMENT_CONTAINMENT = 0.8
+MIN_FRAGMENT_WORDS = 2
 MIN_RATIO, MAX_RATIO = 0.3, 3.0
 MIN_RATIO_SOURCE = 20
 RATIO_SLACK = 30
@@ -174,8 +185,8 @@ def _size(text: str, lang: str) -> int:
 class TranslationGuard:
     """Checks a translation before it reaches a feed (see the module docstring for the checks)."""
 
-    def __init__(self, checks: Iterable[str] = ALL_CHECKS) -> None:
-        self.checks = tuple(checks)
+    def __init__(self, checks: Iterable[str] = ALL_CHECKS, floor: RealOutputFloor | None = None) -> None:
+        self.checks, self.floor = tuple(checks), floor
         unknown = sorted(set(self.checks) - set(ALL_CHECKS))
         if unknown:
             raise InputError(f"unknown guard check {unknown[0]!r}; checks are {', '.join(ALL_CHECKS)}")
@@ -230,11 +241,12 @@ class TranslationGuard:
             from sacrebleu.metrics import CHRF  # heavy; only when the texts differ
 
             same = CHRF().sentence_score(output, [source]).score >= ECHO_CHRF
-        if not same:
+        part = not same and is_fragment(output, source, tgt)
+        if not (same or part):
             return None
         if covered(tgt) and detect(source, tgt, src) == get_language(tgt).lingua:
             return None  # the source is in the target language already: returning it is right
-        return "the output copies the source"
+        return "the output copies part of the source" if part else "the output copies the source"
 
     def _length(self, source: str, output: str, src: str, tgt: str) -> str | None:
         s, o = _size(source, src), _size(output, tgt)
@@ -271,7 +283,21 @@ class TranslationGuard:
         return f"the output states {', '.join(extra[:3])}, which the source does not" if extra else None
 
     def _faithful(self, source: str, output: str, src: str, tgt: str) -> str | None:
-        return unfaithful_reason(source, output, src, tgt)
+        return unfaithful_reason(source, output, src, tgt, self.floor)
+
+
+def _trigrams(text: str) -> set[str]:
+    padded = f" {' '.join(unicodedata.normalize('NFC', text).casefold().split())} "
+    return {padded[i : i + 3] for i in range(len(padded) - 2)}
+
+
+def is_fragment(output: str, source: str, lang: str) -> bool:
+    """Whether ``output`` (in ``lang``) is made of the source's own text: at least
+    :data:`MIN_FRAGMENT_WORDS` words (6 characters in an unspaced script), and at least
+    :data:`FRAGMENT_CONTAINMENT` of its character 3-grams occur in ``source``."""
+    long_enough = len(output.split()) >= MIN_FRAGMENT_WORDS if get_language(lang).spaced else len(output.strip()) >= 6
+    grams = _trigrams(output)
+    return long_enough and bool(grams) and len(grams & _trigrams(source)) / len(grams) >= FRAGMENT_CONTAINMENT
 
 
 def _norm(text: str) -> str:
@@ -291,9 +317,10 @@ def guard_translations(
     source: str, src: str, translations: dict[str, str], model: TextModel, *, label: str = "message"
 ) -> tuple[dict[str, str], list[str]]:
     """``translations`` (``{lang: text}``) checked against ``source`` (in ``src``) with the checks that
-    apply to ``model`` (:func:`checks_for`): ``(texts to deliver, run-report notes)``; each withheld
+    apply to ``model`` (:func:`checks_for`) and its real-output floor (:func:`~aya_lab.agents.faithfulness.floor_for`):
+    ``(texts to deliver, run-report notes)``; each withheld
     translation becomes :data:`MARKER` + the original and gets one note starting with ``label``."""
-    guard = TranslationGuard(checks_for(model))
+    guard = TranslationGuard(checks_for(model), floor_for(model))
     out, notes = {}, []
     for lang, text in translations.items():
         out[lang], note = guard.deliverable(source, text, src, lang)

@@ -3,16 +3,23 @@
 The faithfulness gate scores meaning, not facts: "the meeting is at 10:00" and "the meeting is at 11:00"
 are equally similar to the source. :func:`unsupported_numbers` compares the digit groups of source and
 output: every maximal run of decimal digits in any script (``"10:00"`` -> ``10``, ``00``; ``"१२"`` ->
-``12``; Unicode digits are read by their value). A group of the output is unsupported unless it
-occurs in the source's digits run together (so ``1000`` is supported by ``1,000``, and separators
+``12``; Unicode digits are read by their value). A group of the output is unsupported unless it is
+one of the source's numbers (below) or occurs in the source's digit groups run together (so ``1000`` is supported by ``1,000``, and separators
 never matter: ``1.000`` / ``1 000``, ``3.5`` / ``3,5``) or is all zeros (``15 h`` is ``15:00`` and
 ``15.00 Uhr``: the zero minutes carry no fact a reader could be misled by).
 
-What it does not do: numbers the source writes in words (``"two hours"`` translated as ``"2 Stunden"``)
-read as unsupported, and clock conventions that change the number (Swahili counts hours from 6 a.m.:
-3 p.m. is *saa tisa*, the ninth hour) too; a number the output leaves out is not flagged (a translation
-may write it in words). These are the check's known false positives and misses, measured in
-docs/SECURITY.md rather than patched with exceptions.
+The source's numbers are its digit groups and the numbers it writes in words (:func:`source_numbers`):
+Chinese numerals (``十点半`` -> 10; ``两`` -> 2), and the words for 0-20 and the tens in English, French,
+German, Spanish, Portuguese and Swahili, a tens word followed by a unit word read as their sum
+(``twenty-five`` -> 25, ``veinte y cinco`` -> 25); a half hour (``十点半``, ``half past``, ``et demie``,
+``na nusu``) supports 30. An hour from 1 to 12 also supports the same hour on the
+24-hour clock (``2 pm`` / ``两点`` -> 14; ``10 pm`` -> 22), and a Swahili ``saa`` hour supports the hour it
+names on the clock (Swahili counts from 6 a.m.: ``saa tisa``, the ninth hour, is 3 p.m. -> 3, 15).
+
+What it does not do: number words of other languages and compounds written as one word
+(``fünfundzwanzig``), ordinals in words (``the third floor`` -> ``3.``), and a number the output leaves
+out (a translation may write it in words). These are the check's known false positives and misses,
+measured in docs/SECURITY.md rather than patched one by one.
 """
 
 from __future__ import annotations
@@ -20,9 +27,58 @@ from __future__ import annotations
 import re
 import unicodedata
 
-__all__ = ["digit_groups", "unsupported_numbers"]
+__all__ = ["digit_groups", "source_numbers", "unsupported_numbers"]
 
 _DIGITS = re.compile(r"\d+", re.UNICODE)
+_WORD = re.compile(r"[^\W\d_]+", re.UNICODE)
+_CJK = re.compile(r"[零〇一二两三四五六七八九十百千万]+")
+_CJK_DIGITS = {
+    "零": 0,
+    "〇": 0,
+    "一": 1,
+    "二": 2,
+    "两": 2,
+    "三": 3,
+    "四": 4,
+    "五": 5,
+    "六": 6,
+    "七": 7,
+    "八": 8,
+    "九": 9,
+}
+_CJK_UNITS = {"十": 10, "百": 100, "千": 1000, "万": 10000}
+
+_UNITS_WORDS = {
+    "eng": "zero one two three four five six seven eight nine ten eleven twelve thirteen fourteen fifteen sixteen "
+    "seventeen eighteen nineteen twenty",
+    "fra": "zéro un deux trois quatre cinq six sept huit neuf dix onze douze treize quatorze quinze seize dix-sept "
+    "dix-huit dix-neuf vingt",
+    "deu": "null eins zwei drei vier fünf sechs sieben acht neun zehn elf zwölf dreizehn vierzehn fünfzehn sechzehn "
+    "siebzehn achtzehn neunzehn zwanzig",
+    "spa": "cero uno dos tres cuatro cinco seis siete ocho nueve diez once doce trece catorce quince dieciséis "
+    "diecisiete dieciocho diecinueve veinte",
+    "por": "zero um dois três quatro cinco seis sete oito nove dez onze doze treze catorze quinze dezesseis dezessete "
+    "dezoito dezenove vinte",
+    "swh": "sifuri moja mbili tatu nne tano sita saba nane tisa kumi",
+}
+_TENS_WORDS = {
+    "eng": "thirty forty fifty sixty seventy eighty ninety hundred",
+    "fra": "trente quarante cinquante soixante - quatre-vingt - cent",
+    "deu": "dreißig vierzig fünfzig sechzig siebzig achtzig neunzig hundert",
+    "spa": "treinta cuarenta cincuenta sesenta setenta ochenta noventa cien",
+    "por": "trinta quarenta cinquenta sessenta setenta oitenta noventa cem",
+    "swh": "thelathini arobaini hamsini sitini sabini themanini tisini mia",
+}
+_EXTRA = {"une": 1, "ein": 1, "eine": 1, "einen": 1, "una": 1, "uma": 1, "duas": 2, "mbili": 2, "ishirini": 20,
+          "mmoja": 1, "wawili": 2, "watatu": 3, "wanne": 4, "watano": 5}  # fmt: skip
+_HALF = {"half", "demie", "demi", "halb", "halbe", "media", "meia", "nusu"}  # "half past": 30 minutes
+_VALUES: dict[str, int] = dict(_EXTRA)
+for _words in _UNITS_WORDS.values():
+    _VALUES.update({w: i for i, w in enumerate(_words.split())})
+for _words in _TENS_WORDS.values():
+    _VALUES.update({w: 30 + 10 * i for i, w in enumerate(_words.split()) if w != "-"})
+_TENS = {v for w, v in _VALUES.items() if v >= 20 and v % 10 == 0}
+_JOINERS = {"and", "et", "und", "y", "e", "na"}
 
 
 def digit_groups(text: str) -> list[str]:
@@ -30,7 +86,52 @@ def digit_groups(text: str) -> list[str]:
     return ["".join(str(unicodedata.digit(ch)) for ch in run) for run in _DIGITS.findall(text)]
 
 
+def _cjk_value(run: str) -> int:
+    """The value of a run of Chinese numerals (``十五`` 15, ``两千`` 2000, ``三`` 3)."""
+    total, digit = 0, None
+    for ch in run:
+        if ch in _CJK_DIGITS:
+            digit = _CJK_DIGITS[ch] if digit is None else digit * 10 + _CJK_DIGITS[ch]
+        else:
+            total += (1 if digit is None else digit) * _CJK_UNITS[ch]
+            digit = None
+    return total + (digit or 0)
+
+
+def _word_numbers(text: str) -> list[tuple[int, int]]:
+    """``(value, word index)`` of the number words in ``text``; a tens word then a unit word is their sum."""
+    words = [w.casefold() for w in _WORD.findall(text.replace("-", " "))]
+    out: list[tuple[int, int]] = []
+    for i, word in enumerate(words):
+        if word not in _VALUES:
+            continue
+        value = _VALUES[word]
+        if out and out[-1][0] in _TENS and out[-1][1] in (i - 1, i - 2) and value < 10:
+            if out[-1][1] == i - 1 or words[i - 1] in _JOINERS:
+                out[-1] = (out[-1][0] + value, i)
+                continue
+        out.append((value, i))
+    return out
+
+
+def source_numbers(text: str) -> list[int]:
+    """The numbers ``text`` states, in digits or in words (see the module docstring), with the 24-hour and
+    Swahili-clock readings of the hours among them."""
+    values = [int(g) for g in digit_groups(text)] + [_cjk_value(r) for r in _CJK.findall(text)]
+    values += [v for v, _ in _word_numbers(text)]
+    words = [w.casefold() for w in _WORD.findall(text)]
+    if "半" in text or _HALF & set(words):
+        values.append(30)
+    for i, word in enumerate(words[:-1]):
+        if word == "saa" and words[i + 1] in _VALUES:  # Swahili time: saa tisa = the ninth hour from 6 a.m.
+            values.append((_VALUES[words[i + 1]] + 6 - 1) % 12 + 1)
+    values += [v + 12 for v in values if 1 <= v <= 12]
+    return values
+
+
 def unsupported_numbers(source: str, output: str) -> list[str]:
-    """The digit groups of ``output`` that ``source`` does not contain (each once, in order of appearance)."""
-    have = "".join(digit_groups(source))
-    return list(dict.fromkeys(g for g in digit_groups(output) if g.strip("0") and g not in have))
+    """The digit groups of ``output`` that ``source`` does not state (each once, in order of appearance)."""
+    digits, values = "".join(digit_groups(source)), set(source_numbers(source))
+    return list(
+        dict.fromkeys(g for g in digit_groups(output) if g.strip("0") and g not in digits and int(g) not in values)
+    )

@@ -23,7 +23,6 @@ import numpy as np
 import pandas as pd
 
 from aya_lab.agents.faithfulness import (
-    REAL_OUTPUT_FLOOR,
     WITHHELD_QUANTILE,
     RealOutputFloor,
     faithfulness_scores,
@@ -90,12 +89,12 @@ def report(
     *,
     n_bootstrap: int = 1000,
     seed: int = 0,
-    floor: RealOutputFloor | None = REAL_OUTPUT_FLOOR,
+    floor: RealOutputFloor | None = None,
 ) -> pd.DataFrame:
     """The gate's precision/recall (of "unfaithful") and withheld share of honest pairs, with 95% CIs:
     one row overall, one per kind, one per language (pairs with it on either side). ``thresholds``: per
-    language (default: the calibrated constants of :mod:`aya_lab.agents.faithfulness`); ``floor``: the
-    real-output floor the room applies (``None``: the written-pair thresholds alone)."""
+    language (default: the calibrated constants of :mod:`aya_lab.agents.faithfulness`); ``floor``: a
+    translator's real-output floor (``None``, the default: the written-pair thresholds alone)."""
     limits = np.array([threshold_for(p.src, p.tgt, thresholds, floor) for p in pairs])
     withheld = np.asarray(scores) < limits
     bad = np.array([p.unfaithful for p in pairs])
@@ -143,7 +142,7 @@ def evaluate_faithfulness(
     *,
     n_bootstrap: int = 1000,
     thresholds: dict[str, float] | None = None,
-    floor: RealOutputFloor | None = REAL_OUTPUT_FLOOR,
+    floor: RealOutputFloor | None = None,
 ) -> FaithfulnessReport:
     """Score the set at ``path``, calibrate on its calibration split (unless ``thresholds`` are given)
     and report on ``split`` (``holdout``, or ``calibration`` to see the fit itself) with ``floor`` applied."""

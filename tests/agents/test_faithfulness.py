@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import re
 from pathlib import Path
+from types import SimpleNamespace
 
 import numpy as np
 import pytest
@@ -14,13 +15,16 @@ import pytest
 from aya_lab.agents.faithfulness import (
     DEFAULT_THRESHOLD,
     FAITHFUL_THRESHOLDS,
+    REAL_OUTPUT_FLOOR,
     faithfulness_scores,
+    floor_for,
     threshold_for,
     unfaithful_reason,
 )
 from aya_lab.agents.guard import ALL_CHECKS, MARKER, TranslationGuard, checks_for
 from aya_lab.models.base import ALL_GUARD_CHECKS, LocalChatModel
 from aya_lab.models.fake import FakeChatModel
+from aya_lab.settings import DEFAULT_ROLE_SPECS
 
 ROOT = Path(__file__).resolve().parents[2]
 GUARD = TranslationGuard()
@@ -106,3 +110,30 @@ def test_scores_are_one_per_pair_and_refuse_mismatched_lists():
     assert scores.shape == (2,) and scores[0] > scores[1] and np.all(scores <= 1.0)
     with pytest.raises(ValueError, match="one second text per first text"):
         faithfulness_scores(["a"], ["b", "c"])
+
+
+def test_the_real_output_floor_binds_its_own_model_and_languages_only():
+    assert REAL_OUTPUT_FLOOR.model == DEFAULT_ROLE_SPECS["translator"]
+    lower = min(FAITHFUL_THRESHOLDS["eng"], FAITHFUL_THRESHOLDS["deu"])
+    assert threshold_for("eng", "deu") == lower  # the default: written-pair thresholds (every evaluation's)
+    assert threshold_for("eng", "deu", floor=REAL_OUTPUT_FLOOR) == max(lower, REAL_OUTPUT_FLOOR.value)
+    assert threshold_for("swh", "eng", floor=REAL_OUTPUT_FLOOR) == threshold_for("swh", "eng")  # no floor there
+    assert floor_for(SimpleNamespace(spec="gemma3-270m")) is REAL_OUTPUT_FLOOR
+    adapter = SimpleNamespace(spec="gemma3-270m+lora:data/adapters/gemma3-270m-swh-eng/step-050")
+    assert floor_for(adapter) is None and floor_for(FakeChatModel()) is None
+
+
+def test_the_floor_withholds_an_invention_the_written_threshold_passed():
+    # the first unseen run (now calibration data): 0.890 >= eng-fra's written threshold, < the floor
+    source = "Please remember to submit your timesheets by Thursday evening."
+    invented = "Ne vous inquiétez pas de nous envoyer vos heures de travail."
+    assert WITHOUT_NUMBERS.check(source, invented, "eng", "fra").ok
+    verdict = TranslationGuard(floor=REAL_OUTPUT_FLOOR).check(source, invented, "eng", "fra")
+    assert [r.split(":")[0] for r in verdict.reasons] == ["faithful"]
+    honest = "Pensez à envoyer vos feuilles de temps avant jeudi soir."
+    assert TranslationGuard(floor=REAL_OUTPUT_FLOOR).check(source, honest, "eng", "fra").ok
+
+
+def test_the_floor_in_code_is_the_one_the_data_readme_reports():
+    readme = (ROOT / "data" / "faithfulness" / "README.md").read_text(encoding="utf-8")
+    assert f"real-output floor **{REAL_OUTPUT_FLOOR.value:.3f}**" in readme

@@ -4,7 +4,7 @@ honest translations, and in the room delivers the original behind a marker with 
 import pytest
 from langchain_core.embeddings import DeterministicFakeEmbedding
 
-from aya_lab.agents.guard import ALL_CHECKS, MARKER, TranslationGuard, checks_for, guard_translations
+from aya_lab.agents.guard import ALL_CHECKS, MARKER, TranslationGuard, checks_for, guard_translations, is_fragment
 from aya_lab.datasets.project import load_workplace
 from aya_lab.models.base import LocalChatModel
 from aya_lab.models.fake import FakeChatModel
@@ -141,3 +141,14 @@ def test_a_copied_few_shot_example_is_withheld():
     assert not verdict.ok and verdict.reasons[0].startswith("example:")
     honest = "Bonjour l'équipe, la réunion budgétaire a été déplacée à vendredi."
     assert TranslationGuard().check(source, honest, "swh", "fra").ok
+
+
+def test_a_fragment_of_the_source_is_an_echo_and_a_translation_sharing_names_is_not():
+    source = "Ẹ kú iṣẹ́ o, ẹ ṣeun fún ìrànlọ́wọ́ yín lánàá."
+    verdict = TranslationGuard(("echo",)).check(source, "Ọlọ́wọ́ yín lánàá.", "yor", "deu")
+    assert verdict.reasons == ("echo: the output copies part of the source",)
+    assert is_fragment("Ọlọ́wọ́ yín lánàá.", source, "deu")
+    assert not is_fragment("lánàá.", source, "deu")  # one word: too short to judge
+    names = "Photo by Peter Tkac, CC BY-SA."  # the highest-scoring honest pair of data/faithfulness (0.72)
+    assert not is_fragment("Picha na Peter Tkac, CC BY-SA.", names, "swh")
+    assert TranslationGuard(("echo",)).check("Karibu kwenye timu, Juma!", "Welcome to the team, Juma!", "swh", "eng").ok

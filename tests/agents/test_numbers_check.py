@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from aya_lab.agents.guard import ALL_CHECKS, TranslationGuard
-from aya_lab.agents.numbers import digit_groups, unsupported_numbers
+from aya_lab.agents.numbers import digit_groups, source_numbers, unsupported_numbers
 
 
 def test_digit_groups_read_every_script_and_ignore_separators():
@@ -34,3 +34,28 @@ def test_the_guard_withholds_a_changed_number_and_passes_the_same_numbers():
 
 def test_numbers_runs_before_the_encoder_for_every_real_model():
     assert "numbers" in ALL_CHECKS and ALL_CHECKS.index("numbers") < ALL_CHECKS.index("faithful")
+
+
+def test_numbers_written_in_words_support_their_digits():
+    assert unsupported_numbers("The shipment is delayed by two days.", "Die Lieferung ist 2 Tage verspätet.") == []
+    assert unsupported_numbers("Leave is twenty-five days.", "Der Urlaub beträgt 25 Tage.") == []
+    assert unsupported_numbers("Son veinte y cinco días.", "It is 25 days.") == []
+    assert unsupported_numbers("The meeting is at ten.", "La réunion est à 11 h.") == [
+        "11"
+    ]  # a changed hour still fails
+    assert unsupported_numbers("Two boxes arrived.", "7 Kisten sind angekommen.") == ["7"]
+
+
+def test_chinese_numerals_half_hours_and_the_24_hour_clock():
+    assert source_numbers("我三月三日到十四日休假。")[:3] == [3, 3, 14]
+    assert unsupported_numbers("应用将在晚上十点到十一点之间无法使用。", "from 22:00 to 23:00") == []
+    assert unsupported_numbers("我十点半之前有一个客户电话", "a client call until 10:30") == []
+    assert unsupported_numbers("The call is at 2 pm.", "L'appel est à 14 h.") == []
+    assert unsupported_numbers("The call is at 2 pm.", "L'appel est à 16 h.") == ["16"]
+
+
+def test_a_swahili_hour_supports_the_clock_hour_it_names():
+    # Swahili counts hours from 6 a.m.: saa nne (the fourth hour) is 10 a.m., saa tisa 3 p.m.
+    assert unsupported_numbers("Mkutano umehamishwa hadi Ijumaa saa nne asubuhi.", "Friday at 10 am") == []
+    assert unsupported_numbers("Ofisi itafungwa saa tisa alasiri.", "The office closes at 15:00.") == []
+    assert unsupported_numbers("Ofisi itafungwa saa tisa alasiri.", "The office closes at 5 pm.") == ["5"]
