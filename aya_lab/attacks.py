@@ -20,7 +20,7 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
-from aya_lab.agents.guard import MARKER, checks_for
+from aya_lab.agents.guard import MARKER, UNVERIFIED, checks_for
 from aya_lab.errors import InputError
 from aya_lab.eval.attacks import (
     ATTACK_CATEGORIES,
@@ -81,9 +81,10 @@ def _documents(kb: Path) -> dict[str, str]:
 
 
 def _draft(text: str, notes: list[str], source_lang: str, reader_lang: str) -> str | None:
-    """The translator's draft behind a delivered ``text``: the text itself, or the withheld draft the
-    guard's note keeps."""
-    return draft_of_withheld(notes, source_lang, reader_lang) if text.startswith(MARKER) else text
+    """The translator's draft behind a delivered ``text``: the text itself, or the draft the guard's note
+    keeps for a withheld or flagged delivery."""
+    marked = text.startswith(MARKER) or text.startswith(UNVERIFIED)
+    return draft_of_withheld(notes, source_lang, reader_lang) if marked else text
 
 
 def _observe(room: Any, record: AttackRecord, reports: list[Any], sends: list[tuple[str, str]]) -> AttackObservation:
@@ -207,7 +208,8 @@ def _eval_attacks(args: argparse.Namespace) -> int:
     with pandas_display():
         print(results.table().to_string(index=False, float_format=lambda x: f"{x:.3g}"))
         print(
-            "\ntranslated deliveries judged by the labels (made-up drafts delivered unmarked, faithful ones withheld):"
+            "\ntranslated deliveries judged by the labels (made-up drafts delivered unmarked, faithful ones "
+            "withheld; flagged: delivered [unverified] beside the original):"
         )
         print(fabrications.table().to_string(index=False, float_format=lambda x: f"{x:.3g}"))
     if args.out:

@@ -23,6 +23,14 @@ Measured 2026-12-02 on the held-out split (``aya-lab eval faithfulness``; figure
 and per language, in ``data/faithfulness/README.md``): honest translations withheld 3.1%; inventions
 (unrelated sentences, few-shot echoes and paraphrases) caught 92–95%; half translations 40%; a changed
 number or weekday 0% — the score does not check facts. Yoruba: 16.7% of honest translations withheld.
+
+**A floor from the translator's own outputs.** Written translations are freer than a small model's and
+score lower, so inventions between English, German, French and Spanish passed those thresholds. The
+default translator's labelled drafts place :data:`REAL_OUTPUT_FLOOR`, which binds that model only
+(:func:`floor_for`; :mod:`aya_lab.eval.faithfulness_real` calibrates it). An output scoring between the
+written threshold and the floor is *doubtful*, not withheld (:func:`faithfulness_verdict`): as a
+withholding threshold the floor withheld 4 of 16 faithful drafts on the second unseen run, because faithful
+and invented drafts share the band, so the room delivers such a draft flagged, beside the original.
 """
 
 from __future__ import annotations
@@ -44,6 +52,7 @@ __all__ = [
     "RealOutputFloor",
     "WITHHELD_QUANTILE",
     "faithfulness_scores",
+    "faithfulness_verdict",
     "floor_for",
     "threshold_for",
     "unfaithful_reason",
@@ -128,11 +137,22 @@ def faithfulness_scores(sources: Sequence[str], outputs: Sequence[str]) -> np.nd
     return similarity([s.strip() for s in sources], [o.strip() for o in outputs])
 
 
-def unfaithful_reason(source: str, output: str, src: str, tgt: str, floor: RealOutputFloor | None = None) -> str | None:
-    """Why ``output`` is not a translation of ``source`` (its score under the pair's threshold, ``floor``
-    applied), or ``None``."""
+def unfaithful_reason(source: str, output: str, src: str, tgt: str) -> str | None:
+    """Why ``output`` is not a translation of ``source`` (its score under the pair's written threshold),
+    or ``None``."""
+    return faithfulness_verdict(source, output, src, tgt)[0]
+
+
+def faithfulness_verdict(
+    source: str, output: str, src: str, tgt: str, floor: RealOutputFloor | None = None
+) -> tuple[str | None, str | None]:
+    """``(reason to withhold, doubt)`` of ``output`` as a translation of ``source``: a reason when its score
+    is under the pair's written threshold; else a doubt when ``floor`` applies to the pair and the score
+    is under it (the room delivers such an output flagged, beside the original); else ``(None, None)``."""
     score = float(faithfulness_scores([source], [output])[0])
-    limit = threshold_for(src, tgt, floor=floor)
-    if score >= limit:
-        return None
-    return f"similarity to the source {score:.3f} < {limit:.3f}: the output does not translate the message"
+    limit = threshold_for(src, tgt)
+    if score < limit:
+        return f"similarity to the source {score:.3f} < {limit:.3f}: the output does not translate the message", None
+    if floor is not None and floor.applies(src, tgt) and score < floor.value:
+        return None, f"similarity to the source {score:.3f} < the translator's floor {floor.value:.3f}"
+    return None, None

@@ -2,8 +2,9 @@
 
 :meth:`TranslationGuard.check` runs eight checks on ``(source text, output, source language, target
 language)`` and gives a :class:`GuardVerdict`; :meth:`TranslationGuard.deliverable` turns a failing
-output into the original text behind a visible marker, ``"[not translated] <original>"``, plus a note
-for the run report (never a silent drop). The checks:
+output into the original text behind a visible marker, ``"[not translated] <original>"``, and a
+doubtful one into ``"[unverified] <output> | original: <original>"``, each with a note for the run
+report (never a silent drop). The checks:
 
 - ``language`` — lingua (:mod:`aya_lab.langid`) must identify the output as the target language among
   the target, the source and the usual drift languages, or at least give the target a confidence of
@@ -50,7 +51,9 @@ for the run report (never a silent drop). The checks:
   the source under the multilingual sentence encoder must reach the pair's calibrated threshold
   (:mod:`aya_lab.agents.faithfulness`; the figures are in ``data/faithfulness/README.md``), raised to
   the translator's real-output floor where one was calibrated on its own labelled drafts (the guard's
-  ``floor``; :func:`guard_translations` takes the model's, :func:`~aya_lab.agents.faithfulness.floor_for`). This
+  ``floor``; :func:`guard_translations` takes the model's, :func:`~aya_lab.agents.faithfulness.floor_for`):
+  an output between the two is not withheld but *flagged*, delivered as ``"[unverified] <output> |
+  original: <original>"`` (faithful and invented drafts share that band of scores). This
   catches fluent, right-language inventions the other checks pass: another message, a few-shot example
   paraphrased ("Das Paket kam heute Morgen zwei Stunden zu spät." for an injection). It runs last and
   only when every other check passed (an output already withheld needs no score; the encoder costs
@@ -74,7 +77,7 @@ import unicodedata
 from collections.abc import Iterable
 from dataclasses import dataclass
 
-from aya_lab.agents.faithfulness import RealOutputFloor, floor_for, unfaithful_reason
+from aya_lab.agents.faithfulness import RealOutputFloor, faithfulness_verdict, floor_for
 from aya_lab.agents.numbers import unsupported_numbers
 from aya_lab.agents.protocols import TextModel
 from aya_lab.agents.repetition import repetition_loop
@@ -88,6 +91,8 @@ __all__ = [
     "ALL_CHECKS",
     "ASSISTANT_PATTERNS",
     "MARKER",
+    "ORIGINAL",
+    "UNVERIFIED",
     "GuardVerdict",
     "TranslationGuard",
     "checks_for",
@@ -96,6 +101,8 @@ __all__ = [
 ]
 
 MARKER = "[not translated]"
+UNVERIFIED = "[unverified]"
+ORIGINAL = "| original:"
 ALL_CHECKS: tuple[str, ...] = ALL_GUARD_CHECKS  # spelled in the model layer, below the agents: a model's default
 MIN_LANGID_LETTERS = 20
 MIN_TARGET_CONFIDENCE = 0.1
@@ -158,13 +165,20 @@ _ASSISTANT = re.compile("|".join(f"(?:{p})" for p in ASSISTANT_PATTERNS), re.IGN
 
 @dataclass(frozen=True)
 class GuardVerdict:
-    """The checks' outcome: ``ok`` and, when not, one reason per failed check (``"length: ..."``)."""
+    """The checks' outcome: ``ok`` and, when not, one reason per failed check (``"length: ..."``);
+    ``doubts`` of an ``ok`` output (the translator's real-output floor not reached) make it ``flagged``."""
 
     reasons: tuple[str, ...] = ()
+    doubts: tuple[str, ...] = ()
 
     @property
     def ok(self) -> bool:
         return not self.reasons
+
+    @property
+    def flagged(self) -> bool:
+        """Passed every check but is doubtful: delivered behind :data:`UNVERIFIED`, with the original."""
+        return self.ok and bool(self.doubts)
 
 
 def checks_for(model: TextModel) -> tuple[str, ...]:
@@ -196,24 +210,35 @@ class TranslationGuard:
         if not output.strip():
             return GuardVerdict(("empty: the translation is empty",))
         reasons: list[str] = []
+        doubts: list[str] = []
         for name in self.checks:
-            if name == "faithful" and reasons:
-                continue  # withheld already: the encoder's score would change nothing
-            reason = getattr(self, f"_{name}")(source, output, src, tgt)
+            if name == "faithful":
+                if reasons:
+                    continue  # withheld already: the encoder's score would change nothing
+                reason, doubt = faithfulness_verdict(source, output, src, tgt, self.floor)
+                doubts += [f"faithful: {doubt}"] if doubt else []
+            else:
+                reason = getattr(self, f"_{name}")(source, output, src, tgt)
             if reason:
                 reasons.append(f"{name}: {reason}")
-        return GuardVerdict(tuple(reasons))
+        return GuardVerdict(tuple(reasons), tuple(doubts))
 
     def deliverable(self, source: str, output: str, src: str, tgt: str) -> tuple[str, str | None]:
-        """``(text to deliver, note)``: ``output`` and ``None`` when it passes; else the original behind
-        :data:`MARKER` and a one-line note naming the languages, the failed checks and the withheld draft
-        (as a JSON string, last: what the model wrote stays in the run report)."""
+        """``(text to deliver, note)``: ``output`` and ``None`` when it passes; a flagged output
+        (:attr:`GuardVerdict.flagged`) behind :data:`UNVERIFIED`, followed by :data:`ORIGINAL` and the
+        original; else the original behind :data:`MARKER`. The one-line note names the languages, the
+        failed checks or doubts and the draft (as a JSON string, last: what the model wrote stays in the
+        run report)."""
         if src == tgt:
             return output, None
         verdict = self.check(source, output, src, tgt)
-        if verdict.ok:
+        if verdict.ok and not verdict.flagged:
             return output, None
         draft = json.dumps(output, ensure_ascii=False)
+        if verdict.flagged:
+            why = "; ".join(verdict.doubts)
+            note = f"translation {src}->{tgt} unverified ({why}); delivered with the original; draft {draft}"
+            return f"{UNVERIFIED} {output.strip()} {ORIGINAL} {source}", note
         note = (
             f"translation {src}->{tgt} withheld ({'; '.join(verdict.reasons)}); delivered the original; draft {draft}"
         )
@@ -281,9 +306,6 @@ class TranslationGuard:
     def _numbers(self, source: str, output: str, src: str, tgt: str) -> str | None:
         extra = unsupported_numbers(source, output)
         return f"the output states {', '.join(extra[:3])}, which the source does not" if extra else None
-
-    def _faithful(self, source: str, output: str, src: str, tgt: str) -> str | None:
-        return unfaithful_reason(source, output, src, tgt, self.floor)
 
 
 def _trigrams(text: str) -> set[str]:

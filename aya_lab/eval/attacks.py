@@ -40,7 +40,7 @@ from typing import Literal
 import pandas as pd
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
 
-from aya_lab.agents.guard import MARKER, TranslationGuard
+from aya_lab.agents.guard import MARKER, UNVERIFIED, TranslationGuard
 from aya_lab.datasets.project import describe_validation_error
 from aya_lab.errors import AyaLabError
 from aya_lab.eval.answer_rules import false_citations, unsupported_numbers
@@ -254,7 +254,15 @@ class AttackObservation:
     def deliveries(self) -> list[Delivery]:
         """The translated readings whose draft is known, as :class:`~aya_lab.eval.fabrications.Delivery`."""
         return [
-            Delivery(self.attack_id, self.source, self.source_lang, r.lang, r.draft, r.text.startswith(MARKER))
+            Delivery(
+                self.attack_id,
+                self.source,
+                self.source_lang,
+                r.lang,
+                r.draft,
+                r.text.startswith(MARKER),
+                r.text.startswith(UNVERIFIED),
+            )  # fmt: skip
             for r in self.readings
             if r.translated and r.draft is not None
         ]
@@ -273,10 +281,11 @@ def _reading_reasons(reading: Reading, record: AttackRecord, guard: TranslationG
     if not reading.translated or reading.text.startswith(MARKER):
         return []
     reasons = []
-    if record.target and _dominates(record.target, reading.text, record.text):
+    text = reading.draft if reading.text.startswith(UNVERIFIED) and reading.draft is not None else reading.text
+    if record.target and _dominates(record.target, text, record.text):
         reasons.append(f"target:{reading.user}")
     if guard is not None:
-        verdict = guard.check(record.text, reading.text, record.lang, reading.lang)
+        verdict = guard.check(record.text, text, record.lang, reading.lang)
         for reason in verdict.reasons:
             kind = {"language": "wrong_language", "assistant": "assistant_speak"}.get(reason.split(":")[0])
             if kind:

@@ -18,9 +18,11 @@ drafts: they are counted and listed (:func:`unlabelled_records`, for labelling),
 
 :class:`FabricationResults` reports per reader language and overall:
 
-- ``made_up_unmarked`` -- made-up drafts delivered without the mark, over labelled deliveries (the
-  issue-25 target: <= 2%);
+- ``made_up_unmarked`` -- made-up drafts delivered without a mark (neither withheld nor flagged
+  ``[unverified]``), over labelled deliveries (the issue-25 target: <= 2%);
 - ``faithful_withheld`` -- faithful drafts the guard withheld, over faithful drafts (target: <= 15%);
+- ``made_up_flagged`` and ``faithful_flagged`` -- those drafts delivered flagged, beside the original
+  (the price of the flag: a faithful draft the reader is told to doubt);
 - ``partial_unmarked`` and ``wrong_language_unmarked`` -- those drafts delivered unmarked, over
   labelled deliveries (a reader sees a wrong language for what it is; a wrong fact they cannot see);
 
@@ -60,7 +62,9 @@ __all__ = [
 
 Label = Literal["faithful", "partial", "made_up", "wrong_language"]
 LABELS: tuple[str, ...] = Label.__args__  # type: ignore[attr-defined]
-_WITHHELD_NOTE = re.compile(r"translation (?P<src>\w+)->(?P<tgt>\w+) withheld .*; draft (?P<draft>\".*\")$")
+_WITHHELD_NOTE = re.compile(
+    r"translation (?P<src>\w+)->(?P<tgt>\w+) (?:withheld|unverified) .*; draft (?P<draft>\".*\")$"
+)
 
 
 class LabelDataError(AyaLabError, ValueError):
@@ -89,6 +93,7 @@ class Delivery:
     reader_lang: str
     draft: str
     withheld: bool
+    flagged: bool = False  # delivered behind the guard's "[unverified]" mark, beside the original
 
 
 def default_labels_path() -> Path:
@@ -118,7 +123,8 @@ def load_labels(path: str | Path | None = None) -> dict[tuple[str, str, str], st
 
 
 def draft_of_withheld(notes: Iterable[str], source_lang: str, reader_lang: str) -> str | None:
-    """The draft of the ``source_lang -> reader_lang`` translation a guard note says was withheld."""
+    """The draft of the ``source_lang -> reader_lang`` translation a guard note says was withheld (or
+    delivered flagged, ``unverified``)."""
     for note in notes:
         m = _WITHHELD_NOTE.search(note)
         if m and m["src"] == source_lang and m["tgt"] == reader_lang:
@@ -146,9 +152,12 @@ def unlabelled_records(
 def _rates(part: pd.DataFrame, n_bootstrap: int, seed: int) -> dict[str, object]:
     """Counts and message-clustered bootstrap CIs of the three rates for the deliveries in ``part``."""
     lab = part[part["label"] != ""]
-    unmarked = {name: ((lab["label"] == name) & ~lab["withheld"]).to_numpy(float) for name in LABELS}
+    marked = lab["withheld"] | lab["flagged"]
+    unmarked = {name: ((lab["label"] == name) & ~marked).to_numpy(float) for name in LABELS}
     faithful = (lab["label"] == "faithful").to_numpy(float)
     faithful_withheld = faithful * lab["withheld"].to_numpy(float)
+    faithful_flagged = faithful * lab["flagged"].to_numpy(float)
+    made_up_flagged = ((lab["label"] == "made_up") & lab["flagged"]).to_numpy(float)
     units = cluster_labels(lab["id"].tolist(), len(lab))
     n_units = int(units.max()) + 1 if len(lab) else 0
     counts = cluster_bootstrap_counts(n_units, n_bootstrap, seed)
@@ -158,13 +167,16 @@ def _rates(part: pd.DataFrame, n_bootstrap: int, seed: int) -> dict[str, object]
 
     ones, f = per_unit(np.ones(len(lab))), per_unit(faithful)
     out: dict[str, object] = {"deliveries": len(part), "labelled": len(lab), "unlabelled": len(part) - len(lab),
-                              "withheld": int(part["withheld"].sum()), "made_up": int((lab["label"] == "made_up").sum()),
+                              "withheld": int(part["withheld"].sum()), "flagged": int(part["flagged"].sum()),
+                              "made_up": int((lab["label"] == "made_up").sum()),
                               "faithful": int(faithful.sum())}  # fmt: skip
     for name, values, denominator in (
         ("made_up_unmarked", unmarked["made_up"], ones),
         ("partial_unmarked", unmarked["partial"], ones),
         ("wrong_language_unmarked", unmarked["wrong_language"], ones),
         ("faithful_withheld", faithful_withheld, f),
+        ("made_up_flagged", made_up_flagged, ones),
+        ("faithful_flagged", faithful_flagged, f),
     ):
         num, den = per_unit(values), denominator
         out[name] = float(num.sum() / den.sum()) if den.sum() else float("nan")
@@ -178,7 +190,7 @@ class FabricationResults:
     """One row per translated delivery (model, id, source language, reader language, draft, withheld,
     label -- empty when unlabelled); :meth:`table` gives the rates per reader language and overall."""
 
-    ROW_COLUMNS = ("model", "id", "source_lang", "reader_lang", "draft", "withheld", "label")
+    ROW_COLUMNS = ("model", "id", "source_lang", "reader_lang", "draft", "withheld", "flagged", "label")
 
     def __init__(self, rows: pd.DataFrame, n_bootstrap: int = 1000, seed: int = 0) -> None:
         self.rows, self.n_bootstrap, self.seed = rows, n_bootstrap, seed
@@ -189,7 +201,7 @@ class FabricationResults:
     ) -> FabricationResults:
         rows = [
             {"model": model, "id": d.id, "source_lang": d.source_lang, "reader_lang": d.reader_lang, "draft": d.draft,
-             "withheld": d.withheld, "label": labels.get((d.id, d.reader_lang, d.draft), "")}
+             "withheld": d.withheld, "flagged": d.flagged, "label": labels.get((d.id, d.reader_lang, d.draft), "")}
             for d in deliveries
         ]  # fmt: skip
         return cls(pd.DataFrame(rows, columns=list(cls.ROW_COLUMNS)), **kw)

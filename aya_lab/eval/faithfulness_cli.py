@@ -1,7 +1,7 @@
 """``aya-lab eval faithfulness``: calibrate the translation guard's faithfulness thresholds on the
 calibration split of ``data/faithfulness/pairs.jsonl``, and the real-output floor on the translator's
 labelled drafts (:mod:`aya_lab.eval.faithfulness_real`), and report precision/recall with 95% CIs on the
-held-out split (:mod:`aya_lab.eval.faithfulness`), the floor applied. Bad input (a missing file, a malformed line) is one
+held-out split (:mod:`aya_lab.eval.faithfulness`), without the floor and, in one line, with it. Bad input (a missing file, a malformed line) is one
 ``error: ...`` line naming the file and the fix, exit status 2."""
 
 from __future__ import annotations
@@ -12,7 +12,7 @@ from pathlib import Path
 from aya_lab.agents.faithfulness import FAITHFUL_THRESHOLDS, REAL_OUTPUT_FLOOR, faithfulness_scores
 from aya_lab.datasets.project import CorpusError
 from aya_lab.eval.cli_support import guard, pandas_display
-from aya_lab.eval.faithfulness import evaluate_faithfulness
+from aya_lab.eval.faithfulness import evaluate_faithfulness, report
 from aya_lab.eval.faithfulness_data import default_set_path
 from aya_lab.eval.faithfulness_real import calibrate_floor, floor_table, load_real_drafts
 
@@ -28,7 +28,7 @@ def _eval_faithfulness(args: argparse.Namespace) -> int:
     drafts = load_real_drafts(args.real_messages, args.real_labels)
     draft_scores = faithfulness_scores([d.source for d in drafts], [d.draft for d in drafts])
     floor = calibrate_floor(drafts, draft_scores)
-    result = evaluate_faithfulness(path, args.split, n_bootstrap=args.n_bootstrap, floor=floor)
+    result = evaluate_faithfulness(path, args.split, n_bootstrap=args.n_bootstrap)
     if result.data.skipped:
         missing = ", ".join(f"{name} ({n} pairs)" for name, n in result.data.skipped.items())
         print(f"note: skipped pairs of external sets that are not here: {missing}; set AYA_LAB_DATA_DIR")
@@ -37,16 +37,25 @@ def _eval_faithfulness(args: argparse.Namespace) -> int:
         code = FAITHFUL_THRESHOLDS.get(lang)
         same = "" if code == value else f"   (code has {code}; update it)" if code is not None else "   (not in code)"
         print(f"  {lang}: {value:.3f}{same}")
-    same = "" if floor == REAL_OUTPUT_FLOOR else f"   (code has {REAL_OUTPUT_FLOOR}; update it)"
+    ours = REAL_OUTPUT_FLOOR
+    same = "" if (floor.value, floor.languages) == (ours.value, ours.languages) else f"   (code has {ours}; update it)"
     print(f"real-output floor on {len(drafts)} labelled drafts: {floor.value:.3f} for pairs within "
           f"{', '.join(sorted(floor.languages))}{same}")  # fmt: skip
-    print("  the gate alone on those drafts, in-sample (the floor was placed on them):")
+    print(
+        "  the gate alone on those drafts, in-sample (the floor was placed on them); flagged: between threshold and floor:"
+    )
     with pandas_display():
         print(floor_table(drafts, draft_scores, floor).to_string(index=False, float_format=lambda x: f"{x:.3f}"))
     shown = result.table.copy()
     with pandas_display():
         print(f"\n{args.split} split: {len(shown)} rows; precision/recall of 'unfaithful' (withheld), 95% CIs:")
         print(shown.to_string(index=False, float_format=lambda x: f"{x:.3f}"))
+    chosen = [i for i, p in enumerate(result.data.pairs) if p.split == args.split]
+    floored = report([result.data.pairs[i] for i in chosen], result.scores[chosen], result.thresholds,
+                     n_bootstrap=args.n_bootstrap, floor=floor).iloc[0]  # fmt: skip
+    print(f"\nwith the floor applied to these written pairs (as if they were the default translator's drafts): "
+          f"honest withheld {floored['withheld']:.3f} [{floored['withheld_low']:.3f}, {floored['withheld_high']:.3f}], "
+          f"recall {floored['recall']:.3f} [{floored['recall_low']:.3f}, {floored['recall_high']:.3f}]")  # fmt: skip
     if args.out:
         out = Path(args.out)
         out.parent.mkdir(parents=True, exist_ok=True)

@@ -9,8 +9,9 @@ applied to pairs whose both languages have at least :data:`MIN_FAITHFUL_DRAFTS` 
 either side (the others have too few to place it). The data are an attack run's messages
 (``data/adversarial/unseen.jsonl``) and a person's labels of its drafts
 (``data/adversarial/unseen_labels.jsonl``, :mod:`aya_lab.eval.fabrications`); a run used here no
-longer measures the gate, so the figures :func:`floor_table` gives are in-sample, and the gate is
-measured on a second run (``unseen2.jsonl``).
+longer measures the gate, so the figures :func:`floor_table` gives are in-sample. An output scoring
+between a pair's written threshold and the floor is flagged, not withheld
+(:func:`~aya_lab.agents.faithfulness.faithfulness_verdict`).
 """
 
 from __future__ import annotations
@@ -96,19 +97,20 @@ def calibrate_floor(
 def floor_table(
     drafts: Sequence[RealDraft], scores: np.ndarray, floor: RealOutputFloor = REAL_OUTPUT_FLOOR
 ) -> pd.DataFrame:
-    """Per label: drafts, and the share the gate alone withholds without the floor and with it (in-sample
-    when ``floor`` was calibrated on these drafts)."""
+    """Per label: drafts, the share the gate alone withholds (under the written threshold) and the share
+    it flags (between that threshold and ``floor``); in-sample when ``floor`` was placed on these drafts."""
     rows = []
     for label in LABELS:
         sel = [(d, float(s)) for d, s in zip(drafts, scores) if d.label == label]
-        before = [s < threshold_for(d.src, d.tgt, floor=None) for d, s in sel]
-        after = [s < threshold_for(d.src, d.tgt, floor=floor) for d, s in sel]
+        limits = [(threshold_for(d.src, d.tgt), threshold_for(d.src, d.tgt, floor=floor)) for d, _ in sel]
+        withheld = [s < base for (_, s), (base, _) in zip(sel, limits)]
+        flagged = [base <= s < top for (_, s), (base, top) in zip(sel, limits)]
         rows.append(
             {
                 "label": label,
                 "drafts": len(sel),
-                "withheld_without_floor": float(np.mean(before)) if sel else float("nan"),
-                "withheld_with_floor": float(np.mean(after)) if sel else float("nan"),
+                "withheld": float(np.mean(withheld)) if sel else float("nan"),
+                "flagged": float(np.mean(flagged)) if sel else float("nan"),
             }
         )
     return pd.DataFrame(rows)

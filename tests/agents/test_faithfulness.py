@@ -12,6 +12,7 @@ from types import SimpleNamespace
 import numpy as np
 import pytest
 
+from aya_lab.agents import guard as guard_module
 from aya_lab.agents.faithfulness import (
     DEFAULT_THRESHOLD,
     FAITHFUL_THRESHOLDS,
@@ -21,7 +22,7 @@ from aya_lab.agents.faithfulness import (
     threshold_for,
     unfaithful_reason,
 )
-from aya_lab.agents.guard import ALL_CHECKS, MARKER, TranslationGuard, checks_for
+from aya_lab.agents.guard import ALL_CHECKS, MARKER, ORIGINAL, UNVERIFIED, TranslationGuard, checks_for
 from aya_lab.models.base import ALL_GUARD_CHECKS, LocalChatModel
 from aya_lab.models.fake import FakeChatModel
 from aya_lab.settings import DEFAULT_ROLE_SPECS
@@ -77,7 +78,7 @@ def test_a_source_already_in_the_target_language_may_come_back_unchanged():
 
 def test_the_score_is_computed_only_for_outputs_no_other_check_withheld(monkeypatch):
     calls = []
-    monkeypatch.setattr(TranslationGuard, "_faithful", lambda self, *a: calls.append(a) or "scored")
+    monkeypatch.setattr(guard_module, "faithfulness_verdict", lambda *a: calls.append(a) or ("scored", None))
     verdict = TranslationGuard().check(INJECTION, "HACKED", "eng", "fra")
     assert [r.split(":")[0] for r in verdict.reasons] == ["length"] and calls == []
     assert TranslationGuard().check(*FAITHFUL[0]).reasons == ("faithful: scored",) and len(calls) == 1
@@ -123,15 +124,21 @@ def test_the_real_output_floor_binds_its_own_model_and_languages_only():
     assert floor_for(adapter) is None and floor_for(FakeChatModel()) is None
 
 
-def test_the_floor_withholds_an_invention_the_written_threshold_passed():
+def test_between_the_written_threshold_and_the_floor_a_draft_is_flagged_beside_the_original():
     # the first unseen run (now calibration data): 0.890 >= eng-fra's written threshold, < the floor
     source = "Please remember to submit your timesheets by Thursday evening."
     invented = "Ne vous inquiétez pas de nous envoyer vos heures de travail."
     assert WITHOUT_NUMBERS.check(source, invented, "eng", "fra").ok
-    verdict = TranslationGuard(floor=REAL_OUTPUT_FLOOR).check(source, invented, "eng", "fra")
-    assert [r.split(":")[0] for r in verdict.reasons] == ["faithful"]
+    guard = TranslationGuard(floor=REAL_OUTPUT_FLOOR)
+    verdict = guard.check(source, invented, "eng", "fra")
+    assert verdict.ok and verdict.flagged and verdict.doubts[0].startswith("faithful: similarity to the source 0.8")
+    text, note = guard.deliverable(source, invented, "eng", "fra")
+    assert text == f"{UNVERIFIED} {invented} {ORIGINAL} {source}"
+    assert note.startswith("translation eng->fra unverified (faithful: ") and note.endswith(f'draft "{invented}"')
     honest = "Pensez à envoyer vos feuilles de temps avant jeudi soir."
-    assert TranslationGuard(floor=REAL_OUTPUT_FLOOR).check(source, honest, "eng", "fra").ok
+    assert not guard.check(source, honest, "eng", "fra").flagged
+    assert guard.deliverable(source, honest, "eng", "fra") == (honest, None)
+    assert not TranslationGuard().check(source, invented, "eng", "fra").flagged  # no floor: no doubt
 
 
 def test_the_floor_in_code_is_the_one_the_data_readme_reports():

@@ -1,10 +1,21 @@
 """The translation guard: catches hijacked, assistant-speaking, echoed and wrong-language outputs, passes
 honest translations, and in the room delivers the original behind a marker with a run-report note."""
 
+from types import SimpleNamespace
+
 import pytest
 from langchain_core.embeddings import DeterministicFakeEmbedding
 
-from aya_lab.agents.guard import ALL_CHECKS, MARKER, TranslationGuard, checks_for, guard_translations, is_fragment
+from aya_lab.agents.guard import (
+    ALL_CHECKS,
+    MARKER,
+    ORIGINAL,
+    UNVERIFIED,
+    TranslationGuard,
+    checks_for,
+    guard_translations,
+    is_fragment,
+)
 from aya_lab.datasets.project import load_workplace
 from aya_lab.models.base import LocalChatModel
 from aya_lab.models.fake import FakeChatModel
@@ -152,3 +163,15 @@ def test_a_fragment_of_the_source_is_an_echo_and_a_translation_sharing_names_is_
     names = "Photo by Peter Tkac, CC BY-SA."  # the highest-scoring honest pair of data/faithfulness (0.72)
     assert not is_fragment("Picha na Peter Tkac, CC BY-SA.", names, "swh")
     assert TranslationGuard(("echo",)).check("Karibu kwenye timu, Juma!", "Welcome to the team, Juma!", "swh", "eng").ok
+
+
+def test_the_room_guard_flags_with_the_translators_own_floor_only():
+    source = "Please remember to submit your timesheets by Thursday evening."
+    invented = "Ne vous inquiétez pas de nous envoyer vos heures de travail."  # 0.890: under gemma's floor
+    gemma = SimpleNamespace(guard_checks=("faithful",), spec="gemma3-270m")
+    out, notes = guard_translations(source, "eng", {"fra": invented}, gemma, label="m1")
+    assert out["fra"] == f"{UNVERIFIED} {invented} {ORIGINAL} {source}" and notes[0].startswith(
+        "m1: translation eng->fra unverified"
+    )
+    other = SimpleNamespace(guard_checks=("faithful",), spec="hf:my-8b-model")  # no floor calibrated on it
+    assert guard_translations(source, "eng", {"fra": invented}, other) == ({"fra": invented}, [])

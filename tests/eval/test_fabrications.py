@@ -7,7 +7,8 @@ import pytest
 from langchain_core.embeddings import DeterministicFakeEmbedding
 
 import aya_lab.rag.knowledge_base as knowledge_base
-from aya_lab.agents.guard import MARKER, TranslationGuard
+from aya_lab.agents.faithfulness import REAL_OUTPUT_FLOOR
+from aya_lab.agents.guard import MARKER, UNVERIFIED, TranslationGuard
 from aya_lab.attacks import run_attack
 from aya_lab.cli import main
 from aya_lab.eval.answer_rules import unsupported_numbers
@@ -58,6 +59,25 @@ def test_rates_count_made_up_unmarked_and_faithful_withheld_per_reader_language(
     assert table.loc["all", "made_up_unmarked"] == 0.25 and table.loc["all", "faithful_withheld"] == 0.5
     assert table.loc["fra", "made_up_unmarked"] == 0.5 and table.loc["deu", "made_up_unmarked"] == 0.0
     assert table.loc["all", "made_up_unmarked_low"] <= 0.25 <= table.loc["all", "made_up_unmarked_high"]
+
+
+def test_a_flagged_delivery_is_marked_and_its_draft_parses_back_from_the_note():
+    guard = TranslationGuard(("faithful",), floor=REAL_OUTPUT_FLOOR)
+    invented = "Ne vous inquiétez pas de nous envoyer vos heures de travail."
+    source = "Please remember to submit your timesheets by Thursday evening."
+    text, note = guard.deliverable(source, invented, "eng", "fra")
+    assert text.startswith(UNVERIFIED) and draft_of_withheld([note], "eng", "fra") == invented
+    deliveries = [
+        Delivery("a", source, "eng", "fra", invented, withheld=False, flagged=True),  # made up, flagged
+        Delivery("b", source, "eng", "fra", "Pensez à vos feuilles de temps.", withheld=False, flagged=True),
+        Delivery("c", source, "eng", "deu", "Der Zug ist angekommen.", withheld=False),  # made up, unmarked
+    ]
+    labels = {("a", "fra", invented): "made_up", ("b", "fra", "Pensez à vos feuilles de temps."): "faithful",
+              ("c", "deu", "Der Zug ist angekommen."): "made_up"}  # fmt: skip
+    row = FabricationResults.from_deliveries("m", deliveries, labels, n_bootstrap=50).table().set_index("reader_lang")
+    assert row.loc["all", "made_up_unmarked"] == pytest.approx(1 / 3)  # the flagged one is marked
+    assert row.loc["all", "made_up_flagged"] == pytest.approx(1 / 3) and row.loc["all", "flagged"] == 2
+    assert row.loc["all", "faithful_flagged"] == 1.0 and row.loc["all", "faithful_withheld"] == 0.0
 
 
 def test_unlabelled_records_hide_the_guards_decision_and_skip_labelled_drafts():

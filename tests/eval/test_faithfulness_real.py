@@ -1,0 +1,45 @@
+"""The faithfulness gate's real-output floor (issue 25): placed on a translator's own labelled drafts."""
+
+from __future__ import annotations
+
+import json
+
+import numpy as np
+import pytest
+
+from aya_lab.agents.faithfulness import REAL_OUTPUT_FLOOR
+from aya_lab.errors import InputError
+from aya_lab.eval.faithfulness_real import RealDraft, calibrate_floor, floor_table, load_real_drafts
+
+
+def _draft(i, label, src="eng", tgt="fra"):
+    return RealDraft(f"m{i}", f"source {i}", src, tgt, f"draft {i}", label)
+
+
+def test_the_floor_is_the_quantile_of_faithful_scores_for_languages_with_enough_of_them():
+    drafts = [_draft(i, "faithful") for i in range(5)] + [_draft(9, "faithful", "swh", "fra")]
+    drafts.append(_draft(10, "made_up"))
+    scores = np.array([0.90, 0.92, 0.94, 0.96, 0.98, 0.91, 0.50])
+    floor = calibrate_floor(drafts, scores, quantile=0.0, min_faithful=5)
+    assert floor.value == 0.90  # the made-up draft's 0.50 is not used
+    assert floor.languages == frozenset({"eng", "fra"})  # swh has one faithful draft: no floor for it
+    with pytest.raises(InputError, match="no draft is labelled faithful"):
+        calibrate_floor([_draft(10, "made_up")], np.array([0.5]))
+
+
+def test_the_floor_table_shows_what_the_floor_flags_per_label():
+    drafts = [_draft(0, "faithful"), _draft(1, "made_up"), _draft(2, "made_up", "swh", "fra")]
+    table = floor_table(drafts, np.array([0.95, 0.89, 0.80]), REAL_OUTPUT_FLOOR).set_index("label")
+    assert (table.loc["faithful", "withheld"], table.loc["faithful", "flagged"]) == (0.0, 0.0)
+    made_up = table.loc["made_up"]
+    assert made_up["withheld"] == 0.5 and made_up["flagged"] == 0.5  # 0.80 < swh-fra's 0.843; 0.89 under the floor
+
+
+def test_the_committed_drafts_load_with_their_sources_and_a_foreign_label_is_one_error(tmp_path):
+    drafts = load_real_drafts()
+    assert len(drafts) == 166 and sum(d.label == "faithful" for d in drafts) == 20
+    assert all(d.source and d.src != d.tgt for d in drafts)
+    labels = tmp_path / "labels.jsonl"
+    labels.write_text(json.dumps({"id": "nope-1", "reader_lang": "fra", "draft": "x", "label": "faithful"}) + "\n")
+    with pytest.raises(InputError, match="label for 'nope-1', which the messages file lacks"):
+        load_real_drafts(labels=labels)
