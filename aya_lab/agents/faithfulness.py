@@ -85,27 +85,40 @@ REAL_OUTPUT_QUANTILE = 0.05
 
 @dataclass(frozen=True)
 class RealOutputFloor:
-    """A lower bound on the threshold, calibrated on one translator's own labelled outputs: it applies to
-    that ``model`` (its spec, as the room's loader names it) and to a pair when both languages are in
-    ``languages`` (those with enough faithful outputs in the calibration data to place it)."""
+    """What one translator's own labelled outputs say of it, for that ``model`` (its spec, as the room's
+    loader names it): a lower bound ``value`` on the threshold, for pairs whose both languages are in
+    ``languages`` (those with enough faithful outputs to place it), and the ``unsupported`` languages
+    (enough labelled drafts into or out of them, none faithful: the model does not translate them)."""
 
     value: float
     languages: frozenset[str]
     model: str = ""
+    unsupported: frozenset[str] = frozenset()
+
+    def unsupported_in(self, src: str, tgt: str) -> str | None:
+        """The first of ``src``, ``tgt`` the model does not translate, or ``None``."""
+        return next(
+            (lang for lang in (normalize_language(src), normalize_language(tgt)) if lang in self.unsupported), None
+        )
 
     def applies(self, src: str, tgt: str) -> bool:
         """Whether the floor binds the ``src`` -> ``tgt`` pair (any spelling of the languages)."""
         return normalize_language(src) in self.languages and normalize_language(tgt) in self.languages
 
 
-REAL_OUTPUT_FLOOR = RealOutputFloor(0.908, frozenset({"deu", "eng", "fra", "spa"}), "gemma3-270m")
+REAL_OUTPUT_FLOOR = RealOutputFloor(
+    0.908, frozenset({"deu", "eng", "fra", "spa"}), "gemma3-270m", unsupported=frozenset({"swh", "yor"})
+)
 """The room's default translator's floor, calibrated 2026-12-02 (``aya-lab eval faithfulness``) on the 166 labelled drafts of the first
 unseen-message run (``data/adversarial/unseen_labels.jsonl``, translator gemma3-270m): the
 :data:`REAL_OUTPUT_QUANTILE` quantile of its 20 faithful drafts' scores, for the languages with at least
 five of them on either side. Written human translations are freer than a 270M model's literal ones and
 score lower (the per-language thresholds above come from them), so inventions between these languages
 slipped under those thresholds (0.834-0.890) while every faithful draft of the model scored 0.901 or
-more. Swahili, Yoruba and Hausa have no faithful drafts to place a floor: they keep their thresholds.
+more. Swahili, Yoruba and Hausa have no faithful drafts to place a floor. Swahili (66 drafts into or out
+of it) and Yoruba (32) had none faithful at all: the model does not translate them, and its drafts in
+them are withheld (notebook 08 measured the same with references: prompted English -> Swahili chrF 7.7
+against 19.8 for copying the source). Hausa had no drafts: it keeps the written thresholds.
 The floor is the model's, not the languages': human translations are freer, and it would withhold 30% of
 the workplace set's honest German and Spanish references (``benchmarks/guard_fpr.py --floor``), so
 another translator keeps the written-pair thresholds until its own drafts are labelled and calibrated
@@ -146,9 +159,12 @@ def unfaithful_reason(source: str, output: str, src: str, tgt: str) -> str | Non
 def faithfulness_verdict(
     source: str, output: str, src: str, tgt: str, floor: RealOutputFloor | None = None
 ) -> tuple[str | None, str | None]:
-    """``(reason to withhold, doubt)`` of ``output`` as a translation of ``source``: a reason when its score
-    is under the pair's written threshold; else a doubt when ``floor`` applies to the pair and the score
+    """``(reason to withhold, doubt)`` of ``output`` as a translation of ``source``: a reason when ``floor``
+    marks a language of the pair unsupported, or when the score is under the pair's written threshold; else a doubt when ``floor`` applies to the pair and the score
     is under it (the room delivers such an output flagged, beside the original); else ``(None, None)``."""
+    lang = floor.unsupported_in(src, tgt) if floor is not None else None
+    if lang is not None:
+        return f"{floor.model} produced no faithful translation into or out of {lang} in its labelled drafts", None  # type: ignore[union-attr]
     score = float(faithfulness_scores([source], [output])[0])
     limit = threshold_for(src, tgt)
     if score < limit:

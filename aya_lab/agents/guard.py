@@ -45,8 +45,9 @@ report (never a silent drop). The checks:
   (:mod:`aya_lab.agents.numbers`): "The train arrived at the station at 10:00 am." for a message with no
   time in it, a partial translation with the time or amount changed. The faithfulness gate below cannot
   see these (a changed number hardly moves sentence similarity). Added 2026-12-02 after the
-  unseen-message run; its known false positives (numbers the source writes in words, Swahili clock
-  time) are stated in that module.
+  unseen-message run; numbers written in words, Chinese numerals and clock conventions count as the
+  source's, and a weekday name the source does not state fails the same way; known misses and false
+  positives are stated in that module.
 - ``faithful`` — the output must be a translation of the source at all: its cross-lingual similarity to
   the source under the multilingual sentence encoder must reach the pair's calibrated threshold
   (:mod:`aya_lab.agents.faithfulness`; the figures are in ``data/faithfulness/README.md``), raised to
@@ -78,7 +79,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 
 from aya_lab.agents.faithfulness import RealOutputFloor, faithfulness_verdict, floor_for
-from aya_lab.agents.numbers import unsupported_numbers
+from aya_lab.agents.numbers import unsupported_numbers, unsupported_weekdays
 from aya_lab.agents.protocols import TextModel
 from aya_lab.agents.repetition import repetition_loop
 from aya_lab.errors import InputError
@@ -304,7 +305,7 @@ class TranslationGuard:
         return None if reason is None or repetition_loop(source) is not None else f"the output loops: {reason}"
 
     def _numbers(self, source: str, output: str, src: str, tgt: str) -> str | None:
-        extra = unsupported_numbers(source, output)
+        extra = unsupported_numbers(source, output) + unsupported_weekdays(source, output)
         return f"the output states {', '.join(extra[:3])}, which the source does not" if extra else None
 
 

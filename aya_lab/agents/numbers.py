@@ -16,6 +16,10 @@ German, Spanish, Portuguese and Swahili, a tens word followed by a unit word rea
 24-hour clock (``2 pm`` / ``两点`` -> 14; ``10 pm`` -> 22), and a Swahili ``saa`` hour supports the hour it
 names on the clock (Swahili counts from 6 a.m.: ``saa tisa``, the ninth hour, is 3 p.m. -> 3, 15).
 
+:func:`unsupported_weekdays` does the same for weekday names (English, French, German, Spanish,
+Portuguese, Swahili): "Der neue Chef beginnt am Dienstag." for a message about Monday states a day its
+source does not (added 2026-12-02 after the third unseen-message run showed that draft delivered).
+
 What it does not do: number words of other languages and compounds written as one word
 (``fünfundzwanzig``), ordinals in words (``the third floor`` -> ``3.``), and a number the output leaves
 out (a translation may write it in words). These are the check's known false positives and misses,
@@ -27,7 +31,7 @@ from __future__ import annotations
 import re
 import unicodedata
 
-__all__ = ["digit_groups", "source_numbers", "unsupported_numbers"]
+__all__ = ["WEEKDAYS", "digit_groups", "source_numbers", "unsupported_numbers", "unsupported_weekdays", "weekdays"]
 
 _DIGITS = re.compile(r"\d+", re.UNICODE)
 _WORD = re.compile(r"[^\W\d_]+", re.UNICODE)
@@ -79,6 +83,37 @@ for _words in _TENS_WORDS.values():
     _VALUES.update({w: 30 + 10 * i for i, w in enumerate(_words.split()) if w != "-"})
 _TENS = {v for w, v in _VALUES.items() if v >= 20 and v % 10 == 0}
 _JOINERS = {"and", "et", "und", "y", "e", "na"}
+
+
+WEEKDAYS: dict[str, tuple[str, ...]] = {
+    "eng": ("monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday"),
+    "fra": ("lundi", "mardi", "mercredi", "jeudi", "vendredi", "samedi", "dimanche"),
+    "deu": ("montag", "dienstag", "mittwoch", "donnerstag", "freitag", "samstag", "sonntag"),
+    "spa": ("lunes", "martes", "miércoles", "jueves", "viernes", "sábado", "domingo"),
+    "por": ("segunda-feira", "terça-feira", "quarta-feira", "quinta-feira", "sexta-feira", "sábado", "domingo"),
+    "swh": ("jumatatu", "jumanne", "jumatano", "alhamisi", "ijumaa", "jumamosi", "jumapili"),
+}
+"""The weekday names :func:`weekdays` reads, Monday first (German ones also as the start of a compound:
+``Freitagnachmittag``)."""
+_DAY_WORD = re.compile(r"[^\W\d_]+(?:-[^\W\d_]+)?", re.UNICODE)
+_GERMAN_DAYS = WEEKDAYS["deu"] + ("sonnabend",)
+_DAY_INDEX = {name: i for names in WEEKDAYS.values() for i, name in enumerate(names)} | {"sonnabend": 5}
+
+
+def weekdays(text: str) -> set[int]:
+    """The weekdays ``text`` names (0 = Monday), in any language of :data:`WEEKDAYS`."""
+    found = set()
+    for word in (w.casefold() for w in _DAY_WORD.findall(text)):
+        if word in _DAY_INDEX:
+            found.add(_DAY_INDEX[word])
+        else:
+            found.update(_DAY_INDEX[d] for d in _GERMAN_DAYS if word.startswith(d) and len(word) > len(d) + 3)
+    return found
+
+
+def unsupported_weekdays(source: str, output: str) -> list[str]:
+    """The weekdays ``output`` names that ``source`` does not (English names, Monday first)."""
+    return [WEEKDAYS["eng"][i].capitalize() for i in sorted(weekdays(output) - weekdays(source))]
 
 
 def digit_groups(text: str) -> list[str]:

@@ -38,9 +38,10 @@ def _eval_faithfulness(args: argparse.Namespace) -> int:
         same = "" if code == value else f"   (code has {code}; update it)" if code is not None else "   (not in code)"
         print(f"  {lang}: {value:.3f}{same}")
     ours = REAL_OUTPUT_FLOOR
-    same = "" if (floor.value, floor.languages) == (ours.value, ours.languages) else f"   (code has {ours}; update it)"
-    print(f"real-output floor on {len(drafts)} labelled drafts: {floor.value:.3f} for pairs within "
-          f"{', '.join(sorted(floor.languages))}{same}")  # fmt: skip
+    same = "" if floor == ours else f"   (code has {ours}; update it)"
+    print(f"real-output floor of {floor.model} on {len(drafts)} labelled drafts: {floor.value:.3f} for pairs within "
+          f"{', '.join(sorted(floor.languages))}; unsupported (no faithful draft): "
+          f"{', '.join(sorted(floor.unsupported)) or 'none'}{same}")  # fmt: skip
     print(
         "  the gate alone on those drafts, in-sample (the floor was placed on them); flagged: between threshold and floor:"
     )

@@ -31,6 +31,7 @@ from aya_lab.paths import project_root
 
 __all__ = [
     "MIN_FAITHFUL_DRAFTS",
+    "MIN_UNSUPPORTED_DRAFTS",
     "RealDraft",
     "calibrate_floor",
     "default_messages_path",
@@ -40,6 +41,8 @@ __all__ = [
 
 MIN_FAITHFUL_DRAFTS = 5
 """A language joins the floor only with at least this many faithful drafts to or from it."""
+MIN_UNSUPPORTED_DRAFTS = 30
+"""A language is unsupported when at least this many drafts go to or from it and none is faithful."""
 
 
 @dataclass(frozen=True)
@@ -80,18 +83,28 @@ def calibrate_floor(
     scores: np.ndarray,
     quantile: float = REAL_OUTPUT_QUANTILE,
     min_faithful: int = MIN_FAITHFUL_DRAFTS,
+    model: str = REAL_OUTPUT_FLOOR.model,
 ) -> RealOutputFloor:
-    """The ``quantile`` of the faithful drafts' scores (rounded to three decimals), for the languages with
-    at least ``min_faithful`` faithful drafts on either side; an error when no draft is faithful."""
-    faithful = [(d, float(s)) for d, s in zip(drafts, scores) if d.label == "faithful"]
-    if not faithful:
+    """``model``'s floor: the ``quantile`` of the faithful drafts' scores (rounded to three decimals), for
+    the languages with at least ``min_faithful`` faithful drafts on either side; and its unsupported
+    languages, with at least :data:`MIN_UNSUPPORTED_DRAFTS` drafts on either side and none faithful. An
+    error when no draft is faithful."""
+    faithful_scores = [float(s) for d, s in zip(drafts, scores) if d.label == "faithful"]
+    if not faithful_scores:
         raise InputError("no draft is labelled faithful: the floor needs the translator's faithful outputs")
-    counts: dict[str, int] = {}
-    for d, _ in faithful:
+    faithful: dict[str, int] = {}
+    total: dict[str, int] = {}
+    for d in drafts:
         for lang in {d.src, d.tgt}:
-            counts[lang] = counts.get(lang, 0) + 1
-    value = round(float(np.quantile([s for _, s in faithful], quantile)), 3)
-    return RealOutputFloor(value, frozenset(lang for lang, n in counts.items() if n >= min_faithful))
+            total[lang] = total.get(lang, 0) + 1
+            faithful[lang] = faithful.get(lang, 0) + (d.label == "faithful")
+    value = round(float(np.quantile(faithful_scores, quantile)), 3)
+    return RealOutputFloor(
+        value,
+        frozenset(lang for lang, n in faithful.items() if n >= min_faithful),
+        model,
+        unsupported=frozenset(lang for lang, n in total.items() if n >= MIN_UNSUPPORTED_DRAFTS and not faithful[lang]),
+    )
 
 
 def floor_table(

@@ -21,6 +21,7 @@ def test_each_category_is_reached():
     )
     assert failure_category("eng", "fra", SRC, "la réunion a la réunion a la réunion a la réunion a été") == "loop"
     assert failure_category("eng", "fra", SRC, "La réunion.") == "length"
+    assert failure_category("eng", "fra", SRC, FRA.replace("jeudi", "jeudi à 15 h")) == "wrong number"
     assert failure_category("eng", "fra", SRC, FRA, generated=64, limit=64) == "cut off"
     assert failure_category("eng", "fra", SRC, FRA, generated=30, limit=64) == "passes the checks"
     assert failure_category("eng", "fra", SRC, FRA, generated=64) == "passes the checks"  # no limit: not cut off

@@ -4,7 +4,8 @@ Each output goes to the first category that applies, checked with the room's own
 (:class:`aya_lab.agents.guard.TranslationGuard`): ``empty``; ``echo`` (the source back);
 ``answers the message`` (assistant-speak such as "Sure, here"); ``wrong language`` (lingua does not
 identify the target); ``loop`` (one three-word sequence three times or more); ``length``
-(output/source length outside the guard's bounds, or a copied few-shot example); ``unfaithful`` (fluent
+(output/source length outside the guard's bounds, or a copied few-shot example); ``wrong number`` (the
+output states a number its source does not, the guard's ``numbers`` check); ``unfaithful`` (fluent
 text the faithfulness gate finds is no translation of the source: similarity under the calibrated
 threshold, :mod:`aya_lab.agents.faithfulness`); ``cut off`` (none of these, but the model used all of its
 new-token budget). The rest ``passes the checks`` — which does not make it a correct translation.
@@ -28,6 +29,7 @@ FAILURE_CATEGORIES = [
     "wrong language",
     "loop",
     "length",
+    "wrong number",
     "unfaithful",
     "cut off",
     "passes the checks",
@@ -52,6 +54,7 @@ def failure_category(src: str, tgt: str, source: str, output: str, generated: in
         ("wrong language", "language" in failed),
         ("loop", loops(output)),
         ("length", bool(failed & {"length", "example"})),
+        ("wrong number", "numbers" in failed),
         ("unfaithful", "faithful" in failed),
         ("cut off", limit is not None and generated >= limit),
     ):
