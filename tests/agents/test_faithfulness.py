@@ -144,3 +144,22 @@ def test_between_the_written_threshold_and_the_floor_a_draft_is_flagged_beside_t
 def test_the_floor_in_code_is_the_one_the_data_readme_reports():
     readme = (ROOT / "data" / "faithfulness" / "README.md").read_text(encoding="utf-8")
     assert f"real-output floor **{REAL_OUTPUT_FLOOR.value:.3f}**" in readme
+
+
+def test_a_language_the_translator_never_translated_faithfully_is_withheld_without_scoring():
+    assert REAL_OUTPUT_FLOOR.unsupported == frozenset({"swh", "yor"})
+    guard = TranslationGuard(floor=REAL_OUTPUT_FLOOR)
+    verdict = guard.check(
+        "The budget meeting moved to Friday.", "Mkutano wa bajeti umehamishwa hadi Ijumaa.", "eng", "swh"
+    )
+    assert verdict.reasons == (
+        "faithful: gemma3-270m produced no faithful translation into or out of swh in its labelled drafts",
+    )
+    assert (
+        TranslationGuard()
+        .check("The budget meeting moved to Friday.", "Mkutano wa bajeti umehamishwa hadi Ijumaa.", "eng", "swh")
+        .ok
+    )
+    assert (
+        REAL_OUTPUT_FLOOR.unsupported_in("fra", "deu") is None and REAL_OUTPUT_FLOOR.unsupported_in("yo", "en") == "yor"
+    )

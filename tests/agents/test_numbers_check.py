@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from aya_lab.agents.guard import ALL_CHECKS, TranslationGuard
-from aya_lab.agents.numbers import digit_groups, source_numbers, unsupported_numbers
+from aya_lab.agents.numbers import digit_groups, source_numbers, unsupported_numbers, unsupported_weekdays, weekdays
 
 
 def test_digit_groups_read_every_script_and_ignore_separators():
@@ -59,3 +59,15 @@ def test_a_swahili_hour_supports_the_clock_hour_it_names():
     assert unsupported_numbers("Mkutano umehamishwa hadi Ijumaa saa nne asubuhi.", "Friday at 10 am") == []
     assert unsupported_numbers("Ofisi itafungwa saa tisa alasiri.", "The office closes at 15:00.") == []
     assert unsupported_numbers("Ofisi itafungwa saa tisa alasiri.", "The office closes at 5 pm.") == ["5"]
+
+
+def test_a_weekday_the_source_does_not_state_is_unsupported_in_any_language():
+    assert unsupported_weekdays("El nuevo técnico empieza el lunes.", "Der neue Chef beginnt am Dienstag.") == [
+        "Tuesday"
+    ]
+    assert unsupported_weekdays("El nuevo técnico empieza el lunes.", "The new technician starts on Monday.") == []
+    assert unsupported_weekdays("Mkutano ni Ijumaa.", "La réunion est vendredi.") == []
+    assert weekdays("Das Treffen ist Freitagnachmittag.") == {4} and weekdays("die Montage der Möbel") == set()
+    assert weekdays("la segunda planta") == set()  # an ordinal, not Portuguese's segunda-feira
+    verdict = TranslationGuard(("numbers",)).check("The meeting is on Monday.", "La réunion est mardi.", "eng", "fra")
+    assert verdict.reasons == ("numbers: the output states Tuesday, which the source does not",)

@@ -9,7 +9,13 @@ import pytest
 
 from aya_lab.agents.faithfulness import REAL_OUTPUT_FLOOR
 from aya_lab.errors import InputError
-from aya_lab.eval.faithfulness_real import RealDraft, calibrate_floor, floor_table, load_real_drafts
+from aya_lab.eval.faithfulness_real import (
+    MIN_UNSUPPORTED_DRAFTS,
+    RealDraft,
+    calibrate_floor,
+    floor_table,
+    load_real_drafts,
+)
 
 
 def _draft(i, label, src="eng", tgt="fra"):
@@ -23,6 +29,10 @@ def test_the_floor_is_the_quantile_of_faithful_scores_for_languages_with_enough_
     floor = calibrate_floor(drafts, scores, quantile=0.0, min_faithful=5)
     assert floor.value == 0.90  # the made-up draft's 0.50 is not used
     assert floor.languages == frozenset({"eng", "fra"})  # swh has one faithful draft: no floor for it
+    assert floor.unsupported == frozenset()  # 30 drafts make a language unsupported; these are fewer
+    many = drafts + [_draft(20 + i, "made_up", "eng", "yor") for i in range(MIN_UNSUPPORTED_DRAFTS)]
+    unsupported = calibrate_floor(many, np.concatenate([scores, np.full(MIN_UNSUPPORTED_DRAFTS, 0.9)])).unsupported
+    assert unsupported == frozenset({"yor"})  # English has faithful drafts: supported
     with pytest.raises(InputError, match="no draft is labelled faithful"):
         calibrate_floor([_draft(10, "made_up")], np.array([0.5]))
 
