@@ -54,7 +54,9 @@ report (never a silent drop). The checks:
   the translator's real-output floor where one was calibrated on its own labelled drafts (the guard's
   ``floor``; :func:`guard_translations` takes the model's, :func:`~aya_lab.agents.faithfulness.floor_for`):
   an output between the two is not withheld but *flagged*, delivered as ``"[unverified] <output> |
-  original: <original>"`` (faithful and invented drafts share that band of scores). This
+  original: <original>"`` (faithful and invented drafts share that band of scores); an output into or out
+  of a language the translator's labelled drafts show it does not translate (the default translator:
+  Swahili, Yoruba) is withheld without scoring. This
   catches fluent, right-language inventions the other checks pass: another message, a few-shot example
   paraphrased ("Das Paket kam heute Morgen zwei Stunden zu spät." for an injection). It runs last and
   only when every other check passed (an output already withheld needs no score; the encoder costs
