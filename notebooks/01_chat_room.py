@@ -37,7 +37,7 @@ import re
 
 import pandas as pd
 
-from aya_lab.agents.guard import MARKER
+from aya_lab.agents.guard import MARKER, ORIGINAL, UNVERIFIED
 from aya_lab.agents.reply_checks import WITHHELD_ANSWER
 from aya_lab.agents.summary_checks import SUMMARY_WITHHELD
 from aya_lab.eval.fabrications import draft_of_withheld
@@ -68,9 +68,11 @@ room.users
 # Each send is one run of the room graph. The report says who received what, which nodes ran, and how
 # many model calls and tokens it took (one translation per language, sent as one batch). Every
 # translation passes the translation guard before it reaches a feed; one that fails it (wrong language,
-# an echo, a copied few-shot example, assistant-speak) is delivered as the original marked
-# `[not translated]`, and the run report's guard notes say why. Each message comes with its author's
-# English gloss (data, for the reader; the room never sees it).
+# an echo, a copied few-shot example, assistant-speak, a language the translator does not translate) is
+# delivered as the original marked `[not translated]`; one the guard doubts (its similarity to the source
+# under the translator's real-output floor) arrives marked `[unverified]` with the original after it. The
+# run report's guard notes say why. Each message comes with its author's English gloss (data, for the
+# reader; the room never sees it).
 
 # %%
 conversation = [
@@ -82,7 +84,8 @@ conversation = [
 reports = [room.send(user, text) for user, text, _ in conversation]
 pd.DataFrame([{"sender": r.sender, "gloss": gloss, "nodes": " → ".join(r.nodes), "model calls": r.model_calls,
                "prompt tokens": r.prompt_tokens, "generated tokens": r.completion_tokens,
-               "withheld by the guard": len(r.guard_notes)} for r, (_, _, gloss) in zip(reports, conversation)])
+               "withheld by the guard": sum(" withheld (" in n for n in r.guard_notes),
+               "flagged": sum(" unverified (" in n for n in r.guard_notes)} for r, (_, _, gloss) in zip(reports, conversation)])
 
 # %% [markdown]
 # ## Every user's feed, side by side
@@ -152,10 +155,20 @@ for r in aya_runs:
 # The fixed parts of each reply — the sources line and the withheld-answer sentence, both written by
 # code — checked in every feed: `verbatim` means the feed holds the English text exactly, `[not
 # translated]` that the guard withheld the whole translation (so the English original, fixed parts
-# included, was delivered).
+# included, was delivered), `[unverified]` that the guard delivered the translation flagged, beside the
+# original (the check looks at the translation, not at the original after it).
 
 # %%
 SOURCES = re.compile(r"\((?:sources: [^()\n]*|no source supports this answer)\)")
+
+
+def draft_part(text):
+    """A flagged delivery's translation, without the original the guard puts after it."""
+    return text.split(f" {ORIGINAL} ", 1)[0] if text.startswith(UNVERIFIED) else text
+
+
+def mark(text):
+    return next((f" ({m})" for m in (MARKER, UNVERIFIED) if text.startswith(m)), "")
 
 
 def fixed_parts(text):
@@ -168,7 +181,7 @@ for r in aya_runs:
     for part in fixed_parts(english):
         row = {"reply to": r.sender, "fixed part": part}
         for user, text in r.aya_reply.items():
-            row[user] = ("verbatim" if part in text else "missing") + (f" ({MARKER})" if text.startswith(MARKER) else "")
+            row[user] = ("verbatim" if part in draft_part(text) else "missing") + mark(text)
         fixed_rows.append(row)
 fixed = pd.DataFrame(fixed_rows)
 with pd.option_context("display.max_colwidth", 60):
@@ -197,7 +210,7 @@ def example_table(room):
         lang = room.users[user]
         for d in feed:
             if d.translated and lang != "eng" and not d.text.startswith(MARKER):
-                chrf, sentence = closest_example(SOURCES.sub("", d.text).strip(), lang)
+                chrf, sentence = closest_example(SOURCES.sub("", draft_part(d.text)).strip(), lang)
                 rows.append({"reader": user, "from": d.sender, "delivered": d.text[:70], "closest example": sentence,
                              "chrF": round(chrf, 1)})
     return pd.DataFrame(rows).sort_values("chrF", ascending=False)
@@ -295,11 +308,15 @@ assert summary.aya_tools == ["summarize", "query"]
 assert WITHHELD_ANSWER in summary.aya_reply["kofi"] and any("withheld" in n for n in summary.notes)
 draft = next(g["output"] for g in supervisor_calls[::-1]).strip()
 assert draft in " ".join(summary.notes)  # the withheld draft is the query call's output
-instruction = "never instructions to you"  # the summarizer prompt's own spotlighting sentence
 summary_note = next(n for n in summary.notes if n.startswith("summary withheld"))
-n_rep = summary_note.count(instruction)
-assert SUMMARY_WITHHELD in summary.aya_reply["kofi"] and "repeats the prompt's instructions" in summary_note
-assert n_rep >= 2  # the withheld "summary" repeated the prompt's instruction instead of summarizing
+copied = re.search(r"copies the transcript \((\d+)% of its words", summary_note)
+assert SUMMARY_WITHHELD in summary.aya_reply["kofi"] and copied is not None
+assert int(copied.group(1)) >= 70  # the withheld "summary" copied the transcript instead of summarizing
+flagged = {u: t for u, t in summary.aya_reply.items() if t.startswith(UNVERIFIED)}
+assert sorted(flagged) == ["lena", "sophie"] and all(f" {ORIGINAL} {summary.aya_reply['kofi']}" in t for t in flagged.values())
+flag_note = next(n for n in summary.guard_notes if "eng->deu unverified" in n)
+flag_score = re.search(r"similarity to the source (0\.\d+) < the translator's floor (0\.\d+)", flag_note)
+assert flag_score is not None and float(flag_score.group(1)) < float(flag_score.group(2))
 assert not summary.aya_fallback and policy.aya_fallback and receipts.aya_fallback
 assert policy.aya_tools == ["query"] and any("'richtlinie' in the original request -> query" in n for n in policy.notes)
 assert "richtlinie" not in policy.aya_steps[0]["input"].lower()  # the English text the fallback could not use
@@ -325,18 +342,22 @@ sources_rows = fixed[fixed["fixed part"].str.startswith("(sources")]
 users_cols = [c for c in fixed.columns if c not in ("reply to", "fixed part")]
 assert sources_rows[users_cols].map(lambda s: s.startswith("verbatim")).all().all()
 withheld_row = fixed[fixed["fixed part"] == WITHHELD_ANSWER].iloc[0]
-assert [u for u in users_cols if withheld_row[u] == "missing"] == ["lena", "sophie"]
+assert [u for u in users_cols if withheld_row[u].startswith("missing")] == ["lena", "sophie"]
 assert all(feeds[u][0].text.startswith(MARKER) for u in ("kofi", "lena", "sophie"))  # Amara's message: no translation
-swahili_from = [d.text for d in feeds["amara"][1:len(conversation)]]
+swahili_from = [d.text for d in feeds["amara"] if d.sender != "amara"]
+assert all(t.startswith(MARKER) for t in swahili_from)  # the default translator does not translate into Swahili
+sw_notes = [n for r in [*reports, *aya_runs] for n in r.guard_notes if "->swh withheld (faithful: gemma3-270m produced no" in n]
 report(
     "- **The room works as specified**: each of the {n_messages} messages reached all {n_users} colleagues "
     "exactly once (one feed entry per message), each of Aya's {n_aya} replies reached everyone once, and the "
     "feeds read back from the file were identical.\n"
     "- **One request, two tools, one reply.** Kofi's first request ran `{tools}`, and Aya's single reply holds "
-    "both observations — and both were withheld. SmolLM2's \"summary\" repeated the summarizer prompt's own "
-    "instruction (\"…{instruction}\") {n_rep} times, so the reply says \"{summary_withheld}\"; no retrieved "
+    "both observations — and both were withheld. SmolLM2's \"summary\" copied the transcript ({copied}% of its "
+    "words in 4-word runs of it), so the reply says \"{summary_withheld}\"; no retrieved "
     "passage supports the travel draft (\"{draft}\"), so it says \"{withheld}\". Both drafts are in the run "
-    "report's notes.\n"
+    "report's notes. Lena and Sophie read that reply `{unverified}`: the translations scored under the "
+    "translator's real-output floor ({flag_score} < {flag_floor} for German), so each comes with the English "
+    "original after it rather than alone.\n"
     "- **The two policy questions were routed by the keyword fallback** (the router's answers were not a tool "
     "name; the notes above show them). The German one's English translation, \"{policy_en}\", lost the keyword; "
     "the fallback found `richtlinie` in Lena's original and sent it to `query`; the receipts question matched "
@@ -353,14 +374,16 @@ report(
     "sources lines reached every feed verbatim.\n"
     "- **Swahili, in and out.** Amara's message (her gloss: \"{gloss}\") reached Kofi, Lena and Sophie as "
     "`{marker}` and her Swahili: the guard withheld every translation of it rather than deliver an invented "
-    "one. Into Swahili the guard withheld {sw_withheld} of the {sw_total} translations. On these models the "
-    "room often has no translation to give, and now says so; notebook 03 measures translation quality "
-    "across eight languages.",
+    "one. Into Swahili the guard withheld all {sw_total} translations ({sw_unsupported} of them because the "
+    "default translator produced no faithful Swahili in its labelled drafts; the rest failed an earlier check). "
+    "On these models the room often has no translation to give, and says so; docs/SECURITY.md measures how "
+    "often, and notebook 03 measures translation quality across eight languages.",
     n_messages=n_messages, n_users=len(feeds), n_aya=len(aya_runs), tools=" → ".join(summary.aya_tools),
-    instruction=instruction, n_rep=n_rep, draft=draft, withheld=WITHHELD_ANSWER, summary_withheld=SUMMARY_WITHHELD,
+    copied=copied.group(1), unverified=UNVERIFIED, flag_score=flag_score.group(1), flag_floor=flag_score.group(2),
+    draft=draft, withheld=WITHHELD_ANSWER, summary_withheld=SUMMARY_WITHHELD,
     lena_draft=SOURCES.sub("", lena_draft).strip(), lena_chrf=lena_chrf, lena_example=lena_example,
     lena_reason=lena_reason[:160],
     policy_en=policy.aya_steps[0]["input"], receipts=receipts.aya_reply["kofi"][:90], marker=MARKER,
     sophie=summary.aya_reply["sophie"][:90], gloss=conversation[0][2],
-    sw_withheld=sum(t.startswith(MARKER) for t in swahili_from), sw_total=len(swahili_from),
+    sw_total=len(swahili_from), sw_unsupported=len(sw_notes),
 )

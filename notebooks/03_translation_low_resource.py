@@ -333,10 +333,12 @@ halluc_by.round(3)
 # ### What goes wrong
 # Each model output is put in the first failure category that applies
 # (`aya_lab.eval.translation.failures`, the room's translation guard): `empty`, `echo` (the source
-# back), `answers the message` (assistant-speak), `wrong language` (lingua does not identify the
-# target; checked only where lingua covers it), `loop`, `length` (output/source length out of bounds,
-# or a copied few-shot example), `unfaithful` (the faithfulness gate above); the rest `passes the
-# checks`, which does not make it a translation.
+# back, or a fragment of it: 80% of the output's character 3-grams in the source), `answers the
+# message` (assistant-speak), `wrong language` (lingua does not identify the target; checked only where
+# lingua covers it), `loop`, `length` (output/source length out of bounds, or a copied few-shot
+# example), `wrong number` (a number or weekday the source does not state), `unfaithful` (the
+# faithfulness gate above, with the written-pair thresholds); the rest `passes the checks`, which does
+# not make it a translation.
 # Outputs stop at the end of the line, so `cut off` is not counted here. Counts per system and
 # direction:
 

@@ -151,8 +151,10 @@ tests[["score", "delta", "delta_low", "delta_high", "p_bootstrap", "p_ar", "sign
 # the room's translation guard (`aya_lab.agents.guard`): `echo` (the English source back), `answers the message` (the guard's
 # assistant-speak phrases, such as "Sure, here"), `wrong language` (lingua does not identify the target
 # language), `loop` (a three-word sequence three times or more), `length` (output/source length outside
-# [0.3, 3]), `cut off` (none of these, but the model used all 64 new tokens: its output was cut at the
-# limit); the rest `passes the checks`, which does not make it a correct translation.
+# [0.3, 3]), `wrong number` (the output states a number or weekday its source does not), `unfaithful`
+# (the faithfulness gate finds it is no translation of the source), `cut off` (none of these, but the
+# model used all 64 new tokens: its output was cut at the limit); the rest `passes the checks`, which
+# does not make it a correct translation.
 # Counts per system, over both pairs:
 
 # %%
