@@ -29,6 +29,8 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from decimal import Decimal, InvalidOperation
 
+from aya_lab.agents.numbers import ENGLISH_NUMBER_WORDS
+
 __all__ = ["Claim", "extract_claims", "supported", "supported_claims", "quantity_conflicts"]
 
 _MONTHS = {
@@ -55,15 +57,7 @@ _UNITS = {
     **dict.fromkeys(("km", "kilometre", "kilometres", "kilometer", "kilometers"), "km"),
     **{u: u.upper() for u in ("gb", "mb", "tb")},
 }
-_NUMBER_WORDS = {
-    w: i
-    for i, w in enumerate(
-        "zero one two three four five six seven eight nine ten eleven twelve thirteen fourteen fifteen sixteen "
-        "seventeen eighteen nineteen twenty".split()
-    )
-}
-_NUMBER_WORDS.update({"thirty": 30, "forty": 40, "fifty": 50, "sixty": 60, "seventy": 70, "eighty": 80})
-_NUMBER_WORDS.update({"ninety": 90, "hundred": 100, "thousand": 1000})
+_NUMBER_WORDS = ENGLISH_NUMBER_WORDS
 
 _MONTH = r"(?P<{}>" + "|".join(sorted(_MONTHS, key=len, reverse=True)) + r")\.?"
 _ORD = r"(?:st|nd|rd|th)?"

@@ -160,15 +160,15 @@ def faithfulness_verdict(
     source: str, output: str, src: str, tgt: str, floor: RealOutputFloor | None = None
 ) -> tuple[str | None, str | None]:
     """``(reason to withhold, doubt)`` of ``output`` as a translation of ``source``: a reason when ``floor``
-    marks a language of the pair unsupported, or when the score is under the pair's written threshold; else a doubt when ``floor`` applies to the pair and the score
-    is under it (the room delivers such an output flagged, beside the original); else ``(None, None)``."""
-    lang = floor.unsupported_in(src, tgt) if floor is not None else None
-    if lang is not None:
-        return f"{floor.model} produced no faithful translation into or out of {lang} in its labelled drafts", None  # type: ignore[union-attr]
+    marks a language of the pair unsupported, or when the score is under the pair's written threshold;
+    else a doubt when the score is under the threshold with ``floor`` applied (:func:`threshold_for`; the
+    room delivers such an output flagged, beside the original); else ``(None, None)``."""
+    if floor is not None and (lang := floor.unsupported_in(src, tgt)) is not None:
+        return f"{floor.model} produced no faithful translation into or out of {lang} in its labelled drafts", None
     score = float(faithfulness_scores([source], [output])[0])
-    limit = threshold_for(src, tgt)
+    limit, top = threshold_for(src, tgt), threshold_for(src, tgt, floor=floor)
     if score < limit:
         return f"similarity to the source {score:.3f} < {limit:.3f}: the output does not translate the message", None
-    if floor is not None and floor.applies(src, tgt) and score < floor.value:
-        return None, f"similarity to the source {score:.3f} < the translator's floor {floor.value:.3f}"
+    if score < top:
+        return None, f"similarity to the source {score:.3f} < the translator's floor {top:.3f}"
     return None, None

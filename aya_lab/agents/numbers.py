@@ -31,7 +31,15 @@ from __future__ import annotations
 import re
 import unicodedata
 
-__all__ = ["WEEKDAYS", "digit_groups", "source_numbers", "unsupported_numbers", "unsupported_weekdays", "weekdays"]
+__all__ = [
+    "ENGLISH_NUMBER_WORDS",
+    "WEEKDAYS",
+    "digit_groups",
+    "source_numbers",
+    "unsupported_numbers",
+    "unsupported_weekdays",
+    "weekdays",
+]
 
 _DIGITS = re.compile(r"\d+", re.UNICODE)
 _WORD = re.compile(r"[^\W\d_]+", re.UNICODE)
@@ -52,9 +60,17 @@ _CJK_DIGITS = {
 }
 _CJK_UNITS = {"十": 10, "百": 100, "千": 1000, "万": 10000}
 
+ENGLISH_NUMBER_WORDS: dict[str, int] = {
+    w: i
+    for i, w in enumerate(
+        "zero one two three four five six seven eight nine ten eleven twelve thirteen fourteen fifteen sixteen "
+        "seventeen eighteen nineteen twenty".split()
+    )
+} | {"thirty": 30, "forty": 40, "fifty": 50, "sixty": 60, "seventy": 70, "eighty": 80, "ninety": 90}
+ENGLISH_NUMBER_WORDS |= {"hundred": 100, "thousand": 1000}
+"""English number words and their values: the one list the fact check, the summarizer and this module read."""
+
 _UNITS_WORDS = {
-    "eng": "zero one two three four five six seven eight nine ten eleven twelve thirteen fourteen fifteen sixteen "
-    "seventeen eighteen nineteen twenty",
     "fra": "zéro un deux trois quatre cinq six sept huit neuf dix onze douze treize quatorze quinze seize dix-sept "
     "dix-huit dix-neuf vingt",
     "deu": "null eins zwei drei vier fünf sechs sieben acht neun zehn elf zwölf dreizehn vierzehn fünfzehn sechzehn "
@@ -66,7 +82,6 @@ _UNITS_WORDS = {
     "swh": "sifuri moja mbili tatu nne tano sita saba nane tisa kumi",
 }
 _TENS_WORDS = {
-    "eng": "thirty forty fifty sixty seventy eighty ninety hundred",
     "fra": "trente quarante cinquante soixante - quatre-vingt - cent",
     "deu": "dreißig vierzig fünfzig sechzig siebzig achtzig neunzig hundert",
     "spa": "treinta cuarenta cincuenta sesenta setenta ochenta noventa cien",
@@ -76,7 +91,7 @@ _TENS_WORDS = {
 _EXTRA = {"une": 1, "ein": 1, "eine": 1, "einen": 1, "una": 1, "uma": 1, "duas": 2, "mbili": 2, "ishirini": 20,
           "mmoja": 1, "wawili": 2, "watatu": 3, "wanne": 4, "watano": 5}  # fmt: skip
 _HALF = {"half", "demie", "demi", "halb", "halbe", "media", "meia", "nusu"}  # "half past": 30 minutes
-_VALUES: dict[str, int] = dict(_EXTRA)
+_VALUES: dict[str, int] = {w: v for w, v in ENGLISH_NUMBER_WORDS.items() if v <= 100} | _EXTRA
 for _words in _UNITS_WORDS.values():
     _VALUES.update({w: i for i, w in enumerate(_words.split())})
 for _words in _TENS_WORDS.values():

@@ -23,6 +23,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
 from typing import Literal, get_args
 
+from aya_lab.agents.numbers import ENGLISH_NUMBER_WORDS
 from aya_lab.agents.protocols import TextModel
 from aya_lab.agents.summary_checks import SUMMARY_WITHHELD, summary_problem
 from aya_lab.errors import InputError
@@ -51,13 +52,7 @@ SummarizerVariant = Literal["two_call", "one_call"]
 SUMMARIZER_VARIANTS: tuple[SummarizerVariant, ...] = get_args(SummarizerVariant)
 """The summarizer variants, baseline first: the one set the agents, evaluators and CLI use."""
 
-_WORDS = {
-    w: i
-    for i, w in enumerate(
-        "zero one two three four five six seven eight nine ten eleven twelve thirteen fourteen fifteen sixteen "
-        "seventeen eighteen nineteen twenty".split()
-    )
-}
+_WORDS = {w: i for w, i in ENGLISH_NUMBER_WORDS.items() if i <= 20}
 _ALL = re.compile(r"\b(all|everything|whole|entire)\b", re.I)
 MAX_HISTORY = 40  # messages shown to the one-call variant
 SUMMARIZER_PROMPTS = ("summarizer_count/baseline", "summarizer_summary/baseline", "summarizer_onecall/baseline")
