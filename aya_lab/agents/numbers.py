@@ -17,7 +17,7 @@ German, Spanish, Portuguese and Swahili, a tens word followed by a unit word rea
 names on the clock (Swahili counts from 6 a.m.: ``saa tisa``, the ninth hour, is 3 p.m. -> 3, 15).
 
 :func:`unsupported_weekdays` does the same for weekday names (English, French, German, Spanish,
-Portuguese, Swahili): "Der neue Chef beginnt am Dienstag." for a message about Monday states a day its
+Portuguese, Swahili, Chinese): "Der neue Chef beginnt am Dienstag." for a message about Monday states a day its
 source does not (added 2026-12-02 after the third unseen-message run showed that draft delivered).
 
 What it does not do: number words of other languages and compounds written as one word
@@ -113,11 +113,14 @@ WEEKDAYS: dict[str, tuple[str, ...]] = {
 _DAY_WORD = re.compile(r"[^\W\d_]+(?:-[^\W\d_]+)?", re.UNICODE)
 _GERMAN_DAYS = WEEKDAYS["deu"] + ("sonnabend",)
 _DAY_INDEX = {name: i for names in WEEKDAYS.values() for i, name in enumerate(names)} | {"sonnabend": 5}
+_CJK_DAY = re.compile(r"(?:周|星期|礼拜)([一二三四五六日天])")  # 周四 Thursday, 星期日 Sunday
+_CJK_DAY_INDEX = {ch: i for i, ch in enumerate("一二三四五六日")} | {"天": 6}
 
 
 def weekdays(text: str) -> set[int]:
-    """The weekdays ``text`` names (0 = Monday), in any language of :data:`WEEKDAYS`."""
-    found = set()
+    """The weekdays ``text`` names (0 = Monday), in any language of :data:`WEEKDAYS` and in Chinese
+    (``周四``, ``星期四``, ``礼拜四``)."""
+    found = {_CJK_DAY_INDEX[m] for m in _CJK_DAY.findall(text)}
     for word in (w.casefold() for w in _DAY_WORD.findall(text)):
         if word in _DAY_INDEX:
             found.add(_DAY_INDEX[word])

@@ -71,3 +71,9 @@ def test_a_weekday_the_source_does_not_state_is_unsupported_in_any_language():
     assert weekdays("la segunda planta") == set()  # an ordinal, not Portuguese's segunda-feira
     verdict = TranslationGuard(("numbers",)).check("The meeting is on Monday.", "La réunion est mardi.", "eng", "fra")
     assert verdict.reasons == ("numbers: the output states Tuesday, which the source does not",)
+
+
+def test_chinese_weekdays_support_their_translation():
+    assert weekdays("每周团队会议改到了周四上午十点。") == {3} and weekdays("星期日休息") == {6}
+    assert unsupported_weekdays("新同事周一入职。", "The new colleague starts on Monday.") == []
+    assert unsupported_weekdays("新同事周一入职。", "The new colleague starts on Tuesday.") == ["Tuesday"]
