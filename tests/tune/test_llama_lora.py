@@ -91,17 +91,34 @@ def _logits(gguf: str, lora: str | None, tokens: list[int]) -> np.ndarray:
     return np.array(llm.scores[: len(tokens)])
 
 
+TEXT = (
+    "Our team meets every Monday at nine. The budget review moved to Friday, and Lena will send the revised "
+    "report by Thursday. The capital of France is Paris. The capital of Germany is"
+)
+
+
 @pytest.mark.slow
 def test_llama_cpp_and_transformers_agree_on_what_an_adapter_changes(tmp_path, monkeypatch):
     """On the real SmolLM2: the logit change a random q/k adapter causes on llama.cpp (Q4, unmerged) correlates
-    with the change it causes on transformers (fp32, merged); written without the q/k permutation, it does not."""
+    with the change it causes on transformers (fp32, merged); written without the q/k permutation, it does not.
+
+    Why the bounds hold on every CPU: llama.cpp is compiled for the machine it installs on, and its Q4 kernels
+    (AVX2, AVX-512, ARM NEON) round differently, so each engine's logits carry kernel noise: the two engines'
+    *base* logits differ by a standard deviation ``noise`` (0.22 on an AVX-512 EPYC, 2026-12-04; the value is
+    printed). The compared signal is made large against it: scale 0.3 and 38 positions give a logit change of
+    standard deviation about 1.06, so engines that compute the same change correlate at about
+    ``1 / sqrt(1 + (noise / signal)^2)`` (0.976 measured on AVX-512, docs/ENGINES.md has the AVX2 build's figure),
+    and the 0.85 bound fails only if the kernel noise were about three times the largest seen. The unpermuted
+    adapter changes other rows of q and k, so its change is unrelated to the right one (-0.12 measured): far
+    below 0.5 whatever the kernels. The earlier version (scale 0.1, 12 positions) put the signal level with the
+    noise: 0.682 on AVX-512 against a 0.75 bound that an AVX2 build passed."""
     import aya_lab.models.lora_gguf as lora_gguf
 
-    folder = smollm2_adapter(tmp_path / "qk", scale=0.1, targets=("q_proj", "k_proj"))
+    folder = smollm2_adapter(tmp_path / "qk", scale=0.3, targets=("q_proj", "k_proj"))
     adapter = read_adapter(folder)
     base_hf = load_model("smollm2~transformers", reuse=False)
     lora_hf = load_model(f"smollm2~transformers+lora:{folder}", reuse=False)
-    tokens = base_hf.tokenizer("The capital of France is Paris. The capital of Germany is")["input_ids"]
+    tokens = base_hf.tokenizer(TEXT)["input_ids"]
     with torch.no_grad():
         hf = [m.hf_model(torch.tensor([tokens])).logits[0].numpy() for m in (base_hf, lora_hf)]
     gguf = str(embedded_gguf("smollm2"))
@@ -111,6 +128,13 @@ def test_llama_cpp_and_transformers_agree_on_what_an_adapter_changes(tmp_path, m
     convert_adapter(adapter, tmp_path / "unpermuted.gguf")
     wrong = _logits(gguf, str(tmp_path / "unpermuted.gguf"), tokens) - base_cpp
     want = (hf[1] - hf[0]).ravel()
+    noise, signal = float((base_cpp - hf[0]).std()), float(want.std())
     agree, disagree = np.corrcoef(want, right.ravel())[0, 1], np.corrcoef(want, wrong.ravel())[0, 1]
-    print(f"correlation of the logit changes: {agree:.3f} converted, {disagree:.3f} without the q/k permutation")
-    assert agree > 0.75 and disagree < 0.5 and agree - disagree > 0.5
+    print(
+        f"engine noise {noise:.3f}, adapter signal {signal:.3f}; correlation of the logit changes: "
+        f"{agree:.3f} converted, {disagree:.3f} without the q/k permutation"
+    )
+    assert signal > 2 * noise, (
+        f"the adapter's signal {signal:.3f} is not well above this CPU's kernel noise {noise:.3f}"
+    )
+    assert agree > 0.85 and disagree < 0.5 and agree - disagree > 0.5
