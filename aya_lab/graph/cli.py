@@ -7,11 +7,14 @@ handler as ``args.func`` (``func(args) -> exit code``). Standalone: ``python -m 
 SPEC is a spec file, or the name of a packaged graph (``aya`` is ``aya_lab/graphs/aya.yaml``;
 :func:`spec_path`).
 
-Names come from the registries given with ``--registry MODULE:ATTR`` (repeatable; ATTR is a
-Registry or a zero-argument callable returning one), merged over the built-in registry; without the
+Names come from the registries given with ``--registry NAME`` (repeatable), merged over the built-in
+registry. NAME is one the project knows (:data:`KNOWN_REGISTRIES`, e.g. ``aya``) or one an installed
+package declares under the entry-point group :data:`ENTRY_POINT_GROUP`; anything else is refused before
+anything is imported, so ``--registry os:system`` neither imports nor calls anything. Without the
 option, the Aya room's names ``aya_lab.room.names:aya_names`` are used (its factories are imported
 when ``draw`` builds the graph, so ``validate`` and ``show`` never import the model stack). ``draw --placeholders``
-draws without them (unknown factories become no-op nodes); ``validate`` always reports unknown names.
+draws without them (unknown factories become no-op nodes); ``validate`` always reports unknown names,
+at most :data:`~aya_lab.graph.errors.MAX_SHOWN_PROBLEMS` of them unless ``--all`` is given.
 ``--compat kenkenpa`` reads a spec as kenkenpa does (each leniency printed as ``warning: ...``).
 Bad input prints ``error: ...`` and exits with status 2.
 """
@@ -20,6 +23,7 @@ from __future__ import annotations
 
 import argparse
 import importlib
+import importlib.metadata
 import json
 import re
 import sys
@@ -38,16 +42,40 @@ from aya_lab.graph.schema import json_schema
 from aya_lab.graph.show import show_spec
 from aya_lab.graph.spec import GraphSpec
 
-__all__ = ["register", "main", "spec_path"]
+__all__ = ["ENTRY_POINT_GROUP", "KNOWN_REGISTRIES", "register", "main", "registry_ref", "spec_path"]
 
 
 DEFAULT_REGISTRY = "aya_lab.room.names:aya_names"
 """The Aya room's names, its factories imported only when a graph is built (``draw``): ``validate``
 starts without the model stack."""
+KNOWN_REGISTRIES: dict[str, str] = {
+    "aya": DEFAULT_REGISTRY,
+    DEFAULT_REGISTRY: DEFAULT_REGISTRY,
+    "aya_lab.room.nodes:aya_registry": "aya_lab.room.nodes:aya_registry",
+}
+"""``--registry`` name -> the ``module:attr`` of the project's registry it means (the only references
+the CLI imports; a test adds its helper registries here)."""
+ENTRY_POINT_GROUP = "aya_lab.graph_registries"
+"""The entry-point group where an installed package names its registry for ``--registry``."""
+
+
+def registry_ref(name: str) -> str:
+    """The ``module:attr`` that ``--registry NAME`` means; :class:`InputError` listing the accepted names
+    for any other value (nothing is imported to find out)."""
+    if name in KNOWN_REGISTRIES:
+        return KNOWN_REGISTRIES[name]
+    declared = {ep.name: ep.value for ep in importlib.metadata.entry_points(group=ENTRY_POINT_GROUP)}
+    if name in declared:
+        return declared[name]
+    accepted = ", ".join([*KNOWN_REGISTRIES, *declared])
+    raise InputError(
+        f"--registry {name!r} is not a registry of this project; use one of: {accepted} "
+        f"(a package offers its own under the entry-point group {ENTRY_POINT_GROUP})"
+    )
 
 
 def _registry(args: argparse.Namespace) -> Registry:
-    return registry_from_refs(tuple(args.registry or (DEFAULT_REGISTRY,)))
+    return registry_from_refs(tuple(registry_ref(name) for name in args.registry or ("aya",)))
 
 
 def spec_path(value: str) -> str:
@@ -76,7 +104,7 @@ def _load(args: argparse.Namespace, registry: Registry | None = None, **kwargs: 
     return spec
 
 
-def _fail(exc: BaseException) -> int:
+def _fail(exc: BaseException | str) -> int:
     print(f"error: {exc}", file=sys.stderr)
     return 2
 
@@ -89,6 +117,8 @@ def _cmd_schema(args: argparse.Namespace) -> int:
 def _cmd_validate(args: argparse.Namespace) -> int:
     try:
         spec = _load(args, _registry(args))
+    except SpecError as exc:
+        return _fail(exc.render_all() if args.all else exc)
     except (AyaLabError, OSError) as exc:
         return _fail(exc)
     nodes = len(spec.node_names())
@@ -115,7 +145,7 @@ def _cmd_draw(args: argparse.Namespace) -> int:
         print(draw(spec, reg, format=args.format, placeholders=args.placeholders, xray=args.xray))
     except SpecError as exc:
         unknown = any("unknown factory" in p.message for p in exc.problems)
-        hint = "\n(hint: --registry MODULE:ATTR, or --placeholders to draw without the factories)" if unknown else ""
+        hint = "\n(hint: --registry NAME, or --placeholders to draw without the factories)" if unknown else ""
         print(f"error: {exc}{hint}", file=sys.stderr)
         return 2
     except (AyaLabError, OSError) as exc:
@@ -144,6 +174,16 @@ def _cmd_resolve(args: argparse.Namespace) -> int:
     return 0
 
 
+def _with_registry(p: argparse.ArgumentParser) -> None:
+    p.add_argument(
+        "--registry",
+        action="append",
+        metavar="NAME",
+        help=f"a registry of this project (repeatable): {', '.join(KNOWN_REGISTRIES)}, or one a package "
+        f"declares under the entry-point group {ENTRY_POINT_GROUP}",
+    )
+
+
 def register(subparsers: Any) -> argparse.ArgumentParser:
     """Add ``graph`` (with ``schema``, ``validate``, ``show``, ``draw``, ``hash``, ``resolve``) to ``subparsers``."""
     # the help is aya_lab.cli.GROUPS["graph"]'s (a test keeps the two equal)
@@ -152,9 +192,6 @@ def register(subparsers: Any) -> argparse.ArgumentParser:
     )
     sub = graph.add_subparsers(dest="graph_command", metavar="COMMAND")
     sub.required = True
-
-    def with_registry(p: argparse.ArgumentParser) -> None:
-        p.add_argument("--registry", action="append", metavar="MODULE[:ATTR]", help="extra registry (repeatable)")
 
     def with_compat(p: argparse.ArgumentParser) -> None:
         p.add_argument(
@@ -168,7 +205,8 @@ def register(subparsers: Any) -> argparse.ArgumentParser:
 
     p = sub.add_parser("validate", help="check a spec (or overlay): every located problem, or 'ok' and its hash")
     p.add_argument("spec")
-    with_registry(p)
+    p.add_argument("--all", action="store_true", help="list every problem (default: the first 20 and a count)")
+    _with_registry(p)
     with_compat(p)
     p.set_defaults(func=_cmd_validate)
 
@@ -176,7 +214,7 @@ def register(subparsers: Any) -> argparse.ArgumentParser:
         "show", help="print the structure: state fields, nodes with their parameters (and models), edges"
     )
     p.add_argument("spec", help="a spec file, or a packaged graph name (aya, aya_onecall, ...)")
-    with_registry(p)
+    _with_registry(p)
     with_compat(p)
     p.set_defaults(func=_cmd_show)
 
@@ -185,7 +223,7 @@ def register(subparsers: Any) -> argparse.ArgumentParser:
     p.add_argument("--format", choices=["mermaid", "ascii"], default="mermaid")
     p.add_argument("--placeholders", action="store_true", help="draw unknown factories as no-op nodes")
     p.add_argument("--xray", action="store_true", help="expand subgraphs")
-    with_registry(p)
+    _with_registry(p)
     with_compat(p)
     p.set_defaults(func=_cmd_draw)
 

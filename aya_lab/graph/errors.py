@@ -109,22 +109,37 @@ class Problem:
 
 
 class SpecError(AyaLabError, ValueError):
-    """A graph spec (or overlay) is invalid. ``str()``: a summary line, then one problem per line (the
-    first :data:`MAX_SHOWN_PROBLEMS`, then a count of the rest; ``.problems`` holds them all)."""
+    """A graph spec (or overlay) is invalid. ``str()``: one problem is one line (``graph spec in FILE:
+    PATH: message``); several are a summary line, then one problem per line (the first
+    :data:`MAX_SHOWN_PROBLEMS`, then a count of the rest saying how to see them; ``.problems`` holds them
+    all, :meth:`render_all` lists them all)."""
 
     def __init__(self, problems: Sequence[Problem], source: str | None = None) -> None:
         self.problems: list[Problem] = list(problems)
         self.source = source
         super().__init__(self._render())
 
-    def _render(self) -> str:
+    def _render(self, shown: int | None = MAX_SHOWN_PROBLEMS) -> str:
         n = len(self.problems)
         where = f" in {self.source}" if self.source else ""
-        head = f"graph spec{where} has {n} problem{'s' if n != 1 else ''}:"
-        lines = [head, *(f"  {p}" for p in self.problems[:MAX_SHOWN_PROBLEMS])]
-        if n > MAX_SHOWN_PROBLEMS:
-            lines.append(f"  ... and {n - MAX_SHOWN_PROBLEMS} more (fix these first; the rest are in .problems)")
+        if n == 1:
+            return f"graph spec{where}: {self.problems[0]}"
+        head = f"graph spec{where} has {n} problems:"
+        lines = [head, *(f"  {p}" for p in self.problems[:shown])]
+        if shown is not None and n > shown:
+            lines.append(f"  ... and {n - shown} more; {self._how_to_see_all()}")
         return "\n".join(lines)
+
+    def _how_to_see_all(self) -> str:
+        n = len(self.problems)
+        if not self.source:
+            return f"all {n} are in the error's .problems"
+        file = self.source.removesuffix(" (resolved)")
+        return f"run `aya-lab graph validate {file} --all` to see all {n}"
+
+    def render_all(self) -> str:
+        """``str()`` with every problem listed, however many."""
+        return self._render(None)
 
     def __str__(self) -> str:
         return self._render()
@@ -138,7 +153,7 @@ class SpecFileError(SpecError):
         self.where = where
         super().__init__([Problem(where, message)], source)
 
-    def _render(self) -> str:
+    def _render(self, shown: int | None = MAX_SHOWN_PROBLEMS) -> str:
         return f"{self.where}: {self.problems[0].message}"
 
 

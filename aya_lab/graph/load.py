@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import stat
 import warnings
 from collections.abc import Mapping
 from os import PathLike
@@ -19,7 +20,14 @@ from aya_lab.graph.check import check_spec
 from aya_lab.graph.compat import normalize_aliases, prune_for_kenkenpa, resolve_mode
 from aya_lab.graph.errors import Problem, Problems, SpecError, SpecWarning, format_path
 from aya_lab.graph.overlay import apply_changes, check_overlay_structure, is_overlay
-from aya_lab.graph.reader import check_data_limits, check_spec_size, confine_base, read_spec_file, require_mapping
+from aya_lab.graph.reader import (
+    check_data_limits,
+    check_spec_size,
+    confine_base,
+    file_kind,
+    read_spec_file,
+    require_mapping,
+)
 from aya_lab.graph.registry import Registry, default_registry
 from aya_lab.graph.spec import GraphSpec, Source
 
@@ -60,14 +68,30 @@ def _resolve(source: Source, base_dir: Path | None, seen: tuple[str, ...]) -> tu
     problems.raise_if_any(label)
     where = label or "<overlay>"
     base_path = confine_base(data["base"], base_dir or Path.cwd(), where)
-    if not base_path.is_file():
-        problems.add(["base"], f"base spec {str(base_path)!r} not found (a base path is relative to the overlay file)")
-        problems.raise_if_any(label)
+    _require_regular_base(base_path, problems, label)
     base, lineage = _resolve(base_path, None, (*seen, *((str(Path(label).resolve()),) if label else ())))
     require_mapping(base, base_path, where)
     resolved = normalize_aliases(apply_changes(base, data, problems))
     problems.raise_if_any(label)
     return resolved, (*lineage, *((label,) if label else ("<overlay>",)))
+
+
+def _require_regular_base(base_path: Path, problems: Problems, label: str | None) -> None:
+    """Refuse a ``base`` that is missing or is not a regular file, saying what it is; found from its
+    ``stat`` alone, so a named pipe is never opened (it would block)."""
+    try:
+        mode = base_path.stat().st_mode
+    except OSError:
+        problems.add(["base"], f"base spec {str(base_path)!r} not found (a base path is relative to the overlay file)")
+        problems.raise_if_any(label)
+        return
+    if not stat.S_ISREG(mode):
+        problems.add(
+            ["base"],
+            f"base spec {str(base_path)!r} is {file_kind(mode)}, not a regular file; "
+            "name a .yaml or .json spec file (relative to the overlay file)",
+        )
+        problems.raise_if_any(label)
 
 
 def load_spec(

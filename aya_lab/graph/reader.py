@@ -9,7 +9,13 @@ A graph spec is small, hand-written data, so a file is refused before it can cos
 - nested deeper than :data:`MAX_SPEC_DEPTH` mappings/lists (checked while YAML is composed and
   before JSON is parsed, so a deep file never reaches a recursive function);
 - using a YAML anchor (``&name``) or alias (``*name``): the composer refuses the first one it meets,
-  so an alias bomb ("billion laughs") is never expanded. Spec values are written out instead.
+  so an alias bomb ("billion laughs") is never expanded. Spec values are written out instead;
+- holding a duplicate mapping key, or an integer literal over
+  :data:`~aya_lab.graph.literals.MAX_INT_DIGITS` digits (:mod:`aya_lab.graph.literals`; checked
+  once the document is composed, before any value is built).
+
+A path that is not a regular file (a folder, a named pipe, a device) is refused from its ``stat``,
+saying what it is; it is never opened, so a named pipe cannot block the reader.
 
 Data handed over as a dict gets the same depth limit plus a budget of :data:`MAX_SPEC_ITEMS` values
 (a value shared by reference counts each time it appears, which bounds a dict built as a bomb).
@@ -32,6 +38,7 @@ import yaml
 
 from aya_lab.errors import AyaLabError
 from aya_lab.graph.errors import PathPart, SpecFileError, format_path
+from aya_lab.graph.literals import int_literal_problem, json_int_offset, yaml_node_problem
 from aya_lab.text_safety import describe_code_points
 
 __all__ = [
@@ -45,6 +52,7 @@ __all__ = [
     "check_data_limits",
     "check_spec_size",
     "confine_base",
+    "file_kind",
     "require_mapping",
 ]
 
@@ -114,11 +122,27 @@ def _at(label: str, line: int, col: int) -> str:
     return f"{label}:{line}:{col}"
 
 
+_KINDS = (
+    (stat.S_ISDIR, "a folder"),
+    (stat.S_ISFIFO, "a named pipe (FIFO)"),
+    (stat.S_ISSOCK, "a socket"),
+    (stat.S_ISCHR, "a character device"),
+    (stat.S_ISBLK, "a block device"),
+)
+
+
+def file_kind(mode: int) -> str:
+    """What a ``st_mode`` is, in words (``"a folder"``, ``"a named pipe (FIFO)"``, ...)."""
+    return next((kind for test, kind in _KINDS if test(mode)), "not a regular file")
+
+
 def _read_text(path: Path) -> str:
     label = str(path)
-    info = path.stat()  # a missing file raises FileNotFoundError, as before
+    info = path.stat()  # a missing file raises FileNotFoundError, as before; stat never opens it
     if not stat.S_ISREG(info.st_mode):
-        raise SpecFileError(label, "not a regular file; pass a .yaml or .json spec file", label)
+        raise SpecFileError(
+            label, f"is {file_kind(info.st_mode)}, not a regular file; pass a .yaml or .json spec file", label
+        )
     with path.open("rb") as fh:
         raw = fh.read(MAX_SPEC_BYTES + 1)
     if len(raw) > MAX_SPEC_BYTES:
@@ -171,6 +195,16 @@ def _refuse_in_events(text: str) -> None:
             flows.pop()
 
 
+def _compose_checked(loader: Any) -> Any:
+    """The document ``loader`` reads: composed, checked for duplicate keys and too long integers
+    (:func:`~aya_lab.graph.literals.yaml_node_problem`), then built (``yaml.load`` without the check)."""
+    node = loader.get_single_node()
+    found = yaml_node_problem(node, loader.construct_object)
+    if found:
+        raise _Refused(*found)
+    return None if node is None else loader.construct_document(node)
+
+
 def _parse_yaml(text: str, label: str, name: str) -> Any:
     """Parse with libyaml when PyYAML has it (anchors and aliases refused on its events, where
     :class:`_SpecLoader` refuses them); on a syntax error or too deep a nesting, parse again with the
@@ -178,7 +212,11 @@ def _parse_yaml(text: str, label: str, name: str) -> Any:
     if _FAST is not None:
         try:
             _refuse_in_events(text)
-            return yaml.load(text, Loader=_FAST)  # noqa: S506  (libyaml's *safe* loader)
+            fast = _FAST(text)  # libyaml's *safe* loader
+            try:
+                return _compose_checked(fast)
+            finally:
+                fast.dispose()
         except _Refused as exc:
             if exc.message != _DEPTH_FIX:  # the place of a depth refusal is the pure-Python scanner's
                 where = _at(label, exc.mark.line + 1, exc.mark.column + 1) if exc.mark else label
@@ -194,7 +232,7 @@ def _parse_yaml_slowly(text: str, label: str, name: str) -> Any:
     except yaml.YAMLError as exc:  # the reader checks the text first; _read_text refused what it refuses
         raise SpecFileError(label, f"cannot parse {name}: {type(exc).__name__}; fix the text", label) from None
     try:
-        return loader.get_single_data()
+        return _compose_checked(loader)
     except _Refused as exc:
         where = _at(label, exc.mark.line + 1, exc.mark.column + 1) if exc.mark else label
         raise SpecFileError(where, exc.message, label) from None
@@ -238,12 +276,23 @@ def _parse_json(text: str, label: str, name: str) -> Any:
         line = text.count("\n", 0, deep) + 1
         raise SpecFileError(_at(label, line, deep - text.rfind("\n", 0, deep)), _DEPTH_FIX, label)
     try:
-        return json.loads(text)
+        return json.loads(text, parse_int=_json_int)
+    except _Refused as exc:
+        at = json_int_offset(text) or 0
+        where = _at(label, text.count("\n", 0, at) + 1, at - text.rfind("\n", 0, at))
+        raise SpecFileError(where, exc.message, label) from None
     except json.JSONDecodeError as exc:
         where = _at(label, exc.lineno, exc.colno)
         raise SpecFileError(where, f"cannot parse {name}: {exc.msg}; fix the JSON syntax there", label) from None
     except (ValueError, RecursionError) as exc:
         raise SpecFileError(label, f"cannot parse {name}: {str(exc).splitlines()[0]}", label) from None
+
+
+def _json_int(literal: str) -> int:
+    problem = int_literal_problem(literal)
+    if problem:
+        raise _Refused(None, problem)
+    return int(literal)
 
 
 def read_spec_file(path: Path) -> Any:

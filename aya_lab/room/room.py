@@ -45,6 +45,7 @@ from aya_lab.room.errors import RoomError
 from aya_lab.room.integrity import RoomLock, removed_if_failed, room_file_problem
 from aya_lab.room.nodes import aya_registry
 from aya_lab.room.panel import RoomPanel
+from aya_lab.room.room_graph import require_room_graph
 from aya_lab.room.runs import RunReport, RunSemanticsError, check_run
 from aya_lab.room.state import AyaRuntime, AyaState, NodeVisit
 from aya_lab.room.store import RoomStore
@@ -127,6 +128,7 @@ class ChatRoom:
             raise RoomError(problem)
         new_users = dict(_checked_user(user, lang) for user, lang in (users or {}).items())
         spec = load_spec(graph or default_graph_path(), registry=aya_registry())
+        require_room_graph(spec)  # a valid spec that is no room graph would deliver nothing
         roles = cast(dict[str, TextModel], load_role_models(model, models))
         with removed_if_failed(path):  # a new room that fails to open leaves no file behind
             path.parent.mkdir(parents=True, exist_ok=True)

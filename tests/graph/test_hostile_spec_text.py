@@ -122,7 +122,9 @@ def test_twenty_thousand_unknown_keys_print_twenty_problems_and_a_count(tmp_path
     assert len(exc.value.problems) == 20_000 and len(lines) == MAX_SHOWN_PROBLEMS + 2
     assert lines[0] == f"graph spec in {path} has 20000 problems:"
     assert lines[1].startswith("  k0: unknown key (valid keys: kind, compat, flow_parameter, flows)")
-    assert lines[-1] == f"  ... and {20_000 - MAX_SHOWN_PROBLEMS} more (fix these first; the rest are in .problems)"
+    assert lines[-1] == (
+        f"  ... and {20_000 - MAX_SHOWN_PROBLEMS} more; run `aya-lab graph validate {path} --all` to see all 20000"
+    )
 
 
 def test_unknown_node_references_stop_costing_hints_once_twenty_are_found(tmp_path, registry):
