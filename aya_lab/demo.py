@@ -18,9 +18,12 @@ from aya_lab.errors import InputError
 from aya_lab.models.loader import ROLES, default_role_models, load_role_models, parse_role_models, parse_spec
 from aya_lab.room import ChatRoom
 from aya_lab.room.integrity import room_file_problem
+from aya_lab.room.store import room_origin
 from aya_lab.text_safety import for_terminal
 
 USERS = {"amara": "swh", "lena": "deu", "kofi": "eng", "sophie": "fra"}
+DEMO = "demo"
+"""What a room the demo creates records as its creator; only such a room is replaced by the next demo."""
 
 SCRIPT: list[tuple[str, str]] = [
     ("amara", "Habari timu, mkutano wa bajeti umehamishwa hadi Ijumaa."),
@@ -47,20 +50,29 @@ STILL_FAILS = (
 
 
 def _remove_room(room_path: Path) -> None:
-    """Delete a room file and its knowledge base (with their WAL files); refuse a file that is no SQLite
-    database, nor anything that is no regular file (``--room /dev/null``), so that a mistyped ``--room``
-    never deletes someone's data."""
-    for p in (room_path, room_path.with_suffix(".kb.sqlite")):
+    """Delete the demo room at ``room_path`` (the file, its knowledge base, their WAL files) so that the demo
+    starts afresh, but only a room ``aya-lab demo`` created (its ``created_by`` row:
+    :func:`~aya_lab.room.store.room_origin`). Anything else there (another room, another application's
+    database, a device) is refused with :class:`InputError` and nothing is deleted, so that a mistyped
+    ``--room`` never deletes someone's data. With no room file there, nothing is deleted."""
+    kb = room_path.with_suffix(".kb.sqlite")
+    for p in (room_path, kb):
         for q in (p, Path(f"{p}-wal"), Path(f"{p}-shm")):
             if q.exists() and not q.is_file():
                 raise InputError(
                     f"{q} exists and is no regular file (a device, folder or pipe); pass another --room path"
                 )
-        if p.is_file() and p.stat().st_size:
-            with p.open("rb") as f:
-                if f.read(16) != b"SQLite format 3\x00":
-                    raise InputError(f"{p} exists and is not a SQLite room file; pass another --room path")
-    for p in (room_path, room_path.with_suffix(".kb.sqlite")):
+    if not room_path.is_file() or not room_path.stat().st_size:
+        return
+    problem = room_file_problem(room_path)  # no room (or its knowledge base is none): refused as it is
+    if problem:
+        raise InputError(problem)
+    if room_origin(room_path) != DEMO:
+        raise InputError(
+            f"{room_path} is a room that aya-lab demo did not create (its users, messages and notes would be "
+            "lost); it was not modified: pick a new --room path, or delete it yourself"
+        )
+    for p in (room_path, kb):
         for suffix in ("", "-wal", "-shm"):
             Path(str(p) + suffix).unlink(missing_ok=True)
 
@@ -73,10 +85,10 @@ def run_demo(
     max_new_tokens: int = 64,
     models: dict[str, str] | None = None,
 ) -> ChatRoom:
-    """Play :data:`SCRIPT` in a room at ``room_path`` (recreated when ``fresh``) and print what happened.
+    """Play :data:`SCRIPT` in a room at ``room_path`` (a demo room there is recreated when ``fresh``); print it.
 
     Bad input (an unknown model spec, ``max_new_tokens`` below 1, a ``room_path`` that exists and is not
-    a SQLite file) raises an :class:`~aya_lab.errors.AyaLabError` (:class:`~aya_lab.errors.InputError`,
+    a room the demo created) raises an :class:`~aya_lab.errors.AyaLabError` (:class:`~aya_lab.errors.InputError`,
     ``ModelSpecError``) before any file is touched. ``models`` names a model per role (``{"translator": "gemma3-270m", "aya": "smollm2"}``);
     a role it leaves out gets ``model``, or its measured default when ``model`` is ``None``
     (:func:`~aya_lab.models.loader.default_model_spec`)."""
@@ -104,7 +116,9 @@ def run_demo(
             f"loaded in {time.perf_counter() - t0:.1f} s",
             file=out,
         )
-    room = ChatRoom.open(room_path, model=roles["aya"], models=roles, users=USERS, memory_policy=creator_policy(USERS))
+    room = ChatRoom.open(
+        room_path, model=roles["aya"], models=roles, users=USERS, memory_policy=creator_policy(USERS), created_by=DEMO
+    )
     print(
         f"room {room_path}: users {', '.join(f'{u} ({lang})' for u, lang in room.users.items())}; "
         f"graph {room.spec.flow_parameter.name} {room.spec_hash}; memory policy {room.memory.policy.describe()}\n",

@@ -27,7 +27,8 @@ nothing changed.
 * A KB file that cannot be read (not UTF-8, permission denied, empty), a missing or empty KB folder, or
   a file that is not a knowledge-base store raises :class:`KnowledgeBaseError` with one line that names
   the file and the fix. Files are read and validated before the store is touched, and a rebuild is one
-  SQLite transaction, so a failure leaves the previous store exactly as it was.
+  SQLite transaction, so a failure leaves the previous store exactly as it was (a write that fails, such
+  as on a full disk, is one line too, and a store the open created is removed: :mod:`aya_lab.rag.store`).
 
 What was simplified, and why: see :mod:`aya_lab.rag`.
 """
@@ -74,6 +75,7 @@ from aya_lab.rag.store import (
     read_meta,
     to_blob,
     unit_vectors,
+    written_or_unchanged,
 )
 
 if TYPE_CHECKING:
@@ -144,28 +146,29 @@ class KnowledgeBase(FactsMixin):
         emb = embeddings if embeddings is not None else default_embeddings()
         fingerprint = embeddings_fingerprint(emb)
         docs = read_documents(Path(docs_dir)) if refresh else None  # validate before touching the store
-        conn = connect(db_path)
-        kb = cls(conn, db_path, emb, fingerprint, min_score)
-        try:
-            ensure_schema(conn)
-            meta = kb.meta()
-            if docs is None:
-                if "index_key" not in meta:
-                    raise KnowledgeBaseError(
-                        f"{db_path} has never been built: open it with refresh=True and a docs_dir"
-                    )
-                if meta.get("embedder") != fingerprint:
-                    raise KnowledgeBaseError(
-                        f"{db_path} was built with embedder {meta.get('embedder')!r}, opened with "
-                        f"{fingerprint!r}: pass the same embeddings or reopen with refresh=True to rebuild"
-                    )
-            else:
-                key = _index_key(docs_hash(docs), fingerprint, chunk_size, chunk_overlap)
-                if meta.get("index_key") != key:
-                    kb._rebuild(docs, key, chunk_size, chunk_overlap)
-        except BaseException:
-            conn.close()
-            raise
+        with written_or_unchanged(db_path):  # a failed write (a full disk): one line, the store as it was
+            conn = connect(db_path)
+            kb = cls(conn, db_path, emb, fingerprint, min_score)
+            try:
+                ensure_schema(conn)
+                meta = kb.meta()
+                if docs is None:
+                    if "index_key" not in meta:
+                        raise KnowledgeBaseError(
+                            f"{db_path} has never been built: open it with refresh=True and a docs_dir"
+                        )
+                    if meta.get("embedder") != fingerprint:
+                        raise KnowledgeBaseError(
+                            f"{db_path} was built with embedder {meta.get('embedder')!r}, opened with "
+                            f"{fingerprint!r}: pass the same embeddings or reopen with refresh=True to rebuild"
+                        )
+                else:
+                    key = _index_key(docs_hash(docs), fingerprint, chunk_size, chunk_overlap)
+                    if meta.get("index_key") != key:
+                        kb._rebuild(docs, key, chunk_size, chunk_overlap)
+            except BaseException:
+                conn.close()
+                raise
         return kb
 
     @classmethod
@@ -218,7 +221,8 @@ class KnowledgeBase(FactsMixin):
                 conn.executemany("INSERT OR REPLACE INTO kb_meta (key, value) VALUES (?, ?)", meta.items())
                 conn.execute("COMMIT")
             except BaseException:
-                conn.execute("ROLLBACK")
+                if conn.in_transaction:  # SQLite rolls a full disk's transaction back itself
+                    conn.execute("ROLLBACK")
                 raise
             self._store = None
 

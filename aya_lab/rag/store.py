@@ -1,16 +1,26 @@
 """The knowledge base's SQLite rows: document chunks and remembered facts with unit-length float32
-vectors as blobs. The SQLite file is the one source of truth (nothing is pickled)."""
+vectors as blobs. The SQLite file is the one source of truth (nothing is pickled).
+
+The file carries the project's marker (:data:`~aya_lab.sqlite_file.KNOWLEDGE_BASE`), set in the
+transaction that makes its tables; :func:`connect` refuses, before writing anything, a file that is not
+a knowledge base (:func:`kb_file_problem`; an unmarked file holding only ``kb_*`` tables is a store from
+before the marker, and is stamped). :func:`written_or_unchanged` turns a failed write (a full disk) into
+one line, with the store as it was.
+"""
 
 from __future__ import annotations
 
+import errno
 import sqlite3
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any, NamedTuple
 
 import numpy as np
 
 from aya_lab.rag.documents import KnowledgeBaseError
+from aya_lab.sqlite_file import KNOWLEDGE_BASE, SqliteFile, file_problem, marker, stamp_sql
 
 __all__ = [
     "FACT_SECTION",
@@ -18,11 +28,13 @@ __all__ = [
     "StoredRow",
     "connect",
     "count_rows",
+    "kb_file_problem",
     "load_rows",
     "read_meta",
     "list_sources",
     "unit_vectors",
     "to_blob",
+    "written_or_unchanged",
 ]
 
 SCHEMA_VERSION = "1"
@@ -74,18 +86,63 @@ CREATE TABLE IF NOT EXISTS kb_chunks (
 """  # the facts tables: aya_lab.rag.facts
 
 
+def _only_kb_tables(found: SqliteFile) -> bool:
+    return all(t.startswith(("kb_", "sqlite_")) for t in found.tables)
+
+
+def kb_file_problem(path: Path, fix: str = "move it aside, or pass another db_path") -> str | None:
+    """Why the file ``path`` cannot be opened as a knowledge base (one line naming it and ``fix``), or ``None``
+    (no file, an empty one, or a knowledge base). Reads only, creating nothing beside it."""
+    if not path.exists():
+        return None
+    return file_problem(path, KNOWLEDGE_BASE, fix, _only_kb_tables)
+
+
 def connect(db_path: Path | str) -> sqlite3.Connection:
+    """A connection to the store at ``db_path`` with its tables (and the marker), or :class:`KnowledgeBaseError`
+    before anything is written when the file is not a knowledge base."""
     if str(db_path) != ":memory:":
+        problem = kb_file_problem(Path(db_path))
+        if problem:
+            raise KnowledgeBaseError(problem)
         Path(db_path).parent.mkdir(parents=True, exist_ok=True)
     conn = sqlite3.connect(str(db_path), isolation_level=None, check_same_thread=False, timeout=30)
     try:
-        conn.executescript(_SCHEMA)
-    except sqlite3.DatabaseError as exc:
+        if marker(conn) == (KNOWLEDGE_BASE.app_id, KNOWLEDGE_BASE.version):
+            conn.executescript(_SCHEMA)  # every table exists: nothing is written
+        else:
+            conn.executescript(f"BEGIN IMMEDIATE; {_SCHEMA} {stamp_sql(KNOWLEDGE_BASE)} COMMIT;")
+    except BaseException:
+        if conn.in_transaction:
+            conn.execute("ROLLBACK")
         conn.close()
-        raise KnowledgeBaseError(
-            f"{db_path} is not a knowledge-base store ({exc}): pass another db_path or delete the file to rebuild"
-        ) from None
+        raise
     return conn
+
+
+def _failure(path: Path | str, exc: BaseException) -> str:
+    full = getattr(exc, "errno", None) == errno.ENOSPC or "full" in str(exc)
+    why, fix = ("disk full", "free space") if full else ("a write failed", "fix the cause")
+    return (
+        f"could not build the knowledge base at {path}: {why} ({exc}); nothing was changed: {fix} and open the room "
+        "(or the knowledge base) again"
+    )
+
+
+@contextmanager
+def written_or_unchanged(db_path: Path | str) -> Iterator[None]:
+    """Run a block that opens and writes the store at ``db_path``. When a write fails (``sqlite3.OperationalError``,
+    such as a full disk, or an ``OSError``), its transaction has rolled back, a file the block created is
+    removed (with its journal), and a :class:`KnowledgeBaseError` says so in one line."""
+    path = Path(db_path)
+    new = str(db_path) != ":memory:" and not path.exists()
+    try:
+        yield
+    except (sqlite3.OperationalError, OSError) as exc:
+        if new:
+            for p in (path, *(Path(f"{path}{s}") for s in ("-journal", "-wal", "-shm"))):
+                p.unlink(missing_ok=True)
+        raise KnowledgeBaseError(_failure(path, exc)) from None
 
 
 def load_rows(conn: sqlite3.Connection) -> list[StoredRow]:

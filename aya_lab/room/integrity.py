@@ -4,9 +4,13 @@
   not a regular file (``/dev/null``, a folder, a pipe; or a path in ``/dev``, ``/proc``, ``/sys``), a
   file or folder the room cannot write (named with the fix), not an SQLite file (garbage), an
   unreadable or corrupted one (``PRAGMA quick_check``, so damage in the middle of the file is found
-  before a knowledge base is built beside it), or another application's SQLite database (tables a room
-  file does not hold: :func:`aya_lab.room.store.is_room_table`). It only reads (a read-only
-  connection), so a foreign file is never modified.
+  before a knowledge base is built beside it), an SQLite file without the room's marker
+  (:data:`~aya_lab.sqlite_file.ROOM_FILE`; another application's database, even another LangGraph
+  application's checkpoints) unless it is a room from before the marker
+  (:func:`~aya_lab.room.store.is_legacy_room`), another application's or a newer format's marker; and the
+  same for the knowledge base beside it (:func:`~aya_lab.rag.store.kb_file_problem`). It only reads,
+  creating nothing beside the file (:func:`~aya_lab.sqlite_file.read_only`), so a refused file is never
+  modified and no ``-wal``/``-shm`` is left beside it.
 * :func:`removed_if_failed` deletes what opening a *new* room created (the room file, its knowledge base,
   their ``-wal``/``-shm``, the ``.lock``, new folders) when the opening fails, so a refusal leaves nothing.
 * :class:`RoomLock` is an exclusive OS lock (``fcntl.flock``) on ``<room file>.lock``: a send holds it
@@ -25,18 +29,17 @@ from __future__ import annotations
 
 import fcntl
 import os
-import sqlite3
 import stat
 import threading
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
-from aya_lab.room.store import is_room_table, read_only_check
+from aya_lab.rag.store import kb_file_problem
+from aya_lab.room.store import is_legacy_room
+from aya_lab.sqlite_file import ROOM_FILE, file_problem
 
 __all__ = ["RoomLock", "lock_path", "removed_if_failed", "room_file_problem"]
-
-SQLITE_HEADER = b"SQLite format 3\x00"
 
 
 def lock_path(room: Path) -> Path:
@@ -87,34 +90,14 @@ def room_file_problem(path: Path) -> str | None:
     """
     fix = "move it aside or pick a new path for the room"
     place = _place_problem(path)
-    if place or not path.exists():
+    if place:
         return place
-    try:
-        with path.open("rb") as fh:
-            header = fh.read(len(SQLITE_HEADER))
-    except OSError as exc:
-        return f"room file {path} cannot be read ({exc.strerror}): make it readable, or {fix}"
-    if not header:
-        return None
-    if header != SQLITE_HEADER:
-        return f"{path} is not a room file (not an SQLite database): {fix}"
-    try:
-        tables, damage = read_only_check(path)
-    except sqlite3.OperationalError as exc:
-        if "locked" in str(exc) or "busy" in str(exc):
-            return None  # a writer holds it: a live database, checked again when the room reads it
-        return f"{path} is a corrupted SQLite file ({exc}): {fix}"
-    except sqlite3.DatabaseError as exc:
-        return f"{path} is a corrupted SQLite file ({exc}): {fix}"
-    if damage:
-        return f"{path} is a corrupted SQLite file (quick_check: {damage}): {fix}"
-    foreign = sorted(t for t in tables if not is_room_table(t))
-    if foreign:
-        shown = ", ".join(foreign[:5]) + (", ..." if len(foreign) > 5 else "")
-        return (
-            f"{path} is another application's SQLite database (tables {shown}), not a room; it was not modified: {fix}"
-        )
-    return None
+    if path.exists():
+        problem = file_problem(path, ROOM_FILE, fix, is_legacy_room)
+        if problem:
+            return problem
+    kb = path.with_suffix(".kb.sqlite")
+    return kb_file_problem(kb, "move it aside, or pick a new path for the room") if kb.exists() else None
 
 
 @contextmanager

@@ -107,6 +107,7 @@ class ChatRoom:
         max_message_tokens: int = 1000,
         models: dict[str, str | TextModel] | None = None,
         memory_policy: str | PolicyRecord | MemoryPolicy | None = None,
+        created_by: str | None = None,
     ) -> ChatRoom:
         """Open or create the room in ``path``; ``users`` (id -> language) are added if new.
 
@@ -119,7 +120,8 @@ class ChatRoom:
         file (default ``aya_lab/graphs/aya.yaml``); ``kb`` a ready knowledge base, else one is opened
         beside the room file from ``kb_dir`` (default ``data/kb``). ``memory_policy`` (``anyone``,
         ``listed:kofi,lena`` or ``confirm``; see :mod:`aya_lab.agents.memory`) is kept in the room file;
-        ``None`` keeps the stored one (``anyone`` for a new room).
+        ``None`` keeps the stored one (``anyone`` for a new room). ``created_by`` (``demo``) is recorded in a
+        room this call creates (:func:`~aya_lab.room.store.room_origin`).
         """
         policy = MemoryPolicy.parse(memory_policy) if memory_policy is not None else None
         path = Path(path)
@@ -130,6 +132,7 @@ class ChatRoom:
         spec = load_spec(graph or default_graph_path(), registry=aya_registry())
         require_room_graph(spec)  # a valid spec that is no room graph would deliver nothing
         roles = cast(dict[str, TextModel], load_role_models(model, models))
+        new_file = not path.exists() or path.stat().st_size == 0
         with removed_if_failed(path):  # a new room that fails to open leaves no file behind
             path.parent.mkdir(parents=True, exist_ok=True)
             owns_kb = kb is None
@@ -139,6 +142,8 @@ class ChatRoom:
             try:
                 room.models, room._owns_kb = roles, owns_kb
                 room._start(policy, new_users)
+                if created_by and new_file:
+                    room._store.record_origin(created_by)
             except BaseException:
                 room.close()
                 raise

@@ -10,7 +10,12 @@ One room file (``runs/demo.sqlite``) holds three groups of tables, all opened he
 * LangGraph's checkpointer (:class:`~langgraph.checkpoint.sqlite.SqliteSaver`): ``checkpoints`` and
   ``writes``, made by its ``setup()``.
 
-Each is created once (``CREATE TABLE IF NOT EXISTS``: reopening a room writes no schema).
+Each is created once (``CREATE TABLE IF NOT EXISTS``: reopening a room writes no schema). The room's
+tables are made in one transaction with the project's marker (:data:`~aya_lab.sqlite_file.ROOM_FILE`:
+``PRAGMA application_id`` and ``user_version``), so a file is a room exactly when it carries the marker.
+A file from before the marker is taken as a room when it holds only a room's tables
+(:func:`is_legacy_room`), and stamped when the store opens it. ``aya_room_meta`` row ``created_by``
+(:data:`ORIGIN`) names what created the room (``demo`` for ``aya-lab demo``: :func:`room_origin`).
 
 **The open-run marker** (``aya_room_meta`` row ``open_run``: run id and the checkpoint before it) is
 written when a run starts and removed in the transaction that records the run (:meth:`RoomStore.record_run`).
@@ -35,7 +40,6 @@ import sqlite3
 import time
 from dataclasses import asdict
 from pathlib import Path
-from urllib.parse import quote
 
 from langgraph.checkpoint.serde.jsonplus import JsonPlusSerializer
 from langgraph.checkpoint.sqlite import SqliteSaver
@@ -44,8 +48,18 @@ from aya_lab.agents.memory import RoomMemory
 from aya_lab.room.errors import RoomError
 from aya_lab.room.runs import RunReport
 from aya_lab.room.state import CHECKPOINTED_TYPES, NodeVisit
+from aya_lab.sqlite_file import ROOM_FILE, SqliteFile, marker, read_only, stamp_sql
 
-__all__ = ["CHECKPOINT_COLUMNS", "OPEN_RUN", "ROOM_SCHEMA", "RoomStore", "is_room_table", "read_only_check"]
+__all__ = [
+    "CHECKPOINT_COLUMNS",
+    "OPEN_RUN",
+    "ORIGIN",
+    "ROOM_SCHEMA",
+    "RoomStore",
+    "is_legacy_room",
+    "is_room_table",
+    "room_origin",
+]
 
 ROOM_SCHEMA = """
 CREATE TABLE IF NOT EXISTS aya_room_users (user_id TEXT PRIMARY KEY, lang TEXT NOT NULL, position INTEGER NOT NULL);
@@ -62,6 +76,7 @@ CHECKPOINT_COLUMNS: dict[str, tuple[str, ...]] = {
 """LangGraph's private tables and the columns :meth:`RoomStore.delete_since` reads or filters on."""
 
 OPEN_RUN = "open_run"
+ORIGIN = "created_by"
 
 
 def is_room_table(name: str) -> bool:
@@ -69,16 +84,23 @@ def is_room_table(name: str) -> bool:
     return name in CHECKPOINT_COLUMNS or name.startswith(("aya_", "sqlite_"))
 
 
-def read_only_check(path: Path) -> tuple[list[str], str | None]:
-    """The tables of the SQLite file ``path`` and the first line of ``PRAGMA quick_check`` when it is
-    not ``ok`` (read-only; ``quick_check`` reads every page, so damage anywhere in the file shows)."""
-    conn = sqlite3.connect(f"file:{quote(str(path.resolve()))}?mode=ro", uri=True, timeout=30)
-    try:
-        tables = [r[0] for r in conn.execute("SELECT name FROM sqlite_master WHERE type = 'table'")]
-        first = conn.execute("PRAGMA quick_check(1)").fetchone()
-    finally:
-        conn.close()
-    return tables, None if first is None or first[0] == "ok" else str(first[0]).splitlines()[0]
+def is_legacy_room(found: SqliteFile) -> bool:
+    """Whether an unmarked SQLite file is a room from before the marker: only a room's tables, at least one
+    of the room's own (``aya_room_*``), and LangGraph's tables with the columns :data:`CHECKPOINT_COLUMNS`."""
+    fits = all(set(CHECKPOINT_COLUMNS.get(t, ())) <= set(cols) for t, cols in found.tables.items())
+    own = any(t.startswith("aya_room_") for t in found.tables)
+    return own and fits and all(is_room_table(t) for t in found.tables)
+
+
+def room_origin(path: Path) -> str | None:
+    """What created the room file ``path`` (its ``created_by`` row, e.g. ``demo``), read without writing or
+    creating anything; ``None`` when it records none (``sqlite3.DatabaseError`` when it is no SQLite file)."""
+    with read_only(path) as conn:
+        try:
+            row = conn.execute("SELECT value FROM aya_room_meta WHERE name = ?", (ORIGIN,)).fetchone()
+        except sqlite3.OperationalError:  # no aya_room_meta: no room
+            return None
+    return None if row is None else str(row[0])
 
 
 class RoomStore:
@@ -93,7 +115,7 @@ class RoomStore:
         self.conn = sqlite3.connect(path, check_same_thread=False, isolation_level=None)
         self.conn.execute("PRAGMA busy_timeout = 30000")
         try:
-            self.conn.executescript(ROOM_SCHEMA)
+            self._make_schema()
         except sqlite3.OperationalError as exc:
             self.conn.close()
             if "readonly" not in str(exc):
@@ -106,8 +128,25 @@ class RoomStore:
         self.checkpointer = SqliteSaver(self.conn, serde=JsonPlusSerializer(allowed_msgpack_modules=CHECKPOINTED_TYPES))
         self.checkpointer.setup()
 
+    def _make_schema(self) -> None:
+        """The room's tables; in a file without the marker (a new room, or one from before the marker) made
+        in one transaction with it, so a room file never lacks either."""
+        if marker(self.conn) == (ROOM_FILE.app_id, ROOM_FILE.version):
+            self.conn.executescript(ROOM_SCHEMA)  # every table exists: nothing is written
+            return
+        try:
+            self.conn.executescript(f"BEGIN IMMEDIATE; {ROOM_SCHEMA} {stamp_sql(ROOM_FILE)} COMMIT;")
+        except BaseException:
+            if self.conn.in_transaction:
+                self.conn.execute("ROLLBACK")
+            raise
+
     def close(self) -> None:
         self.conn.close()
+
+    def record_origin(self, created_by: str) -> None:
+        """Record what created this room (``demo``): :func:`room_origin` reads it."""
+        self.conn.execute("INSERT OR REPLACE INTO aya_room_meta (name, value) VALUES (?, ?)", (ORIGIN, created_by))
 
     # -- users --------------------------------------------------------------------------------------------
     def users(self) -> dict[str, str]:
