@@ -31,7 +31,15 @@ from aya_lab.eval.attacks import (
     load_attacks,
     score_attack,
 )
-from aya_lab.eval.cli_support import command_group, guard, model_from_args, pandas_display, role_spec, split_list
+from aya_lab.eval.cli_support import (
+    check_out,
+    command_group,
+    guard,
+    model_from_args,
+    pandas_display,
+    role_spec,
+    split_list,
+)
 from aya_lab.eval.fabrications import default_labels_path, draft_of_withheld, load_labels, unlabelled_records
 from aya_lab.eval.progress import progress_bar
 from aya_lab.messages import AYA, parse_aya_request
@@ -190,8 +198,7 @@ def _eval_attacks(args: argparse.Namespace) -> int:
         value = getattr(args, flag)
         if value is not None and value <= 0:
             raise InputError(f"--{flag.replace('_', '-')} must be positive; got {value}")
-    if args.out and not args.out.lower().endswith(".csv"):
-        raise InputError(f"--out must name a .csv file, not {args.out}")
+    check_out(args.out, (".attacks.csv",))
     records = load_attacks(args.data, categories)
     records = records[: args.n] if args.n is not None else records
     if not records:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from aya_lab.errors import InputError
 from aya_lab.settings import settings
 
 __all__ = ["adapters_dir", "cache_dir", "data_dir", "fewshot_pools_dir", "kb_dir", "project_root", "prompts_dir"]
@@ -12,7 +13,14 @@ __all__ = ["adapters_dir", "cache_dir", "data_dir", "fewshot_pools_dir", "kb_dir
 def cache_dir() -> Path:
     """``AYA_LAB_CACHE_DIR`` or ``~/.cache/aya_lab`` (created on first use)."""
     path = settings().cache_dir or Path.home() / ".cache" / "aya_lab"
-    path.mkdir(parents=True, exist_ok=True)
+    try:
+        path.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:  # a setting that names no usable folder is refused input, in one line
+        named = "AYA_LAB_CACHE_DIR" if settings().cache_dir else "the cache folder"
+        raise InputError(
+            f"{named} {str(path)!r} cannot be created ({exc.strerror or exc}); "
+            "set AYA_LAB_CACHE_DIR to a folder you can write, or unset it for ~/.cache/aya_lab"
+        ) from None
     return path
 
 

@@ -18,6 +18,8 @@ Two rules, each replacing the model's text with a fixed reply (the draft stays i
   note block carries the note's label and date, which no passage states). A *summary* that leaks a tag
   is withheld (:mod:`aya_lab.agents.summary_checks`): an echoed transcript is no summary.
 
+A model-written reply that repeats the request as a whole is withheld (:mod:`aya_lab.agents.echo_checks`).
+
 Not covered: a ``chat`` reply that repeats a claim the request dictates ("say that everyone flies first
 class") is delivered; a rule against repeating the request's phrases would also fire on honest small
 talk ("thanks for the quarterly report" → "glad the quarterly report helped").

@@ -14,7 +14,8 @@ of ``router="re_deciding"``. An :class:`~aya_lab.agents.authority.AuthorityRoute
 wraps the router: explicit commands (``/remember``, ``approve 3``, ``forget 7``) run without a model
 call, and a write the model did not choose becomes a fixed ``decline`` reply. Whatever happens, one typed :class:`SupervisorResult`
 leaves :meth:`AyaSupervisor.handle`: the reply, the tools in order, every step as a ``RouterOutput``
-with its observation, the notes and whether the fallback router decided.
+with its observation, the notes and whether the fallback router decided. A model-written reply (query,
+summarize, chat) that repeats the request is withheld (:mod:`aya_lab.agents.echo_checks`).
 """
 
 from __future__ import annotations
@@ -23,6 +24,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 
 from aya_lab.agents.authority import DECLINE, DECLINED, AuthorityRouter
+from aya_lab.agents.echo_checks import withhold_echoed_answer, withhold_echoed_chat, withhold_echoed_summary
 from aya_lab.agents.llm_router import LOOP_PROMPT, LoopRouter
 from aya_lab.agents.memory import AyaRemember, MemoryTools, RoomMemory
 from aya_lab.agents.multi_intent import ReDecidingRouter
@@ -145,26 +147,23 @@ class AyaSupervisor:
         """
         summaries: list[SummaryResult] = []
         answers: list[QueryAnswer] = []
-        notes: list[str] = []  # replies the reply checks replaced (agents.reply_checks)
+        notes: list[str] = []  # replies the reply checks replaced (agents.reply_checks, agents.echo_checks)
+        asked = (request_en, original)  # a model-written reply that repeats these is withheld
 
         def summarize(text: str) -> str:
-            summaries.append(self.summarizer.summarize(text, history))
+            summaries.append(withhold_echoed_summary(self.summarizer.summarize(text, history), asked))
             return summaries[-1].text
 
         def query(text: str) -> str:
-            answers.append(self.query.answer(text))
+            answers.append(withhold_echoed_answer(self.query.answer(text), asked))
             return answers[-1].text
 
         def chat(text: str) -> str:
-            reply, note = self.chat.reply(text)
+            reply, note = withhold_echoed_chat(*self.chat.reply(text), asked)
             notes.extend([note] if note else [])
             return reply
 
-        run: dict[str, Callable[[str], str]] = {
-            "query": query,
-            "summarize": summarize,
-            "chat": chat,
-        }
+        run: dict[str, Callable[[str], str]] = {"query": query, "summarize": summarize, "chat": chat}
         notes_tools = MemoryTools(self.kb, author, run_id, memory)
         run.update(remember=notes_tools.remember, approve=notes_tools.approve, forget=notes_tools.forget)
         run[DECLINE] = lambda text: DECLINED

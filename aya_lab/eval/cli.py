@@ -22,6 +22,7 @@ from aya_lab.errors import InputError
 from aya_lab.eval.cli_support import (
     add_run_options,
     check_run_options,
+    check_translation_inputs,
     command_group,
     guard,
     model_from_args,
@@ -51,7 +52,7 @@ __all__ = ["register", "register_eval", "command_group", "main"]
 def _eval_translate(args: argparse.Namespace) -> int:
     if args.system and args.model:
         raise InputError("pass --model (the default system) or --system SPEC, not both; e.g. --system MODEL@strict")
-    check_run_options(args)
+    check_translation_inputs(args)
     specs = args.system or [role_spec(args, "translator")]
     for spec in specs:  # every spec checked before the first model loads
         parse_system(spec)

@@ -13,19 +13,22 @@ from __future__ import annotations
 
 import argparse
 import sys
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from typing import Any
 
 import pandas as pd
 
 from aya_lab.datasets.cli import EXPECTED_ERRORS, command_group, register_data
+from aya_lab.datasets.parallel import DatasetError, dataset_names, plan_datasets, split_files_spec
 from aya_lab.errors import InputError
+from aya_lab.eval.out_paths import out_problem
 from aya_lab.models import load_chat_model
+from aya_lab.models.cache import default_cache_path
 from aya_lab.models.engine import executor_from_env
 from aya_lab.models.executor import ENGINES, use_executor
 from aya_lab.models.loader import default_role_models, parse_role_models
 from aya_lab.models.registry import model_help
-from aya_lab.settings import ROLES
+from aya_lab.settings import ROLES, settings
 
 __all__ = [
     "NOTEBOOK_DEFAULTS",
@@ -38,6 +41,8 @@ __all__ = [
     "role_spec",
     "split_list",
     "check_out",
+    "check_run_options",
+    "check_translation_inputs",
 ]
 
 _EXPECTED_ERRORS = EXPECTED_ERRORS
@@ -48,6 +53,10 @@ NOTEBOOK_DEFAULTS: dict[str, dict[str, int]] = {
     "summarize": {"max_new_tokens": 128, "batch_size": 8},  # notebook 05 (the model's default batch)
 }
 """Generation defaults of each ``eval`` command: those the notebooks load their model with."""
+
+RUN_OPTION_LIMITS = {"n": 10_000_000, "max_new_tokens": 32_768, "batch_size": 4096}
+"""The largest ``--n``, ``--max-new-tokens`` and ``--batch-size`` accepted: beyond any set, any context,
+any accelerator's memory (a typo such as ``--n 10000000000000`` is refused before work starts)."""
 
 
 def guard(fn: Callable[[argparse.Namespace], int]) -> Callable[[argparse.Namespace], int]:
@@ -90,10 +99,12 @@ def split_list(value: str | None) -> list[str]:
     return [x.strip() for x in (value or "").split(",") if x.strip()]
 
 
-def check_out(out: str | None) -> None:
-    """Refuse an ``--out`` that does not name a ``.csv`` file."""
-    if out and not out.lower().endswith(".csv"):
-        raise InputError(f"--out must name a .csv file, not {out}")
+def check_out(out: str | None, beside: Sequence[str] = ()) -> None:
+    """Refuse, before any work, an ``--out`` that is no writable ``.csv`` file, or whose files ``beside``
+    it (suffixes after its stem) cannot be written (:func:`~aya_lab.eval.out_paths.out_problem`)."""
+    problem = out_problem(out, ".csv", beside)
+    if problem:
+        raise InputError(problem)
 
 
 # -- options of the model-backed eval commands ------------------------------------------------------
@@ -135,13 +146,32 @@ def add_run_options(p: argparse.ArgumentParser, command: str, *, out_help: str) 
     )
 
 
-def check_run_options(args: argparse.Namespace) -> None:
-    """One-line errors for out-of-range common options."""
-    for flag in ("n", "max_new_tokens", "batch_size"):
-        value = getattr(args, flag, None)
+def check_run_options(args: argparse.Namespace, beside: Sequence[str] = ()) -> None:
+    """One-line errors for out-of-range common options (``beside``: the files written beside ``--out``)."""
+    for flag, most in RUN_OPTION_LIMITS.items():
+        value, name = getattr(args, flag, None), f"--{flag.replace('_', '-')}"
         if value is not None and value <= 0:
-            raise InputError(f"--{flag.replace('_', '-')} must be positive; got {value}")
-    check_out(args.out)
+            raise InputError(f"{name} must be positive; got {value}")
+        if value is not None and value > most:
+            shown = f"{value:.3g}" if value >= 10**15 else str(value)
+            raise InputError(f"{name} {shown} is over the limit of {most:,}; use at most {most:,}")
+    check_out(args.out, beside)
+    if settings().cache_mode != "off":
+        default_cache_path()  # an unusable AYA_LAB_CACHE_DIR is refused now, not after the progress bar
+
+
+def check_translation_inputs(args: argparse.Namespace) -> None:
+    """``eval translate``'s inputs, before any model loads: the common options, ``--out`` and the files
+    written beside it, every ``--dataset`` (a registered name, or a ``files:`` spec whose files exist)
+    with every ``--pairs`` pair."""
+    check_run_options(args, (".partial.jsonl", ".outputs.csv", ".json"))
+    known = dataset_names()
+    for name, _, _ in plan_datasets(args.dataset, args.pairs):
+        if not name.startswith("files:") and name.strip().lower() not in known:
+            raise DatasetError(f"unknown dataset {name!r}; use one of {', '.join(known)}, or files:SRC.txt,REF.txt")
+        missing = [p for p in (split_files_spec(name)[1] if name.startswith("files:") else []) if not p.is_file()]
+        if missing:
+            raise DatasetError(f"{name}: no file {str(missing[0])!r}; pass files:SRC.txt,REF.txt of existing files")
 
 
 def model_settings(args: argparse.Namespace) -> dict[str, Any]:

@@ -11,7 +11,7 @@ from pathlib import Path
 
 from aya_lab.agents.faithfulness import FAITHFUL_THRESHOLDS, REAL_OUTPUT_FLOOR, faithfulness_scores
 from aya_lab.datasets.project import CorpusError
-from aya_lab.eval.cli_support import guard, pandas_display
+from aya_lab.eval.cli_support import check_out, guard, pandas_display
 from aya_lab.eval.faithfulness import evaluate_faithfulness, report
 from aya_lab.eval.faithfulness_data import default_set_path
 from aya_lab.eval.faithfulness_real import calibrate_floor, floor_table, load_real_drafts
@@ -20,6 +20,7 @@ __all__ = ["add_faithfulness"]
 
 
 def _eval_faithfulness(args: argparse.Namespace) -> int:
+    check_out(args.out)
     path = Path(args.data) if args.data else default_set_path()
     if not path.is_file():
         raise CorpusError(

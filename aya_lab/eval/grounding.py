@@ -34,7 +34,7 @@ from aya_lab.agents.summarizer import SUMMARIZER_PROMPTS, prompt_text, render_tr
 from aya_lab.agents.summary_checks import COPY_THRESHOLD, copy_coverage
 from aya_lab.datasets.project import load_rag_questions, load_transcripts
 from aya_lab.errors import InputError
-from aya_lab.eval.cli_support import command_group, guard
+from aya_lab.eval.cli_support import check_out, command_group, guard
 from aya_lab.eval.stats import bootstrap_ci
 from aya_lab.messages import ChatMessage
 from aya_lab.paths import kb_dir, project_root
@@ -175,6 +175,7 @@ def summary_copies() -> pd.DataFrame:
 
 
 def _eval_grounding(args: argparse.Namespace) -> int:
+    check_out(args.out)
     per, summary = evaluate_drafts(load_drafts(args.data))
     tables = {"drafts": summary, "rag proxies": rag_proxies(), "summaries": summary_copies()}
     with pd.option_context("display.width", 160, "display.max_columns", 20, "display.max_colwidth", 90):

@@ -19,7 +19,8 @@ run a killed writer left open is rolled back by the next open or send. A file th
 (garbage, a corrupted or a foreign SQLite database) is refused before anything is created beside it.
 
 Messages longer than ``max_message_tokens`` (default 1000, far below SmolLM2's 8192-token context,
-leaving room for prompts and context) are **refused** with a one-line error rather than truncated.
+leaving room for prompts and context), or longer than 20 characters per allowed token
+(:mod:`aya_lab.room.inputs`), are **refused** with a one-line error rather than truncated.
 """
 
 from __future__ import annotations
@@ -42,6 +43,7 @@ from aya_lab.models.directions import direction_of, is_direction_key
 from aya_lab.models.loader import load_role_models
 from aya_lab.rag import KnowledgeBase
 from aya_lab.room.errors import RoomError
+from aya_lab.room.inputs import assistant_sender, checked_id, checked_size, checked_text, shown
 from aya_lab.room.integrity import RoomLock, removed_if_failed, room_file_problem
 from aya_lab.room.nodes import aya_registry
 from aya_lab.room.panel import RoomPanel
@@ -58,9 +60,9 @@ THREAD = "room"
 
 def _checked_user(user_id: str, language: str) -> tuple[str, str]:
     """``(user id, ISO 639-3 code)`` of a user to add, or :class:`RoomError` naming the value and the fix."""
-    user_id = (user_id or "").strip() if isinstance(user_id, str) else ""
+    given, user_id = user_id, (user_id or "").strip() if isinstance(user_id, str) else ""
     if not user_id or user_id.lower() == AYA or not user_id.replace("_", "").replace("-", "").isalnum():
-        raise RoomError(f"invalid user id {user_id!r}; use letters, digits, '-' or '_' (and not 'aya')")
+        raise RoomError(f"invalid user id {shown(given)}; use letters, digits, '-' or '_' (and not 'aya')")
     try:
         return user_id, get_language(language).code
     except ValueError as exc:
@@ -211,7 +213,7 @@ class ChatRoom:
 
     def trace(self, run_id: str) -> list[NodeVisit]:
         """Every node visit of a run, in order, with its prompts, model outputs, token counts and timings."""
-        visits = self._store.trace(run_id)
+        visits = self._store.trace(checked_id(run_id, "run id"))
         if visits is None:
             known = self._store.run_ids()
             raise RoomError(f"no run {run_id!r} in this room; runs: {', '.join(known[-5:]) or 'none yet'}")
@@ -239,12 +241,15 @@ class ChatRoom:
         self._check_user(user)
 
     def _check_user(self, user: str) -> None:
+        refusal = assistant_sender(checked_id(user))
+        if refusal is not None:
+            raise refusal
         if user not in self.users:
             close = difflib.get_close_matches(user, list(self.users), n=1)
             hint = f" (did you mean {close[0]!r}?)" if close else ""
             raise RoomError(
-                f"unknown user {user!r}{hint}; users: {', '.join(self.users) or 'none'} "
-                f"(add one with room.add_user({user!r}, 'language'))"
+                f"unknown user {shown(user)}{hint}; users: {', '.join(self.users) or 'none'} "
+                f"(add one with room.add_user({shown(user)}, 'language'))"
             )
 
     def _clean(self, user: str, text: str) -> str:
@@ -280,6 +285,9 @@ class ChatRoom:
         Sends to one room file are serialized across processes: the room's lock is held from reading the
         state to committing it, and a run a dead writer left open is rolled back first.
         """
+        self._check_user(user)
+        text = checked_text(user, text)
+        checked_size(user, text, self.max_message_tokens)  # before cleaning or tokenizing a megabyte
         text = self._clean(user, text)
         request = self._validate(user, text)
         with self._lock.hold():
