@@ -17,7 +17,7 @@ from typing import Any, TextIO
 
 from langchain_core.embeddings import Embeddings
 
-from aya_lab.agents.memory import MemoryPolicy, creator_policy
+from aya_lab.agents.memory import MemoryPolicy
 from aya_lab.cli import BAD_INPUT, one_line
 from aya_lab.demo import run_demo
 from aya_lab.errors import InputError
@@ -25,6 +25,7 @@ from aya_lab.graph.cli import spec_path
 from aya_lab.models.loader import default_role_models, parse_role_models
 from aya_lab.rag import KnowledgeBase, ReadOnlyKnowledgeBase
 from aya_lab.room import ChatRoom
+from aya_lab.room.identity import normal_id
 from aya_lab.text_safety import for_terminal
 
 __all__ = ["ChatRepl", "cmd_chat", "cmd_demo", "kb_audit", "kb_facts", "kb_forget", "open_room_kb"]
@@ -112,9 +113,8 @@ class ChatRepl:
         if not name:
             self._say("error: usage: /as NAME")
             return
-        self.room.check_user(name)
-        self.speaker = name
-        self._say(f"speaking as {name} ({self.room.users[name]})")
+        self.speaker = self.room.check_user(name)
+        self._say(f"speaking as {self.speaker} ({self.room.users[self.speaker]})")
 
     def _feed(self, name: str) -> None:
         for d in self.room.feed(name or self.speaker or ""):
@@ -128,9 +128,9 @@ class ChatRepl:
         if len(parts) != 2:
             self._say("error: usage: /add NAME LANGUAGE")
             return
-        self.room.add_user(parts[0], parts[1])
-        self.speaker = self.speaker or parts[0]
-        self._say(f"added {parts[0]} ({self.room.users[parts[0]]})")
+        user = self.room.add_user(parts[0], parts[1])
+        self.speaker = self.speaker or user
+        self._say(f"added {user} ({self.room.users[user]})")
 
     def _graph(self, _: str) -> None:
         self._say(self.room.draw("ascii"))
@@ -145,11 +145,16 @@ class ChatRepl:
 
 
 def _chat_users(items: list[str] | None) -> dict[str, str]:
-    users = {}
+    """``--user NAME:LANG`` options as a dict; :class:`InputError` for a malformed or repeated one (ids
+    that differ only in case or width are one id, :mod:`aya_lab.room.identity`)."""
+    users: dict[str, str] = {}
     for item in items or []:
         name, sep, lang = item.partition(":")
         if not sep:
             raise InputError(f"--user {item!r} must be NAME:LANGUAGE, e.g. amara:swh")
+        same = next((f"{u}:{users[u]}" for u in users if normal_id(u) == normal_id(name)), None)
+        if same is not None:
+            raise InputError(f"--user {same!r} and --user {item!r} name one user; give each user once")
         users[name] = lang
     return users
 
@@ -161,7 +166,7 @@ def _settle_policy(room: ChatRoom, flag: str | None, created: bool) -> str | Non
     stored = room.memory.stored_policy
     if created or flag is None:
         return None if stored else f"note: room {room.path} has no memory policy, so anyone may make Aya remember"
-    wanted = MemoryPolicy.parse(flag)
+    wanted = room.checked_policy(flag)
     if stored is None:
         room.memory.set_policy(wanted)
         return None
@@ -179,7 +184,7 @@ def cmd_chat(args: argparse.Namespace) -> int:
         MemoryPolicy.parse(args.memory_policy)  # a bad value is refused before anything is opened
     graph = spec_path(args.graph) if args.graph else None
     created = not Path(args.room).exists()
-    policy = (args.memory_policy or creator_policy(users)) if created else None
+    policy = args.memory_policy if created else None  # None: a new room gets its creator's policy
     models: dict[str, Any] = {**default_role_models(), **parse_role_models(args.model)}
     room = ChatRoom.open(args.room, models=models, users=users, graph=graph, memory_policy=policy)
     try:

@@ -7,12 +7,16 @@ A room's ``memory_policy`` (set with ``ChatRoom.open(..., memory_policy=...)``, 
   may; anyone else gets a polite one-line refusal and nothing is stored;
 - ``confirm`` — a ``remember`` makes a *pending* note (``#3``) that is not retrievable; it is stored
   when a second, different user sends ``@aya approve 3`` (or ``@aya /approve 3``). The author cannot
-  approve their own note. Pending notes live in the room file, so they survive reopening.
+  approve their own note. ``@aya forget 7`` needs the same approval: it makes a pending request
+  (``kind`` ``forget``) and the note is forgotten when a different user approves it. Pending notes
+  live in the room file, so they survive reopening.
 
 Whatever the policy, a note is stored with its author (and the approver's name is in the reply) through
 the knowledge base's fact API (``add_fact(text, *, author, run_id)``), so it commits or is discarded
 with the run. ``forget`` (``@aya forget 7``, ``room.forget(7, by=...)``, ``aya-lab kb forget``) removes
-a stored note and leaves an audit row naming who asked.
+a stored note and leaves an audit row naming who asked (under ``confirm``, ``@aya forget`` waits for
+approval and the audit row names the approver too; ``room.forget`` and ``aya-lab kb forget`` are for
+whoever holds the room file and act at once).
 
 The pending queue commits with the run, like facts: a note proposed in a run becomes pending, and a
 note approved in a run leaves the queue, only when that run is recorded in the room's ``aya_room_runs``
@@ -33,6 +37,7 @@ from datetime import UTC, datetime
 
 from aya_lab.agents.protocols import KnowledgeBaseLike
 from aya_lab.errors import AyaLabError
+from aya_lab.rag.facts import Fact
 
 __all__ = [
     "MEMORY_MODES",
@@ -98,8 +103,8 @@ class MemoryPolicy:
 
 
 def creator_policy(users: Sequence[str] | dict[str, str]) -> str:
-    """The memory policy of a room the CLI or the demo creates: ``listed:<creator>`` (the first user),
-    or ``confirm`` when the room is created with no user.
+    """The memory policy of a room created without one (``ChatRoom.open``, ``aya-lab chat``, the demo):
+    ``listed:<creator>`` (the first user), or ``confirm`` when the room is created with no user.
 
     Why ``listed`` and not ``confirm``: a ``confirm`` room needs a second colleague to approve each note,
     which a one-person REPL session (or the scripted demo) cannot give, so its notes would never be
@@ -111,10 +116,17 @@ def creator_policy(users: Sequence[str] | dict[str, str]) -> str:
 
 @dataclass(frozen=True)
 class PendingNote:
+    """A request awaiting approval: a note to store (``kind`` ``remember``, ``text`` the note) or a stored
+    note to forget (``kind`` ``forget``, ``text`` the note's id)."""
+
     id: int
     text: str
     author: str | None
     created_at: str
+    kind: str = "remember"
+
+
+_NOTE_COLUMNS = "id, text, author, created_at, COALESCE(kind, 'remember')"
 
 
 @dataclass
@@ -138,10 +150,10 @@ class RoomMemory:
             self.conn.executescript(
                 "CREATE TABLE IF NOT EXISTS aya_memory_meta (name TEXT PRIMARY KEY, value TEXT NOT NULL);"
                 "CREATE TABLE IF NOT EXISTS aya_memory_pending (id INTEGER PRIMARY KEY AUTOINCREMENT, "
-                "text TEXT NOT NULL, author TEXT, created_at TEXT NOT NULL, proposed_in TEXT, claimed_by TEXT);"
+                "text TEXT NOT NULL, author TEXT, created_at TEXT NOT NULL, proposed_in TEXT, claimed_by TEXT, kind TEXT);"
             )
             columns = {r[1] for r in self.conn.execute("PRAGMA table_info(aya_memory_pending)")}
-            for column in ("proposed_in", "claimed_by"):  # a room file from before runs marked notes
+            for column in ("proposed_in", "claimed_by", "kind"):  # a room file from before these columns
                 if column not in columns:
                     self.conn.execute(f"ALTER TABLE aya_memory_pending ADD COLUMN {column} TEXT")
 
@@ -167,27 +179,27 @@ class RoomMemory:
             self.conn.execute("INSERT OR REPLACE INTO aya_memory_meta (name, value) VALUES ('policy', ?)", (record,))
         return policy
 
-    def propose(self, text: str, author: str | None, run_id: str | None = None) -> PendingNote:
-        """A note awaiting another user's approval (not retrievable until approved); with ``run_id`` it is
-        pending once that run is recorded."""
+    def propose(self, text: str, author: str | None, run_id: str | None = None, kind: str = "remember") -> PendingNote:
+        """A request awaiting another user's approval (a note is not retrievable until approved); with
+        ``run_id`` it is pending once that run is recorded. ``kind``: ``remember`` or ``forget``."""
         now = datetime.now(UTC).isoformat(timespec="seconds")
         with self._lock:
             cur = self.conn.execute(
-                "INSERT INTO aya_memory_pending (text, author, created_at, proposed_in) VALUES (?, ?, ?, ?)",
-                (text, author, now, self._run(run_id)),
+                "INSERT INTO aya_memory_pending (text, author, created_at, proposed_in, kind) VALUES (?, ?, ?, ?, ?)",
+                (text, author, now, self._run(run_id), kind),
             )
         assert cur.lastrowid is not None
-        return PendingNote(cur.lastrowid, text, author, now)
+        return PendingNote(cur.lastrowid, text, author, now, kind)
 
     def pending(self, *, run_id: str | None = None) -> list[PendingNote]:
         """Pending notes, oldest first (as seen by run ``run_id``: its own approvals count as done)."""
         with self._lock:
             if not self._records_runs():
-                rows = self.conn.execute("SELECT id, text, author, created_at FROM aya_memory_pending ORDER BY id")
+                rows = self.conn.execute(f"SELECT {_NOTE_COLUMNS} FROM aya_memory_pending ORDER BY id")
                 return [PendingNote(*r) for r in rows.fetchall()]
             done = f"SELECT 1 FROM {self.runs_table} AS r WHERE r.run_id ="
             rows = self.conn.execute(
-                "SELECT id, text, author, created_at FROM aya_memory_pending AS p WHERE "
+                f"SELECT {_NOTE_COLUMNS} FROM aya_memory_pending AS p WHERE "
                 f"(proposed_in IS NULL OR EXISTS ({done} p.proposed_in)) AND "
                 f"(claimed_by IS NULL OR (claimed_by IS NOT ? AND NOT EXISTS ({done} p.claimed_by))) ORDER BY id",
                 (run_id,),
@@ -279,22 +291,38 @@ class MemoryTools:
             if self.memory is None or self.policy.mode != "confirm":
                 raise MemoryPolicyError("this room stores notes without approval, so there is nothing to approve")
             note = self.memory.take(_note_id(arg), self.author, self.run_id)
+            if note.kind == "forget":
+                fact = self._fact(note.text)
         except MemoryPolicyError as exc:
             return f"Sorry: {exc}."
+        if note.kind == "forget":
+            self.kb.forget(note.text, by=note.author or "unknown", reason=f"asked Aya, approved by {self.author}")
+            return f"Forgotten (asked by {note.author}, approved by {self.author}): note #{note.text} ({fact.text})"
         _add_fact(self.kb, note.text, note.author, self.run_id)
         return f"Noted (from {note.author}, approved by {self.author}): {note.text}"
 
+    def _fact(self, fact_id: str) -> Fact:
+        """Stored note ``fact_id``, or :class:`MemoryPolicyError` naming where the notes are listed."""
+        facts = {str(f.id): f for f in self.kb.facts()}
+        if fact_id not in facts:
+            raise MemoryPolicyError(f"there is no note #{fact_id}; 'aya-lab kb facts ROOM_FILE' lists them")
+        return facts[fact_id]
+
     def forget(self, arg: str) -> str:
+        """Forget a stored note; under ``confirm`` only once a different user approves (a pending request)."""
         try:
             fact_id = str(_note_id(arg))
-            facts = {str(f.id): f for f in self.kb.facts()}
-            if fact_id not in facts:
-                raise MemoryPolicyError(f"there is no note #{fact_id}; 'aya-lab kb facts ROOM_FILE' lists them")
-            fact = facts[fact_id]
+            fact = self._fact(fact_id)
             if self.author != fact.author and self.policy.mode == "listed" and not self.policy.allows(self.author):
                 raise MemoryPolicyError(f"only {fact.author} or {', '.join(self.policy.users)} may forget it")
         except MemoryPolicyError as exc:
             return f"Sorry: {exc}."
+        if self.policy.mode == "confirm" and self.memory is not None:
+            note = self.memory.propose(fact_id, self.author, self.run_id, kind="forget")
+            return (
+                f"I will forget note #{fact_id} ({fact.text}) once another colleague approves it "
+                f"with '@aya approve {note.id}'"
+            )
         self.kb.forget(fact_id, by=self.author or "unknown", reason="asked Aya in the room")
         return f"Forgotten: note #{fact_id} ({fact.text})"
 

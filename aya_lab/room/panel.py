@@ -1,7 +1,8 @@
 """The JupyterLab room panel: every user's feed side by side, a speaker selector and an input box.
 
 ``room.panel()`` returns a :class:`RoomPanel`; display it in a notebook. Sending runs the room graph
-and re-renders every feed; Aya's replies are marked. Text is shown through
+and re-renders every feed; Aya's replies are marked. A user is added with ``ID:LANGUAGE`` in the
+"add user" box (``add_user(text)``); a refused id or language shows as one error line and adds nobody. Text is shown through
 :func:`~aya_lab.text_safety.for_html`: escaped, with any control or bidi-override character visible. The logic is plain Python (``send(text)``,
 ``feeds_html()``) so it is tested headless; the widgets only call it.
 """
@@ -14,6 +15,7 @@ from typing import TYPE_CHECKING
 import ipywidgets as widgets
 
 from aya_lab.languages import language_name
+from aya_lab.room.errors import RoomError
 from aya_lab.room.runs import RunReport
 from aya_lab.text_safety import for_html
 
@@ -40,8 +42,12 @@ class RoomPanel:
         self.button = widgets.Button(description="Send", button_style="primary")
         self.status = widgets.HTML()
         self.columns = widgets.HBox()
+        self.new_user = widgets.Text(placeholder="ID:LANGUAGE, e.g. amara:swh", layout=widgets.Layout(width="220px"))
+        self.add_button = widgets.Button(description="Add user")
         self.button.on_click(lambda _: self.on_send())
-        self.widget = widgets.VBox([self.columns, widgets.HBox([self.speaker, self.text, self.button]), self.status])
+        self.add_button.on_click(lambda _: self.add_user(self.new_user.value))
+        inputs = widgets.HBox([self.speaker, self.text, self.button, self.new_user, self.add_button])
+        self.widget = widgets.VBox([self.columns, inputs, self.status])
         self.refresh()
 
     def feeds_html(self) -> dict[str, str]:
@@ -69,6 +75,25 @@ class RoomPanel:
             f"run {report.run_id}: {len(report.nodes)} nodes, {report.model_calls} model calls"
         )
         return report
+
+    def add_user(self, text: str) -> str | None:
+        """Add the user ``ID:LANGUAGE`` in ``text``; returns their id (normal form), or ``None`` with the
+        one-line error in the status (nobody added)."""
+        name, sep, language = str(text).strip().partition(":")
+        try:
+            if not sep:
+                raise RoomError(f"{text!r} is no ID:LANGUAGE; write e.g. amara:swh")
+            user = self.room.add_user(name.strip(), language.strip())
+        except ValueError as exc:
+            self.status.value = f'<span style="color:#b00">error: {for_html(str(exc))}</span>'
+            return None
+        speaker = self.speaker.value
+        self.speaker.options = list(self.room.users)
+        self.speaker.value = speaker or user
+        self.new_user.value = ""
+        self.refresh()
+        self.status.value = html.escape(f"added {user} ({language_name(self.room.users[user])})")
+        return user
 
     def on_send(self) -> None:
         """The Send button handler: errors are shown in the panel, the room stays as it was."""

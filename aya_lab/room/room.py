@@ -18,6 +18,9 @@ from reading the state to committing it, so sends from several processes are ser
 run a killed writer left open is rolled back by the next open or send. A file that is not a room
 (garbage, a corrupted or a foreign SQLite database) is refused before anything is created beside it.
 
+**Users** have ids in one normal form (NFKC, case-folded), of one script, at most 32 characters, none a
+look-alike of another (:mod:`aya_lab.room.identity`); a user keeps the language they joined with.
+
 Messages longer than ``max_message_tokens`` (default 1000, far below SmolLM2's 8192-token context,
 leaving room for prompts and context), or longer than 20 characters per allowed token
 (:mod:`aya_lab.room.inputs`), are **refused** with a one-line error rather than truncated.
@@ -34,16 +37,16 @@ from typing import cast
 from langchain_core.embeddings import Embeddings
 from langchain_core.runnables.graph import Graph
 
-from aya_lab.agents.memory import MemoryPolicy, PolicyRecord, RoomMemory
+from aya_lab.agents.memory import MemoryPolicy, PolicyRecord, RoomMemory, creator_policy
 from aya_lab.agents.protocols import RoomKnowledgeBase, TextModel
 from aya_lab.graph import GraphSpec, build_graph, draw, load_spec, spec_hash
-from aya_lab.languages import get_language
-from aya_lab.messages import AYA, ChatMessage, Delivery, parse_aya_request
+from aya_lab.messages import ChatMessage, Delivery, parse_aya_request
 from aya_lab.models.directions import direction_of, is_direction_key
 from aya_lab.models.loader import load_role_models
 from aya_lab.rag import KnowledgeBase
 from aya_lab.room.errors import RoomError
-from aya_lab.room.inputs import assistant_sender, checked_id, checked_size, checked_text, shown
+from aya_lab.room.identity import checked_policy, checked_user, checked_users, clash, clash_error, normal_id, shown_id
+from aya_lab.room.inputs import assistant_sender, checked_id, checked_size, checked_text
 from aya_lab.room.integrity import RoomLock, removed_if_failed, room_file_problem
 from aya_lab.room.nodes import aya_registry
 from aya_lab.room.panel import RoomPanel
@@ -56,17 +59,6 @@ from aya_lab.text_safety import clean_text, hostile_characters
 __all__ = ["ChatRoom", "RoomError", "RunReport", "RunSemanticsError", "default_graph_path"]
 
 THREAD = "room"
-
-
-def _checked_user(user_id: str, language: str) -> tuple[str, str]:
-    """``(user id, ISO 639-3 code)`` of a user to add, or :class:`RoomError` naming the value and the fix."""
-    given, user_id = user_id, (user_id or "").strip() if isinstance(user_id, str) else ""
-    if not user_id or user_id.lower() == AYA or not user_id.replace("_", "").replace("-", "").isalnum():
-        raise RoomError(f"invalid user id {shown(given)}; use letters, digits, '-' or '_' (and not 'aya')")
-    try:
-        return user_id, get_language(language).code
-    except ValueError as exc:
-        raise RoomError(str(exc)) from None
 
 
 def default_graph_path(variant: str = "aya") -> Path:
@@ -122,7 +114,13 @@ class ChatRoom:
         file (default ``aya_lab/graphs/aya.yaml``); ``kb`` a ready knowledge base, else one is opened
         beside the room file from ``kb_dir`` (default ``data/kb``). ``memory_policy`` (``anyone``,
         ``listed:kofi,lena`` or ``confirm``; see :mod:`aya_lab.agents.memory`) is kept in the room file;
-        ``None`` keeps the stored one (``anyone`` for a new room). ``created_by`` (``demo``) is recorded in a
+        ``None`` keeps the stored one, and a new room gets its creator's:
+        :func:`~aya_lab.agents.memory.creator_policy` (``listed:<first user>``, ``confirm`` without users).
+        A ``listed`` policy may name only users of the room (those in ``users`` included).
+
+        User ids are normalised and checked (:mod:`aya_lab.room.identity`); a user already in the room
+        given with another language, or two ids that are one, is a :class:`RoomError`, and the room
+        file is left as it was (a new one is not created). ``created_by`` (``demo``) is recorded in a
         room this call creates (:func:`~aya_lab.room.store.room_origin`).
         """
         policy = MemoryPolicy.parse(memory_policy) if memory_policy is not None else None
@@ -130,11 +128,11 @@ class ChatRoom:
         problem = room_file_problem(path)  # every refusal before anything is created beside it
         if problem:
             raise RoomError(problem)
-        new_users = dict(_checked_user(user, lang) for user, lang in (users or {}).items())
+        new_users = checked_users(users)
+        created = not path.exists() or path.stat().st_size == 0
         spec = load_spec(graph or default_graph_path(), registry=aya_registry())
         require_room_graph(spec)  # a valid spec that is no room graph would deliver nothing
         roles = cast(dict[str, TextModel], load_role_models(model, models))
-        new_file = not path.exists() or path.stat().st_size == 0
         with removed_if_failed(path):  # a new room that fails to open leaves no file behind
             path.parent.mkdir(parents=True, exist_ok=True)
             owns_kb = kb is None
@@ -143,24 +141,43 @@ class ChatRoom:
             room = cls(path, roles["aya"], spec, kb, max_message_tokens)
             try:
                 room.models, room._owns_kb = roles, owns_kb
-                room._start(policy, new_users)
-                if created_by and new_file:
+                room._start(policy, new_users, created)
+                if created_by and created:
                     room._store.record_origin(created_by)
             except BaseException:
                 room.close()
                 raise
         return room
 
-    def _start(self, policy: MemoryPolicy | None, users: dict[str, str]) -> None:
-        """Recover a dead writer's run, set the memory policy, add the users not yet in the room."""
+    def _start(self, policy: MemoryPolicy | None, users: dict[str, str], created: bool) -> None:
+        """Recover a dead writer's run; check the users and the policy against the room; then set the
+        policy (a new room's default: its creator's) and add the users not yet in the room."""
         with self._lock.hold(blocking=False) as held:
             if held:  # a writer busy now is no dead writer: the next send recovers under the lock
                 self._recover()
-        if policy is not None:
-            self.memory.set_policy(policy)
+        existing = self.users
+        stored = {normal_id(u): u for u in existing}  # a room from before normal forms keeps its ids
+        users = {stored.get(u, u): lang for u, lang in users.items()}
         for user, lang in users.items():
-            if user not in self.users:
-                self.add_user(user, lang)
+            if existing.get(user, lang) != lang:
+                raise RoomError(
+                    f"user {user!r} already reads {existing[user]} in {self.path}, not {lang}; give {user}'s "
+                    f"language as {existing[user]} or leave {user} out (a user keeps their language)"
+                )
+            other = None if user in existing else clash(user, existing)
+            if other is not None:
+                raise clash_error(user, other, existing[other])
+        joining = {u: lang for u, lang in users.items() if u not in existing}
+        if policy is None and created:
+            policy = MemoryPolicy.parse(creator_policy(users))
+        if policy is not None:
+            self.memory.set_policy(checked_policy(policy, {**existing, **joining}, self.path))
+        for user, lang in joining.items():
+            self._store.add_user(user, lang)
+
+    def checked_policy(self, value: str | PolicyRecord | MemoryPolicy) -> MemoryPolicy:
+        """``value`` as this room's policy: listed ids normalised; :class:`RoomError` naming a non-user."""
+        return checked_policy(value, self.users, self.path)
 
     def close(self) -> None:
         self._store.close()
@@ -181,14 +198,17 @@ class ChatRoom:
         """User id -> ISO 639-3 language, in the order they joined."""
         return self._store.users()
 
-    def add_user(self, user_id: str, language: str) -> None:
-        """Add a user; the language may be a code or a name ("Swahili", "sw", "swh")."""
-        user_id, lang = _checked_user(user_id, language)
-        if user_id in self.users:
-            raise RoomError(
-                f"user {user_id!r} is already in the room (language {self.users[user_id]}); pick another id"
-            )
-        self._store.add_user(user_id, lang)
+    def add_user(self, user_id: str, language: str) -> str:
+        """Add a user; returns their id in normal form (:mod:`aya_lab.room.identity`). The language may be
+        a code or a name ("Swahili", "sw", "swh"). :class:`RoomError` for a bad id or language, or an id
+        that is or looks like an existing user's."""
+        normal, lang = checked_user(user_id, language)
+        users = self.users
+        other = clash(normal, users)
+        if other is not None:
+            raise clash_error(user_id, other, users[other])
+        self._store.add_user(normal, lang)
+        return normal
 
     # -- reading ------------------------------------------------------------------------------------------
     def _values(self) -> AyaState:
@@ -201,7 +221,7 @@ class ChatRoom:
 
     def feed(self, user: str) -> list[Delivery]:
         """What ``user`` has read, in their language, oldest first."""
-        self._check_user(user)
+        user = self._check_user(user)
         return [d for d in self._values().get("deliveries") or [] if d.user == user]
 
     def feeds(self) -> dict[str, list[Delivery]]:
@@ -236,21 +256,28 @@ class ChatRoom:
         return spec_hash(self.spec)
 
     # -- sending ------------------------------------------------------------------------------------------
-    def check_user(self, user: str) -> None:
-        """Raise :class:`RoomError` unless ``user`` is in the room (naming a close id and how to add one)."""
-        self._check_user(user)
+    def check_user(self, user: str) -> str:
+        """``user``'s id in the room (in normal form); :class:`RoomError` unless ``user`` is in the room
+        (naming a close id and how to add one)."""
+        return self._check_user(user)
 
-    def _check_user(self, user: str) -> None:
+    def _check_user(self, user: str) -> str:
         refusal = assistant_sender(checked_id(user))
         if refusal is not None:
             raise refusal
-        if user not in self.users:
-            close = difflib.get_close_matches(user, list(self.users), n=1)
+        users = self.users
+        if isinstance(user, str) and user in users:
+            return user
+        normal = normal_id(user)
+        stored = {normal_id(u): u for u in users}  # a room from before normal forms keeps its ids
+        if normal not in stored:
+            close = difflib.get_close_matches(normal, list(users), n=1)
             hint = f" (did you mean {close[0]!r}?)" if close else ""
             raise RoomError(
-                f"unknown user {shown(user)}{hint}; users: {', '.join(self.users) or 'none'} "
-                f"(add one with room.add_user({shown(user)}, 'language'))"
+                f"unknown user {shown_id(user)}{hint}; users: {', '.join(users) or 'none'} "
+                f"(add one with room.add_user({shown_id(user)}, 'language'))"
             )
+        return stored[normal]
 
     def _clean(self, user: str, text: str) -> str:
         """``text`` with control, bidi-override and stray invisible characters removed
@@ -285,7 +312,7 @@ class ChatRoom:
         Sends to one room file are serialized across processes: the room's lock is held from reading the
         state to committing it, and a run a dead writer left open is rolled back first.
         """
-        self._check_user(user)
+        user = self._check_user(user)
         text = checked_text(user, text)
         checked_size(user, text, self.max_message_tokens)  # before cleaning or tokenizing a megabyte
         text = self._clean(user, text)

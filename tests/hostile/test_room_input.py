@@ -93,9 +93,9 @@ def test_send_refuses_in_one_line_and_changes_nothing(room, user, text, needles)
         (lambda r: r.check_user("nobody"), ("unknown user 'nobody'",)),
         (lambda r: r.trace("0123456789"), ("no run '0123456789'", "runs: ")),
         (lambda r: r.trace(None), ("run id must be text", "None", "room.runs()")),
-        (lambda r: r.add_user(None, "en"), ("invalid user id None", "use letters, digits")),
+        (lambda r: r.add_user(None, "en"), ("invalid user id None", "letters, digits")),
         (lambda r: r.add_user(7, "en"), ("invalid user id 7",)),
-        (lambda r: r.add_user("kofi", "en"), ("user 'kofi' is already in the room", "pick another id")),
+        (lambda r: r.add_user("kofi", "en"), ("is the existing user 'kofi'", "pick another id")),
         (lambda r: r.add_user("aya", "en"), ("invalid user id 'aya'", "not 'aya'")),
         (lambda r: r.add_user("bad id!", "en"), ("invalid user id 'bad id!'",)),
         (lambda r: r.add_user("ev\u202eil", "en"), ("invalid user id 'ev\\u202eil'",)),  # escaped, not acting

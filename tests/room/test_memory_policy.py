@@ -62,7 +62,7 @@ def test_a_bad_policy_is_refused_before_the_room_is_made(tmp_path):
 
 
 def test_forget_in_the_room_in_python_and_on_the_command_line(make_room, tmp_path, capsys):
-    room = make_room()
+    room = make_room(memory_policy="anyone")
     for text in ("the canteen opens at 8", "the door code is 42", "standup is at 9:30"):
         room.send("kofi", f"@aya /remember {text}")
     ids = [f.id for f in room.kb.facts()]
@@ -87,7 +87,7 @@ def test_forget_in_the_room_in_python_and_on_the_command_line(make_room, tmp_pat
 def test_the_chat_repl_sends_write_commands_as_the_speaker(make_room):
     import io
 
-    room = make_room(model=FakeRoomModel(rules=GARBAGE, default="Hello!"))
+    room = make_room(model=FakeRoomModel(rules=GARBAGE, default="Hello!"), memory_policy="anyone")
     out = io.StringIO()
     repl = ChatRepl(room, out)
     repl.handle("/as lena")

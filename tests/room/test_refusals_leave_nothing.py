@@ -54,7 +54,7 @@ def test_a_refused_open_creates_nothing(tmp_path, kb_dir, users, kw):
 
 
 def test_a_failure_after_creation_removes_what_the_open_made(tmp_path, kb_dir, monkeypatch):
-    def broken(self, policy, users):
+    def broken(self, policy, users, created):
         raise RuntimeError("disk full")
 
     monkeypatch.setattr(ChatRoom, "_start", broken)
@@ -66,7 +66,7 @@ def test_a_failure_after_creation_removes_what_the_open_made(tmp_path, kb_dir, m
 def test_an_existing_room_is_never_removed_by_a_failed_open(tmp_path, kb_dir, monkeypatch):
     path = tmp_path / "room.sqlite"
     _open(path, kb_dir, users={"kofi": "en"}).close()
-    monkeypatch.setattr(ChatRoom, "_start", lambda self, policy, users: 1 / 0)
+    monkeypatch.setattr(ChatRoom, "_start", lambda self, policy, users, created: 1 / 0)
     with pytest.raises(ZeroDivisionError):
         _open(path, kb_dir)
     assert path.is_file() and path.with_suffix(".kb.sqlite").is_file()

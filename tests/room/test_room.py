@@ -100,7 +100,7 @@ def test_query_with_nothing_relevant_says_i_dont_know(make_room):
 
 
 def test_remember_adds_a_fact_that_persists(make_room, tmp_path):
-    room = make_room(model=FakeRoomModel(rules=[("Tool:", "remember")]))
+    room = make_room(model=FakeRoomModel(rules=[("Tool:", "remember")]), memory_policy="anyone")
     report = room.send("kofi", "@aya remember that the Lagos office closes at 4pm on Fridays")
     assert report.aya_reply["kofi"] == "Noted: the Lagos office closes at 4pm on Fridays"
     assert [f.text for f in room.kb.facts()] == ["the Lagos office closes at 4pm on Fridays"]
@@ -118,7 +118,9 @@ def test_garbage_router_output_falls_back_and_is_recorded(make_room):
 
 def test_a_two_tool_request_gets_one_reply_using_both(make_room):
     # the model confirms the remember clause (a write needs the model's explicit choice)
-    room = make_room(model=FakeRoomModel(rules=[("<request>remember that", "remember"), *SUMMARY_RULES]))
+    room = make_room(
+        model=FakeRoomModel(rules=[("<request>remember that", "remember"), *SUMMARY_RULES]), memory_policy="anyone"
+    )
     room.send("amara", "Habari")
     room.send("lena", "Ich schicke den Bericht.")
     report = room.send("kofi", "@aya summarize the last 2 messages and remember the action items")
@@ -215,7 +217,7 @@ def test_bad_input_is_one_line_and_changes_nothing(make_room, user, text, match)
 
 def test_add_user_errors(make_room):
     room = make_room()
-    with pytest.raises(RoomError, match=r"user 'lena' is already in the room \(language deu\)"):
+    with pytest.raises(RoomError, match=r"user id 'lena' is the existing user 'lena' \(reads deu\); pick another id"):
         room.add_user("lena", "fr")
     with pytest.raises(RoomError, match=r"unsupported language 'Swahilli' \(did you mean 'Swahili'\?\)"):
         room.add_user("juma", "Swahilli")

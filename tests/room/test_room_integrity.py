@@ -104,7 +104,7 @@ def _state(room: ChatRoom):
 
 
 def test_a_remembered_fact_commits_with_its_run_attributed_to_the_sender(make_room):
-    room = make_room(model=FakeRoomModel(rules=REMEMBER))
+    room = make_room(model=FakeRoomModel(rules=REMEMBER), memory_policy="anyone")
     report = room.send("kofi", FACT_REQUEST)
     assert report.aya_tools[0] == "remember"
     assert [(f.text, f.author) for f in room.kb.facts()] == [("the Lagos office closes at 4pm on Fridays", "kofi")]
@@ -113,7 +113,7 @@ def test_a_remembered_fact_commits_with_its_run_attributed_to_the_sender(make_ro
 
 def test_a_send_failing_after_remember_leaves_no_fact(make_room):
     model = FakeRoomModel(rules=REMEMBER, default="ok")
-    room = make_room(model=model)
+    room = make_room(model=model, memory_policy="anyone")
     room.send("amara", "Habari")
     before = _state(room)
     model.fail_on = "Noted:"  # the reply is translated for delivery after the fact was written
@@ -125,7 +125,7 @@ def test_a_send_failing_after_remember_leaves_no_fact(make_room):
 
 
 def test_a_killed_send_leaves_no_fact_and_the_room_as_before(make_room, tmp_path, kb_dir):
-    room = make_room(model=FakeRoomModel(default="ok"))
+    room = make_room(model=FakeRoomModel(default="ok"), memory_policy="anyone")
     room.send("amara", "Habari")
     before = _state(room)
     child = _child(tmp_path, room, kb_dir, "block", FACT_REQUEST)
@@ -144,7 +144,7 @@ def test_a_killed_send_leaves_no_fact_and_the_room_as_before(make_room, tmp_path
 
 
 def test_a_writer_dying_before_the_record_is_rolled_back(make_room, tmp_path, kb_dir):
-    room = make_room(model=FakeRoomModel(default="ok"))
+    room = make_room(model=FakeRoomModel(default="ok"), memory_policy="anyone")
     room.send("amara", "Habari")
     before = _state(room)
     child = _child(tmp_path, room, kb_dir, "exit-before-record", FACT_REQUEST)
@@ -157,7 +157,7 @@ def test_a_writer_dying_before_the_record_is_rolled_back(make_room, tmp_path, kb
 
 
 def test_a_writer_dying_after_the_record_keeps_its_fact(make_room, tmp_path, kb_dir):
-    room = make_room(model=FakeRoomModel(default="ok"))
+    room = make_room(model=FakeRoomModel(default="ok"), memory_policy="anyone")
     child = _child(tmp_path, room, kb_dir, "exit-before-kb-commit", FACT_REQUEST)
     assert child.wait(timeout=180) == 9, child.stderr.read()[-2000:]
     assert room.kb.facts() == [] and len(room.kb.pending_runs()) == 1

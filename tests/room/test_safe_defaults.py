@@ -72,7 +72,8 @@ def test_a_chat_room_without_users_needs_confirmation(fake_kb_rooms, monkeypatch
 
 
 def test_the_memory_policy_flag_sets_a_new_rooms_policy(fake_kb_rooms, monkeypatch, tmp_path):
-    assert chat(monkeypatch, tmp_path / "r.sqlite", "--user", "kofi:en", "--memory-policy", "listed:kofi,lena") == 0
+    argv = ["--user", "kofi:en", "--user", "lena:de", "--memory-policy", "listed:kofi,lena"]  # both in the room
+    assert chat(monkeypatch, tmp_path / "r.sqlite", *argv) == 0
     assert stored(tmp_path / "r.sqlite") == MemoryPolicy("listed", ("kofi", "lena"))
 
 
