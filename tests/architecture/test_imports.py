@@ -160,3 +160,34 @@ def test_the_checks_catch_what_they_claim(tmp_path):
     assert "room" not in ALLOWED["models"]
     inner = ast.parse("def f():\n    from aya_lab.models import load_model\n")
     assert any(isinstance(n, ast.ImportFrom) for n in ast.walk(inner.body[0]))
+
+
+def _private(name: str) -> bool:
+    return name.startswith("_") and not (name.startswith("__") and name.endswith("__"))  # __version__ is public
+
+
+def private_imports(module: str, tree: ast.Module, is_package: bool) -> list[str]:
+    """``name from target`` for every ``_``-prefixed name ``module`` imports from another aya_lab module."""
+    found = []
+    for node in ast.walk(tree):
+        if isinstance(node, ast.ImportFrom):
+            target = imported(module, node, is_package)[0]
+            if target.startswith("aya_lab") and target != module:
+                found += [f"{a.name} from {target}" for a in node.names if _private(a.name)]
+    return found
+
+
+def test_no_module_imports_another_modules_private_names(tree):
+    """A ``_`` name is its module's own; a name two modules share is public (in ``__all__``) or moves."""
+    found = []
+    for mod, ast_mod in tree.items():
+        is_pkg = (PACKAGE.parent / mod.replace(".", "/") / "__init__.py").exists()
+        found += [f"{mod} imports {name}" for name in private_imports(mod, ast_mod, is_pkg)]
+    assert not found, "private names imported across modules:\n" + "\n".join(found)
+
+
+def test_the_private_import_check_finds_what_it_claims():
+    code = "from aya_lab.eval.routing import _chat_model, evaluate_routing\nfrom .metrics import _score\n"
+    code += "from aya_lab.eval.stats import percentile_ci as _ci\nfrom pandas import _libs\nfrom aya_lab import __version__\n"
+    found = private_imports("aya_lab.eval.summarization", ast.parse(code), False)
+    assert found == ["_chat_model from aya_lab.eval.routing", "_score from aya_lab.eval.metrics"]
