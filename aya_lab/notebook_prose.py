@@ -11,7 +11,7 @@ What counts as a number in prose (:func:`prose_numbers`):
 - decimals, integers, thousands-grouped integers (``8,952``), percentages (``13%``), and the numbers of
   a range (``0.86–1.00``, ``13 of 60``) or a compound (``3-shot``, ``±0.0``); signs are ignored (a
   direction is a notebook's ``assert``, not this check's business);
-- an ISO date (``2026-12-01``) and a dotted version (``2.6.0``) are one token each, matched as written;
+- an ISO date (``YYYY-MM-DD``) and a dotted version (``2.6.0``) are one token each, matched as written;
 - not a number: anything inside code spans, fenced code or a link's target; a digit run glued to a
   letter, ``@`` or ``_`` (``SmolLM2``, ``fp32``, ``135M``, ``v1``, ``hit@1``) or joined to a word by a
   hyphen (``NTREX-128``, ``NLLB-200``): those are names, not quantities.

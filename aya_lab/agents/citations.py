@@ -10,7 +10,7 @@ not in the question; a one-line note cannot share more than it has). Content wor
 ``data/rag/README.md``). When no source qualifies the line says :data:`NO_SOURCE`.
 
 **Notes from colleagues** (remembered facts) are shown to the model in their own block, labelled
-"note from kofi, 2026-11-30", and cited as "note from kofi, 2026-11-30, unverified", never as a
+"note from kofi, YYYY-MM-DD", and cited as "note from kofi, YYYY-MM-DD, unverified", never as a
 policy document. On equal relevance a document outranks a note: notes rank with their cosine score
 minus :data:`FACT_PENALTY` (ties: documents first).
 """
@@ -81,13 +81,13 @@ def grounded_sources(
 
 
 def note_label(author: str | None, created_at: datetime | str | None) -> str:
-    """``"note from kofi, 2026-11-30"`` (the date part of an ISO time; unknown parts say so)."""
+    """``"note from kofi, YYYY-MM-DD"`` (the date part of an ISO time; unknown parts say so)."""
     day = str(created_at)[:10] if created_at else "undated"
     return f"note from {author or 'an unknown colleague'}, {day}"
 
 
 def sources_line(documents: Sequence[str], notes: Sequence[str]) -> str:
-    """``(sources: a.md, b.md; note from kofi, 2026-11-30, unverified)``, or :data:`NO_SOURCE`."""
+    """``(sources: a.md, b.md; note from kofi, YYYY-MM-DD, unverified)``, or :data:`NO_SOURCE`."""
     if not documents and not notes:
         return NO_SOURCE
     parts = [", ".join(documents)] if documents else []

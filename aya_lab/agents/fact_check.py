@@ -1,7 +1,7 @@
 """Checkable facts in English text, and whether a passage states them.
 
 A **claim** is one fact an answer states that a reader could look up: a number (with its unit or
-currency: "45 EUR", "€45", "45 euros", "50 %", "14 days"), a date ("2026-11-30", "30 November 2026",
+currency: "45 EUR", "€45", "45 euros", "50 %", "14 days"), a date ("YYYY-MM-DD", "30 November 2026",
 "November 30", "March 2027", a weekday), a clock time ("22:00", "4 pm"), or a named entity (two or more
 capitalised words, not counting a sentence's first word: "Kivu Logistics", "Tamu Foods"). Each claim has
 a normal form, so "45.00 EUR" == "EUR 45" == "€45" == "45 euros" and "1,000" == "1000".
@@ -9,9 +9,9 @@ a normal form, so "45.00 EUR" == "EUR 45" == "€45" == "45 euros" and "1,000" =
 **Support.** A passage supports a claim when it states the same fact: a number of the same value with
 the same unit, or with no unit on one side ("45" in the answer is supported by "45 EUR", "3 days" by
 "3 working days"; "45 days" is not supported by "45 EUR"); a date whose stated parts agree ("30
-November" is supported by "2026-11-30"); the same clock time; an entity written in the passage (case,
+November" is supported by "YYYY-11-30"); the same clock time; an entity written in the passage (case,
 hyphens and spacing aside). A bare number is also supported by a date or time part of the passage
-("2026" by "2026-11-30").
+("2026" by "2026-MM-DD").
 
 **Simplifications (minbpe-style, said out loud).** Regular expressions, no parser and no NER model (none
 is installed; spaCy is not wanted): a one-word name ("Zurich") is not a claim, nor is a name at the
@@ -88,7 +88,7 @@ _NOT_NAMES = frozenset(_WEEKDAYS) | frozenset(_MONTHS) | {"i", "the", "a", "an"}
 @dataclass(frozen=True)
 class Claim:
     """One checkable fact: ``kind`` (``number``, ``date``, ``time``, ``entity``), its normal form ``key``
-    (``"45 EUR"``, ``"22.5"``, ``"2026-11-30"``, ``"--11-30"``, ``"friday"``, ``"22:00"``, ``"kivu
+    (``"45 EUR"``, ``"22.5"``, ``"YYYY-MM-DD"``, ``"--11-30"``, ``"friday"``, ``"22:00"``, ``"kivu
     logistics"``) and the text as written."""
 
     kind: str

@@ -18,7 +18,7 @@ names on the clock (Swahili counts from 6 a.m.: ``saa tisa``, the ninth hour, is
 
 :func:`unsupported_weekdays` does the same for weekday names (English, French, German, Spanish,
 Portuguese, Swahili, Chinese): "Der neue Chef beginnt am Dienstag." for a message about Monday states a day its
-source does not (added 2026-12-02 after the third unseen-message run showed that draft delivered).
+source does not.
 
 What it does not do: number words of other languages and compounds written as one word
 (``fünfundzwanzig``), ordinals in words (``the third floor`` -> ``3.``), and a number the output leaves

@@ -11,16 +11,50 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING
+from typing import Protocol
 
-if TYPE_CHECKING:
-    from aya_lab.agents.routing_chain import Router, RouterOutput
-
-__all__ = ["FINISH", "APOLOGY", "Step", "Transcript", "RoutingResult", "RoutingInput", "RoutingOutput", "as_transcript"]
+__all__ = [
+    "FINISH",
+    "APOLOGY",
+    "Decision",
+    "ChainFormat",
+    "Step",
+    "Transcript",
+    "RoutingResult",
+    "RoutingInput",
+    "RoutingOutput",
+    "as_transcript",
+]
 
 FINISH = "Final Answer"
 """The finish tool's name (``Router.finish_tool_name``)."""
 APOLOGY = "Sorry, I could not complete that request."
+
+
+class Decision(Protocol):
+    """What a step holds of a router's decision; :class:`~aya_lab.agents.routing_chain.RouterOutput` is one.
+    (The chain imports this module, so this module names the fields instead of importing the class.)"""
+
+    @property
+    def tool(self) -> str: ...
+    @property
+    def tool_input(self) -> str: ...
+    @property
+    def log(self) -> str: ...
+    @property
+    def fallback(self) -> bool: ...
+
+
+class ChainFormat(Protocol):
+    """The strings a router puts around the steps of the chained input; every
+    :class:`~aya_lab.agents.routing_chain.Router` has them."""
+
+    @property
+    def starter_string(self) -> str: ...
+    @property
+    def router_prefix(self) -> str: ...
+    @property
+    def observation_prefix(self) -> str: ...
 
 
 @dataclass(frozen=True)
@@ -31,7 +65,7 @@ class Step:
     marks a finish the chain forced because ``max_steps`` tools had run.
     """
 
-    output: RouterOutput
+    output: Decision
     observation: str | None = None
     stopped_by_limit: bool = False
 
@@ -62,11 +96,11 @@ class Transcript(str):
         return self
 
     @classmethod
-    def start(cls, text: str, router: Router, original: str | None = None) -> Transcript:
+    def start(cls, text: str, router: ChainFormat, original: str | None = None) -> Transcript:
         """The first string a router reads: ``text + starter_string + router_prefix``."""
         return cls(f"{text}{router.starter_string}{router.router_prefix}", text, original=original)
 
-    def add(self, step: Step, router: Router) -> Transcript:
+    def add(self, step: Step, router: ChainFormat) -> Transcript:
         """The transcript after ``step``: its log, the observation prefix, the observation, the router prefix."""
         chained = f"{self}{step.output.log}\n{router.observation_prefix}{step.observation}\n{router.router_prefix}"
         return Transcript(chained, self.input, (*self.steps, step), self.original)
@@ -81,7 +115,7 @@ class Transcript(str):
         return [s.observation for s in self.steps if s.observation is not None]
 
 
-def as_transcript(transcript: str, router: Router) -> Transcript:
+def as_transcript(transcript: str, router: ChainFormat) -> Transcript:
     """A plain string (a router called directly, outside a chain) is a transcript holding only that request."""
     return transcript if isinstance(transcript, Transcript) else Transcript.start(transcript, router)
 
@@ -95,7 +129,7 @@ class RoutingResult:
     stopped_by_limit: bool = False
 
     @property
-    def intermediate_steps(self) -> list[tuple[RouterOutput, str]]:
+    def intermediate_steps(self) -> list[tuple[Decision, str]]:
         """``(RouterOutput, observation)`` for each tool that ran, in order."""
         return [(s.output, s.observation) for s in self.steps if s.observation is not None]
 

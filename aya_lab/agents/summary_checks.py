@@ -10,7 +10,7 @@ an honest summary reuses short phrases ("the budget meeting") but rarely four wo
 shorter than four words is never called a copy.
 
 **The threshold**, :data:`COPY_THRESHOLD` = 0.7, was chosen on ``data/transcripts/transcripts.jsonl``
-(47 transcripts; ``aya-lab eval grounding``, 2026-12-02): the 47 hand-written reference summaries score
+(47 transcripts; ``aya-lab eval grounding``): the 47 hand-written reference summaries score
 0.00-0.62 (mean 0.28) against their transcript and the prompts' text, so none is withheld; each prompt's
 own instructions score 1.00; copies score 1.00 (the whole transcript as rendered for the
 model, and the last half of it), and of the 1,129 runs of 1-3 consecutive messages joined without their
@@ -19,7 +19,7 @@ short messages ("Thanks!" "Ok."), whose joins make new 4-grams. The threshold si
 honest score (0.62) and the copies.
 
 **On a model's summaries:** replaying notebook 05's ``evaluate_summarizers(("two_call", "one_call"))`` on
-SmolLM2's recorded generations (``AYA_LAB_CACHE_MODE=replay``, 2026-12-02) and counting the
+SmolLM2's recorded generations (``AYA_LAB_CACHE_MODE=replay``) and counting the
 "summary withheld" notes: 19 of 47 two-call summaries are withheld (11 repeat the prompt's instructions,
 4 copy the transcript, 4 leak a tag) and 18 of 47 one-call summaries (10 copies, 7 tag leaks:
 ``<transcript>`` or ``</transcript>`` echoed, once the format's ``<owner>``; 1 repeats the instructions);

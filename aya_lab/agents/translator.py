@@ -1,7 +1,8 @@
 """AyaTranslator: brings a request to Aya into English before her agents work on it.
 
 :func:`is_english` is the output-language check the room uses to choose the routing path: a request
-whose "English" is not English is routed on the original text instead (issue 10, item 7).
+whose "English" is not English is routed on the original text instead
+(``route_on: auto``, docs/ROUTING.md).
 """
 
 from __future__ import annotations

@@ -27,16 +27,16 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from aya_lab.datasets.sources import (
-    _SOURCES,
+    SOURCES,
     DatasetError,
     DatasetInfo,
     DatasetNotFoundError,
     MisalignedFilesError,
-    _read_aligned,
-    _sha256,
-    _Source,
-    _verify_sums,
+    Source,
+    cached_sha256,
+    read_aligned,
     read_lines,
+    verify_sums,
 )
 from aya_lab.languages import Language, UnknownLanguageError, get_language
 
@@ -109,17 +109,17 @@ def document_contexts(texts: list[str], doc_ids: list[str] | None, window: int =
 
 def dataset_names() -> list[str]:
     """Registered dataset names (``files:`` is accepted too but is not listed)."""
-    return list(_SOURCES)
+    return list(SOURCES)
 
 
-def _source(name: str) -> _Source:
+def _source(name: str) -> Source:
     key = name.strip().lower()
-    if key not in _SOURCES:
-        raise DatasetError(f"unknown dataset {name!r}; known: {', '.join(_SOURCES)}, or files:SRC.txt,REF.txt")
-    return _SOURCES[key]
+    if key not in SOURCES:
+        raise DatasetError(f"unknown dataset {name!r}; known: {', '.join(SOURCES)}, or files:SRC.txt,REF.txt")
+    return SOURCES[key]
 
 
-def _split(source: _Source, split: str | None) -> str:
+def _split(source: Source, split: str | None) -> str:
     split = split or source.default_split
     if split not in source.splits:
         raise DatasetError(f"{source.name} has no split {split!r}; available: {', '.join(source.splits)}")
@@ -169,7 +169,7 @@ def available_pairs(name: str, split: str | None = None) -> list[tuple[str, str]
 def list_datasets() -> list[DatasetInfo]:
     """Every registered set, present or not, with its languages (ISO 639-3) and splits."""
     out = []
-    for source in _SOURCES.values():
+    for source in SOURCES.values():
         present = source.present()
         langs = source.languages(source.default_split) if present else []
         out.append(
@@ -241,8 +241,8 @@ def _files_dataset(spec: str, src: Language, tgt: Language, n: int | None) -> Pa
     for p in paths:
         if not p.is_file():
             raise DatasetNotFoundError(f"file not found: {p}")
-    sources, refs = _read_aligned(paths)
-    digest = hashlib.sha256(b"".join(_sha256(p).encode() for p in paths)).hexdigest()[:12]
+    sources, refs = read_aligned(paths)
+    digest = hashlib.sha256(b"".join(cached_sha256(p).encode() for p in paths)).hexdigest()[:12]
     if n is not None:
         sources, refs = sources[:n], refs[:n]
     name = f"files:{paths[0].name},{paths[1].name}"
@@ -301,7 +301,7 @@ def select_segments(total: int, n: int | None, doc_ids: Sequence[str] | None, do
     return sorted(keep + extra[: max(0, n - len(keep))])
 
 
-def _require_pair(source: _Source, split: str, src: str, tgt: str) -> None:
+def _require_pair(source: Source, split: str, src: str, tgt: str) -> None:
     pairs = source.pairs(split)
     if (src, tgt) not in pairs:
         raise DatasetError(f"{source.name} ({split}) has no pair {src}-{tgt}; available: {_fmt_pairs(pairs)}")
@@ -339,8 +339,8 @@ def load_parallel(
     src_path, ref_path, eng_path, doc_path = source.files(src_l.code, tgt_l.code, split)
     paths = _set_paths(src_path, ref_path, eng_path, doc_path)
     if verify and source.has_sums:
-        _verify_sums(folder, paths)
-    columns = dict(zip(paths, _read_aligned(paths)))
+        verify_sums(folder, paths)
+    columns = dict(zip(paths, read_aligned(paths)))
     sources, refs = columns[src_path], columns[ref_path]
     english = columns[eng_path] if eng_path else None
     doc_ids = columns[doc_path] if doc_path else None

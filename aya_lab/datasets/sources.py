@@ -1,6 +1,6 @@
 """The registry of parallel test sets: where each set's files are, which pairs and splits it has.
 
-One :class:`_Source` subclass per known layout, registered in ``_SOURCES``; :mod:`~.parallel` loads
+One :class:`Source` subclass per known layout, registered in ``SOURCES``; :mod:`~.parallel` loads
 from them. Also here: reading text files (UTF-8, NFC, one-line errors naming the file), checksum
 verification and the errors every dataset request can raise. Simplification: only the layouts of
 ntrex128, floresv1, mafand and the project's workplace set are known; a new set is a new subclass.
@@ -24,6 +24,10 @@ __all__ = [
     "MisalignedFilesError",
     "DatasetInfo",
     "read_lines",
+    "read_aligned",
+    "cached_sha256",
+    "verify_sums",
+    "Source",
     "SOURCES",
 ]
 
@@ -85,7 +89,8 @@ def read_lines(path: Path) -> list[str]:
 _SHA_CACHE: dict[tuple[str, float, int], str] = {}
 
 
-def _sha256(path: Path) -> str:
+def cached_sha256(path: Path) -> str:
+    """The SHA-256 hex digest of ``path``, computed once per (path, mtime, size)."""
     st = path.stat()
     key = (str(path.resolve()), st.st_mtime, st.st_size)
     if key not in _SHA_CACHE:
@@ -93,7 +98,8 @@ def _sha256(path: Path) -> str:
     return _SHA_CACHE[key]
 
 
-def _verify_sums(folder: Path, paths: list[Path]) -> None:
+def verify_sums(folder: Path, paths: list[Path]) -> None:
+    """Check each of ``paths`` against ``folder/SHA256SUMS``; a mismatch or no sums file is a :class:`DatasetError`."""
     sums_file = folder / "SHA256SUMS"
     if not sums_file.exists():
         raise DatasetError(f"cannot verify {folder}: no SHA256SUMS file there")
@@ -106,14 +112,15 @@ def _verify_sums(folder: Path, paths: list[Path]) -> None:
         want = expected.get(path.name)
         if want is None:  # e.g. DOCUMENT_IDS.tsv: not every side file is listed
             continue
-        if _sha256(path) != want:
+        if cached_sha256(path) != want:
             raise DatasetError(
                 f"{path} does not match its SHA256SUMS entry (corrupt or edited); fetch it again with "
                 f"`aya-lab data fetch {folder.name}`"
             )
 
 
-def _read_aligned(paths: list[Path]) -> list[list[str]]:
+def read_aligned(paths: list[Path]) -> list[list[str]]:
+    """The lines of each file (:func:`read_lines`); files of different lengths are a :class:`MisalignedFilesError`."""
     columns = [read_lines(p) for p in paths]
     first = paths[0]
     for path, col in zip(paths[1:], columns[1:]):
@@ -127,7 +134,7 @@ def _read_aligned(paths: list[Path]) -> list[list[str]]:
 # -- sources ---------------------------------------------------------------------------------------
 
 
-class _Source:
+class Source:
     """One registered dataset: where its files are and which pairs/splits it has."""
 
     name: str = ""
@@ -195,7 +202,7 @@ def _codes_in(folder: Path, pattern: str) -> dict[str, str]:
     return out
 
 
-class _MultiWay(_Source):
+class _MultiWay(Source):
     """A multi-way set: ``<prefix>.<code>.txt`` per language, English original, optional doc ids."""
 
     prefix = ""
@@ -252,7 +259,7 @@ class _Workplace(_MultiWay):
         return folder
 
 
-class _EnglishPaired(_Source):
+class _EnglishPaired(Source):
     """Pairwise sets with English on one side; each pair has its own English file."""
 
     file_rx = ""  # groups: split, pair code as in the file names, file language
@@ -316,7 +323,4 @@ class _Mafand(_EnglishPaired):
     file_rx = r"mafand\.(?P<split>dev|test|train)\.en-(?P<other>[a-z]{2,3})\.(?P<side>[a-z]{2,3})\.txt"
 
 
-_SOURCES: dict[str, _Source] = {s.name: s for s in (_Ntrex(), _Flores(), _Mafand(), _Workplace())}
-
-
-SOURCES = _SOURCES
+SOURCES: dict[str, Source] = {s.name: s for s in (_Ntrex(), _Flores(), _Mafand(), _Workplace())}

@@ -35,6 +35,7 @@ __all__ = [
     "bleu_tokenizer",
     "bleu_reliable",
     "score_corpus",
+    "bootstrap_corpus_score",
     "paired_tests",
     "percentile_bounds",
 ]
@@ -101,7 +102,7 @@ def score_corpus(
     out: dict[str, MetricScore] = {}
     reliable_bleu = bleu_reliable(tgt) if tokenize is None else True  # callers pooling languages decide
     for name, metric in make_metrics(tgt, tokenize=tokenize).items():
-        result = _corpus_score(metric, hypotheses, references, n_bootstrap)
+        result = bootstrap_corpus_score(metric, hypotheses, references, n_bootstrap)
         low, high = result.ci_bounds
         out[name] = MetricScore(
             name,
@@ -114,7 +115,7 @@ def score_corpus(
     return out
 
 
-def _corpus_score(metric: Metric, hypotheses, references, n_bootstrap: int):
+def bootstrap_corpus_score(metric: Metric, hypotheses, references, n_bootstrap: int):
     """``metric.corpus_score`` with percentile bootstrap bounds stored as ``ci_bounds``.
 
     The resamples are sacrebleu's own (``_bootstrap_resample``, seeded by ``SACREBLEU_SEED``) and the

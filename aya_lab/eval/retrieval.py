@@ -19,8 +19,8 @@ With ``G`` the question's gold documents and ``top_k`` the first ``k`` distinct 
 * out-of-scope questions: ``idk`` = 1 when the best score falls under the threshold ("I don't know");
 * both: ``top_score``, the cosine score of the best chunk.
 
-The un-normalised |G ∩ top_k| / |G| (which a three-gold question cannot lift above 1/3 at ``k = 1``)
-was this module's ``recall@k`` until 2026-11-30; it is no longer reported.
+The un-normalised share |G ∩ top_k| / |G| (which a three-gold question cannot lift above 1/3 at
+``k = 1``) is not reported.
 
 The result is one tidy DataFrame: a row per question and metric (``level="question"``) and a row per
 metric and scope (``level="aggregate"``: the mean over questions with a percentile bootstrap 95% CI,

@@ -52,6 +52,8 @@ __all__ = [
     "sweep_routing",
     "mcnemar_exact",
     "ROUTING_COLUMNS",
+    "as_chat_model",
+    "load_router_prompt",
 ]
 
 ROUTING_COLUMNS = "prompt lang metric mean ci_low ci_high n model_fingerprint prompt_hash dataset_id".split()
@@ -163,7 +165,8 @@ def _table(df: pd.DataFrame) -> pd.DataFrame:
 # -- running -----------------------------------------------------------------------------------------
 
 
-def _chat_model(model: Any) -> Any:
+def as_chat_model(model: Any) -> Any:
+    """``model`` itself, or the chat model a spec string (``None``: the default) names."""
     if model is None or isinstance(model, str):
         return load_chat_model(model)
     return model
@@ -197,7 +200,8 @@ def _route_all(model: Any, prompt: Any, routed: list[RoutedInput]) -> list[dict[
     ]
 
 
-def _load_router_prompt(prompt: Any) -> Any:
+def load_router_prompt(prompt: Any) -> Any:
+    """``prompt`` itself, or the prompt file a variant name (``supervisor/<name>``) or a path names."""
     if not isinstance(prompt, str):
         return prompt
     ref = prompt if ("/" in prompt or prompt.endswith((".yaml", ".yml"))) else f"supervisor/{prompt}"
@@ -288,10 +292,10 @@ def evaluate_routing(
     translations (one per non-English request, sent as one batch), made by ``translator`` (a chat model
     or spec; default ``model``), as the room's ``translator`` role does.
     """
-    model = _chat_model(model)
-    prompt_file = _load_router_prompt(prompt)
+    model = as_chat_model(model)
+    prompt_file = load_router_prompt(prompt)
     items = _examples(examples, n)
-    translator = _chat_model(translator) if translator else None
+    translator = as_chat_model(translator) if translator else None
     routed, cost = route_requests(model, items, translate, translator)
     idx = bootstrap_indices(len(items), n_bootstrap, seed)
     dataset_id = "routing" if examples is None else "routing:custom"
@@ -325,14 +329,14 @@ def sweep_routing(
     names = [v.strip() for v in variants if v and v.strip()]
     if not names:
         raise InputError("no prompt variants given; use e.g. baseline,fewshot")
-    prompts = [_load_router_prompt(v) for v in names]  # unknown variant -> PromptError (one line)
+    prompts = [load_router_prompt(v) for v in names]  # unknown variant -> PromptError (one line)
     labels = [p.variant or p.name for p in prompts]
     dupes = sorted({x for x in labels if labels.count(x) > 1})
     if dupes:
         raise InputError(f"prompt variants must be unique; repeated: {', '.join(dupes)}")
-    model = _chat_model(model)
+    model = as_chat_model(model)
     items = _examples(examples, n)
-    translator = _chat_model(translator) if translator else None
+    translator = as_chat_model(translator) if translator else None
     routed, cost = route_requests(model, items, translate, translator)
     idx = bootstrap_indices(len(items), n_bootstrap, seed)
     dataset_id = "routing" if examples is None else "routing:custom"

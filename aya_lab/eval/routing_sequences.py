@@ -55,7 +55,7 @@ from aya_lab.agents.routing import (
 )
 from aya_lab.datasets.project import ROUTING_LABELS, load_routing_examples, read_data_text
 from aya_lab.errors import InputError
-from aya_lab.eval.routing import _chat_model, _load_router_prompt
+from aya_lab.eval.routing import as_chat_model, load_router_prompt
 from aya_lab.eval.routing_compare import paired_accuracy
 from aya_lab.eval.routing_input import route_requests
 from aya_lab.eval.stats import bootstrap_indices, paired_binary
@@ -339,9 +339,9 @@ def evaluate_sequences(
 ) -> SequenceResults:
     """Each router on each path, on each set (first ``n`` of each); see the module."""
     check_sequence_options(routers, paths, sets)
-    model = _chat_model(model)
-    translator = _chat_model(translator) if translator is not None else None
-    prompt_file = _load_router_prompt(prompt)
+    model = as_chat_model(model)
+    translator = as_chat_model(translator) if translator is not None else None
+    prompt_file = load_router_prompt(prompt)
     rows, frames = [], []
     spec = getattr(model, "spec", "?")
     for set_name, items in _sets(sets, single, multi, unseen, n).items():

@@ -49,7 +49,7 @@ from aya_lab.agents.translator import AyaTranslator
 from aya_lab.datasets.project import load_transcripts
 from aya_lab.errors import InputError
 from aya_lab.eval.floors import SummaryFloor, is_summary_floor
-from aya_lab.eval.metrics import _corpus_score
+from aya_lab.eval.metrics import bootstrap_corpus_score
 from aya_lab.eval.progress import progress_bar
 from aya_lab.eval.stats import bootstrap_indices, paired_bootstrap  # re-exported
 from aya_lab.eval.stats import percentile_ci as _ci
@@ -364,7 +364,7 @@ def _corpus_chrf_row(sub: pd.DataFrame, base: dict, n_bootstrap: int) -> dict:
     if not has_ref.any():
         return {**row, "mean": float("nan"), "ci_low": float("nan"), "ci_high": float("nan"), "note": _NA_REF}
     refs = sub.loc[has_ref, "reference_summary"].astype(str)
-    score = _corpus_score(metric, list(sub.loc[has_ref, "summary"].fillna("")), list(refs), n_bootstrap)
+    score = bootstrap_corpus_score(metric, list(sub.loc[has_ref, "summary"].fillna("")), list(refs), n_bootstrap)
     low, high = score.ci_bounds
     return {**row, "mean": float(score.score), "ci_low": low, "ci_high": high, "note": str(metric.get_signature())}
 

@@ -6,7 +6,7 @@ from typing import Any
 
 from aya_lab.graph.conditions import OPERAND_TYPES, OPERATOR_ALIASES
 from aya_lab.graph.overlay import OverlaySpec
-from aya_lab.graph.spec import _CONDITION_MARK, GraphSpec
+from aya_lab.graph.spec import CONDITION_MARK, GraphSpec
 
 __all__ = ["json_schema", "CONDITION_DEFS", "CONDITION_REF"]
 
@@ -84,7 +84,7 @@ def json_schema() -> dict[str, Any]:
             defs[name] = schema
 
     def fix(node: Any) -> Any:
-        if node == _CONDITION_MARK:
+        if node == CONDITION_MARK:
             return dict(CONDITION_REF)
         if isinstance(node, dict):
             return {k: fix(v) for k, v in node.items()}

@@ -29,10 +29,11 @@ __all__ = [
     "ConditionalEntryPointSpec",
     "StateFieldSpec",
     "FLOW_KINDS",
+    "CONDITION_MARK",
 ]
 
-_CONDITION_MARK = {"$comment": "aya_lab:condition"}  # replaced by CONDITION_REF in json_schema()
-Condition = Annotated[dict[str, Any], WithJsonSchema(_CONDITION_MARK)]
+CONDITION_MARK = {"$comment": "aya_lab:condition"}  # replaced by CONDITION_REF in json_schema()
+Condition = Annotated[dict[str, Any], WithJsonSchema(CONDITION_MARK)]
 Key = str | list[str]
 
 

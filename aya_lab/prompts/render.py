@@ -14,19 +14,41 @@ its few-shot examples (:func:`examples_block`) put where the template says ``{ex
 from __future__ import annotations
 
 import string
-from typing import TYPE_CHECKING, Any
+from collections.abc import Mapping, Sequence
+from typing import Any, Protocol
 
 from langchain_core.messages import BaseMessage, HumanMessage, SystemMessage
 
 from aya_lab.prompts.completion import COMPLETION_KEY
 from aya_lab.prompts.errors import PromptError
-from aya_lab.prompts.fewshot import fewshot_dir, spec_keys, spec_records
+from aya_lab.prompts.fewshot import ExamplesSpec, fewshot_dir, spec_keys, spec_records
 from aya_lab.spotlight import delimiter_tags, spotlight_value
 
-if TYPE_CHECKING:  # the prompt file renders itself through this module
-    from aya_lab.prompts.file import PromptFile
+__all__ = ["RenderablePrompt", "examples_block", "render_messages", "spotlit", "template_fields"]
 
-__all__ = ["examples_block", "render_messages", "spotlit", "template_fields"]
+
+class RenderablePrompt(Protocol):
+    """What rendering reads of a prompt: :class:`~aya_lab.prompts.file.PromptFile` is one (it renders itself
+    through this module, so this module names the fields rather than importing it)."""
+
+    @property
+    def name(self) -> str: ...
+    @property
+    def format(self) -> str: ...
+    @property
+    def system(self) -> str | None: ...
+    @property
+    def user(self) -> str: ...
+    @property
+    def defaults(self) -> Mapping[str, str]: ...
+    @property
+    def examples(self) -> ExamplesSpec | None: ...
+    @property
+    def untrusted(self) -> Sequence[str]: ...
+    @property
+    def variables(self) -> set[str]: ...
+    @property
+    def stop_strings(self) -> list[str]: ...
 
 
 def template_fields(text: str) -> set[str]:
@@ -34,7 +56,7 @@ def template_fields(text: str) -> set[str]:
     return {f for _, f, _, _ in string.Formatter().parse(text) if f}
 
 
-def render_messages(prompt: PromptFile, values: dict[str, Any]) -> list[BaseMessage]:
+def render_messages(prompt: RenderablePrompt, values: dict[str, Any]) -> list[BaseMessage]:
     """What :meth:`PromptFile.render` returns for ``values`` (see the module docstring)."""
     if prompt.examples is not None:
         spec_records(prompt.examples)  # a missing pool is named before any variable
@@ -61,7 +83,7 @@ def render_messages(prompt: PromptFile, values: dict[str, Any]) -> list[BaseMess
     return out
 
 
-def spotlit(prompt: PromptFile, values: dict[str, Any]) -> dict[str, Any]:
+def spotlit(prompt: RenderablePrompt, values: dict[str, Any]) -> dict[str, Any]:
     """``values`` with each of ``prompt.untrusted`` kept inside its delimiters (:mod:`aya_lab.spotlight`)."""
     if not prompt.untrusted:
         return values
@@ -70,7 +92,7 @@ def spotlit(prompt: PromptFile, values: dict[str, Any]) -> dict[str, Any]:
     return {k: spotlight_value(v, tags, single_line=single) if k in prompt.untrusted else v for k, v in values.items()}
 
 
-def examples_block(prompt: PromptFile, values: dict[str, Any]) -> str:
+def examples_block(prompt: RenderablePrompt, values: dict[str, Any]) -> str:
     """The few-shot examples of a completion prompt, each written with ``examples.template``.
 
     The first ``k`` records of the pool (in file order) that have every needed key and repeat no

@@ -10,19 +10,18 @@ and re-renders every feed; Aya's replies are marked. A user is added with ``ID:L
 from __future__ import annotations
 
 import html
-from typing import TYPE_CHECKING
+from collections.abc import Mapping, Sequence
+from typing import Protocol
 
 import ipywidgets as widgets
 
 from aya_lab.languages import language_name
+from aya_lab.messages import Delivery
 from aya_lab.room.errors import RoomError
 from aya_lab.room.runs import RunReport
 from aya_lab.text_safety import for_html
 
-if TYPE_CHECKING:  # the room imports this module
-    from aya_lab.room.room import ChatRoom
-
-__all__ = ["RoomPanel"]
+__all__ = ["PanelRoom", "RoomPanel"]
 
 _STYLE = (
     "<style>.aya-feed{font-family:sans-serif;font-size:13px;min-width:220px;max-width:320px}"
@@ -31,10 +30,21 @@ _STYLE = (
 )
 
 
+class PanelRoom(Protocol):
+    """What the panel uses of a room; :class:`~aya_lab.room.ChatRoom` is one (the room imports this module,
+    so this module names what it needs instead of importing the class)."""
+
+    @property
+    def users(self) -> Mapping[str, str]: ...
+    def feeds(self) -> Mapping[str, Sequence[Delivery]]: ...
+    def send(self, user: str, text: str) -> RunReport: ...
+    def add_user(self, user_id: str, language: str) -> str: ...
+
+
 class RoomPanel:
     """Widgets over a :class:`~aya_lab.room.ChatRoom` (see module docstring)."""
 
-    def __init__(self, room: ChatRoom) -> None:
+    def __init__(self, room: PanelRoom) -> None:
         self.room = room
         users = list(room.users)
         self.speaker = widgets.Dropdown(options=users, value=users[0] if users else None, description="as")

@@ -58,13 +58,24 @@ def imported(module: str, node: ast.Import | ast.ImportFrom, is_package: bool) -
     return [node.module or ""]
 
 
-def top_level_imports(tree: ast.Module) -> list[ast.Import | ast.ImportFrom]:
-    """Imports executed when the module is imported (``if TYPE_CHECKING:`` blocks excluded)."""
+def is_type_checking(node: ast.stmt) -> bool:
+    """``if TYPE_CHECKING:`` (or ``if typing.TYPE_CHECKING:``)."""
+    if not isinstance(node, ast.If):
+        return False
+    test = node.test
+    return (isinstance(test, ast.Name) and test.id == "TYPE_CHECKING") or (
+        isinstance(test, ast.Attribute) and test.attr == "TYPE_CHECKING"
+    )
+
+
+def top_level_imports(tree: ast.Module, type_checking: bool = False) -> list[ast.Import | ast.ImportFrom]:
+    """Imports executed when the module is imported; with ``type_checking``, those of its
+    ``if TYPE_CHECKING:`` blocks too (a circle the type checker walks is a circle a reader walks)."""
     out: list[ast.Import | ast.ImportFrom] = []
     for node in tree.body:
         if isinstance(node, (ast.Import, ast.ImportFrom)):
             out.append(node)
-        elif isinstance(node, ast.Try):
+        elif isinstance(node, ast.Try) or (type_checking and is_type_checking(node)):
             out += [n for n in node.body if isinstance(n, (ast.Import, ast.ImportFrom))]
     return out
 
@@ -84,7 +95,7 @@ def test_imports_run_one_way(tree):
     upward = []
     for mod, ast_mod in tree.items():
         is_pkg = (PACKAGE.parent / mod.replace(".", "/") / "__init__.py").exists()
-        for node in top_level_imports(ast_mod):
+        for node in top_level_imports(ast_mod, type_checking=True):
             for target in internal(imported(mod, node, is_pkg), known):
                 if layer(target) not in ALLOWED[layer(mod)]:
                     upward.append(f"{mod} ({layer(mod)}) imports {target} ({layer(target)})")
@@ -97,7 +108,7 @@ def test_no_import_circles(tree):
     for mod, ast_mod in tree.items():
         is_pkg = (PACKAGE.parent / mod.replace(".", "/") / "__init__.py").exists()
         deps = set()
-        for node in top_level_imports(ast_mod):
+        for node in top_level_imports(ast_mod, type_checking=True):
             for target in internal(imported(mod, node, is_pkg), known):
                 # a package's __init__ importing its own submodules is how packages work, not a circle
                 if target != mod and not (is_pkg and target.startswith(mod + ".")):
@@ -158,5 +169,41 @@ def test_the_checks_catch_what_they_claim(tmp_path):
     node = top_level_imports(a)[0]
     assert layer(internal(imported("aya_lab.models.base", node, False), {"aya_lab.room"})[0]) == "room"
     assert "room" not in ALLOWED["models"]
+    typed = ast.parse(
+        "from typing import TYPE_CHECKING\nif TYPE_CHECKING:\n    from aya_lab.room.room import ChatRoom\n"
+    )
+    assert [n.module for n in top_level_imports(typed)] == ["typing"]
+    assert [n.module for n in top_level_imports(typed, type_checking=True)] == ["typing", "aya_lab.room.room"]
     inner = ast.parse("def f():\n    from aya_lab.models import load_model\n")
     assert any(isinstance(n, ast.ImportFrom) for n in ast.walk(inner.body[0]))
+
+
+def _private(name: str) -> bool:
+    return name.startswith("_") and not (name.startswith("__") and name.endswith("__"))  # __version__ is public
+
+
+def private_imports(module: str, tree: ast.Module, is_package: bool) -> list[str]:
+    """``name from target`` for every ``_``-prefixed name ``module`` imports from another aya_lab module."""
+    found = []
+    for node in ast.walk(tree):
+        if isinstance(node, ast.ImportFrom):
+            target = imported(module, node, is_package)[0]
+            if target.startswith("aya_lab") and target != module:
+                found += [f"{a.name} from {target}" for a in node.names if _private(a.name)]
+    return found
+
+
+def test_no_module_imports_another_modules_private_names(tree):
+    """A ``_`` name is its module's own; a name two modules share is public (in ``__all__``) or moves."""
+    found = []
+    for mod, ast_mod in tree.items():
+        is_pkg = (PACKAGE.parent / mod.replace(".", "/") / "__init__.py").exists()
+        found += [f"{mod} imports {name}" for name in private_imports(mod, ast_mod, is_pkg)]
+    assert not found, "private names imported across modules:\n" + "\n".join(found)
+
+
+def test_the_private_import_check_finds_what_it_claims():
+    code = "from aya_lab.eval.routing import _chat_model, evaluate_routing\nfrom .metrics import _score\n"
+    code += "from aya_lab.eval.stats import percentile_ci as _ci\nfrom pandas import _libs\nfrom aya_lab import __version__\n"
+    found = private_imports("aya_lab.eval.summarization", ast.parse(code), False)
+    assert found == ["_chat_model from aya_lab.eval.routing", "_score from aya_lab.eval.metrics"]
