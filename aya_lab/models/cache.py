@@ -7,6 +7,14 @@ Modes (``AYA_LAB_CACHE_MODE``):
   a changed prompt shows up as a miss instead of silent drift);
 - ``off``: no cache at all.
 
+**What the key covers, and what it does not.** A model's fingerprint names its weights (file hash or hub
+revision), its engine and version (``llama.cpp-0.3.36``, transformers), its quantization, any adapter's
+content hash and the generation settings; it does not name the CPU's instruction set. llama.cpp is compiled
+for the machine it installs on, and an AVX2 build and an AVX-512 build round its Q4 arithmetic differently,
+so a greedy generation made live on one may differ in wording from one made on the other. A cached
+generation is replayed as recorded on any CPU: that is what makes a notebook re-execute identically on
+every machine; a new generation (a miss in ``readwrite`` mode) is this machine's.
+
 The file location is ``AYA_LAB_GENERATION_CACHE`` or ``<cache dir>/generations.sqlite``; one model's own
 file (notebooks run on a model other than the embedded ones) is :func:`model_cache_file`. The table is
 written in WAL mode with a busy timeout, so two processes may write at once; rows are insert-or-ignore
