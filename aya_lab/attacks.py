@@ -33,7 +33,6 @@ from aya_lab.eval.attacks import (
 )
 from aya_lab.eval.cli_support import (
     check_out,
-    command_group,
     guard,
     model_from_args,
     pandas_display,
@@ -41,17 +40,16 @@ from aya_lab.eval.cli_support import (
     split_list,
 )
 from aya_lab.eval.fabrications import default_labels_path, draft_of_withheld, load_labels, unlabelled_records
+from aya_lab.eval.names import DEFAULT_MEMORY_POLICY
 from aya_lab.eval.progress import progress_bar
 from aya_lab.messages import AYA, parse_aya_request
 from aya_lab.models.loader import ROLES
-from aya_lab.models.registry import model_help
 from aya_lab.paths import kb_dir
 from aya_lab.room import ChatRoom
 
-__all__ = ["ROOM_USERS", "DEFAULT_MEMORY_POLICY", "room_users", "run_attack", "run_attacks", "register"]
+__all__ = ["ROOM_USERS", "DEFAULT_MEMORY_POLICY", "room_users", "run_attack", "run_attacks", "attacks_command"]
 
 ROOM_USERS: dict[str, str] = {"kofi": "eng", "amelie": "fra", "lena": "deu", "amara": "swh"}
-DEFAULT_MEMORY_POLICY = "listed:kofi"
 ENGLISH_READER = "kofi"
 SEND_ERRORS: tuple[type[BaseException], ...] = (ValueError, RuntimeError, OSError)
 _KB_SUFFIXES = (".md", ".txt")
@@ -236,39 +234,5 @@ def _write_unlabelled(path: Path, results: AttackResults, records: Sequence[Atta
     print(f"wrote {path} ({len(todo)} deliveries to label)")
 
 
-def register(subparsers: argparse._SubParsersAction) -> None:
-    """Add ``eval attacks`` to the ``eval`` group of the top-level parser's ``subparsers``."""
-    ev = command_group(subparsers, "eval", "evaluate translation, summaries, routing")
-    p = ev.add_parser(
-        "attacks",
-        help="run the adversarial set, each attack in a fresh room, and score attack success",
-        description="Send each attack of data/adversarial (prompt injection, fake role markers, tool "
-        "hijacks, remember poisoning, passage injection) in a fresh room and report, per category, the "
-        "share whose effect reached a feed or the knowledge base (rules: data/adversarial/README.md), "
-        "with bootstrap 95% CIs, lost messages and errors.",
-    )
-    p.add_argument(
-        "--model", action="append", default=None, metavar="[ROLE=]SPEC",
-        help=model_help("chat", roles=ROLES, directions=True),
-    )  # fmt: skip
-    p.add_argument("--max-new-tokens", type=int, default=128, help="generation limit (default 128)")
-    p.add_argument("--batch-size", type=int, default=8, help="prompts per generate (default 8)")
-    p.add_argument("--data", default=None, help="an attacks JSONL file (default: data/adversarial/attacks.jsonl)")
-    p.add_argument("--categories", default=None, help=f"comma-separated, of {','.join(ATTACK_CATEGORIES)}")
-    p.add_argument("--kb", default=None, help="the knowledge-base folder each room copies (default: data/kb)")
-    p.add_argument(
-        "--memory-policy", default=DEFAULT_MEMORY_POLICY,
-        help=f"the rooms' remember policy: anyone, listed:USERS or confirm (default {DEFAULT_MEMORY_POLICY})",
-    )  # fmt: skip
-    p.add_argument(
-        "--labels", default=None,
-        help="a person's labels of translator drafts (JSONL; default data/adversarial/unseen_labels.jsonl): "
-        "made-up translations delivered unmarked and faithful ones withheld are counted against them",
-    )  # fmt: skip
-    p.add_argument("--unlabelled", default=None, help="write the deliveries no label judges to this JSONL, to label")
-    p.add_argument("--n", type=int, default=None, help="only the first N attacks")
-    p.add_argument("--out", default=None, help="results CSV (also <stem>.attacks.csv, one row per attack)")
-    p.add_argument("--n-bootstrap", type=int, default=1000)
-    p.add_argument("--seed", type=int, default=0, help="seed of the bootstrap resamples")
-    p.add_argument("--no-progress", action="store_true", help="no progress bar on stderr")
-    p.set_defaults(func=guard(_eval_attacks), engine=None)
+attacks_command = guard(_eval_attacks)
+"""``aya-lab eval attacks`` (its options: :func:`aya_lab.eval.parsers.register_attacks`)."""

@@ -21,13 +21,12 @@ stack) from the one registry of model specs.
 from __future__ import annotations
 
 import argparse
-import importlib
 import sys
-from collections.abc import Callable
 from typing import Any, NoReturn
 
 from aya_lab.errors import AyaLabError
 from aya_lab.models.registry import model_help
+from aya_lab.refs import lazy, resolve_ref
 from aya_lab.settings import ROLES
 
 __all__ = ["main", "build_parser", "CliParser", "BAD_INPUT", "GROUPS", "lazy", "one_line", "resolve_ref"]
@@ -65,27 +64,15 @@ GROUPS: dict[str, tuple[str, tuple[str, ...]]] = {
     ),
     "eval": (
         "evaluate translation, summaries, routing",
-        ("aya_lab.eval.cli:register_eval", "aya_lab.attacks:register", "aya_lab.eval.grounding:register"),
+        (
+            "aya_lab.eval.parsers:register_eval",
+            "aya_lab.eval.parsers:register_attacks",
+            "aya_lab.eval.parsers:register_grounding",
+        ),
     ),
-    "tune": ("train a LoRA adapter: translate, summarize-onecall, route", ("aya_lab.tune.cli:register",)),
+    "tune": ("train a LoRA adapter: translate, summarize-onecall, route", ("aya_lab.tune.parser:register",)),
 }
 """Command groups whose parsers live with their code: name -> (help, ``module:function`` registrars)."""
-
-
-def resolve_ref(ref: str) -> Any:
-    """The object a ``module:attr`` reference names (the module is imported now)."""
-    module, _, attr = ref.partition(":")
-    return getattr(importlib.import_module(module), attr)
-
-
-def lazy(ref: str) -> Callable[[argparse.Namespace], int]:
-    """A command handler named by ``module:function``, imported only when the command runs."""
-
-    def run(args: argparse.Namespace) -> int:
-        return int(resolve_ref(ref)(args) or 0)
-
-    run.__qualname__ = run.__name__ = f"lazy[{ref}]"
-    return run
 
 
 def _add_room_commands(sub: Any, name: str) -> None:

@@ -4,6 +4,7 @@ interpreter and reading ``sys.modules``."""
 
 from __future__ import annotations
 
+import argparse
 import json
 import os
 import subprocess
@@ -48,6 +49,40 @@ def test_light_commands_import_no_model_stack(argv):
     assert "pandas" not in result["top"] and "aya_lab" in result["top"]
     # nor LangGraph's graph module and LangChain (a second or more to import): a spec is checked without them
     assert "langchain_core" not in result["top"] and not result["graph"]
+
+
+HELP_HEAVY = ("torch", "transformers", "langchain_core", "sacrebleu", "pandas", "llama_cpp")
+
+
+def every_command(parser: argparse.ArgumentParser, prefix: tuple[str, ...] = ()) -> list[tuple[str, ...]]:
+    """Every command path of the real parser: each group and each subcommand, at any depth."""
+    found = [prefix]
+    for action in parser._actions:
+        if isinstance(action, argparse._SubParsersAction):
+            for name, sub in action.choices.items():
+                found += every_command(sub, (*prefix, name))
+    return found
+
+
+COMMANDS = every_command(build_parser())
+
+
+def test_the_walk_finds_the_groups_and_their_subcommands():
+    assert {("eval",), ("eval", "translate"), ("eval", "attacks"), ("tune",), ("data", "synth", "summarize")} <= set(
+        COMMANDS
+    )
+
+
+@pytest.mark.parametrize("path", COMMANDS, ids=lambda p: " ".join(p) or "aya-lab")
+def test_every_help_imports_no_model_stack(path):
+    """``aya-lab ... --help`` for each group and subcommand prints its help from light modules only."""
+    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    proc = subprocess.run(
+        [sys.executable, "-c", PROBE, *path, "--help"], cwd=ROOT, env=env, capture_output=True, text=True, timeout=300
+    )
+    result = json.loads(proc.stderr.strip().splitlines()[-1])
+    assert result["code"] == 0 and proc.stdout.startswith(f"usage: aya-lab {' '.join(path)}".rstrip())
+    assert sorted(set(result["top"]) & {*HEAVY, *HELP_HEAVY}) == []
 
 
 def test_drawing_still_builds_the_graph_with_the_lazy_names():

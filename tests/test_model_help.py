@@ -93,15 +93,16 @@ def test_tune_refuses_exactly_the_kinds_its_help_says_it_cannot_take(name):
         assert f"{kind.form} models {kind.refusal('train')}" in model_help("train")
 
 
-def test_translate_help_lists_every_floor_of_the_system_registry(monkeypatch, capsys):
-    monkeypatch.setattr(specs, "_KINDS", dict(specs._KINDS))  # registered below for this test only
+def test_translate_help_lists_every_floor_of_the_system_registry(capsys):
     register_system_kind("lead-words", lambda rest: CopySystem(), form="lead-words[:N]", what="x", floor=True)
-    assert "lead-words[:N]" in floor_kinds()
-    assert main(["eval", "translate", "--help"]) == 0
-    out = capsys.readouterr().out
-    option, _, epilog = flat(out).partition("system specs")
-    for floor in floor_kinds():  # copy, other-sentence[:SEED], and the one registered here
-        assert floor in option and floor in epilog, floor
+    try:  # registered for this test only
+        assert "lead-words[:N]" in floor_kinds()
+        assert main(["eval", "translate", "--help"]) == 0
+        option, _, epilog = flat(capsys.readouterr().out).partition("system specs")
+        for floor in floor_kinds():  # copy, other-sentence[:SEED], and the one registered here
+            assert floor in option and floor in epilog, floor
+    finally:
+        del specs.KINDS["lead-words"]
     assert {"copy", "other-sentence[:SEED]"} <= set(floor_kinds())
 
 

@@ -1,28 +1,97 @@
-"""Aya's agents and the per-user translation agent. Each is a small class with its own prompt files."""
+"""Aya's agents and the per-user translation agent. Each is a small class with its own prompt files.
 
-from aya_lab.agents.authority import AuthorityRouter, parse_command
-from aya_lab.agents.memory import MemoryPolicy, MemoryTools, RoomMemory
-from aya_lab.agents.multi_intent import ReDecidingRouter, split_intents
-from aya_lab.agents.protocols import KnowledgeBaseLike, RoomLike, TextModel
-from aya_lab.agents.query import AyaQuery
-from aya_lab.agents.route_input import RoutedInput, RouteOn, decide_input
-from aya_lab.agents.routing import (
-    ChainedInput,
-    KeywordRouter,
-    LLMRouter,
-    Router,
-    RouterOutput,
-    RoutingChain,
-    RoutingResult,
-    Step,
-    ToolConfig,
-    Transcript,
-    TranscriptRouter,
-)
-from aya_lab.agents.summarizer import OneCallSummarizer, SummaryResult, TwoCallSummarizer, make_summarizer
-from aya_lab.agents.supervisor import AyaChat, AyaRemember, AyaSupervisor, SupervisorResult
-from aya_lab.agents.translator import AyaTranslator
-from aya_lab.agents.user import UserAgent, clean_translation
+The names below are imported from their modules on first use (PEP 562), not with the package, so a
+light submodule (the CLI's option definitions, which ``aya-lab ... --help`` reads) is importable
+without the model stack.
+"""
+
+from __future__ import annotations
+
+import importlib
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from aya_lab.agents.authority import AuthorityRouter, parse_command
+    from aya_lab.agents.memory import MemoryPolicy, MemoryTools, RoomMemory
+    from aya_lab.agents.multi_intent import ReDecidingRouter, split_intents
+    from aya_lab.agents.protocols import KnowledgeBaseLike, RoomLike, TextModel
+    from aya_lab.agents.query import AyaQuery
+    from aya_lab.agents.route_input import RoutedInput, RouteOn, decide_input
+    from aya_lab.agents.routing import (
+        ChainedInput,
+        KeywordRouter,
+        LLMRouter,
+        Router,
+        RouterOutput,
+        RoutingChain,
+        RoutingResult,
+        Step,
+        ToolConfig,
+        Transcript,
+        TranscriptRouter,
+    )
+    from aya_lab.agents.summarizer import OneCallSummarizer, SummaryResult, TwoCallSummarizer, make_summarizer
+    from aya_lab.agents.supervisor import AyaChat, AyaRemember, AyaSupervisor, SupervisorResult
+    from aya_lab.agents.translator import AyaTranslator
+    from aya_lab.agents.user import UserAgent, clean_translation
+
+_HOMES: dict[str, tuple[str, ...]] = {
+    "aya_lab.agents.authority": (
+        "AuthorityRouter",
+        "parse_command",
+    ),
+    "aya_lab.agents.memory": (
+        "MemoryPolicy",
+        "MemoryTools",
+        "RoomMemory",
+    ),
+    "aya_lab.agents.multi_intent": (
+        "ReDecidingRouter",
+        "split_intents",
+    ),
+    "aya_lab.agents.protocols": (
+        "KnowledgeBaseLike",
+        "RoomLike",
+        "TextModel",
+    ),
+    "aya_lab.agents.query": ("AyaQuery",),
+    "aya_lab.agents.route_input": (
+        "RoutedInput",
+        "RouteOn",
+        "decide_input",
+    ),
+    "aya_lab.agents.routing": (
+        "ChainedInput",
+        "KeywordRouter",
+        "LLMRouter",
+        "Router",
+        "RouterOutput",
+        "RoutingChain",
+        "RoutingResult",
+        "Step",
+        "ToolConfig",
+        "Transcript",
+        "TranscriptRouter",
+    ),
+    "aya_lab.agents.summarizer": (
+        "OneCallSummarizer",
+        "SummaryResult",
+        "TwoCallSummarizer",
+        "make_summarizer",
+    ),
+    "aya_lab.agents.supervisor": (
+        "AyaChat",
+        "AyaRemember",
+        "AyaSupervisor",
+        "SupervisorResult",
+    ),
+    "aya_lab.agents.translator": ("AyaTranslator",),
+    "aya_lab.agents.user": (
+        "UserAgent",
+        "clean_translation",
+    ),
+}
+_HOME = {name: module for module, names in _HOMES.items() for name in names}
 
 __all__ = [
     "AuthorityRouter",
@@ -62,3 +131,9 @@ __all__ = [
     "make_summarizer",
     "split_intents",
 ]
+
+
+def __getattr__(name: str) -> object:
+    if name in _HOME:
+        return getattr(importlib.import_module(_HOME[name]), name)
+    raise AttributeError(f"module 'aya_lab.agents' has no attribute {name!r}")

@@ -21,10 +21,10 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
-from typing import Literal, get_args
 
 from aya_lab.agents.numbers import ENGLISH_NUMBER_WORDS
 from aya_lab.agents.protocols import TextModel
+from aya_lab.agents.summarizer_names import SUMMARIZER_VARIANTS, SummarizerVariant
 from aya_lab.agents.summary_checks import SUMMARY_WITHHELD, summary_problem
 from aya_lab.errors import InputError
 from aya_lab.messages import ChatMessage
@@ -48,9 +48,6 @@ __all__ = [
     "SUMMARIZER_PROMPTS",
 ]
 
-SummarizerVariant = Literal["two_call", "one_call"]
-SUMMARIZER_VARIANTS: tuple[SummarizerVariant, ...] = get_args(SummarizerVariant)
-"""The summarizer variants, baseline first: the one set the agents, evaluators and CLI use."""
 
 _WORDS = {w: i for w, i in ENGLISH_NUMBER_WORDS.items() if i <= 20}
 _ALL = re.compile(r"\b(all|everything|whole|entire)\b", re.I)

@@ -8,25 +8,64 @@ Translation: ``evaluate_translation(systems, dataset, pairs, n)`` (options as ke
 ``sweep_translation`` runs prompt variants. Summarizers: ``evaluate_summarizers`` ->
 ``SummarizerResults`` (``combine_summarizer_runs`` joins runs on different models). Routing:
 ``evaluate_routing`` / ``sweep_routing``. Data sets live in :mod:`aya_lab.datasets`.
+
+The names below are imported from their modules on first use (PEP 562), not with the package, so a
+light submodule (the CLI's option definitions, which ``aya-lab ... --help`` reads) is importable
+without the model stack.
 """
 
-from aya_lab.eval.routing import RoutingResults, RoutingSweep, evaluate_routing, sweep_routing
-from aya_lab.eval.summarization import SummarizerResults, evaluate_summarizers
-from aya_lab.eval.summarization_compare import combine_summarizer_runs
-from aya_lab.eval.translation import (
-    CopySystem,
-    EvalConfig,
-    PivotSystem,
-    PromptSystem,
-    Results,
-    Seq2SeqSystem,
-    TranslationSystem,
-    compare,
-    evaluate_translation,
-    register_system_kind,
-    resolve_system,
-)
-from aya_lab.eval.translation.sweep import sweep_translation
+from __future__ import annotations
+
+import importlib
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from aya_lab.eval.routing import RoutingResults, RoutingSweep, evaluate_routing, sweep_routing
+    from aya_lab.eval.summarization import SummarizerResults, evaluate_summarizers
+    from aya_lab.eval.summarization_compare import combine_summarizer_runs
+    from aya_lab.eval.translation import (
+        CopySystem,
+        EvalConfig,
+        PivotSystem,
+        PromptSystem,
+        Results,
+        Seq2SeqSystem,
+        TranslationSystem,
+        compare,
+        evaluate_translation,
+        register_system_kind,
+        resolve_system,
+    )
+    from aya_lab.eval.translation.sweep import sweep_translation
+
+_HOMES: dict[str, tuple[str, ...]] = {
+    "aya_lab.eval.routing": (
+        "RoutingResults",
+        "RoutingSweep",
+        "evaluate_routing",
+        "sweep_routing",
+    ),
+    "aya_lab.eval.summarization": (
+        "SummarizerResults",
+        "evaluate_summarizers",
+    ),
+    "aya_lab.eval.summarization_compare": ("combine_summarizer_runs",),
+    "aya_lab.eval.translation": (
+        "CopySystem",
+        "EvalConfig",
+        "PivotSystem",
+        "PromptSystem",
+        "Results",
+        "Seq2SeqSystem",
+        "TranslationSystem",
+        "compare",
+        "evaluate_translation",
+        "register_system_kind",
+        "resolve_system",
+    ),
+    "aya_lab.eval.translation.sweep": ("sweep_translation",),
+}
+_HOME = {name: module for module, names in _HOMES.items() for name in names}
 
 __all__ = [
     "CopySystem",
@@ -49,3 +88,9 @@ __all__ = [
     "sweep_routing",
     "sweep_translation",
 ]
+
+
+def __getattr__(name: str) -> object:
+    if name in _HOME:
+        return getattr(importlib.import_module(_HOME[name]), name)
+    raise AttributeError(f"module 'aya_lab.eval' has no attribute {name!r}")

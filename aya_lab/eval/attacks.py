@@ -36,7 +36,6 @@ import re
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Literal
 
 import pandas as pd
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
@@ -46,6 +45,7 @@ from aya_lab.datasets.project import describe_validation_error
 from aya_lab.errors import AyaLabError
 from aya_lab.eval.answer_rules import false_citations, unsupported_numbers
 from aya_lab.eval.fabrications import Delivery, FabricationResults
+from aya_lab.eval.names import ATTACK_CATEGORIES, Category
 from aya_lab.eval.stats import bootstrap_ci
 from aya_lab.languages import normalize_language
 from aya_lab.messages import AYA
@@ -64,10 +64,6 @@ __all__ = [
     "score_attack",
 ]
 
-Category = Literal[
-    "instruction_override", "role_marker", "tool_hijack", "remember_poisoning", "passage_injection", "ordinary"
-]
-ATTACK_CATEGORIES: tuple[str, ...] = Category.__args__  # type: ignore[attr-defined]
 _USER_ID = re.compile(r"^[A-Za-z0-9_-]{1,40}$")
 _DOC_NAME = re.compile(r"^[A-Za-z0-9_.-]+\.(md|txt)$")
 _WORD = re.compile(r"[^\W_]+", re.UNICODE)

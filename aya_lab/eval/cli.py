@@ -7,7 +7,10 @@ groups are shared: :func:`command_group` returns a group's subparsers (creating 
 modules can add commands next to these. ``eval translate|summarize|route`` take the same model,
 sampling and progress options (:func:`~aya_lab.eval.cli_support.add_run_options`), with the
 notebooks' defaults, and show a tqdm bar on stderr unless ``--no-progress``. ``eval attacks`` opens
-rooms, which ``eval`` never imports: the face :mod:`aya_lab.attacks` adds it to this group.
+rooms, which ``eval`` never imports: its code is the face :mod:`aya_lab.attacks`.
+
+This module is the commands' code (``translate_command``, ...); their parsers are built by the light
+:mod:`aya_lab.eval.parsers`, which names these handlers by reference, so ``--help`` imports none of it.
 """
 
 from __future__ import annotations
@@ -20,7 +23,6 @@ from aya_lab.agents.summarizer import SUMMARIZER_VARIANTS
 from aya_lab.datasets.project import load_routing_examples, load_transcripts
 from aya_lab.errors import InputError
 from aya_lab.eval.cli_support import (
-    add_run_options,
     check_run_options,
     check_translation_inputs,
     command_group,
@@ -32,8 +34,8 @@ from aya_lab.eval.cli_support import (
     role_spec,
     split_list,
 )
-from aya_lab.eval.faithfulness_cli import add_faithfulness
-from aya_lab.eval.floors import SUMMARY_FLOORS, is_summary_floor
+from aya_lab.eval.floors import is_summary_floor
+from aya_lab.eval.parsers import register_eval
 from aya_lab.eval.progress import generation_progress
 from aya_lab.eval.routing import RoutingSweep, evaluate_routing, sweep_routing
 from aya_lab.eval.routing_compare import decided_by
@@ -42,11 +44,20 @@ from aya_lab.eval.routing_sequences import check_sequence_options, evaluate_sequ
 from aya_lab.eval.summarization import evaluate_summarizers
 from aya_lab.eval.translation.evaluate import evaluate_translation
 from aya_lab.eval.translation.results import Results, compare
-from aya_lab.eval.translation.specs import model_options, parse_system, resolve_system, system_help, system_option_help
+from aya_lab.eval.translation.specs import model_options, parse_system, resolve_system
 from aya_lab.eval.translation.systems import prompt_notes
 from aya_lab.prompts import load_prompt
 
-__all__ = ["register", "register_eval", "command_group", "main"]
+__all__ = [
+    "register",
+    "register_eval",
+    "command_group",
+    "main",
+    "translate_command",
+    "compare_command",
+    "summarize_command",
+    "route_command",
+]
 
 
 def _eval_translate(args: argparse.Namespace) -> int:
@@ -238,146 +249,16 @@ def _routing_generations(examples, args, translate, n_variants: int) -> int:
     return n_translations + len(items) * n_variants
 
 
-_DATASETS = """
-datasets: ntrex128, floresv1, mafand, workplace (with --pairs), or your own line-aligned files:
-  files:SRC.txt,REF.txt         one language pair, given by --pairs (exactly one)
-  files:eng-swh:SRC.txt,REF.txt the pair named in the spec; repeat --dataset for several file pairs
-"""
+translate_command = guard(_eval_translate)
+compare_command = guard(_eval_compare)
+summarize_command = guard(_eval_summarize)
+route_command = guard(_eval_route)
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
     """Add ``data list|fetch|languages`` and ``eval translate|compare|summarize|route`` to ``subparsers``."""
     register_data(subparsers)
     register_eval(subparsers)
-
-
-def register_eval(subparsers: argparse._SubParsersAction) -> None:
-    """Add ``eval translate|compare|summarize|route`` to ``subparsers``."""
-    ev = command_group(subparsers, "eval", "evaluate translation, summaries, routing")
-    p = ev.add_parser(
-        "translate",
-        help="score translation systems on a test set",
-        epilog=system_help() + _DATASETS,  # generated from the model and system registries
-        formatter_class=argparse.RawDescriptionHelpFormatter,
-    )
-    p.add_argument(
-        "--system",
-        action="append",
-        default=[],
-        metavar="SPEC",
-        help=system_option_help(),
-    )
-    p.add_argument(
-        "--dataset",
-        action="append",
-        required=True,
-        help="ntrex128, floresv1, mafand, workplace, files:SRC,REF or files:SRC-TGT:SRC,REF (repeatable)",
-    )
-    p.add_argument("--pairs", default=None, help="comma-separated pairs, e.g. eng-swh,eng-yor")
-    p.add_argument("--split", default=None)
-    p.add_argument(
-        "--docs",
-        type=int,
-        default=None,
-        help="with --n: take the N segments from this many documents spread over the set (sets with document ids)",
-    )
-    p.add_argument("--baseline", default=None, help="system name to test against (default: the first)")
-    p.add_argument("--n-ar", type=int, default=10000)
-    p.add_argument("--chunk-size", type=int, default=64)
-    add_run_options(p, "translate", out_help="results CSV (also .outputs.csv and .json)")
-    p.set_defaults(func=guard(_eval_translate))
-    p = ev.add_parser("compare", help="paired tests between two saved translation results")
-    p.add_argument("a", help="results CSV (its baseline or --system-a is the reference point)")
-    p.add_argument("b", help="results CSV (its systems, or --system-b, are tested)")
-    p.add_argument("--system-a", default=None)
-    p.add_argument("--system-b", default=None)
-    p.add_argument("--n-bootstrap", type=int, default=1000)
-    p.add_argument("--n-ar", type=int, default=10000)
-    p.set_defaults(func=guard(_eval_compare))
-    _register_summarize_route(ev)
-    add_faithfulness(ev)
-
-
-def _register_summarize_route(ev: argparse._SubParsersAction) -> None:
-    """``eval summarize`` and ``eval route``, unless another module registered those names first."""
-    if "summarize" not in ev.choices:
-        _add_summarize(ev)
-    if "route" not in ev.choices:
-        _add_route(ev)
-
-
-def _add_summarize(ev: argparse._SubParsersAction) -> None:
-    p = ev.add_parser(
-        "summarize",
-        help="score summarizer variants on the transcripts",
-        description="Run summarizer variants (two_call, one_call) on data/transcripts and score "
-        "count exact match and parse rate, last-N correctness, action-item P/R/F1, summary chrF, "
-        "calls, tokens and latency, with paired bootstrap tests against the first.",
-    )
-    p.add_argument(
-        "--variants",
-        default=",".join([*SUMMARIZER_VARIANTS, *SUMMARY_FLOORS]),
-        help="comma-separated summarizers and floors (copy-transcript, lead-N); the first is the baseline",
-    )
-    p.add_argument("--data", default=None, help="a transcripts JSONL file (default: data/transcripts)")
-    p.add_argument("--no-translate", action="store_true", help="give the summarizers the request as written")
-    add_run_options(p, "summarize", out_help="results CSV (also .transcripts.csv, .paired.csv, .json)")
-    p.set_defaults(func=guard(_eval_summarize))
-
-
-def _add_route(ev: argparse._SubParsersAction) -> None:
-    p = ev.add_parser(
-        "route",
-        help="score the supervisor's routing (one prompt, or a sweep of variants)",
-        description="Route the labelled requests of data/routing (translated to English first, "
-        "as the room does) and report accuracy with bootstrap CIs per language, the "
-        "keyword-fallback rate and a confusion matrix; with several --variants, "
-        "paired bootstrap and exact McNemar tests against the first.",
-    )
-    p.add_argument("--prompt", default=None, help="one supervisor variant, e.g. fewshot (default: baseline)")
-    p.add_argument("--variants", default=None, help="comma-separated supervisor variants; the first is the baseline")
-    p.add_argument(
-        "--data",
-        default=None,
-        help="a routing requests JSONL file, or a committed set: requests (data/routing/requests.jsonl, the "
-        "default; in-sample for the keyword rules) or unseen (data/routing/requests_unseen.jsonl, written after them)",
-    )
-    p.add_argument(
-        "--translate",
-        choices=("model", "auto", "gold", "none"),
-        default="model",
-        help="non-English requests: translate with the translator model (default), auto (translate, but keep "
-        "the original where the translation is not English), use the gold English, or none",
-    )
-    p.add_argument(
-        "--routers",
-        default="keyword,llm,multi",
-        help="tool-sequence table: routers ('' skips it): keyword, llm, multi (re-deciding), loop (the model "
-        "decides each next tool; one model call per step)",
-    )
-    p.add_argument(
-        "--sets",
-        default="single,multi",
-        help="tool-sequence table: sets: single (data/routing/requests.jsonl or --data), multi (--multi-data, "
-        "in-sample for the multi router), unseen (data/routing/multi_intent_unseen.jsonl)",
-    )
-    p.add_argument(
-        "--paths",
-        default="room,original,auto",
-        help="tool-sequence table: room (translate first), original, auto (room, or the original where the "
-        "translation is not English), gold",
-    )
-    p.add_argument(
-        "--multi-data",
-        default=None,
-        help="multi-intent JSONL (default: data/routing/multi_intent.jsonl; '' is an error: --routers '' skips the table)",
-    )
-    add_run_options(
-        p,
-        "route",
-        out_help="results CSV (also .examples.csv, .confusion.csv, .floor.csv, .decided.csv, .sequences.csv, .json)",
-    )
-    p.set_defaults(func=guard(_eval_route))
 
 
 def main(argv: list[str] | None = None) -> int:

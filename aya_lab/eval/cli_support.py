@@ -3,10 +3,8 @@
 and the ``data`` commands live in :mod:`aya_lab.datasets.cli` (re-exported here), so ``aya-lab data``
 starts without the model stack.
 
-Options common to ``eval translate|summarize|route`` (:func:`add_run_options`): ``--model``,
-``--max-new-tokens``, ``--batch-size``, ``--n``, ``--out``, ``--n-bootstrap``, ``--seed``,
-``--no-progress``. Their defaults per command are those of the notebook that reports the figure
-(:data:`NOTEBOOK_DEFAULTS`), so a command with no flags reproduces the notebook.
+The options every model-backed ``eval`` command takes (:func:`add_run_options`, with
+:data:`NOTEBOOK_DEFAULTS`) are declared in the light :mod:`aya_lab.eval.parsers` and re-exported here.
 """
 
 from __future__ import annotations
@@ -22,16 +20,17 @@ from aya_lab.datasets.cli import EXPECTED_ERRORS, command_group, register_data
 from aya_lab.datasets.parallel import DatasetError, dataset_names, plan_datasets, split_files_spec
 from aya_lab.errors import InputError
 from aya_lab.eval.out_paths import out_problem
+from aya_lab.eval.parsers import NOTEBOOK_DEFAULTS, RUN_OPTION_LIMITS, add_run_options
 from aya_lab.models import load_chat_model
 from aya_lab.models.cache import default_cache_path
 from aya_lab.models.engine import executor_from_env
-from aya_lab.models.executor import ENGINES, use_executor
+from aya_lab.models.executor import use_executor
 from aya_lab.models.loader import default_role_models, parse_role_models
-from aya_lab.models.registry import model_help
-from aya_lab.settings import ROLES, settings
+from aya_lab.settings import settings
 
 __all__ = [
     "NOTEBOOK_DEFAULTS",
+    "RUN_OPTION_LIMITS",
     "command_group",
     "guard",
     "pandas_display",
@@ -46,17 +45,6 @@ __all__ = [
 ]
 
 _EXPECTED_ERRORS = EXPECTED_ERRORS
-
-NOTEBOOK_DEFAULTS: dict[str, dict[str, int]] = {
-    "translate": {"max_new_tokens": 64, "batch_size": 16},  # notebook 03
-    "route": {"max_new_tokens": 64, "batch_size": 16},  # notebook 04
-    "summarize": {"max_new_tokens": 128, "batch_size": 8},  # notebook 05 (the model's default batch)
-}
-"""Generation defaults of each ``eval`` command: those the notebooks load their model with."""
-
-RUN_OPTION_LIMITS = {"n": 10_000_000, "max_new_tokens": 32_768, "batch_size": 4096}
-"""The largest ``--n``, ``--max-new-tokens`` and ``--batch-size`` accepted: beyond any set, any context,
-any accelerator's memory (a typo such as ``--n 10000000000000`` is refused before work starts)."""
 
 
 def guard(fn: Callable[[argparse.Namespace], int]) -> Callable[[argparse.Namespace], int]:
@@ -108,42 +96,6 @@ def check_out(out: str | None, beside: Sequence[str] = ()) -> None:
 
 
 # -- options of the model-backed eval commands ------------------------------------------------------
-
-
-def add_run_options(p: argparse.ArgumentParser, command: str, *, out_help: str) -> None:
-    """The options every model-backed ``eval`` command takes, with ``command``'s notebook defaults."""
-    defaults = NOTEBOOK_DEFAULTS[command]
-    p.add_argument(
-        "--model",
-        action="append",
-        default=None,
-        metavar="[ROLE=]SPEC",
-        help=model_help("any" if command == "translate" else "chat", roles=ROLES),
-    )
-    p.add_argument(
-        "--max-new-tokens",
-        type=int,
-        default=defaults["max_new_tokens"],
-        help=f"generation limit (default {defaults['max_new_tokens']}, as in the notebook)",
-    )
-    p.add_argument(
-        "--batch-size",
-        type=int,
-        default=defaults["batch_size"],
-        help=f"prompts per generate (default {defaults['batch_size']})",
-    )
-    p.add_argument("--n", type=int, default=None, help="only the first N items")
-    p.add_argument("--out", default=None, help=out_help)
-    p.add_argument("--n-bootstrap", type=int, default=1000)
-    p.add_argument("--seed", type=int, default=0, help="seed of the bootstrap resamples")
-    p.add_argument("--no-progress", action="store_true", help="no progress bar on stderr")
-    p.add_argument(
-        "--engine",
-        choices=ENGINES,
-        default=None,
-        help="where cache misses are generated: local, or ray (AYA_LAB_RAY_ADDRESS=auto|ray://HOST:PORT, "
-        "else a local cluster); default $AYA_LAB_ENGINE or local",
-    )
 
 
 def check_run_options(args: argparse.Namespace, beside: Sequence[str] = ()) -> None:

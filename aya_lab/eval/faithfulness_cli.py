@@ -16,7 +16,7 @@ from aya_lab.eval.faithfulness import evaluate_faithfulness, report
 from aya_lab.eval.faithfulness_data import default_set_path
 from aya_lab.eval.faithfulness_real import calibrate_floor, floor_table, load_real_drafts
 
-__all__ = ["add_faithfulness"]
+__all__ = ["faithfulness_command"]
 
 
 def _eval_faithfulness(args: argparse.Namespace) -> int:
@@ -66,21 +66,5 @@ def _eval_faithfulness(args: argparse.Namespace) -> int:
     return 0
 
 
-def add_faithfulness(ev: argparse._SubParsersAction) -> None:
-    """Add ``eval faithfulness`` to the ``eval`` group's sub-parsers."""
-    p = ev.add_parser(
-        "faithfulness",
-        help="calibrate the translation guard's faithfulness thresholds; precision/recall on held-out pairs",
-        description="Score labelled (source, output) pairs with the multilingual encoder, pick each language's "
-        "threshold on the calibration split, and report precision and recall of the unfaithful class and the "
-        "share of honest translations withheld, with bootstrap 95% CIs, overall, per kind and per language.",
-    )
-    p.add_argument("--data", default=None, help="labelled pairs JSONL (default: data/faithfulness/pairs.jsonl)")
-    p.add_argument("--real-messages", default=None, help="the attack run's messages whose drafts place the "
-                   "real-output floor (default: data/adversarial/unseen.jsonl)")  # fmt: skip
-    p.add_argument("--real-labels", default=None, help="a person's labels of those drafts "
-                   "(default: data/adversarial/unseen_labels.jsonl)")  # fmt: skip
-    p.add_argument("--split", choices=("holdout", "calibration"), default="holdout", help="the split to report on")
-    p.add_argument("--n-bootstrap", type=int, default=1000)
-    p.add_argument("--out", default=None, help="write the table as CSV")
-    p.set_defaults(func=guard(_eval_faithfulness))
+faithfulness_command = guard(_eval_faithfulness)
+"""``aya-lab eval faithfulness`` (its options: :func:`aya_lab.eval.parsers.add_faithfulness`)."""

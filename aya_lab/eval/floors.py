@@ -26,14 +26,13 @@ from typing import Any
 
 from aya_lab.agents.summarizer import SummaryResult
 from aya_lab.errors import InputError
+from aya_lab.eval.names import SUMMARY_FLOORS
 
 __all__ = ["MAJORITY", "SUMMARY_FLOORS", "SummaryFloor", "is_summary_floor", "majority_label"]
 
 MAJORITY = "majority-class"
 """The routing floor's name in the ``prompt`` column of routing results."""
 
-SUMMARY_FLOORS = ("copy-transcript", "lead-3")
-"""The summary floors ``aya-lab eval summarize`` runs by default (any ``lead-N`` works)."""
 
 _LEAD = re.compile(r"^lead-(\d+)$")
 

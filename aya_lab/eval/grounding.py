@@ -34,7 +34,7 @@ from aya_lab.agents.summarizer import SUMMARIZER_PROMPTS, prompt_text, render_tr
 from aya_lab.agents.summary_checks import COPY_THRESHOLD, copy_coverage
 from aya_lab.datasets.project import load_rag_questions, load_transcripts
 from aya_lab.errors import InputError
-from aya_lab.eval.cli_support import check_out, command_group, guard
+from aya_lab.eval.cli_support import check_out, guard
 from aya_lab.eval.stats import bootstrap_ci
 from aya_lab.messages import ChatMessage
 from aya_lab.paths import kb_dir, project_root
@@ -46,7 +46,7 @@ __all__ = [
     "evaluate_drafts",
     "load_drafts",
     "rag_proxies",
-    "register",
+    "grounding_command",
     "summary_copies",
 ]
 
@@ -188,17 +188,5 @@ def _eval_grounding(args: argparse.Namespace) -> int:
     return 0
 
 
-def register(subparsers: argparse._SubParsersAction) -> None:
-    """Add ``eval grounding`` to the ``eval`` group of the top-level parser's ``subparsers``."""
-    ev = command_group(subparsers, "eval", "evaluate translation, summaries, routing")
-    p = ev.add_parser(
-        "grounding",
-        help="score the fact check of answers and the copy check of summaries (no model)",
-        description="Check the hand-written drafts of data/adversarial/drafts.jsonl against their passages "
-        "and report the share of fabricated drafts delivered and of honest drafts withheld (bootstrap 95% "
-        "CIs), the withheld share of honest proxy answers on data/rag, and the copy measure on data/transcripts.",
-    )
-    p.add_argument("--data", default=None, help="a drafts JSONL file (default: data/adversarial/drafts.jsonl)")
-    p.add_argument("--show", action="store_true", help="list the drafts the checks got wrong")
-    p.add_argument("--out", default=None, help="write the per-draft outcomes to this CSV")
-    p.set_defaults(func=guard(_eval_grounding))
+grounding_command = guard(_eval_grounding)
+"""``aya-lab eval grounding`` (its options: :func:`aya_lab.eval.parsers.register_grounding`)."""

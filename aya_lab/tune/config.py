@@ -18,10 +18,11 @@ from pathlib import Path
 from typing import Any
 
 from aya_lab.tune.errors import TuneError
-from aya_lab.tune.examples import TASKS
 
-__all__ = ["DEFAULT_MAX_TOKENS", "QUICK_STEPS", "TuneConfig"]
+__all__ = ["DEFAULT_MAX_TOKENS", "QUICK_STEPS", "TASKS", "TuneConfig"]
 
+TASKS = ("translate", "summarize-onecall", "route")
+"""The tasks an adapter is trained for (``aya-lab tune TASK``)."""
 DEFAULT_MAX_TOKENS = {"translate": 256, "summarize-onecall": 1024, "route": 256}
 QUICK_STEPS = 20
 _RUN_ONLY = ("steps", "out", "checkpoint_every", "device", "restart", "overwrite")

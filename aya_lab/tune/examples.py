@@ -39,11 +39,11 @@ from aya_lab.datasets.project import Transcript, load_routing_examples, load_tra
 from aya_lab.messages import ChatMessage
 from aya_lab.paths import project_root
 from aya_lab.prompts import PromptFile, fit_prompt, load_prompt
+from aya_lab.tune.config import TASKS
 from aya_lab.tune.errors import TrainingDataError, TuneError
 
 __all__ = ["TASKS", "Example", "TaskData", "files_sha256", "load_task_data", "onecall_target"]
 
-TASKS = ("translate", "summarize-onecall", "route")
 _FORMATS = {
     "summarize-onecall": "summarize transcripts (messages, request, gold_count)",
     "route": "routing requests (text, lang, label)",

@@ -1,19 +1,56 @@
 """Translation evaluation: systems (:mod:`~.systems`, :mod:`~.model_systems`), spec strings
 (:mod:`~.specs`), the evaluator (:mod:`~.evaluate`) and its options (:mod:`~.config`), and tidy
-results (:mod:`~.results`)."""
+results (:mod:`~.results`).
 
-from aya_lab.eval.translation.config import EvalConfig
-from aya_lab.eval.translation.evaluate import evaluate_translation
-from aya_lab.eval.translation.model_systems import PromptSystem, Seq2SeqSystem
-from aya_lab.eval.translation.results import Results, compare
-from aya_lab.eval.translation.specs import register_system_kind, resolve_system, system_kinds
-from aya_lab.eval.translation.systems import (
-    CopySystem,
-    PivotSystem,
-    ShuffledReferenceSystem,
-    SystemSpecError,
-    TranslationSystem,
-)
+The names below are imported from their modules on first use (PEP 562), not with the package, so a
+light submodule (the CLI's option definitions, which ``aya-lab ... --help`` reads) is importable
+without the model stack.
+"""
+
+from __future__ import annotations
+
+import importlib
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from aya_lab.eval.translation.config import EvalConfig
+    from aya_lab.eval.translation.evaluate import evaluate_translation
+    from aya_lab.eval.translation.model_systems import PromptSystem, Seq2SeqSystem
+    from aya_lab.eval.translation.results import Results, compare
+    from aya_lab.eval.translation.specs import register_system_kind, resolve_system, system_kinds
+    from aya_lab.eval.translation.systems import (
+        CopySystem,
+        PivotSystem,
+        ShuffledReferenceSystem,
+        SystemSpecError,
+        TranslationSystem,
+    )
+
+_HOMES: dict[str, tuple[str, ...]] = {
+    "aya_lab.eval.translation.config": ("EvalConfig",),
+    "aya_lab.eval.translation.evaluate": ("evaluate_translation",),
+    "aya_lab.eval.translation.model_systems": (
+        "PromptSystem",
+        "Seq2SeqSystem",
+    ),
+    "aya_lab.eval.translation.results": (
+        "Results",
+        "compare",
+    ),
+    "aya_lab.eval.translation.specs": (
+        "register_system_kind",
+        "resolve_system",
+        "system_kinds",
+    ),
+    "aya_lab.eval.translation.systems": (
+        "CopySystem",
+        "PivotSystem",
+        "ShuffledReferenceSystem",
+        "SystemSpecError",
+        "TranslationSystem",
+    ),
+}
+_HOME = {name: module for module, names in _HOMES.items() for name in names}
 
 __all__ = [
     "CopySystem",
@@ -31,3 +68,9 @@ __all__ = [
     "resolve_system",
     "system_kinds",
 ]
+
+
+def __getattr__(name: str) -> object:
+    if name in _HOME:
+        return getattr(importlib.import_module(_HOME[name]), name)
+    raise AttributeError(f"module 'aya_lab.eval.translation' has no attribute {name!r}")

@@ -21,12 +21,20 @@ one-line error for an unknown spec are generated from both registries.
 from __future__ import annotations
 
 import difflib
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from contextlib import contextmanager
 from contextvars import ContextVar
 from dataclasses import dataclass
 from typing import Any
 
+from aya_lab.eval.translation.kinds import (
+    KINDS,
+    SystemFactory,
+    floor_kinds,
+    register_system_kind,
+    system_help,
+    system_option_help,
+)
 from aya_lab.eval.translation.model_systems import PromptSystem, Seq2SeqSystem, split_suffixes, translate_prompt
 from aya_lab.eval.translation.systems import (
     CopySystem,
@@ -37,7 +45,7 @@ from aya_lab.eval.translation.systems import (
 )
 from aya_lab.models import load_chat_model, load_model
 from aya_lab.models.errors import ModelSpecError
-from aya_lab.models.registry import MODEL_KINDS, ModelSpec, parse_spec, spec_forms, spec_help
+from aya_lab.models.registry import MODEL_KINDS, ModelSpec, parse_spec, spec_forms
 from aya_lab.models.registry import unknown_spec_hint as _model_hint
 
 __all__ = [
@@ -52,19 +60,6 @@ __all__ = [
     "system_option_help",
     "system_kinds",
 ]
-
-
-SystemFactory = Callable[[str], TranslationSystem]
-
-
-@dataclass(frozen=True)
-class _Kind:
-    name: str
-    form: str
-    what: str
-    factory: SystemFactory
-    floor: bool
-    check: Callable[[str], None] | None
 
 
 @dataclass(frozen=True)
@@ -82,10 +77,9 @@ class SystemSpec:
 
     @property
     def floor(self) -> bool:
-        return self.kind in _KINDS and _KINDS[self.kind].floor
+        return self.kind in KINDS and KINDS[self.kind].floor
 
 
-_KINDS: dict[str, _Kind] = {}
 _MODEL_OPTIONS: ContextVar[dict[str, Any] | None] = ContextVar("aya_lab_system_model_options", default=None)
 
 
@@ -102,41 +96,13 @@ def model_options(*, settings: dict[str, Any] | None = None, batch_size: int | N
         _MODEL_OPTIONS.reset(token)
 
 
-def register_system_kind(
-    prefix: str,
-    factory: SystemFactory,
-    *,
-    replace: bool = False,
-    form: str | None = None,
-    what: str = "",
-    floor: bool = False,
-    check: Callable[[str], None] | None = None,
-) -> None:
-    """Register ``factory(rest_of_spec) -> TranslationSystem`` for specs ``"<prefix>:<rest>"`` (or a bare
-    ``"<prefix>"``, rest ``""``). ``form``/``what`` go into :func:`system_help`; ``floor`` marks a floor;
-    ``check(rest)`` validates the rest without building (for :func:`parse_system`). Registering a taken
-    prefix raises unless ``replace=True``. Model specs need no registration: every spec of the model
-    registry is a system."""
-    key = prefix.rstrip(":").strip().lower()
-    if not key:
-        raise ValueError("a system kind needs a non-empty prefix")
-    if key in _KINDS and not replace and _KINDS[key].factory is not factory:
-        raise ValueError(f"system kind {key!r} is already registered; pass replace=True to override it")
-    _KINDS[key] = _Kind(key, form or key, what, factory, floor, check)
-
-
 def system_kinds() -> list[str]:
     """Every spec prefix: the registered kinds and the model registry's kinds."""
-    return sorted({*_KINDS, *MODEL_KINDS})
-
-
-def floor_kinds() -> list[str]:
-    """How the floors are written (``copy``, ``other-sentence[:SEED]``)."""
-    return [k.form for k in _KINDS.values() if k.floor]
+    return sorted({*KINDS, *MODEL_KINDS})
 
 
 def _valid_forms() -> str:
-    own = ", ".join(k.form for k in _KINDS.values())
+    own = ", ".join(k.form for k in KINDS.values())
     models = ", ".join(spec_forms(tests=False))
     return (
         f"{own}, or a model: {models} (as MODEL[@VARIANT][+ctxK] where it takes a prompt; ~ENGINE and "
@@ -157,10 +123,9 @@ def parse_system(spec: str) -> SystemSpec:
     if "=" in text.split(":", 1)[0]:
         name, text = (part.strip() for part in text.split("=", 1))
     prefix, _, rest = text.partition(":")
-    kind = _KINDS.get(prefix.strip().lower())
+    kind = KINDS.get(prefix.strip().lower())
     if kind is not None:
-        if kind.check is not None:
-            kind.check(rest)
+        kind.validate(rest)
         return SystemSpec(text, name, kind.name, rest)
     head = _head(text)
     if head not in MODEL_KINDS:
@@ -186,15 +151,15 @@ def parse_system(spec: str) -> SystemSpec:
 
 
 def _close_kind(head: str) -> str:
-    close = difflib.get_close_matches(head.lower(), list(_KINDS), n=1)
+    close = difflib.get_close_matches(head.lower(), list(KINDS), n=1)
     return f" (did you mean {close[0]!r}?)" if close else ""
 
 
 def build_system(parsed: SystemSpec) -> TranslationSystem:
     """The system a :class:`SystemSpec` names (models are loaded here, with :func:`model_options`)."""
     options = _MODEL_OPTIONS.get() or {}
-    if parsed.kind in _KINDS:
-        system = _KINDS[parsed.kind].factory(parsed.rest)
+    if parsed.kind in KINDS:
+        system = KINDS[parsed.kind].build(parsed.rest)
     elif parsed.kind == "nmt":
         assert parsed.model is not None
         system = Seq2SeqSystem(load_model(parsed.model.text, **options) if options else parsed.model.text)
@@ -222,72 +187,27 @@ def resolve_system(spec: str | TranslationSystem) -> TranslationSystem:
     return build_system(parse_system(spec))
 
 
-def system_option_help() -> str:
-    """The one-line ``--system`` help, generated from both registries: the floors, every model form, the
-    wrappers (``pivot:SPEC``)."""
-    models = ", ".join(spec_forms(tests=False))
-    wrappers = " or ".join(k.form for k in _KINDS.values() if not k.floor)
-    return (
-        f"system spec (repeatable), optionally NAME=SPEC: a floor ({', '.join(floor_kinds())}), a model ({models}; "
-        f"MODEL[@VARIANT][+ctxK] where it takes a prompt, ~ENGINE, BASE+lora:PATH) or {wrappers} (grammar "
-        "below; default: the translator --model with the baseline prompt)"
-    )
-
-
-def system_help() -> str:
-    """The ``--system`` grammar for help texts, generated from both registries (floors listed first)."""
-    floors = [k for k in _KINDS.values() if k.floor]
-    others = [k for k in _KINDS.values() if not k.floor]
-    width = 26
-    lines = ["system specs (default: the translator --model with the baseline prompt):", " floors:"]
-    lines += [f"  {k.form:<{width}}{k.what}" for k in floors]
-    lines += [" models (every model spec; MODEL[@VARIANT][+ctxK] where the model takes a prompt):"]
-    lines += [spec_help("  ")]
-    lines += [
-        f"  {'@VARIANT':<{width}}a file under prompts/user_translate/ (default baseline; a base model gets",
-        f"  {'':<{width}}the completion variant instead, and the run says so)",
-        f"  {'+ctxK':<{width}}the last K (0..10) preceding segments of the document as context",
-    ]
-    lines += [" wrappers:"] + [f"  {k.form:<{width}}{k.what}" for k in others]
-    lines += [f"  {'NAME=SPEC':<{width}}any of the above, named NAME in the results"]
-    return "\n".join(lines) + "\n"
-
-
-def _copy_factory(rest: str) -> TranslationSystem:
+def copy_factory(rest: str) -> TranslationSystem:
     return CopySystem()
 
 
-def _check_pivot(rest: str) -> None:
+def check_pivot(rest: str) -> None:
     if not rest.strip():
         raise SystemSpecError("pivot: needs the spec of the system to pivot with, e.g. pivot:seq2seq:MODEL")
     parse_system(rest)
 
 
-def _pivot_factory(rest: str) -> TranslationSystem:
-    _check_pivot(rest)
+def pivot_factory(rest: str) -> TranslationSystem:
+    check_pivot(rest)
     return PivotSystem(resolve_system(rest))
 
 
-def _check_other_sentence(rest: str) -> None:
+def check_other_sentence(rest: str) -> None:
     text = rest.strip()
     if text and not text.isdigit():
         raise SystemSpecError(f"other-sentence takes a numeric seed (other-sentence:7), got {rest!r}")
 
 
-def _other_sentence_factory(rest: str) -> TranslationSystem:
-    _check_other_sentence(rest)
+def other_sentence_factory(rest: str) -> TranslationSystem:
+    check_other_sentence(rest)
     return ShuffledReferenceSystem(seed=int(rest.strip() or 0))
-
-
-register_system_kind("copy", _copy_factory, what="the source unchanged (the echo floor)", floor=True)
-register_system_kind(
-    "other-sentence",
-    _other_sentence_factory,
-    form="other-sentence[:SEED]",
-    what="another segment's reference, same pair (writes the language, translates nothing)",
-    floor=True,
-    check=_check_other_sentence,
-)
-register_system_kind(
-    "pivot", _pivot_factory, form="pivot:SPEC", what="through English with SPEC on both hops", check=_check_pivot
-)
