@@ -20,6 +20,8 @@ import numpy as np
 
 from aya_lab.agents.calibration import (
     CalibrationError,
+    ThresholdsCalibration,
+    TranslatorCalibration,
     calibration_dir,
     load_thresholds,
     translator_record,
@@ -93,6 +95,10 @@ def _print_floor(floor: RealOutputFloor, n_drafts: int) -> None:
 def _eval_faithfulness(args: argparse.Namespace) -> int:
     check_out(args.out)
     _check_calibration_dir(args.write_calibration)
+    if not args.translator.strip():
+        raise InputError(
+            "--translator is empty; pass the spec of the model that wrote the labelled drafts, e.g. gemma3-270m"
+        )
     path = Path(args.data) if args.data else default_set_path()
     if not path.is_file():
         raise CorpusError(
@@ -142,7 +148,7 @@ def _write(
 ) -> None:
     """Both calibration files, each record built (and checked) before either is written."""
     sources = [args.real_messages or default_messages_path(), args.real_labels or default_labels_path()]
-    records = [
+    records: list[ThresholdsCalibration | TranslatorCalibration] = [
         thresholds_calibration(result),
         translator_calibration(drafts, scores, floor, sources, args.fingerprint, thresholds=result.thresholds),
     ]
