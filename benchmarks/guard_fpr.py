@@ -7,7 +7,7 @@ how many pairs the guard withheld and which checks fired, with a 95% Wilson inte
 
     .venv/bin/python benchmarks/guard_fpr.py [--show] [--floor]
 
-``--floor`` applies the default translator's real-output floor (``REAL_OUTPUT_FLOOR``) as if these human
+``--floor`` applies the default translator's real-output floor (its record in ``data/calibration/``) as if these human
 references were its drafts: the cost the floor would have for a translator as free as a person.
 """
 
@@ -17,9 +17,10 @@ import argparse
 import math
 from collections import Counter
 
-from aya_lab.agents.faithfulness import REAL_OUTPUT_FLOOR
+from aya_lab.agents.faithfulness import translator_floor
 from aya_lab.agents.guard import TranslationGuard
 from aya_lab.datasets.project import load_workplace
+from aya_lab.settings import DEFAULT_ROLE_SPECS
 
 LANGS = ("fra", "deu", "spa", "cmn")
 
@@ -39,7 +40,7 @@ def main() -> None:
     parser.add_argument("--show", action="store_true", help="print every withheld pair and its reasons")
     parser.add_argument("--floor", action="store_true", help="apply the default translator's real-output floor")
     args = parser.parse_args()
-    guard = TranslationGuard(floor=REAL_OUTPUT_FLOOR if args.floor else None)
+    guard = TranslationGuard(floor=translator_floor(DEFAULT_ROLE_SPECS["translator"]) if args.floor else None)
     english = load_workplace("eng")
     total_k = total_n = 0
     print(f"{'pair':<9} {'withheld':>8} {'n':>4} {'rate':>6}  95% CI          checks fired")

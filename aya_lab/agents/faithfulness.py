@@ -6,31 +6,25 @@ Dale et al. (2023) found cross-lingual sentence similarity the strongest referen
 hallucinated machine translation. A translation scores near 0.9; an invented sentence (another message's
 translation, a few-shot example or a paraphrase of one) near 0.8; the same text twice scores 1.0, so an
 output equal to a source already written in the target language passes (an echo is the ``echo`` check's
-business, not this one's).
+business, not this one's). The score does not check facts: a changed number hardly moves it.
 
-**Thresholds per language.** e5 places low-resource languages less precisely, so honest Yoruba and
-Hausa translations score lower than French ones (median 0.88 and 0.86 against 0.93 in
-``data/faithfulness``). Each language has its own threshold (:data:`FAITHFUL_THRESHOLDS`: the 10th percentile of the
-scores of honest translations to or from it in the calibration split of ``data/faithfulness``, chosen
-to withhold about one honest translation in ten at most); a pair uses the lower of its two languages'
-thresholds, and a language without calibration data uses :data:`DEFAULT_THRESHOLD` (the lowest
-calibrated one: fewer honest translations withheld, fewer inventions caught). A shared name or number
-lifts an invented output's score; masking shared names and numbers before encoding was measured and
-did not separate better (ROC AUC over the whole set 0.921 against 0.929 unmasked), so the score is
-unmasked.
+Every number the gate compares a score with is measured and read from ``data/calibration/``
+(:mod:`aya_lab.agents.calibration`), never written here:
 
-Measured 2026-12-02 on the held-out split (``aya-lab eval faithfulness``; figures with 95% CIs, per kind
-and per language, in ``data/faithfulness/README.md``): honest translations withheld 3.1%; inventions
-(unrelated sentences, few-shot echoes and paraphrases) caught 92–95%; half translations 40%; a changed
-number or weekday 0% — the score does not check facts. Yoruba: 16.7% of honest translations withheld.
+- **Thresholds per language** (:func:`faithful_thresholds`, model-independent): the
+  :data:`WITHHELD_QUANTILE` quantile of the scores of honest written translations to or from the language.
+  A pair uses the lower of its two languages' thresholds; a language without calibration data uses the
+  lowest calibrated one (:func:`default_threshold`: fewer honest translations withheld, fewer inventions
+  caught). The scores are unmasked (shared names and numbers are encoded as written).
+- **A translator's own record** (:func:`floor_for`, keyed by the exact spec of the model that wrote the
+  draft): a :class:`RealOutputFloor` placed on its labelled drafts, which binds that model only. An output
+  scoring between the written threshold and the floor is *doubtful*: delivered flagged, not withheld
+  (:func:`faithfulness_verdict`). An output into or out of a language the record marks unsupported is
+  withheld without scoring. A model with no record (an adapter is not its base) gets the written
+  thresholds alone.
 
-**A floor from the translator's own outputs.** Written translations are freer than a small model's and
-score lower, so inventions between English, German, French and Spanish passed those thresholds. The
-default translator's labelled drafts place :data:`REAL_OUTPUT_FLOOR`, which binds that model only
-(:func:`floor_for`; :mod:`aya_lab.eval.faithfulness_real` calibrates it). An output scoring between the
-written threshold and the floor is *doubtful*, not withheld (:func:`faithfulness_verdict`): as a
-withholding threshold the floor withheld 4 of 16 faithful drafts on the second unseen run, because faithful
-and invented drafts share the band, so the room delivers such a draft flagged, beside the original.
+Measured figures, per kind and per language: ``data/faithfulness/README.md``; how the gate came to be:
+``docs/SECURITY.md``.
 """
 
 from __future__ import annotations
@@ -40,43 +34,37 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from aya_lab.agents.calibration import load_thresholds, translator_record
 from aya_lab.languages import normalize_language
 from aya_lab.rag.sentence_encoder import similarity
 
 __all__ = [
-    "CALIBRATION_COMMAND",
-    "DEFAULT_THRESHOLD",
-    "FAITHFUL_THRESHOLDS",
-    "REAL_OUTPUT_FLOOR",
     "REAL_OUTPUT_QUANTILE",
     "RealOutputFloor",
     "WITHHELD_QUANTILE",
+    "default_threshold",
+    "faithful_thresholds",
     "faithfulness_scores",
     "faithfulness_verdict",
     "floor_for",
     "threshold_for",
+    "translator_floor",
     "unfaithful_reason",
 ]
 
 WITHHELD_QUANTILE = 0.10
 """Each language's threshold is this quantile of its honest translations' scores (calibration split)."""
-CALIBRATION_COMMAND = "aya-lab eval faithfulness --split holdout"
-"""The command that recomputes :data:`FAITHFUL_THRESHOLDS` from the calibration split and reports the
-held-out precision and recall (see ``data/faithfulness/README.md``)."""
 
-FAITHFUL_THRESHOLDS: dict[str, float] = {
-    "eng": 0.843,
-    "swh": 0.858,
-    "deu": 0.870,
-    "fra": 0.885,
-    "yor": 0.842,
-    "hau": 0.827,
-}
-"""Per language, the similarity below which an output is not a translation (calibrated 2026-12-02 by
-:data:`CALIBRATION_COMMAND` on ``data/faithfulness/pairs.jsonl``, calibration split: 522 honest
-translations; the README's table has the figures)."""
-DEFAULT_THRESHOLD = min(FAITHFUL_THRESHOLDS.values())
-"""The threshold of a language without calibration data: the lowest calibrated one."""
+
+def faithful_thresholds() -> dict[str, float]:
+    """Per language, the similarity below which an output is not a translation: the committed
+    ``data/calibration/faithfulness-thresholds.json`` (:func:`~aya_lab.agents.calibration.load_thresholds`)."""
+    return dict(load_thresholds().thresholds)
+
+
+def default_threshold() -> float:
+    """The threshold of a language without calibration data: the lowest calibrated one."""
+    return min(faithful_thresholds().values())
 
 
 REAL_OUTPUT_QUANTILE = 0.05
@@ -106,28 +94,23 @@ class RealOutputFloor:
         return normalize_language(src) in self.languages and normalize_language(tgt) in self.languages
 
 
-REAL_OUTPUT_FLOOR = RealOutputFloor(
-    0.908, frozenset({"deu", "eng", "fra", "spa"}), "gemma3-270m", unsupported=frozenset({"swh", "yor"})
-)
-"""The room's default translator's floor, calibrated 2026-12-02 (``aya-lab eval faithfulness``) on the 166 labelled drafts of the first
-unseen-message run (``data/adversarial/unseen_labels.jsonl``, translator gemma3-270m): the
-:data:`REAL_OUTPUT_QUANTILE` quantile of its 20 faithful drafts' scores, for the languages with at least
-five of them on either side. Written human translations are freer than a 270M model's literal ones and
-score lower (the per-language thresholds above come from them), so inventions between these languages
-slipped under those thresholds (0.834-0.890) while every faithful draft of the model scored 0.901 or
-more. Swahili, Yoruba and Hausa have no faithful drafts to place a floor. Swahili (66 drafts into or out
-of it) and Yoruba (32) had none faithful at all: the model does not translate them, and its drafts in
-them are withheld (notebook 08 measured the same with references: prompted English -> Swahili chrF 7.7
-against 19.8 for copying the source). Hausa had no drafts: it keeps the written thresholds.
-The floor is the model's, not the languages': human translations are freer, and it would withhold 30% of
-the workplace set's honest German and Spanish references (``benchmarks/guard_fpr.py --floor``), so
-another translator keeps the written-pair thresholds until its own drafts are labelled and calibrated
-(:func:`floor_for`)."""
+def translator_floor(spec: str) -> RealOutputFloor | None:
+    """The record of the translator ``spec`` (its calibration file,
+    :func:`~aya_lab.agents.calibration.translator_record`) as a floor, or ``None``: no record, the
+    model-independent gate only."""
+    record = translator_record(spec)
+    if record is None:
+        return None
+    return RealOutputFloor(
+        record.floor, frozenset(record.floor_languages), record.model, unsupported=frozenset(record.unsupported)
+    )
 
 
 def floor_for(model: object) -> RealOutputFloor | None:
-    """The real-output floor calibrated on ``model`` (matched by its ``spec``), or ``None``."""
-    return REAL_OUTPUT_FLOOR if getattr(model, "spec", None) == REAL_OUTPUT_FLOOR.model else None
+    """The record of the model that wrote a draft, matched by its exact ``spec`` (:func:`translator_floor`),
+    or ``None`` (no record, or no spec: a model object without one)."""
+    spec = getattr(model, "spec", None)
+    return translator_floor(spec) if isinstance(spec, str) else None
 
 
 def threshold_for(
@@ -139,8 +122,8 @@ def threshold_for(
     """The threshold of a ``src`` -> ``tgt`` pair: the lower of its two languages' thresholds, raised to
     ``floor`` where it applies (a translator's real-output floor; ``None``, the default: the written-pair
     thresholds alone, as every translation evaluation's hallucination rate uses them)."""
-    table = FAITHFUL_THRESHOLDS if thresholds is None else thresholds
-    default = min(table.values()) if table else DEFAULT_THRESHOLD
+    table = faithful_thresholds() if thresholds is None else thresholds
+    default = min(table.values()) if table else default_threshold()
     base = min(table.get(normalize_language(lang), default) for lang in (src, tgt))
     return max(base, floor.value) if floor is not None and floor.applies(src, tgt) else base
 

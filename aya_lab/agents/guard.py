@@ -8,68 +8,42 @@ report (never a silent drop). The checks:
 
 - ``language`` — lingua (:mod:`aya_lab.langid`) must identify the output as the target language among
   the target, the source and the usual drift languages, or at least give the target a confidence of
-  :data:`MIN_TARGET_CONFIDENCE` (0.1: close languages such as Spanish and Portuguese are confused on
-  honest text, while a wrong-language output gives the target < 0.01). Only where lingua covers the
+  :data:`MIN_TARGET_CONFIDENCE` (close languages such as Spanish and Portuguese are confused on honest
+  text, while a wrong-language output gives the target almost none). Only where lingua covers the
   target, and only for outputs of at least :data:`MIN_LANGID_LETTERS` letters (shorter text is not
   identified reliably).
 - ``echo`` — the languages differ, the source has at least :data:`MIN_ECHO_WORDS` words, and the output
-  equals the source, its sentence chrF against the source is >= :data:`~aya_lab.langid.ECHO_CHRF`
-  (80), or it is a *fragment* of the source: at least :data:`FRAGMENT_CONTAINMENT` of its character
-  3-grams (case-folded, NFC) occur in the source ("Ọlọ́wọ́ yín lánàá." for a longer Yoruba message: its
-  chrF against the whole source is low, and it is too short for the language check). No honest pair of
-  ``data/faithfulness`` reaches 0.8 (the highest, 0.72, is "Photo by Peter Tkac, CC BY-SA."); the rule
-  was added 2026-12-02 after the first unseen run, whose drafts are now calibration data. Not an echo
-  when lingua identifies the *source* as the target language (the user wrote in the target language
-  already, and the prompt says to return it unchanged).
+  equals the source, its sentence chrF against the source is >= :data:`~aya_lab.langid.ECHO_CHRF`, or it
+  is a *fragment* of the source (:func:`is_fragment`: at least :data:`FRAGMENT_CONTAINMENT` of its
+  character 3-grams occur in the source). Not an echo when lingua identifies the *source* as the target
+  language (the user wrote in the target language already, and the prompt says to return it unchanged).
 - ``length`` — the output's size over the source's (characters; a character of an unspaced script
-  such as Chinese counts :data:`UNSPACED_WEIGHT`) must lie in ``[MIN_RATIO, MAX_RATIO]`` = [0.3, 3.0];
-  the lower bound applies to sources of at least :data:`MIN_RATIO_SOURCE` units, the upper one allows
-  :data:`RATIO_SLACK` extra units (short messages vary most). A one-word ``HACKED`` for a sentence, or
-  an essay for "ok", fails here.
+  such as Chinese counts :data:`UNSPACED_WEIGHT`) must lie in ``[MIN_RATIO, MAX_RATIO]``; the lower
+  bound applies to sources of at least :data:`MIN_RATIO_SOURCE` units, the upper one allows
+  :data:`RATIO_SLACK` extra units (short messages vary most).
 - ``example`` — the output copies a sentence of the completion prompts' few-shot pool
   (``data/fewshot/translations.yaml``, any language; equal after normalising case and spaces, or
-  sentence chrF >= 80 against it) that the source does not: a base model that repeats its prompt's
-  example has translated nothing (notebook 01 showed Swahili messages delivered in French and German as
-  "the delivery truck arrived two hours late this morning").
-- ``assistant`` — the output speaks as an assistant (:data:`ASSISTANT_PATTERNS`: "I'm sorry, but", "As
-  an AI", "Sure, here", "I can help", "How can I help", "here is the translation", ... in English,
-  French, German, Spanish, Portuguese, Swahili and Mandarin) while the source does not (an honest
-  translation of a message that itself says "I'm sorry, but ..." passes).
-- ``repetition`` — the output loops (one word, phrase or character repeated back to back over most of
-  it: :mod:`aya_lab.agents.repetition`) while the source does not: "kwa kuchelewa kwa kuchelewa ...",
-  "Die 1000000...". Added 2026-12-02 *after* the unseen-message run (``data/adversarial/unseen.jsonl``)
-  showed two loops delivered past the other checks, so that run is no longer unseen for this check (the
-  rule's thresholds are generic, not fitted to those two outputs; docs/SECURITY.md gives the figures
-  with and without it).
-- ``numbers`` — the output states a number (a digit group, any script) that the source does not
-  (:mod:`aya_lab.agents.numbers`): "The train arrived at the station at 10:00 am." for a message with no
-  time in it, a partial translation with the time or amount changed. The faithfulness gate below cannot
-  see these (a changed number hardly moves sentence similarity). Added 2026-12-02 after the
-  unseen-message run; numbers written in words, Chinese numerals and clock conventions count as the
-  source's, and a weekday name the source does not state fails the same way; known misses and false
-  positives are stated in that module.
-- ``faithful`` — the output must be a translation of the source at all: its cross-lingual similarity to
-  the source under the multilingual sentence encoder must reach the pair's calibrated threshold
-  (:mod:`aya_lab.agents.faithfulness`; the figures are in ``data/faithfulness/README.md``), raised to
-  the translator's real-output floor where one was calibrated on its own labelled drafts (the guard's
-  ``floor``; :func:`guard_translations` takes the model's, :func:`~aya_lab.agents.faithfulness.floor_for`):
-  an output between the two is not withheld but *flagged*, delivered as ``"[unverified] <output> |
-  original: <original>"`` (faithful and invented drafts share that band of scores); an output into or out
-  of a language the translator's labelled drafts show it does not translate (the default translator:
-  Swahili, Yoruba) is withheld without scoring. This
-  catches fluent, right-language inventions the other checks pass: another message, a few-shot example
-  paraphrased ("Das Paket kam heute Morgen zwei Stunden zu spät." for an injection). It runs last and
-  only when every other check passed (an output already withheld needs no score; the encoder costs
-  about 25 ms a sentence), so a withheld output's note names the cheaper check that caught it. It does
-  not check facts: a translation with one number changed scores as high as the honest one.
-
-The measured false-positive rate on honest translations (the workplace set's references) is in
-``data/workplace/README.md`` (``benchmarks/guard_fpr.py``).
+  sentence chrF >= :data:`~aya_lab.langid.ECHO_CHRF` against it) that the source does not.
+- ``assistant`` — the output speaks as an assistant (:data:`ASSISTANT_PATTERNS`, in English, French,
+  German, Spanish, Portuguese, Swahili and Mandarin) while the source does not.
+- ``repetition`` — the output loops (:mod:`aya_lab.agents.repetition`) while the source does not.
+- ``numbers`` — the output states a number or a weekday that the source does not
+  (:mod:`aya_lab.agents.numbers`, which states its known misses and false positives).
+- ``faithful`` — the output must be a translation of the source at all
+  (:mod:`aya_lab.agents.faithfulness`): its similarity to the source must reach the pair's written
+  threshold; where the model that wrote the draft has a record of its own (the guard's ``floor``;
+  :func:`guard_translations` takes it by that model's spec,
+  :func:`~aya_lab.agents.faithfulness.floor_for`), an output under that model's real-output floor is
+  *flagged*, and one into or out of a language the record marks unsupported is withheld without
+  scoring. A model without a record gets the written thresholds alone. It runs last and only when every
+  other check passed (an output already withheld needs no score), so a withheld output's note names
+  the cheaper check that caught it. It does not check facts.
 
 Scripted fake models are not translators: every model declares the checks that apply to its outputs in
 ``guard_checks`` (:class:`~aya_lab.agents.protocols.TextModel`, read by :func:`checks_for`): a real model
-all of them (:data:`ALL_CHECKS`, which the model layer's ``LocalChatModel`` holds as its default), while
-``FakeChatModel`` keeps only ``assistant``.
+all of them (:data:`ALL_CHECKS`), while ``FakeChatModel`` keeps only ``assistant``. Measured figures:
+``data/workplace/README.md`` (false positives, ``benchmarks/guard_fpr.py``) and ``docs/SECURITY.md``
+(which also tells how each check came to be).
 """
 
 from __future__ import annotations
@@ -341,10 +315,11 @@ def _pool_sentences() -> list[str]:
 def guard_translations(
     source: str, src: str, translations: dict[str, str], model: TextModel, *, label: str = "message"
 ) -> tuple[dict[str, str], list[str]]:
-    """``translations`` (``{lang: text}``) checked against ``source`` (in ``src``) with the checks that
-    apply to ``model`` (:func:`checks_for`) and its real-output floor (:func:`~aya_lab.agents.faithfulness.floor_for`):
-    ``(texts to deliver, run-report notes)``; each withheld
-    translation becomes :data:`MARKER` + the original and gets one note starting with ``label``."""
+    """``translations`` (``{lang: text}``), written by ``model``, checked against ``source`` (in ``src``)
+    with the checks that apply to ``model`` (:func:`checks_for`) and ``model``'s own record
+    (:func:`~aya_lab.agents.faithfulness.floor_for`; none: the written thresholds alone):
+    ``(texts to deliver, run-report notes)``; each withheld translation becomes :data:`MARKER` + the
+    original and gets one note starting with ``label``."""
     guard = TranslationGuard(checks_for(model), floor_for(model))
     out, notes = {}, []
     for lang, text in translations.items():

@@ -93,7 +93,7 @@ def report(
 ) -> pd.DataFrame:
     """The gate's precision/recall (of "unfaithful") and withheld share of honest pairs, with 95% CIs:
     one row overall, one per kind, one per language (pairs with it on either side). ``thresholds``: per
-    language (default: the calibrated constants of :mod:`aya_lab.agents.faithfulness`); ``floor``: a
+    language (default: the committed calibration, :func:`~aya_lab.agents.faithfulness.faithful_thresholds`); ``floor``: a
     translator's real-output floor (``None``, the default: the written-pair thresholds alone)."""
     limits = np.array([threshold_for(p.src, p.tgt, thresholds, floor) for p in pairs])
     withheld = np.asarray(scores) < limits

@@ -1,17 +1,15 @@
-"""The faithfulness gate's real-output floor: calibrated on the room translator's own labelled drafts.
+"""The faithfulness gate's real-output floor: placed on a translator's own labelled drafts.
 
 The per-language thresholds (:mod:`aya_lab.eval.faithfulness`) come from written translations, which
-are freer than a small model's literal ones and score lower; on the first unseen-message run the model's
-faithful drafts all scored 0.901 or more while inventions between the same languages passed at
-0.834-0.890. :func:`calibrate_floor` places a floor on the translator's own drafts: the
-:data:`~aya_lab.agents.faithfulness.REAL_OUTPUT_QUANTILE` quantile of the scores of its *faithful* drafts,
-applied to pairs whose both languages have at least :data:`MIN_FAITHFUL_DRAFTS` faithful drafts on
-either side (the others have too few to place it). The data are an attack run's messages
-(``data/adversarial/unseen.jsonl``) and a person's labels of its drafts
-(``data/adversarial/unseen_labels.jsonl``, :mod:`aya_lab.eval.fabrications`); a run used here no
-longer measures the gate, so the figures :func:`floor_table` gives are in-sample. An output scoring
-between a pair's written threshold and the floor is flagged, not withheld
-(:func:`~aya_lab.agents.faithfulness.faithfulness_verdict`).
+are freer than a small model's literal ones and score lower. :func:`calibrate_floor` places a floor on
+one translator's drafts: the :data:`~aya_lab.agents.faithfulness.REAL_OUTPUT_QUANTILE` quantile of the
+scores of its *faithful* drafts, applied to pairs whose both languages have at least
+:data:`MIN_FAITHFUL_DRAFTS` faithful drafts on either side (the others have too few to place it); and
+marks *unsupported* the languages with at least :data:`MIN_UNSUPPORTED_DRAFTS` drafts and none faithful.
+The data are an attack run's messages (default ``data/adversarial/unseen.jsonl``) and a person's labels
+of the drafts the translator wrote in it (default ``data/adversarial/unseen_labels.jsonl``,
+:mod:`aya_lab.eval.fabrications`): the floor binds the model that wrote those drafts only. A run used
+here no longer measures the gate, so the figures :func:`floor_table` gives are in-sample.
 """
 
 from __future__ import annotations
@@ -23,11 +21,12 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from aya_lab.agents.faithfulness import REAL_OUTPUT_FLOOR, REAL_OUTPUT_QUANTILE, RealOutputFloor, threshold_for
+from aya_lab.agents.faithfulness import REAL_OUTPUT_QUANTILE, RealOutputFloor, threshold_for
 from aya_lab.errors import InputError
 from aya_lab.eval.attacks import load_attacks
 from aya_lab.eval.fabrications import LABELS, default_labels_path, load_labels
 from aya_lab.paths import project_root
+from aya_lab.settings import DEFAULT_ROLE_SPECS
 
 __all__ = [
     "MIN_FAITHFUL_DRAFTS",
@@ -83,7 +82,7 @@ def calibrate_floor(
     scores: np.ndarray,
     quantile: float = REAL_OUTPUT_QUANTILE,
     min_faithful: int = MIN_FAITHFUL_DRAFTS,
-    model: str = REAL_OUTPUT_FLOOR.model,
+    model: str = DEFAULT_ROLE_SPECS["translator"],
 ) -> RealOutputFloor:
     """``model``'s floor: the ``quantile`` of the faithful drafts' scores (rounded to three decimals), for
     the languages with at least ``min_faithful`` faithful drafts on either side; and its unsupported
@@ -108,14 +107,20 @@ def calibrate_floor(
 
 
 def floor_table(
-    drafts: Sequence[RealDraft], scores: np.ndarray, floor: RealOutputFloor = REAL_OUTPUT_FLOOR
+    drafts: Sequence[RealDraft],
+    scores: np.ndarray,
+    floor: RealOutputFloor,
+    thresholds: dict[str, float] | None = None,
 ) -> pd.DataFrame:
-    """Per label: drafts, the share the gate alone withholds (under the written threshold) and the share
-    it flags (between that threshold and ``floor``); in-sample when ``floor`` was placed on these drafts."""
+    """Per label: drafts, the share the gate alone withholds (under the written threshold; ``thresholds``
+    per language, default the committed ones) and the share it flags (between that threshold and
+    ``floor``); in-sample when ``floor`` was placed on these drafts."""
     rows = []
     for label in LABELS:
         sel = [(d, float(s)) for d, s in zip(drafts, scores) if d.label == label]
-        limits = [(threshold_for(d.src, d.tgt), threshold_for(d.src, d.tgt, floor=floor)) for d, _ in sel]
+        limits = [
+            (threshold_for(d.src, d.tgt, thresholds), threshold_for(d.src, d.tgt, thresholds, floor)) for d, _ in sel
+        ]
         withheld = [s < base for (_, s), (base, _) in zip(sel, limits)]
         flagged = [base <= s < top for (_, s), (base, top) in zip(sel, limits)]
         rows.append(

@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import argparse
 
+from aya_lab.agents.calibration import calibration_dir
 from aya_lab.agents.summarizer_names import SUMMARIZER_VARIANTS
 from aya_lab.datasets.cli import command_group
 from aya_lab.eval.names import ATTACK_CATEGORIES, DEFAULT_MEMORY_POLICY, SUMMARY_FLOORS
@@ -23,7 +24,7 @@ from aya_lab.eval.translation.kinds import system_help, system_option_help
 from aya_lab.models.executor import ENGINES
 from aya_lab.models.registry import model_help
 from aya_lab.refs import lazy
-from aya_lab.settings import ROLES
+from aya_lab.settings import DEFAULT_ROLE_SPECS, ROLES
 
 __all__ = [
     "NOTEBOOK_DEFAULTS",
@@ -233,6 +234,11 @@ def add_faithfulness(ev: argparse._SubParsersAction) -> None:
                    "real-output floor (default: data/adversarial/unseen.jsonl)")  # fmt: skip
     p.add_argument("--real-labels", default=None, help="a person's labels of those drafts "
                    "(default: data/adversarial/unseen_labels.jsonl)")  # fmt: skip
+    p.add_argument("--translator", default=DEFAULT_ROLE_SPECS["translator"], help="the spec of the model that "
+                   "wrote the labelled drafts: the record is its own (default: %(default)s)")  # fmt: skip
+    p.add_argument("--fingerprint", default=None, help="that model's fingerprint, as its run recorded it")
+    p.add_argument("--write-calibration", nargs="?", const=str(calibration_dir()), default=None, metavar="DIR",
+                   help="write the calibration files into DIR (default: data/calibration)")  # fmt: skip
     p.add_argument("--split", choices=("holdout", "calibration"), default="holdout", help="the split to report on")
     p.add_argument("--n-bootstrap", type=int, default=1000)
     p.add_argument("--out", default=None, help="write the table as CSV")

@@ -167,6 +167,21 @@ def _by_translator(runtime: AyaRuntime, source: str, targets: list[str]) -> list
     return list(groups.values())
 
 
+def _guarded(
+    runtime: AyaRuntime, original: ChatMessage, translations: dict[str, str], label: str
+) -> tuple[dict[str, str], list[str]]:
+    """``translations`` of ``original`` through the guard, in order, each judged by the record of the model
+    that wrote it (:meth:`~aya_lab.room.state.AyaRuntime.translator_for`: an adapter is not its base)."""
+    out: dict[str, str] = {}
+    notes: list[str] = []
+    for lang, text in translations.items():
+        model = runtime.translator_for(original.lang, lang)
+        part, more = guard_translations(original.content, original.lang, {lang: text}, model, label=label)
+        out |= part
+        notes += more
+    return out, notes
+
+
 def _delivery_factory(field_name: str, doc: str) -> Callable[..., Node]:
     """A node factory delivering the message in ``state[field_name]`` to every user (one batch)."""
 
@@ -188,7 +203,7 @@ def _delivery_factory(field_name: str, doc: str) -> Callable[..., Node]:
             # a model's output is untrusted text too: no control or bidi-override character reaches a feed
             others = {k: clean_text(v) for k, v in translations.items() if k != original.lang}
             label = f"{original.sender}'s message {original.id}"
-            others, notes = guard_translations(original.content, original.lang, others, runtime.translator, label=label)
+            others, notes = _guarded(runtime, original, others, label)
             runtime.guard_notes += notes
             message = original.model_copy(update={"translations": others})
             return {"messages": [message], "deliveries": _deliveries(message, users)}

@@ -7,7 +7,7 @@ import pytest
 from langchain_core.embeddings import DeterministicFakeEmbedding
 
 import aya_lab.rag.knowledge_base as knowledge_base
-from aya_lab.agents.faithfulness import REAL_OUTPUT_FLOOR
+from aya_lab.agents.faithfulness import translator_floor
 from aya_lab.agents.guard import MARKER, UNVERIFIED, TranslationGuard
 from aya_lab.attacks import run_attack
 from aya_lab.cli import main
@@ -62,7 +62,7 @@ def test_rates_count_made_up_unmarked_and_faithful_withheld_per_reader_language(
 
 
 def test_a_flagged_delivery_is_marked_and_its_draft_parses_back_from_the_note():
-    guard = TranslationGuard(("faithful",), floor=REAL_OUTPUT_FLOOR)
+    guard = TranslationGuard(("faithful",), floor=translator_floor("gemma3-270m"))
     invented = "Ne vous inquiétez pas de nous envoyer vos heures de travail."
     source = "Please remember to submit your timesheets by Thursday evening."
     text, note = guard.deliverable(source, invented, "eng", "fra")

@@ -7,7 +7,7 @@ import json
 import numpy as np
 import pytest
 
-from aya_lab.agents.faithfulness import REAL_OUTPUT_FLOOR
+from aya_lab.agents.faithfulness import RealOutputFloor
 from aya_lab.errors import InputError
 from aya_lab.eval.faithfulness_real import (
     MIN_UNSUPPORTED_DRAFTS,
@@ -39,10 +39,13 @@ def test_the_floor_is_the_quantile_of_faithful_scores_for_languages_with_enough_
 
 def test_the_floor_table_shows_what_the_floor_flags_per_label():
     drafts = [_draft(0, "faithful"), _draft(1, "made_up"), _draft(2, "made_up", "swh", "fra")]
-    table = floor_table(drafts, np.array([0.95, 0.89, 0.80]), REAL_OUTPUT_FLOOR).set_index("label")
+    floor = RealOutputFloor(0.9, frozenset({"eng", "fra", "deu", "spa"}), "m")
+    table = floor_table(
+        drafts, np.array([0.95, 0.89, 0.80]), floor, {"eng": 0.84, "fra": 0.885, "swh": 0.86}
+    ).set_index("label")
     assert (table.loc["faithful", "withheld"], table.loc["faithful", "flagged"]) == (0.0, 0.0)
     made_up = table.loc["made_up"]
-    assert made_up["withheld"] == 0.5 and made_up["flagged"] == 0.5  # 0.80 < swh-fra's 0.843; 0.89 under the floor
+    assert made_up["withheld"] == 0.5 and made_up["flagged"] == 0.5  # 0.80 < swh-fra's 0.86; 0.89 under the floor
 
 
 def test_the_committed_drafts_load_with_their_sources_and_a_foreign_label_is_one_error(tmp_path):

@@ -40,3 +40,20 @@ def test_without_a_direction_every_translation_uses_the_translator(make_room):
     assert not any(key.startswith("translator:") for key in room.models)
     report = room.send("amara", "Habari timu")
     assert report.delivered["kofi"] == "[English] Habari timu"
+
+
+def test_each_direction_is_judged_by_the_record_of_the_model_that_wrote_it(make_room):
+    # gemma3-270m's record (data/calibration) withholds its Swahili drafts; the adapter has no record of its
+    # own, so its swh -> eng draft is judged by the model-independent gate only, never by its base's rule
+    checks = ("faithful",)
+    base = EchoBase(spec="gemma3-270m", guard_checks=checks)
+    adapter = EchoBase(spec="gemma3-270m+lora:data/adapters/gemma3-270m-swh-eng/step-050", guard_checks=checks)
+    room = make_room(models={"translator": base, "aya": FakeRoomModel(default="ok"), "translator:swh-eng": adapter})
+    report = room.send("amara", "Habari timu, mkutano umehamishwa hadi Ijumaa.")
+    assert report.delivered["lena"].startswith("[not translated] ")  # swh -> deu: gemma3-270m's record
+    assert (
+        [n for n in report.guard_notes if "produced no faithful translation" in n]
+        == [n for n in report.guard_notes if "swh->deu" in n]
+        != []
+    )
+    assert not any("swh->eng" in n and "gemma3-270m produced" in n for n in report.guard_notes)

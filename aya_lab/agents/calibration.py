@@ -1,0 +1,211 @@
+"""Calibrations are data: the faithfulness gate's measured numbers, one JSON file each under ``data/calibration/``.
+
+Two kinds of file, each a versioned pydantic model (``extra="forbid"``):
+
+- ``faithfulness-thresholds.json`` (:class:`ThresholdsCalibration`): the model-independent per-language
+  thresholds of the faithfulness gate, measured on written translations.
+- ``translator-<key>.json`` (:class:`TranslatorCalibration`): what one translator model's own labelled
+  drafts say of it: its real-output floor, the languages the floor binds, and the languages it produced
+  no faithful draft in. ``<key>`` is :func:`model_key` of the model's spec, and the file's ``model`` must
+  equal that spec exactly: an adapter (``gemma3-270m+lora:PATH``) is another model than its base.
+
+Each file names the command that wrote it, the date, the data it read (each file's path and sha256) and
+what it measured there. ``aya-lab eval faithfulness --write-calibration`` writes them; nobody types them.
+
+A model without a translator file has **no record**, and the guard judges its drafts by the
+model-independent gate only: the written thresholds, no floor (none of its drafts is flagged
+``[unverified]``) and no unsupported-language rule (none is withheld for its languages alone).
+
+:func:`load_thresholds` and :func:`translator_record` validate what they read; a missing thresholds file,
+an unreadable file or a bad field is a one-line :class:`CalibrationError` naming the file, the field and
+the fix. Files are read once per change (cached on their modification time).
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import json
+import re
+from functools import lru_cache
+from pathlib import Path
+from typing import Literal
+
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
+
+from aya_lab.errors import AyaLabError
+from aya_lab.paths import project_root
+
+__all__ = [
+    "CALIBRATION_VERSION",
+    "THRESHOLDS_FILE",
+    "WRITE_COMMAND",
+    "CalibrationError",
+    "DataFile",
+    "LabelRates",
+    "MeasuredRates",
+    "ThresholdsCalibration",
+    "TranslatorCalibration",
+    "calibration_dir",
+    "load_thresholds",
+    "model_key",
+    "translator_path",
+    "translator_record",
+]
+
+CALIBRATION_VERSION = 1
+THRESHOLDS_FILE = "faithfulness-thresholds.json"
+WRITE_COMMAND = "aya-lab eval faithfulness --write-calibration"
+"""The command that measures and writes the calibration files (the fix a bad file's error names)."""
+
+
+class CalibrationError(AyaLabError, ValueError):
+    """A calibration file that is missing, unreadable or malformed (one line: the file, the field, the fix)."""
+
+
+class _Strict(BaseModel):
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+
+class DataFile(_Strict):
+    """A file a calibration read: its ``path`` (relative to the project root where it lies inside it) and sha256."""
+
+    path: str
+    sha256: str = Field(pattern=r"^[0-9a-f]{64}$")
+
+
+class MeasuredRates(_Strict):
+    """The gate's point figures on ``pairs`` held-out pairs: precision and recall of "unfaithful"
+    (withheld) and the share of honest pairs withheld (``None`` where undefined)."""
+
+    pairs: int = Field(ge=0)
+    precision: float | None = Field(ge=0, le=1)
+    recall: float | None = Field(ge=0, le=1)
+    withheld: float | None = Field(ge=0, le=1)
+
+
+class LabelRates(_Strict):
+    """Of one label's ``drafts``: the share the written thresholds withhold and the share the floor flags."""
+
+    drafts: int = Field(ge=0)
+    withheld: float | None = Field(ge=0, le=1)
+    flagged: float | None = Field(ge=0, le=1)
+
+
+class _Calibration(_Strict):
+    version: Literal[1]
+    command: str = Field(min_length=1)
+    date: dt.date
+    encoder: str = Field(min_length=1)
+    data: list[DataFile] = Field(min_length=1)
+
+
+class ThresholdsCalibration(_Calibration):
+    """The model-independent thresholds: per language, the ``quantile`` of the scores of honest
+    calibration-split pairs with it on either side (languages with ``min_honest`` such pairs or more);
+    ``resolved_sha256`` hashes the pairs as scored (external references resolved); ``holdout`` is what
+    the thresholds do on the held-out split."""
+
+    kind: Literal["faithfulness-thresholds"]
+    quantile: float = Field(gt=0, lt=1)
+    min_honest: int = Field(ge=1)
+    honest_pairs: int = Field(ge=1)
+    resolved_sha256: str = Field(pattern=r"^[0-9a-f]{64}$")
+    thresholds: dict[str, float] = Field(min_length=1)
+    holdout: MeasuredRates
+
+    @model_validator(mode="after")
+    def _scores(self) -> ThresholdsCalibration:
+        bad = next((lang for lang, v in self.thresholds.items() if not -1.0 <= v <= 1.0), None)
+        if bad is not None:
+            raise ValueError(
+                f"thresholds: {bad}'s {self.thresholds[bad]} is no similarity; a threshold lies in [-1, 1]"
+            )
+        return self
+
+
+class TranslatorCalibration(_Calibration):
+    """One translator's record: ``model`` (its spec; the key), its ``fingerprint`` where the labelled run
+    recorded one, the labelled ``drafts`` (``faithful`` of them), the ``floor`` (the ``quantile`` of the
+    faithful drafts' scores) binding pairs within ``floor_languages`` (``min_faithful`` faithful drafts or
+    more), the ``unsupported`` languages (``min_unsupported`` drafts or more, none faithful) and, per
+    label, what the gate did to those drafts (in-sample: the floor was placed on them)."""
+
+    kind: Literal["translator"]
+    model: str = Field(min_length=1)
+    fingerprint: str | None = None
+    drafts: int = Field(ge=1)
+    faithful: int = Field(ge=1)
+    quantile: float = Field(gt=0, lt=1)
+    min_faithful: int = Field(ge=1)
+    min_unsupported: int = Field(ge=1)
+    floor: float = Field(ge=-1, le=1)
+    floor_languages: list[str]
+    unsupported: list[str]
+    measured: dict[str, LabelRates]
+
+
+def calibration_dir() -> Path:
+    """``data/calibration/`` of the project: where the committed calibrations live."""
+    return project_root() / "data" / "calibration"
+
+
+def model_key(spec: str) -> str:
+    """The file-name key of a model spec: every character outside ``[A-Za-z0-9._-]`` becomes ``-``."""
+    return re.sub(r"[^A-Za-z0-9._-]", "-", spec.strip())
+
+
+def translator_path(spec: str, directory: Path | None = None) -> Path:
+    """``translator-<model_key(spec)>.json`` in ``directory`` (default :func:`calibration_dir`)."""
+    return (directory or calibration_dir()) / f"translator-{model_key(spec)}.json"
+
+
+def _located(path: Path, exc: ValidationError) -> str:
+    err = exc.errors()[0]
+    loc = ".".join(str(p) for p in err["loc"]) or "<file>"
+    msg = err["msg"].removeprefix("Value error, ")
+    if ": " in msg and loc == "<file>":
+        loc, msg = msg.split(": ", 1)
+    return f"{path}: {loc}: {msg}; rerun `{WRITE_COMMAND}` to measure it again"
+
+
+@lru_cache(maxsize=64)
+def _read(path: Path, mtime_ns: int, kind: str) -> ThresholdsCalibration | TranslatorCalibration:
+    """The validated file at ``path`` (``mtime_ns`` keys the cache: a rewritten file is read again)."""
+    cls = ThresholdsCalibration if kind == "thresholds" else TranslatorCalibration
+    try:
+        raw = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, UnicodeDecodeError) as exc:
+        raise CalibrationError(f"{path}: <file>: cannot be read ({exc}); rerun `{WRITE_COMMAND}`") from None
+    except json.JSONDecodeError as exc:
+        raise CalibrationError(f"{path}: line {exc.lineno}: not JSON ({exc.msg}); rerun `{WRITE_COMMAND}`") from None
+    try:
+        return cls.model_validate(raw)
+    except ValidationError as exc:
+        raise CalibrationError(_located(path, exc)) from None
+
+
+def load_thresholds(directory: Path | None = None) -> ThresholdsCalibration:
+    """The model-independent thresholds file of ``directory`` (default :func:`calibration_dir`); an error
+    when it is missing (the gate has no thresholds without it)."""
+    path = (directory or calibration_dir()) / THRESHOLDS_FILE
+    if not path.is_file():
+        raise CalibrationError(f"{path}: file not found; restore it from git or run `{WRITE_COMMAND}`")
+    record = _read(path, path.stat().st_mtime_ns, "thresholds")
+    assert isinstance(record, ThresholdsCalibration)
+    return record
+
+
+def translator_record(spec: str, directory: Path | None = None) -> TranslatorCalibration | None:
+    """The calibration of the translator ``spec`` (:func:`translator_path`), or ``None``: no record. A
+    file whose ``model`` is not ``spec`` exactly is an error (two specs with one key)."""
+    path = translator_path(spec, directory)
+    if not path.is_file():
+        return None
+    record = _read(path, path.stat().st_mtime_ns, "translator")
+    assert isinstance(record, TranslatorCalibration)
+    if record.model != spec.strip():
+        raise CalibrationError(
+            f"{path}: model: {record.model!r} is not {spec.strip()!r}, the model this file's name is for; "
+            f"rerun `{WRITE_COMMAND} --translator {spec.strip()}`"
+        )
+    return record

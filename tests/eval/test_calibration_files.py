@@ -1,0 +1,135 @@
+"""Every committed calibration is re-derived from the committed data (same figures, same hashes), and
+``aya-lab eval faithfulness --write-calibration`` writes the files whole or refuses in one line."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+
+import pytest
+
+from aya_lab.agents.calibration import (
+    THRESHOLDS_FILE,
+    ThresholdsCalibration,
+    TranslatorCalibration,
+    calibration_dir,
+    load_thresholds,
+    translator_path,
+    translator_record,
+)
+from aya_lab.agents.faithfulness import faithfulness_scores
+from aya_lab.cli import main
+from aya_lab.eval.calibration_files import thresholds_calibration, translator_calibration, write_calibration
+from aya_lab.eval.faithfulness import evaluate_faithfulness
+from aya_lab.eval.faithfulness_real import calibrate_floor, load_real_drafts
+from aya_lab.paths import project_root
+from aya_lab.settings import DEFAULT_ROLE_SPECS
+
+CHANGES = {"date"}  # what a re-derivation may change: the day it ran
+
+
+def _same(committed, derived) -> None:
+    assert committed.model_dump(exclude=CHANGES) == derived.model_dump(exclude=CHANGES)
+
+
+def _committed_files() -> list[tuple[str, str]]:
+    records = [load_thresholds(), *(translator_record(json.loads(p.read_text())["model"]) for p in _translators())]
+    return [(f.path, f.sha256) for r in records for f in r.data]
+
+
+def _translators():
+    return sorted(calibration_dir().glob("translator-*.json"))
+
+
+def test_every_committed_calibration_names_data_that_is_still_there_unchanged():
+    files = _committed_files()
+    assert files and _translators()
+    for path, sha in files:
+        assert hashlib.sha256((project_root() / path).read_bytes()).hexdigest() == sha, path
+
+
+def test_the_default_translators_record_is_rederived_from_its_committed_labels():
+    committed = translator_record(DEFAULT_ROLE_SPECS["translator"])
+    assert committed is not None
+    messages, labels = (project_root() / f.path for f in committed.data)
+    drafts = load_real_drafts(messages, labels)
+    scores = faithfulness_scores([d.source for d in drafts], [d.draft for d in drafts])
+    floor = calibrate_floor(drafts, scores, committed.quantile, committed.min_faithful, model=committed.model)
+    _same(committed, translator_calibration(drafts, scores, floor, [messages, labels], committed.fingerprint))
+
+
+@pytest.mark.slow
+def test_the_thresholds_are_rederived_from_the_committed_pairs(monkeypatch):
+    """Scores all 2,088 pairs (about a minute); the pairs' external halves need AYA_LAB_DATA_DIR."""
+    shared = project_root().parent / "shared" / "data"
+    if not os.environ.get("AYA_LAB_DATA_DIR"):
+        if not (shared / "mafand").is_dir():
+            pytest.skip("the external test sets are not here; set AYA_LAB_DATA_DIR")
+        monkeypatch.setenv("AYA_LAB_DATA_DIR", str(shared))
+    committed = load_thresholds()
+    result = evaluate_faithfulness(project_root() / committed.data[0].path, n_bootstrap=0)
+    _same(committed, thresholds_calibration(result))
+
+
+def _small_set(tmp_path):
+    lines = []
+    pairs = [("The meeting moved to Friday.", "La réunion a été déplacée à vendredi."),
+             ("Please send me the invoice.", "Envoie-moi la facture, s'il te plaît."),
+             ("The printer is broken again.", "L'imprimante est encore en panne.")] * 6  # fmt: skip
+    for i, (en, fr) in enumerate(pairs):
+        base = {"split": "calibration" if i < 12 else "holdout", "src": "eng", "tgt": "fra", "source": en}
+        lines.append({**base, "id": f"f{i}", "kind": "faithful", "label": "faithful", "output": fr})
+        other = "Le camion de livraison est arrivé avec deux heures de retard ce matin."
+        lines.append({**base, "id": f"u{i}", "kind": "example_echo", "label": "unfaithful", "output": other})
+    path = tmp_path / "pairs.jsonl"
+    path.write_text("".join(json.dumps(line) + "\n" for line in lines), encoding="utf-8")
+    return path
+
+
+def test_the_command_writes_both_files_and_they_load(tmp_path, capsys):
+    out = tmp_path / "cal"
+    assert main(["eval", "faithfulness", "--data", str(_small_set(tmp_path)), "--n-bootstrap", "0",
+                 "--write-calibration", str(out)]) == 0  # fmt: skip
+    text = capsys.readouterr().out
+    assert f"wrote {out / THRESHOLDS_FILE}" in text and f"wrote {translator_path('gemma3-270m', out)}" in text
+    written = ThresholdsCalibration.model_validate_json((out / THRESHOLDS_FILE).read_text(encoding="utf-8"))
+    assert set(written.thresholds) == {"eng", "fra"} and written.holdout.pairs == 12
+    assert written.data[0].sha256 == hashlib.sha256((tmp_path / "pairs.jsonl").read_bytes()).hexdigest()
+    record = TranslatorCalibration.model_validate_json(translator_path("gemma3-270m", out).read_text(encoding="utf-8"))
+    committed = translator_record("gemma3-270m")
+    assert committed is not None and (record.floor, record.unsupported) == (committed.floor, committed.unsupported)
+    assert record.measured != committed.measured  # shares under this run's thresholds, not the committed ones
+    assert not list(out.glob(".*.tmp"))
+
+
+def test_a_bad_folder_or_missing_external_sets_are_one_line_and_nothing_is_written(tmp_path, capsys, monkeypatch):
+    afile = tmp_path / "afile"
+    afile.write_text("x", encoding="utf-8")
+    assert main(["eval", "faithfulness", "--write-calibration", str(afile)]) == 2
+    err = capsys.readouterr().err.strip()
+    assert err == f"error: --write-calibration {str(afile)!r} is a file; pass a folder, e.g. data/calibration"
+    monkeypatch.setenv("AYA_LAB_DATA_DIR", str(tmp_path / "nothing-here"))
+    data = _small_set(tmp_path)
+    ref = {"id": "r", "split": "holdout", "kind": "faithful", "label": "faithful", "src": "eng", "tgt": "swh"}
+    ref |= {"source": {"ref": "mafand/dev/eng-swh", "line": 3}, "output": "Habari."}
+    data.write_text(data.read_text(encoding="utf-8") + json.dumps(ref) + "\n", encoding="utf-8")
+    out = tmp_path / "cal"
+    assert (
+        main(["eval", "faithfulness", "--data", str(data), "--n-bootstrap", "0", "--write-calibration", str(out)]) == 2
+    )
+    err = capsys.readouterr().err.strip()
+    assert "pairs of mafand are missing here; set AYA_LAB_DATA_DIR before writing a calibration" in err
+    assert "\n" not in err and not out.exists()
+
+
+def test_a_write_that_fails_leaves_the_old_file_whole(tmp_path, monkeypatch):
+    record = load_thresholds()
+    path = write_calibration(record, tmp_path)
+    before = path.read_bytes()
+    monkeypatch.setattr(
+        "aya_lab.eval.calibration_files.os.replace", lambda *a: (_ for _ in ()).throw(OSError(28, "No space"))
+    )
+    with pytest.raises(Exception, match="cannot be written"):
+        write_calibration(record.model_copy(update={"min_honest": 11}), tmp_path)
+    assert path.read_bytes() == before and not list(tmp_path.glob(".*.tmp"))
