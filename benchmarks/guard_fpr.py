@@ -7,7 +7,8 @@ how many pairs the guard withheld and which checks fired, with a 95% Wilson inte
 
     .venv/bin/python benchmarks/guard_fpr.py [--show] [--floor]
 
-``--floor`` applies the default translator's real-output floor (its record in ``data/calibration/``) as if these human
+``flagged`` counts the references that pass every check but fall under the floor: delivered ``[unverified]``
+beside the original. ``--floor`` applies the default translator's real-output floor (its record in ``data/calibration/``) as if these human
 references were its drafts: the cost the floor would have for a translator as free as a person.
 """
 
@@ -42,15 +43,16 @@ def main() -> None:
     args = parser.parse_args()
     guard = TranslationGuard(floor=translator_floor(DEFAULT_ROLE_SPECS["translator"]) if args.floor else None)
     english = load_workplace("eng")
-    total_k = total_n = 0
-    print(f"{'pair':<9} {'withheld':>8} {'n':>4} {'rate':>6}  95% CI          checks fired")
+    total_k = total_n = total_f = 0
+    print(f"{'pair':<9} {'withheld':>8} {'n':>4} {'rate':>6}  95% CI          {'flagged':>7}  checks fired")
     for lang in LANGS:
         refs = load_workplace(lang)
         for src, tgt, sources, outputs in (("eng", lang, english, refs), (lang, "eng", refs, english)):
             fired: Counter[str] = Counter()
-            k = 0
+            k = flagged = 0
             for source, output in zip(sources, outputs, strict=True):
                 verdict = guard.check(source, output, src, tgt)
+                flagged += verdict.flagged
                 if not verdict.ok:
                     k += 1
                     fired.update(r.split(":", 1)[0] for r in verdict.reasons)
@@ -58,10 +60,13 @@ def main() -> None:
                         print(f"  {src}->{tgt}: {source!r} -> {output!r}: {'; '.join(verdict.reasons)}")
             lo, hi = wilson(k, len(sources))
             checks = ", ".join(f"{c} {n}" for c, n in fired.most_common()) or "-"
-            print(f"{src}->{tgt:<4} {k:>8} {len(sources):>4} {k / len(sources):>6.1%}  [{lo:.1%}, {hi:.1%}]  {checks}")
-            total_k, total_n = total_k + k, total_n + len(sources)
+            print(
+                f"{src}->{tgt:<4} {k:>8} {len(sources):>4} {k / len(sources):>6.1%}  [{lo:.1%}, {hi:.1%}]  "
+                f"{flagged:>7}  {checks}"
+            )
+            total_k, total_n, total_f = total_k + k, total_n + len(sources), total_f + flagged
     lo, hi = wilson(total_k, total_n)
-    print(f"{'all':<9} {total_k:>8} {total_n:>4} {total_k / total_n:>6.1%}  [{lo:.1%}, {hi:.1%}]")
+    print(f"{'all':<9} {total_k:>8} {total_n:>4} {total_k / total_n:>6.1%}  [{lo:.1%}, {hi:.1%}]  {total_f:>7}")
 
 
 if __name__ == "__main__":
