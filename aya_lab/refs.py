@@ -12,7 +12,7 @@ import importlib
 from collections.abc import Callable
 from typing import Any
 
-__all__ = ["lazy", "resolve_ref"]
+__all__ = ["lazy", "lazy_exports", "resolve_ref"]
 
 
 def resolve_ref(ref: str) -> Any:
@@ -29,3 +29,16 @@ def lazy(ref: str) -> Callable[[argparse.Namespace], int]:
 
     run.__qualname__ = run.__name__ = f"lazy[{ref}]"
     return run
+
+
+def lazy_exports(package: str, homes: dict[str, tuple[str, ...]]) -> Callable[[str], object]:
+    """A package's module ``__getattr__`` (PEP 562) that imports each name of ``homes`` (module -> the names
+    it defines) from its module on first use, so importing the package imports none of them."""
+    home = {name: module for module, names in homes.items() for name in names}
+
+    def __getattr__(name: str) -> object:
+        if name in home:
+            return getattr(importlib.import_module(home[name]), name)
+        raise AttributeError(f"module {package!r} has no attribute {name!r}")
+
+    return __getattr__

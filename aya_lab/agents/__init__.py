@@ -7,8 +7,9 @@ without the model stack.
 
 from __future__ import annotations
 
-import importlib
 from typing import TYPE_CHECKING
+
+from aya_lab.refs import lazy_exports
 
 if TYPE_CHECKING:
     from aya_lab.agents.authority import AuthorityRouter, parse_command
@@ -91,7 +92,6 @@ _HOMES: dict[str, tuple[str, ...]] = {
         "clean_translation",
     ),
 }
-_HOME = {name: module for module, names in _HOMES.items() for name in names}
 
 __all__ = [
     "AuthorityRouter",
@@ -133,7 +133,4 @@ __all__ = [
 ]
 
 
-def __getattr__(name: str) -> object:
-    if name in _HOME:
-        return getattr(importlib.import_module(_HOME[name]), name)
-    raise AttributeError(f"module 'aya_lab.agents' has no attribute {name!r}")
+__getattr__ = lazy_exports(__name__, _HOMES)

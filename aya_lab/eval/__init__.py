@@ -16,8 +16,9 @@ without the model stack.
 
 from __future__ import annotations
 
-import importlib
 from typing import TYPE_CHECKING
+
+from aya_lab.refs import lazy_exports
 
 if TYPE_CHECKING:
     from aya_lab.eval.routing import RoutingResults, RoutingSweep, evaluate_routing, sweep_routing
@@ -65,7 +66,6 @@ _HOMES: dict[str, tuple[str, ...]] = {
     ),
     "aya_lab.eval.translation.sweep": ("sweep_translation",),
 }
-_HOME = {name: module for module, names in _HOMES.items() for name in names}
 
 __all__ = [
     "CopySystem",
@@ -90,7 +90,4 @@ __all__ = [
 ]
 
 
-def __getattr__(name: str) -> object:
-    if name in _HOME:
-        return getattr(importlib.import_module(_HOME[name]), name)
-    raise AttributeError(f"module 'aya_lab.eval' has no attribute {name!r}")
+__getattr__ = lazy_exports(__name__, _HOMES)

@@ -8,8 +8,9 @@ is loaded.
 
 from __future__ import annotations
 
-import importlib
 from typing import TYPE_CHECKING
+
+from aya_lab.refs import lazy_exports
 
 if TYPE_CHECKING:
     from aya_lab.models.base import GenerationRecord, GenerationResult, LocalChatModel, record_generations
@@ -25,7 +26,6 @@ _HOMES: dict[str, tuple[str, ...]] = {
     "aya_lab.models.loader": ("DEFAULT_SPEC", "default_model_spec", "load_chat_model", "load_model", "parse_spec"),
     "aya_lab.models.settings": ("GenerationSettings",),
 }
-_HOME = {name: module for module, names in _HOMES.items() for name in names}
 
 __all__ = [
     "DEFAULT_SPEC",
@@ -48,7 +48,4 @@ __all__ = [
 ]
 
 
-def __getattr__(name: str) -> object:
-    if name in _HOME:
-        return getattr(importlib.import_module(_HOME[name]), name)
-    raise AttributeError(f"module 'aya_lab.models' has no attribute {name!r}")
+__getattr__ = lazy_exports(__name__, _HOMES)

@@ -9,8 +9,9 @@ without the model stack.
 
 from __future__ import annotations
 
-import importlib
 from typing import TYPE_CHECKING
+
+from aya_lab.refs import lazy_exports
 
 if TYPE_CHECKING:
     from aya_lab.eval.translation.config import EvalConfig
@@ -50,7 +51,6 @@ _HOMES: dict[str, tuple[str, ...]] = {
         "TranslationSystem",
     ),
 }
-_HOME = {name: module for module, names in _HOMES.items() for name in names}
 
 __all__ = [
     "CopySystem",
@@ -70,7 +70,4 @@ __all__ = [
 ]
 
 
-def __getattr__(name: str) -> object:
-    if name in _HOME:
-        return getattr(importlib.import_module(_HOME[name]), name)
-    raise AttributeError(f"module 'aya_lab.eval.translation' has no attribute {name!r}")
+__getattr__ = lazy_exports(__name__, _HOMES)
