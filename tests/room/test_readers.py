@@ -12,6 +12,7 @@ from langchain_core.embeddings import DeterministicFakeEmbedding
 
 from aya_lab.agents.guard import GuardVerdict, TranslationGuard
 from aya_lab.cli import main
+from aya_lab.demo import SCRIPT, USERS, run_demo
 from aya_lab.room import ChatRoom, RoomError
 from aya_lab.room_cli import ChatRepl
 from tests.fakes import FakeRoomModel
@@ -193,15 +194,44 @@ def test_the_repl_and_the_panel_add_readers_of_several_languages(make_room):
     assert room.readers == {"kofi": ("eng",), "amara": ("swh", "eng"), "lena": ("deu", "fra")}
 
 
-def test_chat_adds_a_reader_of_several_languages(monkeypatch, capsys, tmp_path, kb_dir):
+@pytest.fixture
+def fake_kb_rooms(monkeypatch, kb_dir):
+    """Rooms the CLI and the demo open get the test knowledge base with fake embeddings (no model load)."""
     real = ChatRoom.open.__func__
 
     def open_(cls, path, *args, **kw):
         return real(cls, path, *args, kb_dir=kb_dir, embeddings=DeterministicFakeEmbedding(size=8), **kw)
 
     monkeypatch.setattr(ChatRoom, "open", classmethod(open_))
+
+
+def test_chat_adds_a_reader_of_several_languages(fake_kb_rooms, monkeypatch, capsys, tmp_path):
     lines = iter(["/users", "/quit"])
     monkeypatch.setattr("builtins.input", lambda prompt="": next(lines))
     path = tmp_path / "c.sqlite"
     assert main(["chat", str(path), "--user", "amara:swh,eng", "--user", "kofi:en", "--model", "fake:ok"]) == 0
     assert "amara (swh,eng), kofi (eng)" in capsys.readouterr().out
+
+
+def test_the_demos_colleagues_read_their_lists_and_the_demo_prints_them(fake_kb_rooms, tmp_path, verdicts):
+    verdicts(swh="withheld")  # as on the embedded translator: no Swahili draft passes
+    out = io.StringIO()
+    room = run_demo(tmp_path / "demo.sqlite", model="fake:ok", out=out)
+    try:
+        assert room.readers == {
+            "amara": ("swh", "eng"),
+            "lena": ("deu", "eng"),
+            "kofi": ("eng",),
+            "sophie": ("fra", "eng"),
+        }
+        text = out.getvalue()
+        assert "users amara (swh,eng), lena (deu,eng), kofi (eng), sophie (fra,eng);" in text
+        assert "--- feed of amara (swh,eng) ---" in text and "--- feed of kofi (eng) ---" in text
+        runs = room.runs()
+        assert len(runs) == len(SCRIPT) and all(set(r.delivered) == set(USERS) for r in runs)
+        assert runs[2].delivered["amara"] == f"[eng] {SCRIPT[2][1]}"  # Kofi's English, as written
+        assert "amara got eng (the original): swh translation withheld" in text
+        feed = room.feed("amara")
+        assert feed[0].text == SCRIPT[0][1] and all(d.text.startswith("[eng] ") for d in feed[1:])
+    finally:
+        room.close()
