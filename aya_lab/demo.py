@@ -85,6 +85,25 @@ def _remove_room(room_path: Path) -> None:
             Path(str(p) + suffix).unlink(missing_ok=True)
 
 
+def _print_room(room: ChatRoom, room_path: Path, out: TextIO) -> None:
+    """The room's line: its users with their languages (in order of preference), graph and memory policy."""
+    readers = ", ".join(f"{u} ({','.join(langs)})" for u, langs in room.readers.items())
+    print(
+        f"room {room_path}: users {readers}; "
+        f"graph {room.spec.flow_parameter.name} {room.spec_hash}; memory policy {room.memory.policy.describe()}\n",
+        file=out,
+    )
+
+
+def _print_feeds(room: ChatRoom, out: TextIO) -> None:
+    """Every user's feed under ``--- feed of USER (LANGUAGES) ---``."""
+    for user, langs in room.readers.items():
+        print(f"--- feed of {user} ({','.join(langs)}) ---", file=out)
+        for d in room.feed(user):
+            print(f"  {for_terminal(repr(d), '    ')}", file=out)
+        print(file=out)
+
+
 def run_demo(
     room_path: str | Path = "runs/demo.sqlite",
     model: str | None = None,
@@ -132,22 +151,13 @@ def run_demo(
         memory_policy=creator_policy(list(USERS)),
         created_by=DEMO,
     )
-    readers = ", ".join(f"{u} ({','.join(langs)})" for u, langs in room.readers.items())
-    print(
-        f"room {room_path}: users {readers}; "
-        f"graph {room.spec.flow_parameter.name} {room.spec_hash}; memory policy {room.memory.policy.describe()}\n",
-        file=out,
-    )
+    _print_room(room, room_path, out)
     total = time.perf_counter()
     for sender, text in SCRIPT:
         print(f">>> {sender}: {for_terminal(text, '    ')}", file=out)
         report = room.send(sender, text)
         print(for_terminal(str(report)), "\n", file=out)
     print(f"{len(SCRIPT)} messages in {time.perf_counter() - total:.1f} s\n", file=out)
-    for user, langs in room.readers.items():
-        print(f"--- feed of {user} ({','.join(langs)}) ---", file=out)
-        for d in room.feed(user):
-            print(f"  {for_terminal(repr(d), '    ')}", file=out)
-        print(file=out)
+    _print_feeds(room, out)
     print(STILL_FAILS, file=out)
     return room

@@ -107,8 +107,7 @@ class ChatRoom:
         memory_policy: str | PolicyRecord | MemoryPolicy | None = None,
         created_by: str | None = None,
     ) -> ChatRoom:
-        """Open or create the room in ``path``; ``users`` (id -> a language, or a list of them in order of
-        preference: ``{"amara": ["swh", "eng"], "kofi": "eng"}``) are added if new.
+        """Open or create the room in ``path``; ``users`` (id -> a language or a list of them) are added if new.
 
         ``model`` is a spec string (``smollm2``, ``hf:...``) or a chat model object for every role;
         ``models`` names one per role (``{"translator": "gemma3-270m", "aya": "smollm2"}``, and
@@ -123,8 +122,8 @@ class ChatRoom:
         :func:`~aya_lab.agents.memory.creator_policy` (``listed:<first user>``, ``confirm`` without users).
         A ``listed`` policy may name only users of the room (those in ``users`` included).
 
-        User ids are normalised and checked (:mod:`aya_lab.room.identity`); a user already in the room
-        given with other languages, or two ids that are one, is a :class:`RoomError`, and the room
+        Ids and languages are checked (:mod:`aya_lab.room.identity`, :mod:`aya_lab.room.readers`); a user in
+        the room given with other languages (or order), or two ids that are one, is a :class:`RoomError`; the
         file is left as it was (a new one is not created). ``created_by`` (``demo``) is recorded in a
         room this call creates (:func:`~aya_lab.room.store.room_origin`).
         """
@@ -175,7 +174,7 @@ class ChatRoom:
                 raise clash_error(user, other, ",".join(existing[other]))
         joining = {u: lang for u, lang in users.items() if u not in existing}
         if policy is None and created:
-            policy = MemoryPolicy.parse(creator_policy(users))
+            policy = MemoryPolicy.parse(creator_policy(list(users)))
         if policy is not None:
             self.memory.set_policy(checked_policy(policy, {**existing, **joining}, self.path))
         for user, lang in joining.items():

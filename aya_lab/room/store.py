@@ -2,8 +2,9 @@
 
 One room file (``runs/demo.sqlite``) holds three groups of tables, all opened here:
 
-* the room's own: ``aya_room_users`` (id, languages comma-joined: :mod:`aya_lab.room.readers`; join order), ``aya_room_runs`` (one row per
-  committed run: its report and trace as JSON) and ``aya_room_meta`` (the open-run marker);
+* the room's own: ``aya_room_users`` (id, languages comma-joined as :mod:`aya_lab.room.readers` keeps
+  them, join order), ``aya_room_runs`` (one row per committed run: its report and trace as JSON) and
+  ``aya_room_meta`` (the open-run marker);
 * the memory policy and pending notes, ``aya_memory_meta`` and ``aya_memory_pending``, whose schema
   :class:`~aya_lab.agents.memory.RoomMemory` keeps (it also serves a file that is no room); the store
   makes it on its connection;
