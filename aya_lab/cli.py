@@ -91,7 +91,12 @@ def _add_room_commands(sub: Any, name: str) -> None:
         p.add_argument(
             "--model", action="append", metavar="[ROLE=]SPEC", help=model_help("chat", roles=ROLES, directions=True)
         )
-        p.add_argument("--user", action="append", metavar="NAME:LANG", help="add a user (repeatable)")
+        p.add_argument(
+            "--user",
+            action="append",
+            metavar="NAME:LANG[,LANG]",
+            help="add a user reading LANG; several in order of preference, e.g. amara:swh,eng (repeatable)",
+        )
         p.add_argument("--memory-policy", default=None, metavar="POLICY", help=_POLICY_HELP)
         p.add_argument(
             "--graph", default=None, metavar="SPEC",

@@ -1,5 +1,6 @@
-"""The scripted demo: four colleagues in four languages (one low-resource) and two requests to Aya, the
-first of which needs two tools (a summary, then a policy question) and gets one reply.
+"""The scripted demo: four colleagues in four languages (one low-resource), three of whom read English
+too, and two requests to Aya, the first of which needs two tools (a summary, then a policy question) and
+gets one reply.
 
 Runs on each role's embedded default model unless told otherwise; prints every run report and each user's
 feed. The room's memory policy is ``listed:amara`` (its creator, the first user:
@@ -21,7 +22,14 @@ from aya_lab.room.integrity import room_file_problem
 from aya_lab.room.store import room_origin
 from aya_lab.text_safety import for_terminal
 
-USERS = {"amara": "swh", "lena": "deu", "kofi": "eng", "sophie": "fra"}
+USERS: dict[str, list[str]] = {
+    "amara": ["swh", "eng"],
+    "lena": ["deu", "eng"],
+    "kofi": ["eng"],
+    "sophie": ["fra", "eng"],
+}
+"""Each colleague's languages, in order of preference: a message the guard withholds in someone's first
+language reaches them in English (:mod:`aya_lab.room.delivery`)."""
 DEMO = "demo"
 """What a room the demo creates records as its creator; only such a room is replaced by the next demo."""
 
@@ -77,6 +85,25 @@ def _remove_room(room_path: Path) -> None:
             Path(str(p) + suffix).unlink(missing_ok=True)
 
 
+def _print_room(room: ChatRoom, room_path: Path, out: TextIO) -> None:
+    """The room's line: its users with their languages (in order of preference), graph and memory policy."""
+    readers = ", ".join(f"{u} ({','.join(langs)})" for u, langs in room.readers.items())
+    print(
+        f"room {room_path}: users {readers}; "
+        f"graph {room.spec.flow_parameter.name} {room.spec_hash}; memory policy {room.memory.policy.describe()}\n",
+        file=out,
+    )
+
+
+def _print_feeds(room: ChatRoom, out: TextIO) -> None:
+    """Every user's feed under ``--- feed of USER (LANGUAGES) ---``."""
+    for user, langs in room.readers.items():
+        print(f"--- feed of {user} ({','.join(langs)}) ---", file=out)
+        for d in room.feed(user):
+            print(f"  {for_terminal(repr(d), '    ')}", file=out)
+        print(file=out)
+
+
 def run_demo(
     room_path: str | Path = "runs/demo.sqlite",
     model: str | None = None,
@@ -117,23 +144,20 @@ def run_demo(
             file=out,
         )
     room = ChatRoom.open(
-        room_path, model=roles["aya"], models=roles, users=USERS, memory_policy=creator_policy(USERS), created_by=DEMO
+        room_path,
+        model=roles["aya"],
+        models=roles,
+        users=USERS,
+        memory_policy=creator_policy(list(USERS)),
+        created_by=DEMO,
     )
-    print(
-        f"room {room_path}: users {', '.join(f'{u} ({lang})' for u, lang in room.users.items())}; "
-        f"graph {room.spec.flow_parameter.name} {room.spec_hash}; memory policy {room.memory.policy.describe()}\n",
-        file=out,
-    )
+    _print_room(room, room_path, out)
     total = time.perf_counter()
     for sender, text in SCRIPT:
         print(f">>> {sender}: {for_terminal(text, '    ')}", file=out)
         report = room.send(sender, text)
         print(for_terminal(str(report)), "\n", file=out)
     print(f"{len(SCRIPT)} messages in {time.perf_counter() - total:.1f} s\n", file=out)
-    for user, lang in room.users.items():
-        print(f"--- feed of {user} ({lang}) ---", file=out)
-        for d in room.feed(user):
-            print(f"  {for_terminal(repr(d), '    ')}", file=out)
-        print(file=out)
+    _print_feeds(room, out)
     print(STILL_FAILS, file=out)
     return room

@@ -41,7 +41,7 @@ class ChatRepl:
     """The interactive room: plain lines are sent as the current speaker; slash commands do the rest."""
 
     HELP = (
-        "commands: /as NAME (switch speaker), /feed NAME, /users, /add NAME LANGUAGE, /graph, "
+        "commands: /as NAME (switch speaker), /feed NAME, /users, /add NAME LANGUAGE[,LANGUAGE...], /graph, "
         "/trace [RUN_ID], /remember TEXT, /approve ID, /forget ID, /help, /quit"
     )
 
@@ -121,16 +121,16 @@ class ChatRepl:
             self._say("  " + for_terminal(repr(d), "    "))
 
     def _users(self, _: str) -> None:
-        self._say(", ".join(f"{u} ({lang})" for u, lang in self.room.users.items()) or "no users")
+        self._say(", ".join(f"{u} ({','.join(langs)})" for u, langs in self.room.readers.items()) or "no users")
 
     def _add(self, rest: str) -> None:
         parts = rest.split()
         if len(parts) != 2:
-            self._say("error: usage: /add NAME LANGUAGE")
+            self._say("error: usage: /add NAME LANGUAGE[,LANGUAGE...] (e.g. /add amara swh,eng)")
             return
         user = self.room.add_user(parts[0], parts[1])
         self.speaker = self.speaker or user
-        self._say(f"added {user} ({self.room.users[user]})")
+        self._say(f"added {user} ({','.join(self.room.readers[user])})")
 
     def _graph(self, _: str) -> None:
         self._say(self.room.draw("ascii"))
@@ -145,13 +145,14 @@ class ChatRepl:
 
 
 def _chat_users(items: list[str] | None) -> dict[str, str]:
-    """``--user NAME:LANG`` options as a dict; :class:`InputError` for a malformed or repeated one (ids
+    """``--user NAME:LANG`` options (``NAME:LANG,LANG`` for several languages, passed on as written to
+    :mod:`aya_lab.room.readers`) as a dict; :class:`InputError` for a malformed or repeated one (ids
     that differ only in case or width are one id, :mod:`aya_lab.room.identity`)."""
     users: dict[str, str] = {}
     for item in items or []:
         name, sep, lang = item.partition(":")
         if not sep:
-            raise InputError(f"--user {item!r} must be NAME:LANGUAGE, e.g. amara:swh")
+            raise InputError(f"--user {item!r} must be NAME:LANGUAGE, e.g. amara:swh or amara:swh,eng")
         same = next((f"{u}:{users[u]}" for u in users if normal_id(u) == normal_id(name)), None)
         if same is not None:
             raise InputError(f"--user {same!r} and --user {item!r} name one user; give each user once")

@@ -102,5 +102,5 @@ def test_installed_wheel_carries_prompts_kb_and_graphs_and_runs_the_demo(tmp_pat
         timeout=600,
     )
     assert demo.returncode == 0, demo.stderr[-2000:]
-    assert "6 messages in" in demo.stdout and "--- feed of lena (deu) ---" in demo.stdout
+    assert "6 messages in" in demo.stdout and "--- feed of lena (deu,eng) ---" in demo.stdout
     assert (tmp_path / "demo.kb.sqlite").is_file()

@@ -20,15 +20,15 @@ Each refusal is a :class:`~aya_lab.room.errors.RoomError`: one line naming the i
 from __future__ import annotations
 
 import unicodedata
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from pathlib import Path
 
 from confusable_homoglyphs import categories, confusables
 
 from aya_lab.agents.memory import MemoryPolicy, PolicyRecord
-from aya_lab.languages import get_language
 from aya_lab.messages import AYA
 from aya_lab.room.errors import RoomError
+from aya_lab.room.readers import checked_languages
 
 __all__ = [
     "MAX_ID_LENGTH",
@@ -122,20 +122,17 @@ def clash_error(name: str, other: str, language: str) -> RoomError:
     )
 
 
-def checked_user(name: str, language: str) -> tuple[str, str]:
-    """``(user id in normal form, ISO 639-3 code)`` of a user to add, or :class:`RoomError` naming the
-    value and the fix."""
+def checked_user(name: str, languages: object) -> tuple[str, tuple[str, ...]]:
+    """``(user id in normal form, ISO 639-3 codes in order of preference)`` of a user to add
+    (:func:`~aya_lab.room.readers.checked_languages`), or :class:`RoomError` naming the value and the fix."""
     normal = user_id(name)
-    try:
-        return normal, get_language(language).code
-    except ValueError as exc:
-        raise RoomError(str(exc)) from None
+    return normal, checked_languages(normal, languages)
 
 
-def checked_users(users: dict[str, str] | None) -> dict[str, str]:
-    """``users`` (id -> language) with ids in normal form; :class:`RoomError` when one is bad or two are
-    one id."""
-    out: dict[str, str] = {}
+def checked_users(users: Mapping[str, object] | None) -> dict[str, tuple[str, ...]]:
+    """``users`` (id -> a language or a list of them) with ids in normal form; :class:`RoomError` when one
+    is bad or two are one id."""
+    out: dict[str, tuple[str, ...]] = {}
     for name, language in (users or {}).items():
         normal, code = checked_user(name, language)
         other = clash(normal, out)
@@ -148,7 +145,7 @@ def checked_users(users: dict[str, str] | None) -> dict[str, str]:
     return out
 
 
-def checked_policy(value: str | PolicyRecord | MemoryPolicy, users: dict[str, str], room: Path) -> MemoryPolicy:
+def checked_policy(value: str | PolicyRecord | MemoryPolicy, users: Mapping[str, object], room: Path) -> MemoryPolicy:
     """``value`` as the policy of ``room`` whose users are ``users``: its listed ids normalised, and
     :class:`RoomError` when it names someone who is not a user."""
     policy = MemoryPolicy.parse(value)

@@ -31,8 +31,9 @@ from aya_lab.agents.protocols import TextModel
 from aya_lab.agents.route_input import RoutedInput, RouteOn, decide_input
 from aya_lab.agents.supervisor import SupervisorResult
 from aya_lab.graph import Registry, default_registry
-from aya_lab.messages import AYA, AYA_MENTION, ChatMessage, Delivery, parse_aya_request
+from aya_lab.messages import AYA, AYA_MENTION, ChatMessage, parse_aya_request
 from aya_lab.models.base import record_generations
+from aya_lab.room.delivery import deliveries, guard_reasons, needed
 from aya_lab.room.names import AYA_NODE_FACTORIES
 from aya_lab.room.parameters import (
     DeliveryParameters,
@@ -89,19 +90,10 @@ def _targets(users: dict[str, str]) -> list[str]:
     return list(dict.fromkeys([*users.values(), "eng"]))
 
 
-def _deliveries(message: ChatMessage, users: dict[str, str]) -> list[Delivery]:
-    return [
-        Delivery(
-            message_id=message.id,
-            user=user,
-            sender=message.sender,
-            text=message.text_in(lang),
-            lang=lang,
-            translated=lang != message.lang,
-            from_aya=message.sender == AYA,
-        )
-        for user, lang in users.items()
-    ]
+def _readers(users: dict[str, str], runtime: AyaRuntime) -> dict[str, tuple[str, ...]]:
+    """Each user's languages in order (the run context's lists; a user it lacks reads their one language)."""
+    listed = runtime.readers
+    return {u: listed[u] if listed.get(u, ())[:1] == (lang,) else (lang,) for u, lang in users.items()}
 
 
 def _history(state: AyaState, exclude: str | None = None) -> list[ChatMessage]:
@@ -182,31 +174,46 @@ def _guarded(
     return out, notes
 
 
+def _round(
+    state: AyaState, runtime: AyaRuntime, params: DeliveryParameters, original: ChatMessage, targets: list[str]
+) -> tuple[dict[str, str], list[str]]:
+    """One round of translations of ``original`` into ``targets`` (one batch per translator), cleaned and
+    guarded: ``(texts to deliver, guard notes)``. Aya's sources lines stay verbatim; a request's English
+    is the translator node's."""
+    fixed = original.sender == AYA  # Aya's sources lines are never translated
+    made = {} if fixed else _english_of_request(state, original)
+    translations = {k: v for k, v in made.items() if k in targets}
+    for model, langs in _by_translator(runtime, original.lang, [t for t in targets if t not in made]):
+        agent = UserAgent(model, params.prompt, context_window=params.context_window)
+        translations |= _translate_keeping_fixed(agent, original, langs, _history(state), fixed)
+    # a model's output is untrusted text too: no control or bidi-override character reaches a feed
+    others = {k: clean_text(v) for k, v in translations.items() if k != original.lang}
+    return _guarded(runtime, original, others, f"{original.sender}'s message {original.id}")
+
+
 def _delivery_factory(field_name: str, doc: str) -> Callable[..., Node]:
-    """A node factory delivering the message in ``state[field_name]`` to every user (one batch)."""
+    """A node factory delivering the message in ``state[field_name]`` to every user by the delivery rule
+    (:mod:`aya_lab.room.delivery`): one round into every first language, more only where one failed."""
 
     def factory(*, factory_parameter: DeliveryParameters, flow_parameter: dict[str, str]) -> Node:
         params = DeliveryParameters.model_validate(factory_parameter)
-        fixed = field_name == "aya_reply"  # Aya's sources lines are never translated
 
         def body(state: AyaState, runtime: AyaRuntime) -> AyaState:
             original = state["incoming"] if field_name == "incoming" else state["aya_reply"]
             if original is None:
                 raise RuntimeError(f"{flow_parameter['name']}: the state has no {field_name} to deliver")
             users = state.get("users") or {}
-            made = {} if fixed else _english_of_request(state, original)
-            targets = [lang for lang in _targets(users) if lang not in made]
-            translations = dict(made)
-            for model, langs in _by_translator(runtime, original.lang, targets):
-                agent = UserAgent(model, params.prompt, context_window=params.context_window)
-                translations |= _translate_keeping_fixed(agent, original, langs, _history(state), fixed)
-            # a model's output is untrusted text too: no control or bidi-override character reaches a feed
-            others = {k: clean_text(v) for k, v in translations.items() if k != original.lang}
-            label = f"{original.sender}'s message {original.id}"
-            others, notes = _guarded(runtime, original, others, label)
+            readers = _readers(users, runtime)
+            texts, notes = _round(state, runtime, params, original, _targets(users))
+            while more := needed(readers, original.lang, texts):
+                extra, extra_notes = _round(state, runtime, params, original, more)
+                texts, notes = texts | extra, notes + extra_notes
             runtime.guard_notes += notes
-            message = original.model_copy(update={"translations": others})
-            return {"messages": [message], "deliveries": _deliveries(message, users)}
+            message = original.model_copy(update={"translations": texts})
+            label = f"{original.sender}'s message {original.id}"
+            got, reader_notes = deliveries(message, readers, guard_reasons(notes), label)
+            runtime.reader_notes += reader_notes
+            return {"messages": [message], "deliveries": got}
 
         return traced(flow_parameter["name"], body)
 

@@ -36,9 +36,11 @@ class PanelRoom(Protocol):
 
     @property
     def users(self) -> Mapping[str, str]: ...
+    @property
+    def readers(self) -> Mapping[str, Sequence[str]]: ...
     def feeds(self) -> Mapping[str, Sequence[Delivery]]: ...
     def send(self, user: str, text: str) -> RunReport: ...
-    def add_user(self, user_id: str, language: str) -> str: ...
+    def add_user(self, user_id: str, language: str | Sequence[str]) -> str: ...
 
 
 class RoomPanel:
@@ -52,7 +54,9 @@ class RoomPanel:
         self.button = widgets.Button(description="Send", button_style="primary")
         self.status = widgets.HTML()
         self.columns = widgets.HBox()
-        self.new_user = widgets.Text(placeholder="ID:LANGUAGE, e.g. amara:swh", layout=widgets.Layout(width="220px"))
+        self.new_user = widgets.Text(
+            placeholder="ID:LANGUAGES, e.g. amara:swh,eng", layout=widgets.Layout(width="220px")
+        )
         self.add_button = widgets.Button(description="Add user")
         self.button.on_click(lambda _: self.on_send())
         self.add_button.on_click(lambda _: self.add_user(self.new_user.value))
@@ -64,13 +68,13 @@ class RoomPanel:
         """User -> the HTML of their feed column."""
         out = {}
         for user, feed in self.room.feeds().items():
-            lang = self.room.users[user]
+            langs = ", ".join(language_name(lang) for lang in self.room.readers[user])
             rows = []
             for d in feed:
                 cls = "aya" if d.from_aya else ("own" if d.sender == user else "")
                 rows.append(f'<p class="{cls}"><b>{for_html(d.sender)}</b>: {for_html(d.text)}</p>')
             out[user] = (
-                f'<div class="aya-feed"><h4>{for_html(user)} ({language_name(lang)})</h4>' + "".join(rows) + "</div>"
+                f'<div class="aya-feed"><h4>{for_html(user)} ({for_html(langs)})</h4>' + "".join(rows) + "</div>"
             )
         return out
 
@@ -87,12 +91,12 @@ class RoomPanel:
         return report
 
     def add_user(self, text: str) -> str | None:
-        """Add the user ``ID:LANGUAGE`` in ``text``; returns their id (normal form), or ``None`` with the
-        one-line error in the status (nobody added)."""
+        """Add the user ``ID:LANGUAGE`` or ``ID:LANGUAGE,LANGUAGE...`` (in order of preference) in ``text``;
+        returns their id (normal form), or ``None`` with the one-line error in the status (nobody added)."""
         name, sep, language = str(text).strip().partition(":")
         try:
             if not sep:
-                raise RoomError(f"{text!r} is no ID:LANGUAGE; write e.g. amara:swh")
+                raise RoomError(f"{text!r} is no ID:LANGUAGE; write e.g. amara:swh or amara:swh,eng")
             user = self.room.add_user(name.strip(), language.strip())
         except ValueError as exc:
             self.status.value = f'<span style="color:#b00">error: {for_html(str(exc))}</span>'
@@ -102,7 +106,8 @@ class RoomPanel:
         self.speaker.value = speaker or user
         self.new_user.value = ""
         self.refresh()
-        self.status.value = html.escape(f"added {user} ({language_name(self.room.users[user])})")
+        names = ", ".join(language_name(lang) for lang in self.room.readers[user])
+        self.status.value = html.escape(f"added {user} ({names})")
         return user
 
     def on_send(self) -> None:

@@ -19,7 +19,9 @@ run a killed writer left open is rolled back by the next open or send. A file th
 (garbage, a corrupted or a foreign SQLite database) is refused before anything is created beside it.
 
 **Users** have ids in one normal form (NFKC, case-folded), of one script, at most 32 characters, none a
-look-alike of another (:mod:`aya_lab.room.identity`); a user keeps the language they joined with.
+look-alike of another (:mod:`aya_lab.room.identity`); a user reads one language or several, in order of
+preference (:mod:`aya_lab.room.readers`; the delivery rule: :mod:`aya_lab.room.delivery`), and keeps the
+languages they joined with.
 
 Messages longer than ``max_message_tokens`` (default 1000, far below SmolLM2's 8192-token context,
 leaving room for prompts and context), or longer than 20 characters per allowed token
@@ -31,6 +33,7 @@ from __future__ import annotations
 import difflib
 import time
 import uuid
+from collections.abc import Mapping
 from pathlib import Path
 from typing import cast
 
@@ -50,6 +53,7 @@ from aya_lab.room.inputs import assistant_sender, checked_id, checked_size, chec
 from aya_lab.room.integrity import RoomLock, removed_if_failed, room_file_problem
 from aya_lab.room.nodes import aya_registry
 from aya_lab.room.panel import RoomPanel
+from aya_lab.room.readers import Languages
 from aya_lab.room.room_graph import require_room_graph
 from aya_lab.room.runs import RunReport, RunSemanticsError, check_run
 from aya_lab.room.state import AyaRuntime, AyaState, NodeVisit
@@ -92,7 +96,7 @@ class ChatRoom:
         cls,
         path: str | Path,
         model: str | TextModel | None = None,
-        users: dict[str, str] | None = None,
+        users: Mapping[str, Languages] | None = None,
         *,
         graph: str | Path | None = None,
         kb: RoomKnowledgeBase | None = None,
@@ -103,7 +107,7 @@ class ChatRoom:
         memory_policy: str | PolicyRecord | MemoryPolicy | None = None,
         created_by: str | None = None,
     ) -> ChatRoom:
-        """Open or create the room in ``path``; ``users`` (id -> language) are added if new.
+        """Open or create the room in ``path``; ``users`` (id -> a language or a list of them) are added if new.
 
         ``model`` is a spec string (``smollm2``, ``hf:...``) or a chat model object for every role;
         ``models`` names one per role (``{"translator": "gemma3-270m", "aya": "smollm2"}``, and
@@ -118,8 +122,8 @@ class ChatRoom:
         :func:`~aya_lab.agents.memory.creator_policy` (``listed:<first user>``, ``confirm`` without users).
         A ``listed`` policy may name only users of the room (those in ``users`` included).
 
-        User ids are normalised and checked (:mod:`aya_lab.room.identity`); a user already in the room
-        given with another language, or two ids that are one, is a :class:`RoomError`, and the room
+        Ids and languages are checked (:mod:`aya_lab.room.identity`, :mod:`aya_lab.room.readers`); a user in
+        the room given with other languages (or order), or two ids that are one, is a :class:`RoomError`; the
         file is left as it was (a new one is not created). ``created_by`` (``demo``) is recorded in a
         room this call creates (:func:`~aya_lab.room.store.room_origin`).
         """
@@ -149,27 +153,28 @@ class ChatRoom:
                 raise
         return room
 
-    def _start(self, policy: MemoryPolicy | None, users: dict[str, str], created: bool) -> None:
+    def _start(self, policy: MemoryPolicy | None, users: dict[str, tuple[str, ...]], created: bool) -> None:
         """Recover a dead writer's run; check the users and the policy against the room; then set the
         policy (a new room's default: its creator's) and add the users not yet in the room."""
         with self._lock.hold(blocking=False) as held:
             if held:  # a writer busy now is no dead writer: the next send recovers under the lock
                 self._recover()
-        existing = self.users
+        existing = self.readers
         stored = {normal_id(u): u for u in existing}  # a room from before normal forms keeps its ids
         users = {stored.get(u, u): lang for u, lang in users.items()}
         for user, lang in users.items():
             if existing.get(user, lang) != lang:
+                had, given = ",".join(existing[user]), ",".join(lang)
                 raise RoomError(
-                    f"user {user!r} already reads {existing[user]} in {self.path}, not {lang}; give {user}'s "
-                    f"language as {existing[user]} or leave {user} out (a user keeps their language)"
+                    f"user {user!r} already reads {had} in {self.path}, not {given}; give {user}'s "
+                    f"languages as {had} or leave {user} out (a user keeps their languages)"
                 )
             other = None if user in existing else clash(user, existing)
             if other is not None:
-                raise clash_error(user, other, existing[other])
+                raise clash_error(user, other, ",".join(existing[other]))
         joining = {u: lang for u, lang in users.items() if u not in existing}
         if policy is None and created:
-            policy = MemoryPolicy.parse(creator_policy(users))
+            policy = MemoryPolicy.parse(creator_policy(list(users)))
         if policy is not None:
             self.memory.set_policy(checked_policy(policy, {**existing, **joining}, self.path))
         for user, lang in joining.items():
@@ -195,18 +200,24 @@ class ChatRoom:
     # -- users ------------------------------------------------------------------------------------------
     @property
     def users(self) -> dict[str, str]:
-        """User id -> ISO 639-3 language, in the order they joined."""
+        """User id -> ISO 639-3 code of their first language, in the order they joined."""
         return self._store.users()
 
-    def add_user(self, user_id: str, language: str) -> str:
-        """Add a user; returns their id in normal form (:mod:`aya_lab.room.identity`). The language may be
-        a code or a name ("Swahili", "sw", "swh"). :class:`RoomError` for a bad id or language, or an id
-        that is or looks like an existing user's."""
+    @property
+    def readers(self) -> dict[str, tuple[str, ...]]:
+        """User id -> every language they read (ISO 639-3), in order of preference; in the order they joined."""
+        return self._store.readers()
+
+    def add_user(self, user_id: str, language: Languages) -> str:
+        """Add a user; returns their id in normal form (:mod:`aya_lab.room.identity`). ``language`` is one
+        language or a list in order of preference (:mod:`aya_lab.room.readers`), each a code or a name
+        ("Swahili", "sw", "swh"). :class:`RoomError` for a bad id or language list, or an id that is or
+        looks like an existing user's."""
         normal, lang = checked_user(user_id, language)
-        users = self.users
+        users = self.readers
         other = clash(normal, users)
         if other is not None:
-            raise clash_error(user_id, other, users[other])
+            raise clash_error(user_id, other, ",".join(users[other]))
         self._store.add_user(normal, lang)
         return normal
 
@@ -336,6 +347,7 @@ class ChatRoom:
             node_order=self.spec.node_names(),
             memory=self.memory,
             run_id=run_id,
+            readers=self.readers,
         )
         config = {"configurable": {"thread_id": THREAD}, "run_id": uuid.uuid4()}
         before = self.app.get_state({"configurable": {"thread_id": THREAD}}).config["configurable"].get("checkpoint_id")

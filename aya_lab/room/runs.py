@@ -42,6 +42,7 @@ class RunReport:
     aya_fallback: bool = False  # the router's model answer was unparseable; the keyword router decided
     aya_steps: list[StepRecord] = field(default_factory=list)  # tool, input, log, observation per step
     guard_notes: list[str] = field(default_factory=list)  # translations withheld by the guard (agents.guard)
+    reader_notes: list[str] = field(default_factory=list)  # who got which language and why (room.delivery)
 
     def __str__(self) -> str:
         lines = [
@@ -54,6 +55,7 @@ class RunReport:
             lines.append(f"  aya used {used}; her reply reached {len(self.aya_reply)} users")
         lines += [f"  note: {n}" for n in self.notes]
         lines += [f"  guard: {n}" for n in self.guard_notes]
+        lines += [f"  reader: {n}" for n in self.reader_notes]
         return "\n".join(lines)
 
 
@@ -106,6 +108,7 @@ def check_run(
         aya_tools=list(aya.tools) if aya else [],
         aya_fallback=aya.fallback if aya else False,
         guard_notes=list(runtime.guard_notes),
+        reader_notes=list(runtime.reader_notes),
         aya_steps=[step_record(st) for st in (aya.steps if aya else [])],
     )
 

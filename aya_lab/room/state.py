@@ -150,6 +150,10 @@ class AyaRuntime:
     run_id: str | None = None  # the run's id: knowledge-base writes commit or are discarded with it
     guard_notes: list[str] = field(default_factory=list)  # translations the guard withheld (agents.guard)
     direction_models: dict[str, TextModel] = field(default_factory=dict)  # "swh-eng" -> that direction's translator
+    readers: dict[str, tuple[str, ...]] = field(
+        default_factory=dict
+    )  # user -> languages, in order (aya_lab.room.delivery)
+    reader_notes: list[str] = field(default_factory=list)  # deliveries not in a reader's first language, and why
 
     def ordered_visits(self) -> list[NodeVisit]:
         """Visits in the spec's node order (a stable sort: repeated visits of one node keep their order).

@@ -2,8 +2,9 @@
 
 One room file (``runs/demo.sqlite``) holds three groups of tables, all opened here:
 
-* the room's own: ``aya_room_users`` (id, language, join order), ``aya_room_runs`` (one row per
-  committed run: its report and trace as JSON) and ``aya_room_meta`` (the open-run marker);
+* the room's own: ``aya_room_users`` (id, languages comma-joined as :mod:`aya_lab.room.readers` keeps
+  them, join order), ``aya_room_runs`` (one row per committed run: its report and trace as JSON) and
+  ``aya_room_meta`` (the open-run marker);
 * the memory policy and pending notes, ``aya_memory_meta`` and ``aya_memory_pending``, whose schema
   :class:`~aya_lab.agents.memory.RoomMemory` keeps (it also serves a file that is no room); the store
   makes it on its connection;
@@ -38,6 +39,7 @@ from __future__ import annotations
 import json
 import sqlite3
 import time
+from collections.abc import Sequence
 from dataclasses import asdict
 from pathlib import Path
 
@@ -46,6 +48,7 @@ from langgraph.checkpoint.sqlite import SqliteSaver
 
 from aya_lab.agents.memory import RoomMemory
 from aya_lab.room.errors import RoomError
+from aya_lab.room.readers import from_stored, stored
 from aya_lab.room.runs import RunReport
 from aya_lab.room.state import CHECKPOINTED_TYPES, NodeVisit
 from aya_lab.sqlite_file import ROOM_FILE, SqliteFile, marker, read_only, stamp_sql
@@ -149,13 +152,20 @@ class RoomStore:
         self.conn.execute("INSERT OR REPLACE INTO aya_room_meta (name, value) VALUES (?, ?)", (ORIGIN, created_by))
 
     # -- users --------------------------------------------------------------------------------------------
-    def users(self) -> dict[str, str]:
-        """User id -> language code, in the order they joined."""
-        return dict(self.conn.execute("SELECT user_id, lang FROM aya_room_users ORDER BY position").fetchall())
+    def readers(self) -> dict[str, tuple[str, ...]]:
+        """User id -> the language codes they read, in order of preference; users in the order they joined."""
+        rows = self.conn.execute("SELECT user_id, lang FROM aya_room_users ORDER BY position").fetchall()
+        return {user: from_stored(langs) for user, langs in rows}
 
-    def add_user(self, user_id: str, lang: str) -> None:
+    def users(self) -> dict[str, str]:
+        """User id -> their first language's code, in the order they joined."""
+        return {user: langs[0] for user, langs in self.readers().items()}
+
+    def add_user(self, user_id: str, languages: str | Sequence[str]) -> None:
+        """Add a user reading ``languages`` (codes, in order of preference; kept comma-joined in ``lang``)."""
         self.conn.execute(
-            "INSERT INTO aya_room_users VALUES (?, ?, (SELECT COUNT(*) FROM aya_room_users))", (user_id, lang)
+            "INSERT INTO aya_room_users VALUES (?, ?, (SELECT COUNT(*) FROM aya_room_users))",
+            (user_id, stored(languages)),
         )
 
     # -- runs ---------------------------------------------------------------------------------------------
