@@ -49,9 +49,10 @@ STILL_FAILS = (
     "unrelated-sentence floor, and for Swahili, Somali, Hausa, Yoruba, Nepali and Sinhala it beats no floor out "
     "of English (notebooks/03, 300 segments per pair, 2026-12-01). From Swahili into English the room uses a LoRA "
     "adapter trained on MAFAND-MT (non-commercial), above both floors on NTREX-128 and MAFAND test (notebooks/08, "
-    "2026-12-02). Its drafts into or out of Swahili and Yoruba were never faithful in labelled runs, so the "
-    "guard delivers those messages marked [not translated]; drafts it doubts arrive [unverified] beside the "
-    "original (docs/SECURITY.md). Swap in a larger "
+    "2026-12-02). The base model's drafts into or out of Swahili and Yoruba were never faithful in labelled runs, so the "
+    "guard withholds them: Amara reads English too and gets those messages in English, marked [eng]; a reader of "
+    "Swahili alone gets the original marked [not translated]. Drafts the guard doubts arrive [unverified] beside "
+    "the original (docs/SECURITY.md). Swap in a larger "
     "model with --model translator=hf:<instruct model> or translator=seq2seq:<NLLB or Marian checkpoint>."
 )
 """The demo's last line: which languages the default translator still fails (notebook 03's measurement)."""
