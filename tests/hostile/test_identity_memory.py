@@ -7,8 +7,7 @@ from __future__ import annotations
 
 import html
 import io
-from collections.abc import Iterator
-from contextlib import contextmanager
+from contextlib import AbstractContextManager
 from pathlib import Path
 
 import pytest
@@ -19,24 +18,12 @@ from aya_lab.cli import main
 from aya_lab.room import ChatRoom, RoomError
 from aya_lab.room_cli import ChatRepl
 from tests.fakes import FakeRoomModel
-from tests.hostile.harness import assert_one_line, cli_refuses, snapshot
+from tests.hostile.harness import assert_one_line, cli_refuses, unchanged
 
 GROUP = pytest.mark.hostile("identity_memory")
 CYRILLIC_KOFI = "k\u043efi"  # kоfi: a Cyrillic о between Latin letters
 LONG = "k" * 10_000
 _OPEN = ChatRoom.open.__func__
-
-
-@contextmanager
-def unchanged(root: Path) -> Iterator[None]:
-    """The harness's check, less SQLite's ``-shm`` files: the WAL index, which a reader updates, holds no
-    data and is rebuilt from the WAL (the room file and its WAL are compared)."""
-    before = {k: v for k, v in snapshot(root).items() if not k.endswith("-shm")}
-    yield
-    after = {k: v for k, v in snapshot(root).items() if not k.endswith("-shm")}
-    assert after == before, f"created {sorted(set(after) - set(before))}, changed or removed " + str(
-        sorted(k for k in before if after.get(k) != before[k])
-    )
 
 
 @pytest.fixture
@@ -104,7 +91,7 @@ ADD_USER_REFUSALS = [
 @pytest.mark.parametrize("name, language, needles", ADD_USER_REFUSALS)
 def test_add_user_refuses_a_bad_or_look_alike_id(open_room, tmp_path, name, language, needles):
     room = open_room()
-    with unchanged(tmp_path), pytest.raises(RoomError) as caught:
+    with unchanged_room(tmp_path), pytest.raises(RoomError) as caught:
         room.add_user(name, language)
     message = str(caught.value)
     assert_one_line(message, *needles)
@@ -115,7 +102,7 @@ def test_add_user_refuses_a_bad_or_look_alike_id(open_room, tmp_path, name, lang
 @GROUP
 def test_fullwidth_digits_are_the_ascii_id_they_look_like(open_room, tmp_path):
     room = open_room(users={"123": "eng"})
-    with unchanged(tmp_path), pytest.raises(RoomError) as caught:
+    with unchanged_room(tmp_path), pytest.raises(RoomError) as caught:
         room.add_user("\uff11\uff12\uff13", "deu")  # １２３
     assert_one_line(str(caught.value), "is the existing user '123'", "pick another id")
     assert room.users == {"123": "eng"}
@@ -124,7 +111,7 @@ def test_fullwidth_digits_are_the_ascii_id_they_look_like(open_room, tmp_path):
 @GROUP
 def test_an_all_cyrillic_look_alike_of_a_latin_id_is_refused(open_room, tmp_path):
     room = open_room(users={"cope": "eng"})
-    with unchanged(tmp_path), pytest.raises(RoomError) as caught:
+    with unchanged_room(tmp_path), pytest.raises(RoomError) as caught:
         room.add_user("\u0441\u043e\u0440\u0435", "rus")  # соре, every letter Cyrillic
     assert_one_line(str(caught.value), "looks like the existing user 'cope'", "(\\u0441\\u043e\\u0440\\u0435)")
     assert room.users == {"cope": "eng"}
@@ -133,7 +120,7 @@ def test_an_all_cyrillic_look_alike_of_a_latin_id_is_refused(open_room, tmp_path
 @GROUP
 def test_the_look_alike_cannot_speak_either(open_room, tmp_path):
     room = open_room()
-    with unchanged(tmp_path), pytest.raises(RoomError) as caught:
+    with unchanged_room(tmp_path), pytest.raises(RoomError) as caught:
         room.send(CYRILLIC_KOFI, "I am the real kofi")
     assert_one_line(str(caught.value), "unknown user 'k\u043efi' (k\\u043efi)", "room.add_user(")
     assert room.history() == [] and room.feed("lena") == []
@@ -165,7 +152,7 @@ def test_one_language_written_in_several_scripts_is_one_script(open_room):
 @GROUP
 def test_reopening_with_another_language_for_a_user_is_refused(open_room, tmp_path):
     open_room().close()
-    with unchanged(tmp_path), pytest.raises(RoomError) as caught:
+    with unchanged_room(tmp_path), pytest.raises(RoomError) as caught:
         open_room(users={"kofi": "fra"})
     assert_one_line(str(caught.value), "user 'kofi' already reads eng in", "not fra", "leave kofi out")
     again = open_room(users={"kofi": "eng"})  # the same language: fine
@@ -182,7 +169,7 @@ def test_reopening_with_another_language_for_a_user_is_refused(open_room, tmp_pa
     ],
 )
 def test_open_refuses_two_ids_that_are_one_before_any_file(open_room, tmp_path, users, needles):
-    with unchanged(tmp_path), pytest.raises(RoomError) as caught:
+    with unchanged_room(tmp_path), pytest.raises(RoomError) as caught:
         open_room(users=users)
     assert_one_line(str(caught.value), *needles)
     assert not (tmp_path / "room.sqlite").exists()
@@ -198,7 +185,7 @@ def test_open_refuses_two_ids_that_are_one_before_any_file(open_room, tmp_path, 
     ],
 )
 def test_a_new_rooms_policy_may_list_only_its_users(open_room, tmp_path, policy, needles):
-    with unchanged(tmp_path), pytest.raises(RoomError) as caught:
+    with unchanged_room(tmp_path), pytest.raises(RoomError) as caught:
         open_room(memory_policy=policy)
     assert_one_line(str(caught.value), *needles)
     assert not (tmp_path / "room.sqlite").exists()
@@ -207,7 +194,7 @@ def test_a_new_rooms_policy_may_list_only_its_users(open_room, tmp_path, policy,
 @GROUP
 def test_an_existing_rooms_policy_may_list_only_its_users(open_room, tmp_path):
     open_room(memory_policy="confirm").close()
-    with unchanged(tmp_path), pytest.raises(RoomError) as caught:
+    with unchanged_room(tmp_path), pytest.raises(RoomError) as caught:
         open_room(users={}, memory_policy="listed:mallory")
     assert_one_line(str(caught.value), "names 'mallory'", "users: lena, kofi")
     assert open_room(users={}).memory.stored_policy == MemoryPolicy("confirm")
@@ -267,7 +254,7 @@ def test_under_confirm_one_user_cannot_forget_an_approved_note_alone(open_room):
     ],
 )  # fmt: skip
 def test_chat_refuses_bad_users_before_any_file(fake_kb_rooms, capsys, tmp_path, argv, needles):
-    with unchanged(tmp_path):
+    with unchanged_room(tmp_path):
         err = cli_refuses(capsys, chat(tmp_path / "r.sqlite", *argv), *needles)
     assert len(err) < 300, err
 
@@ -286,7 +273,7 @@ def test_chat_refuses_changes_to_an_existing_room(fake_kb_rooms, monkeypatch, ca
     room = tmp_path / "r.sqlite"
     assert main(chat(room, "--user", "kofi:eng", "--user", "lena:deu")) == 0
     capsys.readouterr()
-    with unchanged(tmp_path):
+    with unchanged_room(tmp_path):
         cli_refuses(capsys, chat(room, *argv), *needles)
     assert main(chat(room, "--user", "Kofi:eng")) == 0  # the same user and language: fine
 
@@ -306,7 +293,7 @@ def test_repl_add_refuses_in_one_line(open_room, tmp_path, line, needles):
     room = open_room()
     out = io.StringIO()
     lines = iter([line])
-    with unchanged(tmp_path):
+    with unchanged_room(tmp_path):
         repl = ChatRepl(room, out)
         repl.run(lambda prompt="": _next_or_eof(lines))
     assert_one_line(out.getvalue(), *needles)
@@ -332,7 +319,7 @@ def _next_or_eof(lines):
 def test_panel_add_user_refuses_in_one_line(open_room, tmp_path, text, needles):
     room = open_room()
     panel = room.panel()
-    with unchanged(tmp_path):
+    with unchanged_room(tmp_path):
         assert panel.add_user(text) is None
     assert panel.status.value.startswith('<span style="color:#b00">error: ')
     assert_one_line(html.unescape(panel.status.value), *needles)
@@ -344,3 +331,8 @@ def test_panel_adds_a_user_in_normal_form(open_room):
     panel = room.panel()
     assert panel.add_user(" Amara:swh ") == "amara" and room.users["amara"] == "swh"
     assert list(panel.speaker.options) == ["lena", "kofi", "amara"] and len(panel.columns.children) == 3
+
+
+def unchanged_room(root: Path) -> AbstractContextManager[None]:
+    """The harness's check, less the open room's ``-shm`` (see :func:`tests.hostile.harness.unchanged`)."""
+    return unchanged(root, ignore_shm=True)
