@@ -72,7 +72,7 @@ LIST_REFUSALS = [
 @pytest.mark.parametrize("languages, needles", LIST_REFUSALS)
 def test_add_user_refuses_a_bad_language_list(open_room, tmp_path, languages, needles):
     room = open_room()
-    with unchanged(tmp_path), pytest.raises(RoomError) as caught:
+    with unchanged(tmp_path, ignore_shm=True), pytest.raises(RoomError) as caught:
         room.add_user("amara", languages)
     assert_one_line(str(caught.value), *needles)
     assert room.readers == {"kofi": ("eng",)}
@@ -111,7 +111,7 @@ def test_repl_add_refuses_a_repeated_language_in_one_line(open_room, tmp_path):
     room = open_room()
     out = io.StringIO()
     lines = iter(["/add amara swh,Swahili", "/quit"])
-    with unchanged(tmp_path):
+    with unchanged(tmp_path, ignore_shm=True):
         ChatRepl(room, out).run(lambda prompt="": next(lines))
     (line,) = out.getvalue().splitlines()
     assert line.startswith("error: ")
@@ -123,7 +123,7 @@ def test_repl_add_refuses_a_repeated_language_in_one_line(open_room, tmp_path):
 def test_panel_refuses_a_trailing_comma_in_one_line(open_room, tmp_path):
     room = open_room()
     panel = room.panel()
-    with unchanged(tmp_path):
+    with unchanged(tmp_path, ignore_shm=True):
         assert panel.add_user("amara:swh,") is None
     assert panel.status.value.startswith('<span style="color:#b00">error: ')
     assert_one_line(html.unescape(panel.status.value), "hold an empty item ('swh,')", "e.g. swh,eng")

@@ -46,7 +46,7 @@ def state(room: ChatRoom) -> tuple:
 def refused(room: ChatRoom, call, *needles: str) -> str:
     """``call()`` raises one RoomError line naming ``needles`` and changes nothing in the room or on disk."""
     before = state(room)
-    with unchanged(room.path.parent), pytest.raises(RoomError) as info:
+    with unchanged(room.path.parent, ignore_shm=True), pytest.raises(RoomError) as info:
         call()
     assert_one_line(str(info.value), *needles)
     assert state(room) == before
