@@ -11,59 +11,22 @@ from contextlib import AbstractContextManager
 from pathlib import Path
 
 import pytest
-from langchain_core.embeddings import DeterministicFakeEmbedding
 
 from aya_lab.agents.memory import MemoryPolicy
 from aya_lab.cli import main
-from aya_lab.room import ChatRoom, RoomError
+from aya_lab.room import RoomError
 from aya_lab.room_cli import ChatRepl
-from tests.fakes import FakeRoomModel
 from tests.hostile.harness import assert_one_line, cli_refuses, unchanged
 
 GROUP = pytest.mark.hostile("identity_memory")
 CYRILLIC_KOFI = "k\u043efi"  # kоfi: a Cyrillic о between Latin letters
 LONG = "k" * 10_000
-_OPEN = ChatRoom.open.__func__
 
 
 @pytest.fixture
-def kb_dir(tmp_path):
-    d = tmp_path / "kb"
-    d.mkdir()
-    (d / "travel_policy.md").write_text("# Travel policy\n## Flights\nEconomy class for flights under 6 hours.\n")
-    return d
-
-
-@pytest.fixture
-def open_room(tmp_path, kb_dir):
-    """``open_room(users=..., **kw)``: a room at ``tmp_path/room.sqlite`` on a fake model; closed after."""
-    rooms = []
-
-    def make(users=None, path=None, model=None, **kw):
-        room = ChatRoom.open(
-            path or tmp_path / "room.sqlite",
-            model=model or FakeRoomModel(default="ok"),
-            users={"lena": "deu", "kofi": "eng"} if users is None else users,
-            kb_dir=kb_dir,
-            embeddings=DeterministicFakeEmbedding(size=8),
-            **kw,
-        )
-        rooms.append(room)
-        return room
-
-    yield make
-    for r in rooms:
-        r.close()
-
-
-@pytest.fixture
-def fake_kb_rooms(monkeypatch, kb_dir):
-    """Rooms the CLI opens get the test knowledge base with fake embeddings (no model is loaded)."""
-
-    def open_(cls, path, *args, **kw):
-        return _OPEN(cls, path, *args, kb_dir=kb_dir, embeddings=DeterministicFakeEmbedding(size=8), **kw)
-
-    monkeypatch.setattr(ChatRoom, "open", classmethod(open_))
+def open_room(room_opener):
+    """``open_room(users=..., **kw)``: a room on a fake model (default users {"lena": "deu", "kofi": "eng"})."""
+    return lambda users=None, **kw: room_opener({"lena": "deu", "kofi": "eng"} if users is None else users, **kw)
 
 
 def chat(*argv):

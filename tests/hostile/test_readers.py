@@ -9,53 +9,19 @@ import html
 import io
 
 import pytest
-from langchain_core.embeddings import DeterministicFakeEmbedding
 
-from aya_lab.room import ChatRoom, RoomError
+from aya_lab.room import RoomError
 from aya_lab.room_cli import ChatRepl
-from tests.fakes import FakeRoomModel
-from tests.hostile.harness import assert_one_line, cli_refuses
-from tests.hostile.test_identity_memory import unchanged
+from tests.hostile.harness import assert_one_line, cli_refuses, unchanged
 
 GROUP = pytest.mark.hostile("readers")
-_OPEN = ChatRoom.open.__func__
 TWENTY = ["eng", "fra", "deu", "swh", "spa", "por", "ita", "nld", "pol", "rus"] * 2
 
 
 @pytest.fixture
-def kb_dir(tmp_path):
-    d = tmp_path / "kb"
-    d.mkdir()
-    (d / "travel_policy.md").write_text("# Travel policy\n## Flights\nEconomy class for flights under 6 hours.\n")
-    return d
-
-
-@pytest.fixture
-def open_room(tmp_path, kb_dir):
-    rooms = []
-
-    def make(users=None, path=None):
-        room = ChatRoom.open(
-            path or tmp_path / "room.sqlite",
-            model=FakeRoomModel(default="ok"),
-            users={"kofi": "eng"} if users is None else users,
-            kb_dir=kb_dir,
-            embeddings=DeterministicFakeEmbedding(size=8),
-        )
-        rooms.append(room)
-        return room
-
-    yield make
-    for r in rooms:
-        r.close()
-
-
-@pytest.fixture
-def fake_kb_rooms(monkeypatch, kb_dir):
-    def open_(cls, path, *args, **kw):
-        return _OPEN(cls, path, *args, kb_dir=kb_dir, embeddings=DeterministicFakeEmbedding(size=8), **kw)
-
-    monkeypatch.setattr(ChatRoom, "open", classmethod(open_))
+def open_room(room_opener):
+    """``open_room(users=..., **kw)``: a room on a fake model (default users {"kofi": "eng"})."""
+    return lambda users=None, **kw: room_opener({"kofi": "eng"} if users is None else users, **kw)
 
 
 LIST_REFUSALS = [
