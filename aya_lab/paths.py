@@ -7,7 +7,26 @@ from pathlib import Path
 from aya_lab.errors import InputError
 from aya_lab.settings import settings
 
-__all__ = ["adapters_dir", "cache_dir", "data_dir", "fewshot_pools_dir", "kb_dir", "project_root", "prompts_dir"]
+__all__ = [
+    "SYSTEM_FOLDERS",
+    "adapters_dir",
+    "cache_dir",
+    "data_dir",
+    "fewshot_pools_dir",
+    "kb_dir",
+    "project_root",
+    "prompts_dir",
+    "system_folder",
+]
+
+SYSTEM_FOLDERS = (Path("/dev"), Path("/proc"), Path("/sys"))
+"""The operating system's folders: no room, result or other file the project writes ever belongs there."""
+
+
+def system_folder(path: Path) -> Path | None:
+    """The system folder (:data:`SYSTEM_FOLDERS`) that ``path``, links resolved, lies in, or ``None``."""
+    resolved = path.resolve()
+    return next((f for f in SYSTEM_FOLDERS if resolved.is_relative_to(f)), None)
 
 
 def cache_dir() -> Path:

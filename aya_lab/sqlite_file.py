@@ -34,6 +34,7 @@ __all__ = [
     "ROOM_FILE",
     "FileKind",
     "SqliteFile",
+    "ensure_marked_schema",
     "file_problem",
     "inspect",
     "marker",
@@ -76,6 +77,22 @@ class SqliteFile:
 def stamp_sql(kind: FileKind) -> str:
     """The statements that mark a file as ``kind`` (run them in the transaction that makes its schema)."""
     return f"PRAGMA application_id = {kind.app_id}; PRAGMA user_version = {kind.version};"
+
+
+def ensure_marked_schema(conn: sqlite3.Connection, schema: str, kind: FileKind) -> None:
+    """Make ``schema`` (``CREATE TABLE IF NOT EXISTS`` statements) on ``conn``: in a file already marked as
+    ``kind`` nothing is written; in any other (a new file, or one from before the marker) the tables and
+    the marker are made in one transaction, so a file never holds one without the other. ``conn`` is in
+    autocommit mode (``isolation_level=None``)."""
+    if marker(conn) == (kind.app_id, kind.version):
+        conn.executescript(schema)  # every table exists: nothing is written
+        return
+    try:
+        conn.executescript(f"BEGIN IMMEDIATE; {schema} {stamp_sql(kind)} COMMIT;")
+    except BaseException:
+        if conn.in_transaction:
+            conn.execute("ROLLBACK")
+        raise
 
 
 def marker(conn: sqlite3.Connection) -> tuple[int, int]:

@@ -15,15 +15,11 @@ import os
 from collections.abc import Sequence
 from pathlib import Path
 
-__all__ = ["SYSTEM_FOLDERS", "out_problem"]
+from aya_lab.paths import system_folder
 
-SYSTEM_FOLDERS = ("/proc", "/sys", "/dev")
+__all__ = ["out_problem"]
+
 _FIX = "choose a file in a folder you can write, e.g. --out runs/results.csv"
-
-
-def _in_system_folder(path: Path) -> str | None:
-    resolved = str(path.resolve())
-    return next((f for f in SYSTEM_FOLDERS if resolved == f or resolved.startswith(f + "/")), None)
 
 
 def _existing_file_problem(path: Path, suffix: str, label: str) -> str | None:
@@ -66,7 +62,7 @@ def out_problem(out: str | None, suffix: str = ".csv", beside: Sequence[str] = (
     if not out.lower().endswith(suffix):
         return f"--out must name a {suffix} file, not {out!r}; e.g. --out runs/results{suffix}"
     path = Path(out).expanduser()
-    folder = _in_system_folder(path)
+    folder = system_folder(path)
     if folder:
         return f"--out {out!r} is in {folder}, a system folder, not a place for results; {_FIX}"
     stem = path.with_suffix("")

@@ -20,7 +20,7 @@ from typing import Any, NamedTuple
 import numpy as np
 
 from aya_lab.rag.documents import KnowledgeBaseError
-from aya_lab.sqlite_file import KNOWLEDGE_BASE, SqliteFile, file_problem, marker, stamp_sql
+from aya_lab.sqlite_file import KNOWLEDGE_BASE, SqliteFile, ensure_marked_schema, file_problem
 
 __all__ = [
     "FACT_SECTION",
@@ -108,13 +108,8 @@ def connect(db_path: Path | str) -> sqlite3.Connection:
         Path(db_path).parent.mkdir(parents=True, exist_ok=True)
     conn = sqlite3.connect(str(db_path), isolation_level=None, check_same_thread=False, timeout=30)
     try:
-        if marker(conn) == (KNOWLEDGE_BASE.app_id, KNOWLEDGE_BASE.version):
-            conn.executescript(_SCHEMA)  # every table exists: nothing is written
-        else:
-            conn.executescript(f"BEGIN IMMEDIATE; {_SCHEMA} {stamp_sql(KNOWLEDGE_BASE)} COMMIT;")
+        ensure_marked_schema(conn, _SCHEMA, KNOWLEDGE_BASE)
     except BaseException:
-        if conn.in_transaction:
-            conn.execute("ROLLBACK")
         conn.close()
         raise
     return conn

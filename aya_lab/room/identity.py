@@ -40,6 +40,7 @@ __all__ = [
     "normal_id",
     "shown_id",
     "skeleton",
+    "stored_ids",
     "user_id",
 ]
 
@@ -55,6 +56,11 @@ _ANY_SCRIPT = {"COMMON", "INHERITED"}  # digits, '-', '_', combining marks
 def normal_id(name: object) -> str:
     """``name`` in the room's normal form (NFKC, case-folded, stripped); ``""`` for a non-string."""
     return unicodedata.normalize("NFKC", name).casefold().strip() if isinstance(name, str) else ""
+
+
+def stored_ids(users: Iterable[str]) -> dict[str, str]:
+    """The normal form of each stored id -> that id (a room from before normal forms keeps its ids)."""
+    return {normal_id(u): u for u in users}
 
 
 def shown_id(name: object) -> str:
@@ -149,7 +155,7 @@ def checked_policy(value: str | PolicyRecord | MemoryPolicy, users: Mapping[str,
     """``value`` as the policy of ``room`` whose users are ``users``: its listed ids normalised, and
     :class:`RoomError` when it names someone who is not a user."""
     policy = MemoryPolicy.parse(value)
-    ids = {normal_id(u): u for u in users}  # the stored id of each normal form
+    ids = stored_ids(users)
     listed = tuple(dict.fromkeys(ids.get(normal_id(u), normal_id(u)) for u in policy.users))
     strangers = [u for u in listed if u not in users]
     if strangers:

@@ -35,6 +35,7 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
+from aya_lab.paths import system_folder
 from aya_lab.rag.store import kb_file_problem
 from aya_lab.room.store import is_legacy_room
 from aya_lab.sqlite_file import ROOM_FILE, file_problem
@@ -53,9 +54,6 @@ def companions(room: Path) -> list[Path]:
     return [Path(f"{p}{s}") for p in (room, kb) for s in ("-wal", "-shm")] + [kb, lock_path(room)]
 
 
-SPECIAL_FOLDERS = (Path("/dev"), Path("/proc"), Path("/sys"))
-
-
 def _kind(mode: int) -> str:
     kinds = {stat.S_ISDIR: "a folder", stat.S_ISCHR: "a character device", stat.S_ISBLK: "a block device"}
     kinds |= {stat.S_ISFIFO: "a named pipe", stat.S_ISSOCK: "a socket"}
@@ -69,9 +67,9 @@ def _place_problem(path: Path) -> str | None:
         if p.exists() and not stat.S_ISREG(p.stat().st_mode):
             what = "room file" if p == path else "a file the room writes beside it,"
             return f"{what} {p} is {_kind(p.stat().st_mode)}: {new}"
-    system = [f for f in SPECIAL_FOLDERS if path.resolve().is_relative_to(f)]
+    system = system_folder(path)
     if system:
-        return f"room file {path} lies in {system[0]}, a system folder: {new}"
+        return f"room file {path} lies in {system}, a system folder: {new}"
     if path.exists() and not os.access(path, os.R_OK | os.W_OK):
         return f"room file {path} is read-only: make it writable (chmod u+rw {path}), or open a copy at a new path"
     folder = next(p for p in (path.parent, *path.parent.parents) if p.exists())

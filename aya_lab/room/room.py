@@ -48,7 +48,16 @@ from aya_lab.models.directions import direction_of, is_direction_key
 from aya_lab.models.loader import load_role_models
 from aya_lab.rag import KnowledgeBase
 from aya_lab.room.errors import RoomError
-from aya_lab.room.identity import checked_policy, checked_user, checked_users, clash, clash_error, normal_id, shown_id
+from aya_lab.room.identity import (
+    checked_policy,
+    checked_user,
+    checked_users,
+    clash,
+    clash_error,
+    normal_id,
+    shown_id,
+    stored_ids,
+)
 from aya_lab.room.inputs import assistant_sender, checked_id, checked_size, checked_text
 from aya_lab.room.integrity import RoomLock, removed_if_failed, room_file_problem
 from aya_lab.room.nodes import aya_registry
@@ -160,7 +169,7 @@ class ChatRoom:
             if held:  # a writer busy now is no dead writer: the next send recovers under the lock
                 self._recover()
         existing = self.readers
-        stored = {normal_id(u): u for u in existing}  # a room from before normal forms keeps its ids
+        stored = stored_ids(existing)
         users = {stored.get(u, u): lang for u, lang in users.items()}
         for user, lang in users.items():
             if existing.get(user, lang) != lang:
@@ -280,7 +289,7 @@ class ChatRoom:
         if isinstance(user, str) and user in users:
             return user
         normal = normal_id(user)
-        stored = {normal_id(u): u for u in users}  # a room from before normal forms keeps its ids
+        stored = stored_ids(users)
         if normal not in stored:
             close = difflib.get_close_matches(normal, list(users), n=1)
             hint = f" (did you mean {close[0]!r}?)" if close else ""
@@ -293,8 +302,6 @@ class ChatRoom:
     def _clean(self, user: str, text: str) -> str:
         """``text`` with control, bidi-override and stray invisible characters removed
         (:func:`~aya_lab.text_safety.clean_text`); refused when nothing else is left."""
-        if not isinstance(text, str):
-            return text
         cleaned = clean_text(text)
         if text.strip() and not cleaned.strip():
             found = ", ".join(hostile_characters(text)[:3])
@@ -302,9 +309,9 @@ class ChatRoom:
         return cleaned
 
     def _validate(self, user: str, text: str) -> str | None:
-        """Refuse bad input; the request to Aya (the one parse of the ``@aya`` mention), or ``None``."""
-        self._check_user(user)
-        if not isinstance(text, str) or not text.strip():
+        """Refuse bad input from ``user`` (checked); the request to Aya (the one parse of the ``@aya``
+        mention), or ``None``."""
+        if not text.strip():
             raise RoomError(f"empty message from {user!r}; write some text")
         request = parse_aya_request(text)
         if request is not None and not request:

@@ -51,7 +51,7 @@ from aya_lab.room.errors import RoomError
 from aya_lab.room.readers import from_stored, stored
 from aya_lab.room.runs import RunReport
 from aya_lab.room.state import CHECKPOINTED_TYPES, NodeVisit
-from aya_lab.sqlite_file import ROOM_FILE, SqliteFile, marker, read_only, stamp_sql
+from aya_lab.sqlite_file import ROOM_FILE, SqliteFile, ensure_marked_schema, read_only
 
 __all__ = [
     "CHECKPOINT_COLUMNS",
@@ -118,7 +118,7 @@ class RoomStore:
         self.conn = sqlite3.connect(path, check_same_thread=False, isolation_level=None)
         self.conn.execute("PRAGMA busy_timeout = 30000")
         try:
-            self._make_schema()
+            ensure_marked_schema(self.conn, ROOM_SCHEMA, ROOM_FILE)  # tables and marker in one transaction
         except sqlite3.OperationalError as exc:
             self.conn.close()
             if "readonly" not in str(exc):
@@ -130,19 +130,6 @@ class RoomStore:
         self.memory = RoomMemory(self.conn)  # memory policy and pending notes (aya_lab.agents.memory)
         self.checkpointer = SqliteSaver(self.conn, serde=JsonPlusSerializer(allowed_msgpack_modules=CHECKPOINTED_TYPES))
         self.checkpointer.setup()
-
-    def _make_schema(self) -> None:
-        """The room's tables; in a file without the marker (a new room, or one from before the marker) made
-        in one transaction with it, so a room file never lacks either."""
-        if marker(self.conn) == (ROOM_FILE.app_id, ROOM_FILE.version):
-            self.conn.executescript(ROOM_SCHEMA)  # every table exists: nothing is written
-            return
-        try:
-            self.conn.executescript(f"BEGIN IMMEDIATE; {ROOM_SCHEMA} {stamp_sql(ROOM_FILE)} COMMIT;")
-        except BaseException:
-            if self.conn.in_transaction:
-                self.conn.execute("ROLLBACK")
-            raise
 
     def close(self) -> None:
         self.conn.close()
