@@ -186,6 +186,9 @@ def _round(
     for model, langs in _by_translator(runtime, original.lang, [t for t in targets if t not in made]):
         agent = UserAgent(model, params.prompt, context_window=params.context_window)
         translations |= _translate_keeping_fixed(agent, original, langs, _history(state), fixed)
+    missing = [t for t in targets if t != original.lang and t not in translations]
+    if missing:  # the delivery rule's rounds ask for each language until it has a text: this ends them
+        raise RuntimeError(f"no translation of {original.id} into {', '.join(missing)} came back from the translator")
     # a model's output is untrusted text too: no control or bidi-override character reaches a feed
     others = {k: clean_text(v) for k, v in translations.items() if k != original.lang}
     return _guarded(runtime, original, others, f"{original.sender}'s message {original.id}")

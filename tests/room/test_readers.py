@@ -11,6 +11,7 @@ import pytest
 from langchain_core.embeddings import DeterministicFakeEmbedding
 
 from aya_lab.agents.guard import GuardVerdict, TranslationGuard
+from aya_lab.agents.user import UserAgent
 from aya_lab.cli import main
 from aya_lab.demo import SCRIPT, USERS, run_demo
 from aya_lab.room import ChatRoom, RoomError
@@ -235,3 +236,19 @@ def test_the_demos_colleagues_read_their_lists_and_the_demo_prints_them(fake_kb_
         assert feed[0].text == SCRIPT[0][1] and all(d.text.startswith("[eng] ") for d in feed[1:])
     finally:
         room.close()
+
+
+def test_a_translation_that_never_comes_back_fails_the_run_instead_of_looping(make_room, verdicts, monkeypatch):
+    """The rounds ask for a reader's next language until it has a text; a translator that returns none for
+    a language it was asked for is a bug: the run fails (and changes nothing) rather than asking forever."""
+    verdicts(swh="withheld")
+    room = _room(make_room, ["swh", "fra"])
+    real = UserAgent.translate_many
+
+    def without_french(self, message, targets, history=()):
+        return {k: v for k, v in real(self, message, targets, history).items() if k != "fra"}
+
+    monkeypatch.setattr(UserAgent, "translate_many", without_french)
+    with pytest.raises(RuntimeError, match="into fra came back"):
+        room.send("lena", GERMAN)
+    assert room.feed("amara") == [] and room.history() == []
