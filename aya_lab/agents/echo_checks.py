@@ -26,14 +26,13 @@ and the draft with the reason goes to the run report's notes, as the other reply
 
 from __future__ import annotations
 
-import re
 from collections.abc import Sequence
 from dataclasses import replace
 
 from aya_lab.agents.query import QueryAnswer
 from aya_lab.agents.reply_checks import CHAT_FALLBACK, WITHHELD_ANSWER
 from aya_lab.agents.summarizer import SummaryResult
-from aya_lab.agents.summary_checks import SUMMARY_WITHHELD, copy_coverage
+from aya_lab.agents.summary_checks import SUMMARY_WITHHELD, copy_coverage, copy_words
 
 __all__ = [
     "ECHO_MIN_WORDS",
@@ -47,18 +46,12 @@ __all__ = [
 
 ECHO_THRESHOLD = 0.8
 ECHO_MIN_WORDS = 6
-_WORD = re.compile(r"[^\W_]+", re.UNICODE)  # summary_checks' word token
 
 
 def echo_coverage(reply: str, request: str) -> tuple[float, int]:
     """``(share, count)`` of ``reply``'s words inside a 4-word run that ``request`` also contains."""
     share = copy_coverage(reply, request)
     return share, round(share * len(copy_words(reply)))
-
-
-def copy_words(text: str) -> list[str]:
-    """The word tokens :func:`~aya_lab.agents.summary_checks.copy_coverage` counts."""
-    return _WORD.findall(text.lower())
 
 
 def echo_problem(reply: str, requests: Sequence[str | None]) -> str | None:

@@ -36,7 +36,7 @@ import re
 
 from aya_lab.agents.reply_checks import leaked_tags
 
-__all__ = ["COPY_NGRAM", "COPY_THRESHOLD", "SUMMARY_WITHHELD", "copy_coverage", "summary_problem"]
+__all__ = ["COPY_NGRAM", "COPY_THRESHOLD", "SUMMARY_WITHHELD", "copy_coverage", "copy_words", "summary_problem"]
 
 COPY_NGRAM = 4
 COPY_THRESHOLD = 0.7
@@ -46,14 +46,15 @@ SUMMARY_WITHHELD = (
 _WORD = re.compile(r"[^\W_]+", re.UNICODE)
 
 
-def _words(text: str) -> list[str]:
+def copy_words(text: str) -> list[str]:
+    """The word tokens :func:`copy_coverage` counts (lower-cased letters and digits; punctuation ignored)."""
     return _WORD.findall(text.lower())
 
 
 def copy_coverage(summary: str, transcript: str, n: int = COPY_NGRAM) -> float:
     """The share of ``summary``'s words inside an ``n``-word run that ``transcript`` also contains (0.0 for
     a summary of fewer than ``n`` words)."""
-    words, source = _words(summary), _words(transcript)
+    words, source = copy_words(summary), copy_words(transcript)
     if len(words) < n:
         return 0.0
     seen = {tuple(source[i : i + n]) for i in range(len(source) - n + 1)}
