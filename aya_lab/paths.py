@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import stat
 from pathlib import Path
 
 from aya_lab.errors import InputError
@@ -12,6 +13,7 @@ __all__ = [
     "adapters_dir",
     "cache_dir",
     "data_dir",
+    "file_kind",
     "fewshot_pools_dir",
     "kb_dir",
     "project_root",
@@ -21,6 +23,21 @@ __all__ = [
 
 SYSTEM_FOLDERS = (Path("/dev"), Path("/proc"), Path("/sys"))
 """The operating system's folders: no room, result or other file the project writes ever belongs there."""
+
+
+_FILE_KINDS = (
+    (stat.S_ISDIR, "a folder"),
+    (stat.S_ISFIFO, "a named pipe (FIFO)"),
+    (stat.S_ISSOCK, "a socket"),
+    (stat.S_ISCHR, "a character device"),
+    (stat.S_ISBLK, "a block device"),
+)
+
+
+def file_kind(mode: int) -> str:
+    """What a ``st_mode`` that is no regular file is, in words (``"a folder"``, ``"a named pipe (FIFO)"``,
+    ...), for the one-line refusals of paths that must name a regular file."""
+    return next((kind for test, kind in _FILE_KINDS if test(mode)), "a special file")
 
 
 def system_folder(path: Path) -> Path | None:

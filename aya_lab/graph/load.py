@@ -24,12 +24,12 @@ from aya_lab.graph.reader import (
     check_data_limits,
     check_spec_size,
     confine_base,
-    file_kind,
     read_spec_file,
     require_mapping,
 )
 from aya_lab.graph.registry import Registry, default_registry
 from aya_lab.graph.spec import GraphSpec, Source
+from aya_lab.paths import file_kind
 
 __all__ = ["load_spec", "read_spec_data", "spec_hash"]
 

@@ -39,6 +39,7 @@ import yaml
 from aya_lab.errors import AyaLabError
 from aya_lab.graph.errors import PathPart, SpecFileError, format_path
 from aya_lab.graph.literals import int_literal_problem, json_int_offset, yaml_node_problem
+from aya_lab.paths import file_kind
 from aya_lab.text_safety import describe_code_points
 
 __all__ = [
@@ -52,7 +53,6 @@ __all__ = [
     "check_data_limits",
     "check_spec_size",
     "confine_base",
-    "file_kind",
     "require_mapping",
 ]
 
@@ -120,20 +120,6 @@ class _SpecLoader(yaml.SafeLoader):
 
 def _at(label: str, line: int, col: int) -> str:
     return f"{label}:{line}:{col}"
-
-
-_KINDS = (
-    (stat.S_ISDIR, "a folder"),
-    (stat.S_ISFIFO, "a named pipe (FIFO)"),
-    (stat.S_ISSOCK, "a socket"),
-    (stat.S_ISCHR, "a character device"),
-    (stat.S_ISBLK, "a block device"),
-)
-
-
-def file_kind(mode: int) -> str:
-    """What a ``st_mode`` is, in words (``"a folder"``, ``"a named pipe (FIFO)"``, ...)."""
-    return next((kind for test, kind in _KINDS if test(mode)), "not a regular file")
 
 
 def _read_text(path: Path) -> str:

@@ -35,7 +35,7 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
-from aya_lab.paths import system_folder
+from aya_lab.paths import file_kind, system_folder
 from aya_lab.rag.store import kb_file_problem
 from aya_lab.room.store import is_legacy_room
 from aya_lab.sqlite_file import ROOM_FILE, file_problem
@@ -54,19 +54,13 @@ def companions(room: Path) -> list[Path]:
     return [Path(f"{p}{s}") for p in (room, kb) for s in ("-wal", "-shm")] + [kb, lock_path(room)]
 
 
-def _kind(mode: int) -> str:
-    kinds = {stat.S_ISDIR: "a folder", stat.S_ISCHR: "a character device", stat.S_ISBLK: "a block device"}
-    kinds |= {stat.S_ISFIFO: "a named pipe", stat.S_ISSOCK: "a socket"}
-    return next((name for test, name in kinds.items() if test(mode)), "not a regular file")
-
-
 def _place_problem(path: Path) -> str | None:
     """A room path that is no regular file, lies in a special folder, or cannot be written."""
     new = "pick a new path for the room (a file, e.g. runs/demo.sqlite)"
     for p in (path, *companions(path)):
         if p.exists() and not stat.S_ISREG(p.stat().st_mode):
             what = "room file" if p == path else "a file the room writes beside it,"
-            return f"{what} {p} is {_kind(p.stat().st_mode)}: {new}"
+            return f"{what} {p} is {file_kind(p.stat().st_mode)}: {new}"
     system = system_folder(path)
     if system:
         return f"room file {path} lies in {system}, a system folder: {new}"
