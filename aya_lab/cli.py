@@ -68,6 +68,7 @@ GROUPS: dict[str, tuple[str, tuple[str, ...]]] = {
             "aya_lab.eval.parsers:register_eval",
             "aya_lab.eval.parsers:register_attacks",
             "aya_lab.eval.parsers:register_grounding",
+            "aya_lab.eval.task_cli:register_tasks",
         ),
     ),
     "tune": ("train a LoRA adapter: translate, summarize-onecall, route", ("aya_lab.tune.parser:register",)),

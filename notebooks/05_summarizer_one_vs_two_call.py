@@ -45,7 +45,7 @@ import numpy as np
 import pandas as pd
 
 from aya_lab.datasets.project import load_transcripts
-from aya_lab.eval import evaluate_summarizers
+from aya_lab.eval import run
 from aya_lab.models import load_chat_model
 from aya_lab.notebook_report import report
 from aya_lab.prompts import load_prompt
@@ -81,9 +81,9 @@ for ref in ("summarizer_count/baseline", "summarizer_summary/baseline", "summari
 # One at a time, as in the room; replayed from the generation cache under `make test`.
 
 # %%
-summ = evaluate_summarizers(("two_call", "one_call"), model=model, n_bootstrap=1000)
+summ = run("summaries", variants=["two_call", "one_call"], model=model, n_bootstrap=1000)
 summ.save(runs_dir() / "nb05_summarizers.csv")
-per = summ.per_transcript
+per = summ.items
 n = len(per["transcript_id"].unique())
 print(f"{summ!r}; recorded model time of both variants: {per['latency_s'].sum() / 60:.1f} min")
 
@@ -103,14 +103,14 @@ with pd.option_context("display.max_colwidth", 60):
 
 # %%
 paired = summ.paired.set_index("metric")
-paired[["mean_baseline", "mean_variant", "diff", "ci_low", "ci_high", "p_value", "significant", "n"]].round(3)
+paired[["score_baseline", "score_system", "delta", "ci_low", "ci_high", "p", "significant", "n"]].round(3)
 
 # %%
 quality = ["count_exact", "last_n_correct", "action_precision", "action_recall", "action_f1"]
 fig, ax = plt.subplots(figsize=(7, 3))
 y = np.arange(len(quality))
 p = paired.loc[quality]
-ax.errorbar(p["diff"], y, xerr=[p["diff"] - p["ci_low"], p["ci_high"] - p["diff"]], fmt="o", capsize=3)
+ax.errorbar(p["delta"], y, xerr=[p["delta"] - p["ci_low"], p["ci_high"] - p["delta"]], fmt="o", capsize=3)
 ax.axvline(0, color="grey", linestyle=":")
 ax.set_yticks(y, quality)
 ax.set_xlabel(f"one_call − two_call (mean over {n} transcripts, 95% CI)")
@@ -124,7 +124,7 @@ plt.show()
 # kernel's model runs (the cache does not store the device a replayed generation was made on).
 
 # %%
-cost = per.groupby("variant", sort=False).agg(
+cost = per.groupby("system", sort=False).agg(
     calls=("llm_calls", "sum"), prompt_tokens=("prompt_tokens", "sum"),
     generated_tokens=("completion_tokens", "sum"), model_seconds=("latency_s", "sum"))
 cost = cost.astype({"calls": int, "prompt_tokens": int, "generated_tokens": int})
@@ -141,12 +141,12 @@ cost.round(2)
 # wrong:
 
 # %%
-first_rows = per[per["variant"] == summ.baseline].set_index("transcript_id")
+first_rows = per[per["system"] == summ.baseline].set_index("transcript_id")
 counts = first_rows[["request", "request_en", "gold_count"]].copy()
-for v in summ.variants:
-    counts[v] = per[per["variant"] == v].set_index("transcript_id")["count_requested"].astype("Int64")
-exact = per.pivot(index="transcript_id", columns="variant", values="count_exact").reindex(counts.index)
-wrong = counts[(exact[summ.variants] < 1).any(axis=1)]
+for v in summ.systems:
+    counts[v] = per[per["system"] == v].set_index("transcript_id")["count_requested"].astype("Int64")
+exact = per.pivot(index="transcript_id", columns="system", values="count_exact").reindex(counts.index)
+wrong = counts[(exact[summ.systems] < 1).any(axis=1)]
 sample = wrong.sample(min(10, len(wrong)), random_state=0).sort_index()
 print(f"{len(wrong)} of {len(counts)} transcripts have a wrong count in at least one variant; "
       f"{len(sample)} drawn at random (seed 0):")
@@ -154,7 +154,7 @@ with pd.option_context("display.max_colwidth", 50):
     display(sample)
 
 # %%
-by_variant = per.groupby("variant", sort=False).agg(
+by_variant = per.groupby("system", sort=False).agg(
     count_exact=("count_exact", "mean"), count_missing=("count_requested", lambda s: s.isna().mean()),
     action_items_predicted=("action_n_pred", "sum"), action_items_matched=("action_tp", "sum"),
     gold_action_items=("action_n_gold", "sum"))
@@ -168,7 +168,7 @@ by_variant.round(3)
 # %%
 foreign = counts[first_rows["request_lang"] != "eng"].assign(request_lang=first_rows["request_lang"])
 with pd.option_context("display.max_colwidth", 70):
-    display(foreign[["request_lang", "request", "request_en", "gold_count", *summ.variants]])
+    display(foreign[["request_lang", "request", "request_en", "gold_count", *summ.systems]])
 
 # %% [markdown]
 # ## The action items they proposed
@@ -194,14 +194,14 @@ items = []
 for _, row in per.iterrows():
     seen = set()
     for owner, task in json.loads(row["action_items"]):
-        items.append({"variant": row["variant"], "transcript": row["transcript_id"], "owner": owner, "task": task,
+        items.append({"system": row["system"], "transcript": row["transcript_id"], "owner": owner, "task": task,
                       "copies a message": copies_message(task, row["transcript_id"]),
                       "repeated": (owner, norm(task)) in seen})
         seen.add((owner, norm(task)))
 items = pd.DataFrame(items)
 with pd.option_context("display.max_colwidth", 90, "display.max_rows", 100):
     display(items)
-item_counts = items.groupby("variant", sort=False).agg(
+item_counts = items.groupby("system", sort=False).agg(
     proposed=("task", "size"), copies_a_message=("copies a message", "sum"), repeated=("repeated", "sum"),
     answers_with_items=("transcript", "nunique"))
 item_counts
@@ -238,7 +238,7 @@ per["echoes the prompt"] = per["summary"].map(lambda s: bool(PROMPT_ECHO.search(
 per["loops"] = per["summary"].map(loops)
 categories = ["talks about itself", "copies the transcript", "echoes the prompt", "loops"]
 per["none of these"] = ~per[categories].any(axis=1)
-summary_failures = per.groupby("variant", sort=False)[[*categories, "none of these"]].sum()
+summary_failures = per.groupby("system", sort=False)[[*categories, "none of these"]].sum()
 summary_failures.assign(transcripts=n)
 
 # %% [markdown]
@@ -246,8 +246,8 @@ summary_failures.assign(transcripts=n)
 
 # %%
 drawn = sorted(pd.Series(per["transcript_id"].unique()).sample(4, random_state=1))
-view = per[per["transcript_id"].isin(drawn)].pivot(index="transcript_id", columns="variant", values="summary")
-view = view[summ.variants].assign(reference=first_rows.loc[drawn, "reference_summary"])
+view = per[per["transcript_id"].isin(drawn)].pivot(index="transcript_id", columns="system", values="summary")
+view = view[summ.systems].assign(reference=first_rows.loc[drawn, "reference_summary"])
 with pd.option_context("display.max_colwidth", 300):
     display(view)
 
@@ -259,25 +259,25 @@ cx = summ.paired.set_index("metric")
 
 
 def mean(variant, metric):
-    return per.loc[per["variant"] == variant, metric].mean()
+    return per.loc[per["system"] == variant, metric].mean()
 
 
 foreign_wrong = foreign["two_call"].fillna(-1) != foreign["gold_count"]
 apology = foreign["request_en"].map(lambda s: bool(SELF_TALK.search(s)))
 kept = foreign["request_en"].map(norm) == foreign["request"].map(norm)
 assert foreign_wrong[apology].all()  # every request whose translation is an apology gets a wrong count
-assert cx.loc["count_exact", "significant"] and cx.loc["count_exact", "diff"] < 0
-assert cx.loc["last_n_correct", "significant"] and cx.loc["last_n_correct", "diff"] < 0
+assert cx.loc["count_exact", "significant"] and cx.loc["count_exact", "delta"] < 0
+assert cx.loc["last_n_correct", "significant"] and cx.loc["last_n_correct", "delta"] < 0
 matched = by_variant["action_items_matched"]
 assert (matched / by_variant["gold_action_items"] < 0.05).all()  # "neither finds (usable) action items"
 assert not cx.loc["action_f1", "significant"]
 scored = per[per["action_f1"] > 0]
-from_empty = scored["action_n_gold"].eq(0).groupby(scored["variant"]).agg(["sum", "size"])
+from_empty = scored["action_n_gold"].eq(0).groupby(scored["system"]).agg(["sum", "size"])
 assert (from_empty["sum"] / from_empty["size"] >= 0.8).all()  # macro F1 comes mostly from empty windows
 pooled_f1 = (2 * matched / (by_variant["action_items_predicted"] + by_variant["gold_action_items"])).round(3)
 unparsed = per[per["count_requested"].isna()]
 assert (unparsed["n_summarized"] == unparsed["n_messages"]).all()  # no count -> every message summarized
-assert cx.loc["summary_chrF", "significant"] and cx.loc["summary_chrF", "diff"] < 0
+assert cx.loc["summary_chrF", "significant"] and cx.loc["summary_chrF", "delta"] < 0
 assert cost.loc["one_call", "calls"] < cost.loc["two_call", "calls"]
 assert cost.loc["one_call", "generated_tokens"] < cost.loc["two_call", "generated_tokens"]
 assert not cx.loc["prompt_tokens", "significant"]
@@ -314,17 +314,17 @@ report(
     n=n, tp=mean("two_call", "count_parsed"), te=mean("two_call", "count_exact"),
     tl=mean("two_call", "last_n_correct"), op=mean("one_call", "count_parsed"),
     oe=mean("one_call", "count_exact"), ol=mean("one_call", "last_n_correct"),
-    de=cx.loc["count_exact", "diff"], de_lo=cx.loc["count_exact", "ci_low"], de_hi=cx.loc["count_exact", "ci_high"],
-    dl=cx.loc["last_n_correct", "diff"], dl_lo=cx.loc["last_n_correct", "ci_low"],
-    dl_hi=cx.loc["last_n_correct", "ci_high"], pe=cx.loc["count_exact", "p_value"],
-    pl=cx.loc["last_n_correct", "p_value"], lost=int(foreign_wrong.sum()), nf=len(foreign),
+    de=cx.loc["count_exact", "delta"], de_lo=cx.loc["count_exact", "ci_low"], de_hi=cx.loc["count_exact", "ci_high"],
+    dl=cx.loc["last_n_correct", "delta"], dl_lo=cx.loc["last_n_correct", "ci_low"],
+    dl_hi=cx.loc["last_n_correct", "ci_high"], pe=cx.loc["count_exact", "p"],
+    pl=cx.loc["last_n_correct", "p"], lost=int(foreign_wrong.sum()), nf=len(foreign),
     apol=int(apology.sum()), apol_example=foreign.loc[apology, "request_en"].iloc[0][:45], kept=int(kept.sum()),
     two_items=int(by_variant.loc["two_call", "action_items_predicted"]),
     two_matched=int(matched["two_call"]), one_matched=int(matched["one_call"]),
     two_empty=int(from_empty.loc["two_call", "sum"]), two_scored=int(from_empty.loc["two_call", "size"]),
     one_empty=int(from_empty.loc["one_call", "sum"]), one_scored=int(from_empty.loc["one_call", "size"]),
     two_pooled=pooled_f1["two_call"], one_pooled=pooled_f1["one_call"],
-    dsec_sig="significant" if cx.loc["latency_s", "significant"] else f"p = {cx.loc['latency_s', 'p_value']:.2f}, not significant",
+    dsec_sig="significant" if cx.loc["latency_s", "significant"] else f"p = {cx.loc['latency_s', 'p']:.2f}, not significant",
     one_items=int(by_variant.loc["one_call", "action_items_predicted"]),
     gold=int(by_variant.loc["two_call", "gold_action_items"]),
     two_copied=int(item_counts["copies_a_message"].get("two_call", 0)),
@@ -332,11 +332,11 @@ report(
     two_ans=int(item_counts["answers_with_items"].get("two_call", 0)),
     one_ans=int(item_counts["answers_with_items"].get("one_call", 0)),
     two_rep=int(item_counts["repeated"].get("two_call", 0)), one_rep=int(item_counts["repeated"].get("one_call", 0)),
-    tf=mean("two_call", "action_f1"), of=mean("one_call", "action_f1"), pf=cx.loc["action_f1", "p_value"],
+    tf=mean("two_call", "action_f1"), of=mean("one_call", "action_f1"), pf=cx.loc["action_f1", "p"],
     empty=int(overview["no action item in the window"]),
-    tc=mean("two_call", "summary_chrF"), oc=mean("one_call", "summary_chrF"), dc=cx.loc["summary_chrF", "diff"],
+    tc=mean("two_call", "summary_chrF"), oc=mean("one_call", "summary_chrF"), dc=cx.loc["summary_chrF", "delta"],
     dc_lo=cx.loc["summary_chrF", "ci_low"], dc_hi=cx.loc["summary_chrF", "ci_high"],
-    pc=cx.loc["summary_chrF", "p_value"],
+    pc=cx.loc["summary_chrF", "p"],
     one_self=int(summary_failures.loc["one_call", "talks about itself"]),
     one_copy=int(summary_failures.loc["one_call", "copies the transcript"]),
     two_self=int(summary_failures.loc["two_call", "talks about itself"]),
@@ -350,8 +350,8 @@ report(
     otok=int(cost.loc["one_call", "generated_tokens"]), ttok=int(cost.loc["two_call", "generated_tokens"]),
     dtok=cost.loc["one_call", "generated_tokens"] / cost.loc["two_call", "generated_tokens"] - 1,
     osec=cost.loc["one_call", "model_seconds"], tsec=cost.loc["two_call", "model_seconds"],
-    dsec=cx.loc["latency_s", "diff"], dsec_lo=cx.loc["latency_s", "ci_low"], dsec_hi=cx.loc["latency_s", "ci_high"],
-    dpt=cx.loc["prompt_tokens", "diff"], ppt=cx.loc["prompt_tokens", "p_value"],
+    dsec=cx.loc["latency_s", "delta"], dsec_lo=cx.loc["latency_s", "ci_low"], dsec_hi=cx.loc["latency_s", "ci_high"],
+    dpt=cx.loc["prompt_tokens", "delta"], ppt=cx.loc["prompt_tokens", "p"],
 )
 
 # %% [markdown]
@@ -385,7 +385,7 @@ pd.Series({
 # %%
 tuned_model = load_chat_model(f"smollm2+lora:{ADAPTER}", settings={"max_new_tokens": 128})
 print(tuned_model.spec, tuned_model.fingerprint)
-tuned_run = evaluate_summarizers(("one_call",), model=tuned_model, translate_requests=False, n_bootstrap=1000)
+tuned_run = run("summaries", variants=["one_call"], model=tuned_model, translate_requests=False, n_bootstrap=1000)
 assert tuned_run.meta["transcript_ids"] == summ.meta["transcript_ids"]
 runs = {"two_call": (summ, "two_call"), "one_call": (summ, "one_call"), "one_call_tuned": (tuned_run, "one_call")}
 against_two = combine_summarizer_runs({k: runs[k] for k in ("two_call", "one_call_tuned")}, n_bootstrap=1000)
@@ -405,7 +405,7 @@ KEY = ["count_exact", "count_parsed", "last_n_correct", "action_precision", "act
 tuned_vs = pd.concat({
     "vs two_call": against_two.paired.set_index("metric").loc[KEY],
     "vs one_call": against_one.paired.set_index("metric").loc[KEY],
-})[["mean_baseline", "mean_variant", "diff", "ci_low", "ci_high", "p_value", "significant"]]
+})[["score_baseline", "score_system", "delta", "ci_low", "ci_high", "p", "significant"]]
 tuned_vs.round(3)
 
 # %% [markdown]
@@ -413,7 +413,7 @@ tuned_vs.round(3)
 # and the action items it proposed against the gold:
 
 # %%
-tper = tuned_run.per_transcript
+tper = tuned_run.items
 tuned_checks = pd.Series({
     "talks about itself": tper["summary"].map(lambda s: bool(SELF_TALK.search(s))).sum(),
     "copies the transcript": sum(copies_transcript(s, t) for s, t in zip(tper["summary"], tper["transcript_id"])),
@@ -448,16 +448,16 @@ def tmean(metric):
 
 def delta(table, metric, digits=2):
     r = table.loc[metric]
-    return f"{r['diff']:+.{digits}f} [{r['ci_low']:+.{digits}f}, {r['ci_high']:+.{digits}f}], p = {r['p_value']:.3f}"
+    return f"{r['delta']:+.{digits}f} [{r['ci_low']:+.{digits}f}, {r['ci_high']:+.{digits}f}], p = {r['p']:.3f}"
 
 
 # the facts the sentences below rest on (this recording)
 for metric in ("count_exact", "last_n_correct", "summary_chrF"):  # far above the prompted one-call
-    assert vs1.loc[metric, "significant"] and vs1.loc[metric, "diff"] > 0
+    assert vs1.loc[metric, "significant"] and vs1.loc[metric, "delta"] > 0
 for metric in ("count_exact", "last_n_correct", "summary_chrF", "action_f1"):  # level with two calls
     assert not vs2.loc[metric, "significant"]
 assert vs2.loc["count_parsed", "significant"] and tmean("count_parsed") == 1.0
-assert vs2.loc["latency_s", "significant"] and vs2.loc["latency_s", "diff"] < 0
+assert vs2.loc["latency_s", "significant"] and vs2.loc["latency_s", "delta"] < 0
 assert not vs1.loc["action_f1", "significant"]
 assert tuned_checks["of them matching a gold item"] / tuned_checks["gold action items"] < 0.1
 report(

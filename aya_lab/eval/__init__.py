@@ -1,4 +1,5 @@
-"""Evaluation: sacrebleu metrics, statistics, translation systems and their evaluator, summarizers,
+"""Evaluation: every measurement is a task (``run(name, **options)``) that returns one ``Report``
+(:mod:`aya_lab.eval.report`); sacrebleu metrics, statistics, translation systems and their evaluator, summarizers,
 routing and retrieval, each with confidence intervals and paired tests.
 
 Translation: ``evaluate_translation(systems, dataset, pairs, n)`` (options as keywords or an
@@ -6,7 +7,8 @@ Translation: ``evaluate_translation(systems, dataset, pairs, n)`` (options as ke
 ``compare``); model-backed systems ``PromptSystem`` / ``Seq2SeqSystem`` (spec strings
 ``smollm2@strict+ctx3``, ``seq2seq:PATH``);
 ``sweep_translation`` runs prompt variants. Summarizers: ``evaluate_summarizers`` ->
-``SummarizerResults`` (``combine_summarizer_runs`` joins runs on different models). Routing:
+a ``summaries`` :class:`~aya_lab.eval.report.Report` (``combine_summarizer_runs`` joins runs on
+different models). Routing:
 ``evaluate_routing`` / ``sweep_routing``. Data sets live in :mod:`aya_lab.datasets`.
 
 The names below are imported from their modules on first use (PEP 562), not with the package, so a
@@ -21,9 +23,11 @@ from typing import TYPE_CHECKING
 from aya_lab.refs import lazy_exports
 
 if TYPE_CHECKING:
+    from aya_lab.eval.report import Report, Task, register_task
     from aya_lab.eval.routing import RoutingResults, RoutingSweep, evaluate_routing, sweep_routing
-    from aya_lab.eval.summarization import SummarizerResults, evaluate_summarizers
+    from aya_lab.eval.summarization import evaluate_summarizers
     from aya_lab.eval.summarization_compare import combine_summarizer_runs
+    from aya_lab.eval.tasks import run
     from aya_lab.eval.translation import (
         CopySystem,
         EvalConfig,
@@ -46,10 +50,9 @@ _HOMES: dict[str, tuple[str, ...]] = {
         "evaluate_routing",
         "sweep_routing",
     ),
-    "aya_lab.eval.summarization": (
-        "SummarizerResults",
-        "evaluate_summarizers",
-    ),
+    "aya_lab.eval.report": ("Report", "Task", "register_task"),
+    "aya_lab.eval.tasks": ("run",),
+    "aya_lab.eval.summarization": ("evaluate_summarizers",),
     "aya_lab.eval.summarization_compare": ("combine_summarizer_runs",),
     "aya_lab.eval.translation": (
         "CopySystem",
@@ -76,7 +79,10 @@ __all__ = [
     "RoutingResults",
     "RoutingSweep",
     "Seq2SeqSystem",
-    "SummarizerResults",
+    "Report",
+    "Task",
+    "register_task",
+    "run",
     "TranslationSystem",
     "compare",
     "evaluate_routing",

@@ -21,10 +21,12 @@ Scores per transcript and variant:
 - ``llm_calls``, ``prompt_tokens``, ``completion_tokens``, ``latency_s`` — from the generation
   recorder (a cache hit reports the latency recorded when it was generated, so replays reproduce it).
 
-:class:`SummarizerResults` holds ``df`` (tidy: variant x metric with mean, percentile bootstrap 95% CI
-over transcripts and n), ``per_transcript`` (one row per transcript x variant) and ``paired`` (each
-variant against the first: mean difference, its 95% CI and a two-sided p-value from a paired bootstrap
-over transcripts). Resamples are drawn once (numpy, seeded) and shared by all variants and metrics.
+:func:`evaluate_summarizers` returns the ``summaries`` task's :class:`~aya_lab.eval.report.Report`:
+``df`` (tidy: system x metric with the mean as ``score``, percentile bootstrap 95% CI over transcripts
+and n), ``items`` (one row per transcript x system) and ``paired`` (each system against the first: mean
+difference ``delta``, its 95% CI, a two-sided p-value ``p`` from a paired bootstrap over transcripts,
+Holm over the systems per metric). Resamples are drawn once (numpy, seeded) and shared by all systems
+and metrics. A system is a summarizer variant.
 
 Floors: the variants ``copy-transcript`` and ``lead-N`` (:class:`~aya_lab.eval.floors.SummaryFloor`) write a
 summary without a model and are scored by the same code; ``aya-lab eval summarize`` runs them by default.
@@ -35,8 +37,6 @@ from __future__ import annotations
 import json
 import warnings
 from collections.abc import Sequence
-from dataclasses import dataclass, field
-from pathlib import Path
 from typing import Any
 
 import numpy as np
@@ -48,9 +48,11 @@ from aya_lab.agents.summarizer import SUMMARIZER_VARIANTS, make_summarizer
 from aya_lab.agents.translator import AyaTranslator
 from aya_lab.datasets.project import load_transcripts
 from aya_lab.errors import InputError
+from aya_lab.eval.configs import SummariesConfig
 from aya_lab.eval.floors import SummaryFloor, is_summary_floor
 from aya_lab.eval.metrics import bootstrap_corpus_score
 from aya_lab.eval.progress import progress_bar
+from aya_lab.eval.report import Report, Task
 from aya_lab.eval.stats import bootstrap_indices, paired_bootstrap  # re-exported
 from aya_lab.eval.stats import percentile_ci as _ci
 from aya_lab.eval.summary_scoring import (  # re-exported
@@ -70,7 +72,8 @@ from aya_lab.models import load_chat_model
 from aya_lab.models.base import record_generations
 
 __all__ = [
-    "SummarizerResults",
+    "TASK",
+    "SummariesConfig",
     "transcript_messages",
     "evaluate_summarizers",
     "match_action_items",
@@ -100,9 +103,9 @@ SUMMARY_METRICS = (
 )
 MICRO_METRICS = ("action_precision_micro", "action_recall_micro", "action_f1_micro")
 DF_COLUMNS = [
-    "variant",
+    "system",
     "metric",
-    "mean",
+    "score",
     "ci_low",
     "ci_high",
     "n",
@@ -111,74 +114,6 @@ DF_COLUMNS = [
     "prompt_hash",
     "dataset_id",
 ]
-
-# -- results ---------------------------------------------------------------------------------------
-
-
-@dataclass
-class SummarizerResults:
-    """``df`` (variant x metric), ``per_transcript`` (transcript x variant), ``paired`` (vs baseline)."""
-
-    df: pd.DataFrame
-    per_transcript: pd.DataFrame
-    paired: pd.DataFrame
-    meta: dict[str, Any] = field(default_factory=dict)
-
-    @property
-    def variants(self) -> list[str]:
-        return list(dict.fromkeys(self.df["variant"]))
-
-    @property
-    def baseline(self) -> str | None:
-        return self.meta.get("baseline")
-
-    def __repr__(self) -> str:
-        return (
-            f"SummarizerResults({len(self.per_transcript['transcript_id'].unique())} transcripts; "
-            f"variants: {', '.join(self.variants)})"
-        )
-
-    def table(self, metrics: Sequence[str] | None = None) -> pd.DataFrame:
-        """Metrics as rows, variants as columns; cells read ``mean [low, high]``; then the paired diffs."""
-        metrics = list(metrics or [*SUMMARY_METRICS, *MICRO_METRICS, "summary_chrF_corpus"])
-        cells: dict[str, dict[str, str]] = {}
-        for row in self.df.itertuples(index=False):
-            if row.metric in metrics:
-                cells.setdefault(row.metric, {})[row.variant] = _fmt(row.mean, row.ci_low, row.ci_high)
-        for row in self.paired.itertuples(index=False):
-            if row.metric in metrics:
-                mark = "*" if row.significant else ""
-                cells.setdefault(row.metric, {})[f"{row.variant} - {row.baseline}"] = (
-                    f"{row.diff:+.3g}{mark} (p={row.p_value:.3f})"
-                )
-        cols = self.variants + [f"{v} - {self.baseline}" for v in self.variants if v != self.baseline]
-        frame = pd.DataFrame(
-            [[cells.get(m, {}).get(c, "") for c in cols] for m in metrics if m in cells],
-            index=pd.Index([m for m in metrics if m in cells], name="metric"),
-            columns=cols,
-        )
-        return frame
-
-    def save(self, path: str | Path) -> Path:
-        """Write ``path`` (CSV of ``df``), ``<stem>.transcripts.csv``, ``<stem>.paired.csv``, ``<stem>.json``."""
-        path = Path(path)
-        if path.suffix.lower() != ".csv":
-            raise InputError(f"results path must name a .csv file, not {path.name}")
-        path.parent.mkdir(parents=True, exist_ok=True)
-        self.df.to_csv(path, index=False)
-        self.per_transcript.to_csv(path.with_name(path.stem + ".transcripts.csv"), index=False)
-        self.paired.to_csv(path.with_name(path.stem + ".paired.csv"), index=False)
-        path.with_suffix(".json").write_text(
-            json.dumps(self.meta, indent=2, sort_keys=True, default=str) + "\n", encoding="utf-8"
-        )
-        return path
-
-
-def _fmt(mean: float, low: float, high: float) -> str:
-    if np.isnan(low):
-        return f"{mean:.3g}"
-    return f"{mean:.3g} [{low:.3g}, {high:.3g}]"
-
 
 # -- the evaluation --------------------------------------------------------------------------------
 
@@ -239,7 +174,7 @@ def evaluate_summarizers(
     n_bootstrap: int = 1000,
     seed: int = 0,
     progress: bool | None = None,
-) -> SummarizerResults:
+) -> Report:
     """Run each summarizer ``variant`` on ``transcripts`` (default: the project's 47) and score them.
 
     ``model``: a chat model or spec (default ``AYA_LAB_MODEL`` or ``smollm2``). ``n``: the first ``n``
@@ -265,7 +200,7 @@ def evaluate_summarizers(
             history = transcript_messages(t)
             for variant, summarizer in summarizers.items():
                 res = summarizer.summarize(request_en, history)
-                rows.append({"variant": variant, **_score(t, history, res, request_en, tr_calls)})
+                rows.append({"system": variant, **_score(t, history, res, request_en, tr_calls)})
             if bar is not None:
                 bar.update(1)
     per = pd.DataFrame(rows)
@@ -281,18 +216,18 @@ def evaluate_summarizers(
 def scored_results(
     per: pd.DataFrame, variants: list[str], ids: list[Any], sigs: dict, dataset_id: str, *, n_bootstrap: int,
     seed: int, **meta: Any,
-) -> SummarizerResults:  # fmt: skip
-    """:class:`SummarizerResults` from scored rows ``per`` (transcript x variant) of transcripts ``ids``:
+) -> Report:  # fmt: skip
+    """The ``summaries`` report from scored rows ``per`` (transcript x system) of transcripts ``ids``:
     aggregates and paired tests of every variant against ``variants[0]`` over one set of seeded
     resamples; ``meta`` adds to the results' metadata."""
     idx = bootstrap_indices(len(ids), n_bootstrap, seed)
     df = aggregate_variants(per, variants, idx, sigs, dataset_id, n_bootstrap)
     meta = {
-        "kind": "summarization", "variants": variants, "baseline": variants[0], "n": len(ids), "transcript_ids": ids,
+        "variants": variants, "baseline": variants[0], "n": len(ids), "transcript_ids": ids,
         "dataset_id": dataset_id, "n_bootstrap": n_bootstrap, "seed": seed, "signatures": sigs,
         "sacrebleu_version": sacrebleu.__version__, **meta,
     }  # fmt: skip
-    return SummarizerResults(df, per, paired_table(per, variants, idx, SUMMARY_METRICS), meta)
+    return Report("summaries", df, per, paired_table(per, variants, idx, SUMMARY_METRICS), meta)
 
 
 def _score(t: Any, history: list[Any], res: Any, request_en: str, tr_calls: int) -> dict[str, Any]:
@@ -362,11 +297,11 @@ def _corpus_chrf_row(sub: pd.DataFrame, base: dict, n_bootstrap: int) -> dict:
     metric = CHRF()
     row = {**base, "metric": "summary_chrF_corpus", "n": int(has_ref.sum())}
     if not has_ref.any():
-        return {**row, "mean": float("nan"), "ci_low": float("nan"), "ci_high": float("nan"), "note": _NA_REF}
+        return {**row, "score": float("nan"), "ci_low": float("nan"), "ci_high": float("nan"), "note": _NA_REF}
     refs = sub.loc[has_ref, "reference_summary"].astype(str)
     score = bootstrap_corpus_score(metric, list(sub.loc[has_ref, "summary"].fillna("")), list(refs), n_bootstrap)
     low, high = score.ci_bounds
-    return {**row, "mean": float(score.score), "ci_low": low, "ci_high": high, "note": str(metric.get_signature())}
+    return {**row, "score": float(score.score), "ci_low": low, "ci_high": high, "note": str(metric.get_signature())}
 
 
 _NA_REF = "n/a: no reference summaries"
@@ -375,23 +310,62 @@ _NA_REF = "n/a: no reference summaries"
 def aggregate_variants(
     per: pd.DataFrame, variants: list[str], idx: np.ndarray, sigs: dict, dataset_id: str, n_bootstrap: int
 ) -> pd.DataFrame:
-    """``df`` of :class:`SummarizerResults`: per variant and metric the mean and its CI over resamples ``idx``."""
+    """The report's ``df``: per system and metric the mean and its CI over resamples ``idx``."""
     out = []
     for v in variants:
-        sub = per[per["variant"] == v].reset_index(drop=True)
-        base = {"variant": v, "n": len(sub), "note": "", **sigs[v], "dataset_id": dataset_id}
+        sub = per[per["system"] == v].reset_index(drop=True)
+        base = {"system": v, "n": len(sub), "note": "", **sigs[v], "dataset_id": dataset_id}
         for metric in SUMMARY_METRICS:
             mean, low, high, n = _mean_ci(sub[metric].to_numpy(dtype=float), idx)
             note = _NA_REF if n == 0 else ("" if n == len(sub) else f"over the {n} transcripts with a reference")
-            out.append({**base, "metric": metric, "mean": mean, "ci_low": low, "ci_high": high, "n": n, "note": note})
+            out.append({**base, "metric": metric, "score": mean, "ci_low": low, "ci_high": high, "n": n, "note": note})
         tp, npred, ngold = (sub[c].to_numpy(dtype=int) for c in ("action_tp", "action_n_pred", "action_n_gold"))
         point = micro_prf(tp, npred, ngold)
         boot = micro_prf_boot(tp, npred, ngold, idx)
         for k, metric in enumerate(MICRO_METRICS):
             low, high = _ci(boot[:, k])
             out.append(
-                {**base, "metric": metric, "mean": point[k], "ci_low": low, "ci_high": high}
+                {**base, "metric": metric, "score": point[k], "ci_low": low, "ci_high": high}
                 | {"note": "pooled matches over transcripts"}
             )
         out.append(_corpus_chrf_row(sub, base, n_bootstrap))
     return pd.DataFrame(out, columns=DF_COLUMNS)
+
+
+def _fmt(mean: float, low: float, high: float) -> str:
+    if np.isnan(low):
+        return f"{mean:.3g}"
+    return f"{mean:.3g} [{low:.3g}, {high:.3g}]"
+
+
+def summaries_table(report: Report, metrics: Sequence[str] | None = None) -> pd.DataFrame:
+    """Metrics as rows, systems as columns, cells ``score [low, high]``; then each system's paired
+    difference from the baseline, ``*`` where significant after Holm (``p`` is the bootstrap p-value)."""
+    metrics = list(metrics or [*SUMMARY_METRICS, *MICRO_METRICS, "summary_chrF_corpus"])
+    cells: dict[str, dict[str, str]] = {}
+    for row in report.df.itertuples(index=False):
+        if row.metric in metrics:
+            cells.setdefault(row.metric, {})[row.system] = _fmt(row.score, row.ci_low, row.ci_high)
+    for row in report.paired.itertuples(index=False):
+        if row.metric in metrics:
+            mark = "*" if row.significant else ""
+            cells.setdefault(row.metric, {})[f"{row.system} - {row.baseline}"] = (
+                f"{row.delta:+.3g}{mark} (p={row.p:.3f})"
+            )
+    systems = report.systems
+    cols = systems + [f"{v} - {report.baseline}" for v in systems if v != report.baseline]
+    return pd.DataFrame(
+        [[cells.get(m, {}).get(c, "") for c in cols] for m in metrics if m in cells],
+        index=pd.Index([m for m in metrics if m in cells], name="metric"),
+        columns=cols,
+    )
+
+
+def _run(config: SummariesConfig) -> Report:
+    return evaluate_summarizers(
+        config.variants, model=config.model, n=config.n, translate_requests=config.translate_requests,
+        n_bootstrap=config.n_bootstrap, seed=config.seed, progress=config.progress,
+    )  # fmt: skip
+
+
+TASK = Task("summaries", "summarizer variants and floors on the transcripts", SummariesConfig, _run, summaries_table)

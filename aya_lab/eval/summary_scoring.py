@@ -18,7 +18,8 @@ import pandas as pd
 from sacrebleu.metrics import CHRF
 
 from aya_lab.datasets.project import normalize_owner
-from aya_lab.eval.stats import ALPHA, bootstrap_indices, paired_bootstrap
+from aya_lab.eval.report import holm_column
+from aya_lab.eval.stats import bootstrap_indices, paired_bootstrap
 
 __all__ = [
     "TASK_CHRF",
@@ -40,14 +41,15 @@ TASK_CHRF = 50.0
 TASK_JACCARD = 0.5
 PAIRED_COLUMNS = [
     "baseline",
-    "variant",
+    "system",
     "metric",
-    "mean_baseline",
-    "mean_variant",
-    "diff",
+    "score_baseline",
+    "score_system",
+    "delta",
     "ci_low",
     "ci_high",
-    "p_value",
+    "p",
+    "p_holm",
     "significant",
     "n",
 ]
@@ -154,15 +156,17 @@ def micro_prf_boot(tp, n_pred, n_gold, idx) -> np.ndarray:
 
 
 def paired_table(per: pd.DataFrame, variants: list[str], idx: np.ndarray, metrics: Sequence[str]) -> pd.DataFrame:
-    """Paired bootstrap of each variant against the first over ``per`` (transcript x variant rows).
+    """Paired bootstrap of each system against the first over ``per`` (transcript x system rows): the
+    report's ``paired`` table (``delta`` = system minus baseline, ``p`` the bootstrap p-value, ``p_holm``
+    over the systems per metric).
 
     A metric with n/a (NaN) items is tested on the transcripts where both variants have a value.
     """
     rows = []
     base = variants[0]
-    a = per[per["variant"] == base].set_index("transcript_id")
+    a = per[per["system"] == base].set_index("transcript_id")
     for v in variants[1:]:
-        b = per[per["variant"] == v].set_index("transcript_id").loc[a.index]
+        b = per[per["system"] == v].set_index("transcript_id").loc[a.index]
         for metric in metrics:
             x, y = a[metric].to_numpy(dtype=float), b[metric].to_numpy(dtype=float)
             known = ~(np.isnan(x) | np.isnan(y))
@@ -174,13 +178,15 @@ def paired_table(per: pd.DataFrame, variants: list[str], idx: np.ndarray, metric
             rows.append(
                 {
                     "baseline": base,
-                    "variant": v,
+                    "system": v,
                     "metric": metric,
-                    "mean_baseline": float(x.mean()),
-                    "mean_variant": float(y.mean()),
-                    **test,
-                    "significant": bool(test["p_value"] < ALPHA),
+                    "score_baseline": float(x.mean()),
+                    "score_system": float(y.mean()),
+                    "delta": test["diff"],
+                    "ci_low": test["ci_low"],
+                    "ci_high": test["ci_high"],
+                    "p": test["p_value"],
                     "n": len(x),
                 }
             )
-    return pd.DataFrame(rows, columns=PAIRED_COLUMNS)
+    return holm_column(pd.DataFrame(rows, columns=[c for c in PAIRED_COLUMNS if c not in ("p_holm", "significant")]))

@@ -92,12 +92,12 @@ def test_summary_floors_are_scored_with_the_summarizers_metrics():
     t = _transcript(["the budget is due friday", "lena reviews it", "lunch at noon"], "budget due friday")
     model = FakeChatModel(default="0")
     res = evaluate_summarizers(["two_call", "copy-transcript", "lead-1"], model=model, transcripts=[t], n_bootstrap=20)
-    per = res.per_transcript.set_index("variant")
+    per = res.items.set_index("system")
     expected = CHRF().sentence_score("the budget is due friday", ["budget due friday"]).score
     assert per.loc["lead-1", "summary_chrF"] == pytest.approx(expected)
     assert per.loc["copy-transcript", "count_exact"] == 0.0 and per.loc["copy-transcript", "llm_calls"] == 0.0
     assert per.loc["copy-transcript", "action_f1"] == 1.0  # no gold and no predictions: P = R = F1 = 1
-    sig = res.df[res.df["variant"] == "lead-1"]["model_fingerprint"].iloc[0]
+    sig = res.df[res.df["system"] == "lead-1"]["model_fingerprint"].iloc[0]
     assert sig == "floor:lead-1"
     assert "lead-1 - two_call" in res.table().columns  # tested against the baseline like a variant
 

@@ -7,6 +7,7 @@ import pytest
 from pandas import isnull as pd_isnull
 
 from aya_lab.datasets.project import Transcript
+from aya_lab.eval.report import Report
 from aya_lab.eval.summarization import (
     bootstrap_indices,
     content_words,
@@ -154,7 +155,7 @@ def _model() -> FakeChatModel:
 def test_evaluate_summarizers_scores_hand_computed_cases():
     model = _model()
     res = evaluate_summarizers(("two_call", "one_call"), model=model, transcripts=_transcripts(), n_bootstrap=200)
-    per = res.per_transcript.set_index(["variant", "transcript_id"])
+    per = res.items.set_index(["system", "transcript_id"])
     t1 = per.loc[("two_call", "t901")]
     assert t1["request_en"] == "summarize the last two messages" and t1["request_translation_calls"] == 1
     assert (t1["count_requested"], t1["count_exact"], t1["last_n_correct"]) == (2, 1.0, 1.0)
@@ -174,19 +175,19 @@ def test_evaluate_summarizers_scores_hand_computed_cases():
     assert per.loc[("two_call", "t902"), "count_exact"] == 1.0
     assert pd_isnull(per.loc[("one_call", "t902"), "count_requested"])
     assert per.loc[("one_call", "t902"), ["count_exact", "count_parsed"]].tolist() == [0.0, 0.0]
-    means = res.df.set_index(["variant", "metric"])["mean"]
+    means = res.df.set_index(["system", "metric"])["score"]
     assert means[("two_call", "action_f1")] == pytest.approx((2 / 3 + 1) / 2)
     assert means[("one_call", "count_exact")] == 0.0 and means[("one_call", "last_n_correct")] == 0.5
     assert means[("one_call", "count_parsed")] == 0.5 and means[("two_call", "count_parsed")] == 1.0
     assert means[("two_call", "action_precision_micro")] == 0.5
     assert means[("one_call", "action_f1_micro")] == 0.0
     assert 0 < means[("two_call", "summary_chrF")] <= 100
-    row = res.df[(res.df["variant"] == "two_call") & (res.df["metric"] == "count_exact")].iloc[0]
+    row = res.df[(res.df["system"] == "two_call") & (res.df["metric"] == "count_exact")].iloc[0]
     assert row["n"] == 2 and row["model_fingerprint"] == model.fingerprint and row["prompt_hash"] != "-"
     assert "nc:6" in res.df[res.df["metric"] == "summary_chrF_corpus"]["note"].iloc[0]  # the sacrebleu signature
     paired = res.paired.set_index("metric")
-    assert paired.loc["llm_calls", "diff"] == -1 and paired.loc["llm_calls", "baseline"] == "two_call"
-    assert set(paired["variant"]) == {"one_call"}
+    assert paired.loc["llm_calls", "delta"] == -1 and paired.loc["llm_calls", "baseline"] == "two_call"
+    assert set(paired["system"]) == {"one_call"}
     table = res.table()
     assert list(table.columns) == ["two_call", "one_call", "one_call - two_call"]
 
@@ -195,20 +196,20 @@ def test_identical_variants_are_not_significantly_different():
     from aya_lab.eval import summarization
 
     per_a = evaluate_summarizers(["two_call"], model=_model(), transcripts=_transcripts(), n_bootstrap=100)
-    frame = per_a.per_transcript
-    twin = frame.assign(variant="twin")
+    frame = per_a.items
+    twin = frame.assign(system="twin")
     both = summarization.pd.concat([frame, twin], ignore_index=True)
     paired = summarization.paired_table(
         both, ["two_call", "twin"], bootstrap_indices(2, 100), summarization.SUMMARY_METRICS
     )
-    assert (paired["diff"] == 0).all() and (paired["p_value"] == 1.0).all() and not paired["significant"].any()
+    assert (paired["delta"] == 0).all() and (paired["p"] == 1.0).all() and not paired["significant"].any()
 
 
 def test_requests_as_written_when_not_translating():
     res = evaluate_summarizers(
         ["two_call"], model=_model(), transcripts=_transcripts()[:1], translate_requests=False, n_bootstrap=50
     )
-    row = res.per_transcript.iloc[0]
+    row = res.items.iloc[0]
     assert row["request_en"] == row["request"] and row["request_translation_calls"] == 0
 
 
@@ -228,12 +229,15 @@ def test_bad_input(variants, kwargs, needle):
 
 def test_default_transcripts_and_save(tmp_path):
     res = evaluate_summarizers(model=FakeChatModel(default="3"), n=3, n_bootstrap=50)
-    assert list(res.per_transcript["transcript_id"].unique()) == ["t001", "t002", "t003"]
+    assert list(res.items["transcript_id"].unique()) == ["t001", "t002", "t003"]
     assert res.meta["dataset_id"] == "transcripts" and res.baseline == "two_call"
     out = res.save(tmp_path / "summ.csv")
-    for name in ("summ.csv", "summ.transcripts.csv", "summ.paired.csv", "summ.json"):
+    for name in ("summ.csv", "summ.items.csv", "summ.paired.csv", "summ.json"):
         assert (tmp_path / name).exists()
-    assert out.read_text().startswith("variant,metric,mean")
+    assert out.read_text().startswith("system,metric,score")
+    back = Report.load(out)
+    assert back.task == "summaries" and back.systems == res.systems and back.table().equals(res.table())
+    assert back.items["summary"].tolist() == res.items["summary"].tolist()
 
 
 def test_cli_summarize(tmp_path, capsys):

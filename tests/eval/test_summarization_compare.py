@@ -21,11 +21,11 @@ def _run(answer: str, *, translate: bool = True):
 def test_labels_become_variants_and_the_first_is_the_baseline():
     wrong, right = _run(ONECALL_WRONG), _run(ONECALL_RIGHT, translate=False)
     both = combine_summarizer_runs({"prompted": (wrong, "one_call"), "tuned": (right, "one_call")}, n_bootstrap=50)
-    assert both.variants == ["prompted", "tuned"] and both.baseline == "prompted"
-    per = both.per_transcript.set_index(["variant", "transcript_id"])["count_parsed"]
+    assert both.systems == ["prompted", "tuned"] and both.baseline == "prompted"
+    per = both.items.set_index(["system", "transcript_id"])["count_parsed"]
     assert per["prompted"].sum() == 0 and per["tuned"].sum() == 4  # rows relabelled, not re-scored
     parsed = both.paired.set_index("metric").loc["count_parsed"]
-    assert parsed["variant"] == "tuned" and parsed["diff"] == pytest.approx(1.0)
+    assert parsed["system"] == "tuned" and parsed["delta"] == pytest.approx(1.0)
     assert both.meta["sources"]["tuned"]["translate_requests"] is False
     assert both.meta["transcript_ids"] == wrong.meta["transcript_ids"]
 
@@ -34,7 +34,7 @@ def test_same_result_as_one_run_when_both_come_from_it():
     # two variants of one run, combined, give the paired table that run computed itself (same seed)
     res = evaluate_summarizers(("two_call", "one_call"), model=FakeChatModel(default="2"), n=4, n_bootstrap=50)
     both = combine_summarizer_runs({"two_call": (res, "two_call"), "one_call": (res, "one_call")}, n_bootstrap=50)
-    cols = ["metric", "diff", "ci_low", "ci_high", "p_value"]
+    cols = ["metric", "delta", "ci_low", "ci_high", "p", "p_holm"]
     assert both.paired[cols].equals(res.paired[cols])
 
 

@@ -166,7 +166,7 @@ def test_transcripts_as_users_write_them_load_and_score(tmp_path):
     assert items[0].reference_summary is None and items[0].messages[0].text_en is None
     model = FakeChatModel(default="2")
     res = evaluate_summarizers(["two_call"], model=model, transcripts=items, n_bootstrap=20, progress=False)
-    per = res.per_transcript.set_index("transcript_id")
+    per = res.items.set_index("transcript_id")
     assert np.isnan(per.loc["chats:1", "summary_chrF"]) and not np.isnan(per.loc["chat-b", "summary_chrF"])
     row = res.df.set_index("metric").loc["summary_chrF"]
     assert row["n"] == 1 and "1 transcripts with a reference" in row["note"]

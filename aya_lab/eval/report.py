@@ -1,0 +1,291 @@
+"""The evaluation contract: every measurement is a :class:`Task` whose run returns one :class:`Report`.
+
+A :class:`Report` is the one result type of every task (translation, summaries, routing, tool sequences,
+retrieval, faithfulness, grounding, attacks). It holds
+
+- ``df`` — the tidy score table, one row per system x unit x metric: ``system``, the task's unit
+  columns (``meta["units"]``, e.g. ``pair`` and ``hop`` for translation, ``lang`` for routing),
+  ``metric``, ``score``, ``ci_low``, ``ci_high``, ``n``, and the signatures the task records
+  (``model_fingerprint``, ``prompt_hash``, ``dataset_id``, a sacrebleu signature);
+- ``items`` — one row per system x item: the outputs and per-item scores ``df`` was made from;
+- ``paired`` — each system against ``meta["baseline"]``, one row per system x unit x metric:
+  ``baseline``, ``system``, the units, ``metric``, ``delta`` with ``ci_low``/``ci_high``, a p-value
+  column per test, ``p_holm`` (:func:`holm_column`) and ``significant``;
+- ``frames`` — named extra tables a task keeps (a confusion matrix, a floor);
+- ``meta`` — the run's settings, versions and hashes; ``meta["task"]`` names the task.
+
+``table()``, ``plot()`` and ``compare()`` are the task's own (its :class:`Task` hooks), found through
+the task registry, so a loaded report renders as the run that made it did; a task without a hook gets
+the generic view. ``save(path)`` writes ``path`` (``df`` as CSV), ``<stem>.items.csv``,
+``<stem>.paired.csv``, ``<stem>.<frame>.csv`` and ``<stem>.json`` (meta, format version, column types);
+:meth:`Report.load` reads them back and refuses another format in one line.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import TYPE_CHECKING, Generic, TypeVar
+
+import numpy as np
+import pandas as pd
+from pydantic import BaseModel
+
+from aya_lab.errors import AyaLabError, InputError
+from aya_lab.eval.stats import ALPHA, holm
+from aya_lab.refs import resolve_ref
+
+if TYPE_CHECKING:
+    from matplotlib.axes import Axes
+    from pandas.io.formats.style import Styler
+
+__all__ = ["FORMAT", "FORMAT_VERSION", "Report", "ReportFormatError", "Task", "holm_column", "register_task", "task"]
+
+FORMAT = "aya_lab.eval.report"
+FORMAT_VERSION = 1
+TABLES = ("items", "paired")
+"""The tables every report has besides ``df``, saved as ``<stem>.<name>.csv``."""
+
+BUILT_IN: dict[str, str] = {
+    "translation": "aya_lab.eval.translation.task:TASK",
+    "summaries": "aya_lab.eval.summarization:TASK",
+    "routing": "aya_lab.eval.routing:TASK",
+    "sequences": "aya_lab.eval.routing_sequences:TASK",
+    "retrieval": "aya_lab.eval.retrieval:TASK",
+    "faithfulness": "aya_lab.eval.faithfulness:TASK",
+    "grounding": "aya_lab.eval.grounding:TASK",
+    "attacks": "aya_lab.eval.attacks:TASK",
+}
+"""The built-in tasks, by name, as ``module:attr`` references (imported on first use)."""
+
+C = TypeVar("C", bound=BaseModel)
+"""A task's config type."""
+
+_REGISTERED: dict[str, Task] = {}  # type: ignore[type-arg]  # tasks of every config type
+
+
+class ReportFormatError(AyaLabError, ValueError):
+    """A report file that is not one of ours, or was written by another format version."""
+
+
+@dataclass(frozen=True)
+class Task(Generic[C]):
+    """One measurement: a typed config, a run that yields a :class:`Report`, and how to show one.
+
+    ``config`` is a pydantic model (every field has a default or is required; its field descriptions are
+    the CLI's help, so ``aya-lab eval run NAME`` needs no code of its own); ``run`` takes a validated
+    config. ``table``, ``plot`` and ``compare`` take the report first; ``None`` uses the generic view.
+    """
+
+    name: str
+    summary: str
+    config: type[C]
+    run: Callable[[C], Report]
+    table: Callable[..., pd.DataFrame | Styler] | None = None
+    plot: Callable[..., Axes] | None = None
+    compare: Callable[..., pd.DataFrame] | None = None
+
+
+def register_task(spec: Task[C]) -> Task[C]:
+    """Register ``spec`` under its name (a project task or a plugin's); returns it, so it can decorate."""
+    _REGISTERED[spec.name] = spec
+    return spec
+
+
+def task(name: str) -> Task:  # type: ignore[type-arg]  # whichever config the task has
+    """The task registered as ``name``; a one-line error lists the tasks there are."""
+    if name not in _REGISTERED and name in BUILT_IN:
+        register_task(resolve_ref(BUILT_IN[name]))
+    if name not in _REGISTERED:
+        known = ", ".join(sorted({*BUILT_IN, *_REGISTERED}))
+        raise InputError(f"unknown evaluation task {name!r}; the tasks are: {known}")
+    return _REGISTERED[name]
+
+
+def holm_column(paired: pd.DataFrame, p: str = "p", by: Sequence[str] = ("metric",)) -> pd.DataFrame:
+    """``paired`` with ``p_holm`` (Holm over each ``by`` group's rows: one family per metric by default)
+    and ``significant`` (``p_holm`` below :data:`~aya_lab.eval.stats.ALPHA`); the one multiple-comparison
+    policy of every report."""
+    out = paired.copy()
+    out["p_holm"] = np.nan
+    if out.empty or p not in out:
+        out["significant"] = False
+        return out
+    for _, rows in out.groupby(list(by), sort=False, dropna=False):
+        out.loc[rows.index, "p_holm"] = holm(rows[p].to_numpy(dtype=float))
+    out["significant"] = out["p_holm"] < ALPHA
+    return out
+
+
+@dataclass
+class Report:
+    """A task's scores, items, paired tests and metadata (see the module docstring)."""
+
+    task: str
+    df: pd.DataFrame
+    items: pd.DataFrame = field(default_factory=pd.DataFrame)
+    paired: pd.DataFrame = field(default_factory=pd.DataFrame)
+    meta: dict[str, object] = field(default_factory=dict)
+    frames: dict[str, pd.DataFrame] = field(default_factory=dict)
+
+    def __post_init__(self) -> None:
+        missing = [c for c in ("system", "metric", "score") if c not in self.df.columns]
+        if missing:
+            raise InputError(f"a {self.task} report's score table lacks the columns {missing}")
+        self.meta = {**self.meta, "task": self.task}
+
+    def __repr__(self) -> str:
+        return (
+            f"Report({self.task}: {len(self.df)} scores; systems: {', '.join(self.systems)}; {len(self.items)} items)"
+        )
+
+    @property
+    def systems(self) -> list[str]:
+        """The systems, in the order they were run."""
+        return [str(s) for s in dict.fromkeys(self.df["system"])]
+
+    @property
+    def baseline(self) -> str | None:
+        """The system the others are tested against."""
+        value = self.meta.get("baseline")
+        return None if value is None else str(value)
+
+    @property
+    def units(self) -> list[str]:
+        """The unit columns of ``df`` (what a score is per, besides system and metric)."""
+        return [str(u) for u in self.meta.get("units", [])]  # type: ignore[attr-defined]
+
+    def score(self, metric: str, system: str | None = None, **units: str) -> float:
+        """One score: ``metric`` of ``system`` (the baseline by default) where the unit columns equal
+        ``units``; a one-line error when that selects no row or several."""
+        rows = self.select(metric=metric, system=system or self.baseline or self.systems[0], **units)
+        if len(rows) != 1:
+            raise InputError(f"{len(rows)} {self.task} scores match {metric} {system} {units}; name the units")
+        return float(rows["score"].iloc[0])
+
+    def select(self, **where: object) -> pd.DataFrame:
+        """The rows of ``df`` whose columns equal ``where`` (a list value: any of it)."""
+        keep = pd.Series(True, index=self.df.index)
+        for column, value in where.items():
+            values = value if isinstance(value, list | tuple | set) else [value]
+            keep &= self.df[column].isin(values)
+        return self.df[keep]
+
+    def table(self, *args: object, **kwargs: object) -> pd.DataFrame | Styler:
+        """The task's table (see its :class:`Task`), else systems x (unit, metric) ``score [low, high]``."""
+        hook = task(self.task).table if self.task in {*BUILT_IN, *_REGISTERED} else None
+        return hook(self, *args, **kwargs) if hook else generic_table(self)
+
+    def plot(self, *args: object, **kwargs: object) -> Axes:
+        """The task's plot, else one bar per system and unit with its CI for ``metric``."""
+        hook = task(self.task).plot if self.task in {*BUILT_IN, *_REGISTERED} else None
+        return hook(self, *args, **kwargs) if hook else generic_plot(self, *args, **kwargs)  # type: ignore[arg-type]
+
+    def compare(self, other: Report, **kwargs: object) -> pd.DataFrame:
+        """Paired tests of ``other``'s systems against this report's, by the task's own rule."""
+        if other.task != self.task:
+            raise InputError(f"a {self.task} report compares with another {self.task} report, not {other.task}")
+        hook = task(self.task).compare
+        if hook is None:
+            raise InputError(f"the {self.task} task has no comparison of saved reports")
+        return hook(self, other, **kwargs)
+
+    def save(self, path: str | Path) -> Path:
+        """Write the report's files (see the module docstring); returns ``path``."""
+        path = Path(path)
+        if path.suffix.lower() != ".csv":
+            raise InputError(f"a report is saved as CSV files; use a .csv name, not {path.name}")
+        path.parent.mkdir(parents=True, exist_ok=True)
+        tables = {"df": self.df, "items": self.items, "paired": self.paired, **self.frames}
+        for name, frame in tables.items():
+            frame.to_csv(path if name == "df" else _beside(path, name), index=False)
+        side = {"format": FORMAT, "format_version": FORMAT_VERSION, "task": self.task, "frames": list(self.frames)}
+        side["dtypes"] = {name: {str(c): str(t) for c, t in frame.dtypes.items()} for name, frame in tables.items()}
+        side["meta"] = self.meta
+        path.with_suffix(".json").write_text(json.dumps(side, indent=2, default=str) + "\n", encoding="utf-8")
+        return path
+
+    @classmethod
+    def load(cls, path: str | Path) -> Report:
+        """Read a report :meth:`save` wrote; :class:`ReportFormatError` for anything else."""
+        path = Path(path)
+        if not path.is_file():
+            raise InputError(f"no report file at {path}; give the .csv a report was saved as")
+        side = path.with_suffix(".json")
+        try:
+            head = json.loads(side.read_text(encoding="utf-8"))
+        except (OSError, ValueError):
+            raise ReportFormatError(f"{path} has no readable {side.name}; is it a saved aya_lab report?") from None
+        if not isinstance(head, dict) or (head.get("format"), head.get("format_version")) != (FORMAT, FORMAT_VERSION):
+            raise ReportFormatError(
+                f"{path} is not an aya_lab report of format v{FORMAT_VERSION} ({side.name} says "
+                f"{head.get('format') if isinstance(head, dict) else head!r}); re-run the evaluation to save it again"
+            )
+        dtypes = head.get("dtypes", {})
+        frames = {n: _read(_beside(path, n), dtypes.get(n, {})) for n in (*TABLES, *head.get("frames", []))}
+        df = _read(path, dtypes.get("df", {}))
+        extra = {n: frames[n] for n in head.get("frames", [])}
+        return cls(head["task"], df, frames["items"], frames["paired"], head.get("meta", {}), extra)
+
+
+def _beside(path: Path, name: str) -> Path:
+    return path.with_name(f"{path.stem}.{name}.csv")
+
+
+def _read(path: Path, dtypes: Mapping[str, str]) -> pd.DataFrame:
+    """A saved table with its column types restored (text stays text, ``""`` in a number column is NaN)."""
+    if not path.exists() or path.stat().st_size <= 1:
+        return pd.DataFrame({c: pd.Series(dtype=t if t != "bool" else object) for c, t in dtypes.items()})
+    numeric = [c for c, t in dtypes.items() if t.startswith(("float", "int"))]
+    text = {c: str for c, t in dtypes.items() if t in ("object", "str", "string")}
+    frame = pd.read_csv(path, keep_default_na=False, na_values={c: [""] for c in numeric}, dtype=text)  # type: ignore[arg-type]
+    for column, kind in dtypes.items():
+        if column in frame and kind == "bool":
+            frame[column] = frame[column].astype(str).str.lower().eq("true")
+    return frame
+
+
+def _cell(score: float, low: float, high: float) -> str:
+    if np.isnan(score):
+        return "n/a"
+    return f"{score:.3g}" if np.isnan(low) else f"{score:.3g} [{low:.3g}, {high:.3g}]"
+
+
+def generic_table(report: Report) -> pd.DataFrame:
+    """Systems as rows, (units..., metric) as columns, cells ``score [low, high]``."""
+    df = report.df
+    low = df["ci_low"] if "ci_low" in df else pd.Series(np.nan, index=df.index)
+    high = df["ci_high"] if "ci_high" in df else pd.Series(np.nan, index=df.index)
+    cells = [_cell(*map(float, v)) for v in zip(df["score"], low, high, strict=True)]
+    view = df.assign(cell=cells)
+    table = view.pivot_table(
+        index="system", columns=[*report.units, "metric"], values="cell", aggfunc="first", sort=False
+    )
+    return table.reindex(index=[s for s in report.systems if s in table.index])
+
+
+def generic_plot(report: Report, metric: str | None = None, *, ax: Axes | None = None) -> Axes:
+    """Bars of ``metric`` (the first one by default) per system and first unit, with CI error bars."""
+    import matplotlib.pyplot as plt
+
+    metric = metric or str(report.df["metric"].iloc[0])
+    rows = report.select(metric=metric)
+    unit = report.units[0] if report.units else None
+    groups = list(dict.fromkeys(rows[unit])) if unit else [metric]
+    if ax is None:
+        _, ax = plt.subplots(figsize=(max(5.0, 1.2 * len(groups) * max(1, len(report.systems)) ** 0.5), 3.5))
+    step = 0.8 / max(1, len(report.systems))
+    for i, system in enumerate(report.systems):
+        mine = rows[rows["system"] == system]
+        mine = mine.set_index(unit).reindex(groups) if unit else mine
+        scores = mine["score"].to_numpy(dtype=float)
+        err = [np.nan_to_num(scores - mine.get("ci_low", scores)), np.nan_to_num(mine.get("ci_high", scores) - scores)]
+        x = np.arange(len(groups)) + (i - (len(report.systems) - 1) / 2) * step
+        ax.bar(x, scores, step, label=system, yerr=np.clip(np.vstack(err), 0, None), capsize=2)
+    ax.set_xticks(np.arange(len(groups)), groups)
+    ax.set_ylabel(metric)
+    ax.set_title(f"{metric} ({report.task})")
+    ax.legend(fontsize="small")
+    return ax
