@@ -12,10 +12,11 @@ from __future__ import annotations
 import argparse
 import sys
 from collections.abc import Callable, Sequence
-from typing import Any
+from typing import TypedDict
 
 import pandas as pd
 
+from aya_lab.agents.protocols import TextModel
 from aya_lab.datasets.cli import EXPECTED_ERRORS, command_group, register_data
 from aya_lab.datasets.parallel import DatasetError, dataset_names, plan_datasets, split_files_spec
 from aya_lab.errors import InputError
@@ -78,7 +79,7 @@ class pandas_display:
         self._ctx = pd.option_context("display.width", 200, "display.max_columns", 50, "display.max_rows", 500)
         self._ctx.__enter__()
 
-    def __exit__(self, *exc: Any) -> Any:
+    def __exit__(self, *exc: object) -> bool | None:
         return self._ctx.__exit__(*exc)
 
 
@@ -126,7 +127,14 @@ def check_translation_inputs(args: argparse.Namespace) -> None:
             raise DatasetError(f"{name}: no file {str(missing[0])!r}; pass files:SRC.txt,REF.txt of existing files")
 
 
-def model_settings(args: argparse.Namespace) -> dict[str, Any]:
+class ModelSettings(TypedDict):
+    """Generation settings and batch size for :func:`~aya_lab.models.load_chat_model`."""
+
+    settings: dict[str, object]
+    batch_size: int
+
+
+def model_settings(args: argparse.Namespace) -> ModelSettings:
     """``{"settings": {...}, "batch_size": N}`` for :func:`~aya_lab.models.load_chat_model`."""
     return {"settings": {"max_new_tokens": args.max_new_tokens}, "batch_size": args.batch_size}
 
@@ -136,7 +144,7 @@ def role_spec(args: argparse.Namespace, role: str = "aya") -> str:
     return {**default_role_models(), **parse_role_models(args.model)}[role]
 
 
-def model_from_args(args: argparse.Namespace, role: str = "aya") -> Any:
+def model_from_args(args: argparse.Namespace, role: str = "aya") -> TextModel:
     """The chat model ``--model`` names for ``role``, loaded with ``--max-new-tokens`` and ``--batch-size``
     (a spec named for both roles is one object: loaded models are memoised)."""
     return load_chat_model(role_spec(args, role), **model_settings(args))

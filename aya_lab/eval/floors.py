@@ -22,11 +22,11 @@ from __future__ import annotations
 import re
 from collections import Counter
 from collections.abc import Sequence
-from typing import Any
 
 from aya_lab.agents.summarizer import SummaryResult
 from aya_lab.errors import InputError
 from aya_lab.eval.names import SUMMARY_FLOORS
+from aya_lab.messages import ChatMessage
 
 __all__ = ["MAJORITY", "SUMMARY_FLOORS", "SummaryFloor", "is_summary_floor", "majority_label"]
 
@@ -62,7 +62,7 @@ class SummaryFloor:
         self.n = int(m.group(1)) if m else None
         self.fingerprint = f"floor:{variant}"
 
-    def summarize(self, request: str, history: Sequence[Any]) -> SummaryResult:
+    def summarize(self, request: str, history: Sequence[ChatMessage]) -> SummaryResult:
         """The floor's summary of ``history`` (``request`` is not read)."""
         messages = list(history) if self.n is None else list(history)[: self.n]
         text = " ".join(m.text_in("eng") for m in messages)

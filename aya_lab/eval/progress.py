@@ -18,7 +18,6 @@ import sys
 import threading
 from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
-from typing import Any
 
 from tqdm.auto import tqdm
 
@@ -42,7 +41,9 @@ def progress_enabled(enabled: bool | None) -> bool:
 
 
 @contextmanager
-def progress_bar(total: int | None, desc: str, *, unit: str = "it", enabled: bool | None = None) -> Iterator[Any]:
+def progress_bar(
+    total: int | None, desc: str, *, unit: str = "it", enabled: bool | None = None
+) -> Iterator[tqdm | None]:
     """A tqdm bar on stderr for the ``with`` block, or ``None`` when progress is off."""
     if not progress_enabled(enabled):
         yield None
@@ -61,7 +62,7 @@ class SweepCounter:
     by ``GenerationResult.cached``); ``resumed`` counts segments whose chunk came from a checkpoint.
     """
 
-    def __init__(self, bar: Any = None) -> None:
+    def __init__(self, bar: tqdm | None = None) -> None:
         self.bar = bar
         self.segments = 0
         self.cache_hits = 0

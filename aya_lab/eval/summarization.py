@@ -37,16 +37,17 @@ from __future__ import annotations
 import json
 import warnings
 from collections.abc import Sequence
-from typing import Any
+from typing import Any, cast
 
 import numpy as np
 import pandas as pd
 import sacrebleu
 from sacrebleu.metrics import CHRF
 
+from aya_lab.agents.protocols import TextModel
 from aya_lab.agents.summarizer import SUMMARIZER_VARIANTS, make_summarizer
 from aya_lab.agents.translator import AyaTranslator
-from aya_lab.datasets.project import load_transcripts
+from aya_lab.datasets.project import Transcript, load_transcripts
 from aya_lab.errors import InputError
 from aya_lab.eval.configs import SummariesConfig
 from aya_lab.eval.floors import SummaryFloor, is_summary_floor
@@ -118,7 +119,7 @@ DF_COLUMNS = [
 # -- the evaluation --------------------------------------------------------------------------------
 
 
-def transcript_messages(transcript: Any) -> list[Any]:
+def transcript_messages(transcript: Transcript) -> list[ChatMessage]:
     """A transcript's messages as room ``ChatMessage``s (ids ``<transcript id>-mNN``, English text attached)."""
     return [
         ChatMessage(
@@ -166,8 +167,8 @@ def _check_variants(variants: Sequence[str], n: int | None) -> list[str]:
 
 def evaluate_summarizers(
     variants: Sequence[str] = SUMMARIZER_VARIANTS,
-    model: Any = None,
-    transcripts: Sequence[Any] | None = None,
+    model: TextModel | str | None = None,
+    transcripts: Sequence[Transcript] | None = None,
     n: int | None = None,
     *,
     translate_requests: bool = True,
@@ -182,7 +183,7 @@ def evaluate_summarizers(
     transcripts on stderr (``None``: only when stderr is a terminal). See the module docstring.
     """
     variants = _check_variants(variants, n)
-    model = _chat_model(model)
+    model = cast(TextModel, _chat_model(model))
     summarizers = _summarizers(variants, model)
     items = list(transcripts) if transcripts is not None else load_transcripts()
     items = items[:n] if n is not None else items
@@ -214,8 +215,8 @@ def evaluate_summarizers(
 
 
 def scored_results(
-    per: pd.DataFrame, variants: list[str], ids: list[Any], sigs: dict, dataset_id: str, *, n_bootstrap: int,
-    seed: int, **meta: Any,
+    per: pd.DataFrame, variants: list[str], ids: Sequence[str | None], sigs: dict, dataset_id: str, *, n_bootstrap: int,
+    seed: int, **meta: object,
 ) -> Report:  # fmt: skip
     """The ``summaries`` report from scored rows ``per`` (transcript x system) of transcripts ``ids``:
     aggregates and paired tests of every variant against ``variants[0]`` over one set of seeded
@@ -363,7 +364,7 @@ def summaries_table(report: Report, metrics: Sequence[str] | None = None) -> pd.
 
 def _run(config: SummariesConfig) -> Report:
     return evaluate_summarizers(
-        config.variants, model=config.model, n=config.n, translate_requests=config.translate_requests,
+        config.variants, model=cast(TextModel | str | None, config.model), n=config.n, translate_requests=config.translate_requests,
         n_bootstrap=config.n_bootstrap, seed=config.seed, progress=config.progress,
     )  # fmt: skip
 

@@ -17,7 +17,7 @@ import numpy as np
 import pandas as pd
 from sacrebleu.metrics import CHRF
 
-from aya_lab.datasets.project import normalize_owner
+from aya_lab.datasets.project import ActionItem, normalize_owner
 from aya_lab.eval.report import holm_column
 from aya_lab.eval.stats import bootstrap_indices, paired_bootstrap
 
@@ -87,7 +87,11 @@ def _pair(item: Any) -> tuple[str, str]:
     return str(item.owner), str(item.task)
 
 
-def match_action_items(predicted: Sequence[Any], gold: Sequence[Any]) -> list[tuple[int, int, float]]:
+OwnedTask = tuple[str, str] | ActionItem
+"""An action item: an ``(owner, task)`` tuple or an object with ``owner`` and ``task``."""
+
+
+def match_action_items(predicted: Sequence[OwnedTask], gold: Sequence[OwnedTask]) -> list[tuple[int, int, float]]:
     """One-to-one matches ``(pred_index, gold_index, score)``, greedily by best score.
 
     A pair is a candidate when the owners are equal after :func:`~aya_lab.datasets.project.normalize_owner`

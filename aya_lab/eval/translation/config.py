@@ -21,7 +21,7 @@ import dataclasses
 import difflib
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
 from aya_lab.datasets.parallel import MAX_CONTEXT_WINDOW
 from aya_lab.errors import InputError
@@ -98,7 +98,7 @@ class EvalConfig:
         """The option names, in declaration order."""
         return [f.name for f in dataclasses.fields(cls)]
 
-    def with_options(self, **overrides: Any) -> EvalConfig:
+    def with_options(self, **overrides: object) -> EvalConfig:
         """This config with ``overrides`` replacing its fields (validated again).
 
         An unknown name is a ``TypeError`` naming it, the closest option and every option.
@@ -109,8 +109,8 @@ class EvalConfig:
                 close = difflib.get_close_matches(name, known, n=1)
                 hint = f" (did you mean {close[0]!r}?)" if close else ""
                 raise TypeError(f"unknown evaluation option {name!r}{hint}; options: {', '.join(known)}")
-        return dataclasses.replace(self, **overrides) if overrides else self
+        return dataclasses.replace(self, **cast("dict[str, Any]", overrides)) if overrides else self
 
-    def as_meta(self) -> dict[str, Any]:
+    def as_meta(self) -> dict[str, object]:
         """The options that shape the results, by name (``progress`` and ``checkpoint`` left out)."""
         return {name: getattr(self, name) for name in self.options() if name not in RUN_ONLY}

@@ -158,7 +158,7 @@ def evaluate_translation(
     n: int | None = None,
     *,
     config: EvalConfig | None = None,
-    **options: Any,
+    **options: object,
 ) -> Results:
     """Evaluate ``systems`` on ``dataset`` for each of ``pairs``; return :class:`Results`.
 

@@ -37,14 +37,16 @@ from __future__ import annotations
 
 import re
 from collections.abc import Sequence
-from typing import Any
+from typing import Protocol, cast
 
+from aya_lab.agents.protocols import TextModel
 from aya_lab.agents.user import UserAgent
 from aya_lab.datasets.parallel import MAX_CONTEXT_WINDOW
 from aya_lab.errors import InputError
 from aya_lab.eval.translation.systems import SystemSpecError
 from aya_lab.messages import ChatMessage
 from aya_lab.models import load_chat_model, load_model
+from aya_lab.models.result import GenerationResult
 from aya_lab.prompts import PromptFile, load_prompt
 
 __all__ = ["PromptSystem", "Seq2SeqSystem", "parse_prompt_spec", "split_suffixes", "TRANSLATE_TASK"]
@@ -97,7 +99,7 @@ class PromptSystem:
 
     def __init__(
         self,
-        model: Any,
+        model: TextModel | str,
         prompt: str | PromptFile = "user_translate/baseline",
         context_window: int = 0,
         name: str | None = None,
@@ -105,7 +107,7 @@ class PromptSystem:
         if not 0 <= int(context_window) <= MAX_CONTEXT_WINDOW:
             raise InputError(f"context_window must be 0..{MAX_CONTEXT_WINDOW}; got {context_window}")
         if isinstance(model, str):
-            model = load_chat_model(model)
+            model = cast(TextModel, load_chat_model(model))
         if not hasattr(model, "generate_texts"):
             raise InputError(f"PromptSystem needs a chat model (smollm2, hf:..., fake:...); got {type(model).__name__}")
         self.model = model
@@ -121,7 +123,9 @@ class PromptSystem:
     def __repr__(self) -> str:
         return f"PromptSystem({self.name!r})"
 
-    def contexts(self, texts: Sequence[str], src: str, context: Sequence[Sequence[str]] | None) -> list[list[Any]]:
+    def contexts(
+        self, texts: Sequence[str], src: str, context: Sequence[Sequence[str]] | None
+    ) -> list[list[ChatMessage]]:
         """Per text, the last K preceding segments as ``ChatMessage``s (empty when K = 0 or no context)."""
         if self.context_window <= 0 or context is None:
             return [[] for _ in texts]
@@ -159,16 +163,24 @@ class PromptSystem:
         }
 
 
+class Seq2SeqModel(Protocol):
+    """What :class:`Seq2SeqSystem` calls: a model that translates texts and has a fingerprint."""
+
+    fingerprint: str
+
+    def translate(self, texts: list[str], src: str, tgt: str) -> Sequence[GenerationResult]: ...
+
+
 class Seq2SeqSystem:
     """A seq2seq NMT model (``seq2seq:PATH``); no prompt, no document context."""
 
-    def __init__(self, model: Any, name: str | None = None) -> None:
+    def __init__(self, model: object, name: str | None = None) -> None:
         if isinstance(model, str):
             spec = model if model.startswith("seq2seq:") else f"seq2seq:{model}"
             model = load_model(spec)
         if not hasattr(model, "translate"):
             raise InputError(f"Seq2SeqSystem needs a seq2seq model (seq2seq:PATH); got {type(model).__name__}")
-        self.model = model
+        self.model = cast(Seq2SeqModel, model)
         self.name: str = name or str(getattr(model, "spec", "seq2seq"))
 
     def __repr__(self) -> str:

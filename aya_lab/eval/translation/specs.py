@@ -84,7 +84,7 @@ _MODEL_OPTIONS: ContextVar[dict[str, Any] | None] = ContextVar("aya_lab_system_m
 
 
 @contextmanager
-def model_options(*, settings: dict[str, Any] | None = None, batch_size: int | None = None) -> Iterator[None]:
+def model_options(*, settings: dict[str, object] | None = None, batch_size: int | None = None) -> Iterator[None]:
     """Generation ``settings`` (e.g. ``{"max_new_tokens": 64}``) and ``batch_size`` for the models that
     spec-built systems (``smollm2@strict``, ``seq2seq:PATH``) load inside the block; ``None`` keeps the
     model's default. ``aya-lab eval translate --max-new-tokens/--batch-size`` use this."""

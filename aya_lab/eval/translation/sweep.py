@@ -9,8 +9,9 @@ variant (named by the variant; the first is the baseline the others are tested a
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Any
+from typing import Any, cast
 
+from aya_lab.agents.protocols import TextModel
 from aya_lab.datasets.project import WORKPLACE_LANGUAGES
 from aya_lab.errors import InputError
 from aya_lab.eval.translation.evaluate import evaluate_translation
@@ -26,11 +27,11 @@ def sweep_translation(
     variants: Sequence[str] | str,
     dataset: str = "workplace",
     *,
-    model: Any = None,
+    model: TextModel | str | None = None,
     pairs: Sequence[str] | str | None = None,
     n: int | None = None,
     context_window: int = 0,
-    **kwargs: Any,
+    **kwargs: object,
 ) -> Results:
     """Each ``user_translate`` variant (file stems such as ``strict``, or ``user_translate/strict``) on
     ``dataset`` and ``pairs`` (default for ``workplace``: English into each of its other languages).
@@ -44,4 +45,4 @@ def sweep_translation(
             raise InputError(f"pass pairs for dataset {dataset!r}, e.g. pairs='eng-swh'")
         pairs = [f"eng-{x}" for x in WORKPLACE_LANGUAGES if x != "eng"]
     systems = [PromptSystem(model, f"{TRANSLATE_TASK}/{v}", context_window=context_window, name=v) for v in names]
-    return evaluate_translation(systems, dataset, pairs, n=n, baseline=names[0], **kwargs)
+    return evaluate_translation(systems, dataset, pairs, n=n, baseline=names[0], **cast("dict[str, Any]", kwargs))
