@@ -103,11 +103,11 @@ def main() -> int:
         cold_s, cold_gen, cold = run(system, args)
         warm_s, warm_gen, warm = run(system, args)
 
-    same = list(cold.outputs["hypothesis"]) == list(warm.outputs["hypothesis"])
+    same = list(cold.items["hypothesis"]) == list(warm.items["hypothesis"])
     chrf = cold.df[(cold.df["metric"] == "chrF") & (cold.df["hop"] == "e2e")]
     for row in chrf.itertuples(index=False):
         print(f"  {row.pair:<10} chrF {row.score:6.2f} [{row.ci_low:.2f}, {row.ci_high:.2f}]  n={row.n}")
-    segments = len(cold.outputs)
+    segments = len(cold.items)
     print(f"segments translated: {segments}")
     print(f"cold: {cold_s:8.2f} s  (translate {cold_gen:8.2f} s, {segments / max(cold_gen, 1e-9):.2f} seg/s)")
     print(f"warm: {warm_s:8.2f} s  (translate {warm_gen:8.2f} s)")

@@ -41,9 +41,9 @@ def translation_parity(n: int, docs: int) -> pd.DataFrame:
     res = evaluate_translation(systems, "ntrex128", PAIRS, n=n, docs=docs, baseline=slow, progress=False)
     scores = res.df[(res.df["metric"] == "chrF") & (res.df["pair"] != "pooled") & (res.df["hop"] == "e2e")]
     table = scores.pivot_table(index="pair", columns="system", values="score")[[fast, slow]]
-    tests = res.tests("chrF").set_index("pair")
+    tests = res.select(metric="chrF", hop="e2e")[lambda d: d.system != res.baseline].set_index("pair")
     tests = tests[tests["system"] == fast]
-    out = res.outputs[res.outputs["hop"] == "e2e"]
+    out = res.items[res.items["hop"] == "e2e"]
     out = out.pivot_table(index=["pair", "idx"], columns="system", values="hypothesis", aggfunc="first")
     same = (out[fast] == out[slow]).groupby(level="pair").mean()
     table["Δ chrF [95% CI]"] = [

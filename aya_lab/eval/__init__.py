@@ -2,9 +2,10 @@
 (:mod:`aya_lab.eval.report`); sacrebleu metrics, statistics, translation systems and their evaluator, summarizers,
 routing and retrieval, each with confidence intervals and paired tests.
 
-Translation: ``evaluate_translation(systems, dataset, pairs, n)`` (options as keywords or an
-``EvalConfig``) -> ``Results`` (``.df``, ``.table()``, ``.plot()``, ``.save()``; ``Results.load``;
-``compare``); model-backed systems ``PromptSystem`` / ``Seq2SeqSystem`` (spec strings
+Translation: ``run("translation", systems=..., dataset=..., pairs=...)`` or
+``evaluate_translation(systems, dataset, pairs, n)`` (options as keywords or an ``EvalConfig``) -> a
+``translation`` report (``deltas`` and ``forest`` test and draw its paired differences;
+``compare(a, b)`` tests one saved report against another); model-backed systems ``PromptSystem`` / ``Seq2SeqSystem`` (spec strings
 ``smollm2@strict+ctx3``, ``seq2seq:PATH``);
 ``sweep_translation`` runs prompt variants. Summarizers: ``evaluate_summarizers`` ->
 a ``summaries`` :class:`~aya_lab.eval.report.Report` (``combine_summarizer_runs`` joins runs on
@@ -27,17 +28,17 @@ if TYPE_CHECKING:
     from aya_lab.eval.routing import RoutingResults, RoutingSweep, evaluate_routing, sweep_routing
     from aya_lab.eval.summarization import evaluate_summarizers
     from aya_lab.eval.summarization_compare import combine_summarizer_runs
-    from aya_lab.eval.tasks import run
+    from aya_lab.eval.tasks import compare, run
     from aya_lab.eval.translation import (
         CopySystem,
         EvalConfig,
         PivotSystem,
         PromptSystem,
-        Results,
         Seq2SeqSystem,
         TranslationSystem,
-        compare,
+        deltas,
         evaluate_translation,
+        forest,
         register_system_kind,
         resolve_system,
     )
@@ -51,7 +52,7 @@ _HOMES: dict[str, tuple[str, ...]] = {
         "sweep_routing",
     ),
     "aya_lab.eval.report": ("Report", "Task", "register_task"),
-    "aya_lab.eval.tasks": ("run",),
+    "aya_lab.eval.tasks": ("compare", "run"),
     "aya_lab.eval.summarization": ("evaluate_summarizers",),
     "aya_lab.eval.summarization_compare": ("combine_summarizer_runs",),
     "aya_lab.eval.translation": (
@@ -59,10 +60,10 @@ _HOMES: dict[str, tuple[str, ...]] = {
         "EvalConfig",
         "PivotSystem",
         "PromptSystem",
-        "Results",
         "Seq2SeqSystem",
         "TranslationSystem",
-        "compare",
+        "deltas",
+        "forest",
         "evaluate_translation",
         "register_system_kind",
         "resolve_system",
@@ -75,7 +76,6 @@ __all__ = [
     "EvalConfig",
     "PivotSystem",
     "PromptSystem",
-    "Results",
     "RoutingResults",
     "RoutingSweep",
     "Seq2SeqSystem",
@@ -85,6 +85,8 @@ __all__ = [
     "run",
     "TranslationSystem",
     "compare",
+    "deltas",
+    "forest",
     "evaluate_routing",
     "evaluate_summarizers",
     "combine_summarizer_runs",

@@ -37,13 +37,14 @@ from aya_lab.eval.cli_support import (
 from aya_lab.eval.floors import is_summary_floor
 from aya_lab.eval.parsers import register_eval
 from aya_lab.eval.progress import generation_progress
+from aya_lab.eval.report import Report
 from aya_lab.eval.routing import RoutingSweep, evaluate_routing, sweep_routing
 from aya_lab.eval.routing_compare import decided_by
 from aya_lab.eval.routing_input import as_route_on
 from aya_lab.eval.routing_sequences import check_sequence_options, evaluate_sequences, load_multi_intent
 from aya_lab.eval.summarization import evaluate_summarizers
 from aya_lab.eval.translation.evaluate import evaluate_translation
-from aya_lab.eval.translation.results import Results, compare
+from aya_lab.eval.translation.results import compare_translations
 from aya_lab.eval.translation.specs import model_options, parse_system, resolve_system
 from aya_lab.eval.translation.systems import prompt_notes
 from aya_lab.prompts import load_prompt
@@ -72,7 +73,7 @@ def _eval_translate(args: argparse.Namespace) -> int:
         systems = [resolve_system(spec) for spec in specs]
         for note in prompt_notes(systems):  # a base model given the completion prompt: said, and in the results
             print(note, file=sys.stderr)
-        results: Results = evaluate_translation(
+        results: Report = evaluate_translation(
             systems,
             args.dataset,
             args.pairs,
@@ -97,8 +98,10 @@ def _eval_translate(args: argparse.Namespace) -> int:
 
 
 def _eval_compare(args: argparse.Namespace) -> int:
-    a, b = Results.load(args.a), Results.load(args.b)
-    table = compare(a, b, system_a=args.system_a, system_b=args.system_b, n_bootstrap=args.n_bootstrap, n_ar=args.n_ar)
+    a, b = Report.load(args.a), Report.load(args.b)
+    table = compare_translations(
+        a, b, system_a=args.system_a, system_b=args.system_b, n_bootstrap=args.n_bootstrap, n_ar=args.n_ar
+    )
     with pandas_display():
         print(table.to_string(index=False, float_format=lambda x: f"{x:.4g}"))
     return 0

@@ -9,14 +9,17 @@ option, what was given and what is allowed. This module imports only pydantic an
 
 from __future__ import annotations
 
+import dataclasses
+import typing
 from typing import Annotated
 
-from pydantic import BaseModel, ConfigDict, Field, SkipValidation
+from pydantic import BaseModel, ConfigDict, Field, SkipValidation, create_model
 
 from aya_lab.agents.summarizer_names import SUMMARIZER_VARIANTS
 from aya_lab.eval.names import SUMMARY_FLOORS
+from aya_lab.eval.translation.config import EvalConfig
 
-__all__ = ["CONFIGS", "ModelRef", "SummariesConfig", "TaskConfig"]
+__all__ = ["CONFIGS", "ModelRef", "SummariesConfig", "TaskConfig", "TranslationConfig"]
 
 ModelRef = Annotated[object, SkipValidation, Field(json_schema_extra={"cli": "spec"})]
 """A model: a spec string (``smollm2``, ``hf:ID``, ``llama:PATH``) or, from Python, a loaded model."""
@@ -44,5 +47,29 @@ class SummariesConfig(TaskConfig):
     progress: bool | None = Field(default=None, description="a progress bar (default: when stderr is a terminal)")
 
 
-CONFIGS: dict[str, type[TaskConfig]] = {"summaries": SummariesConfig}
+class _TranslationTarget(TaskConfig):
+    """Translation systems on a parallel test set: what is evaluated (the run's options follow)."""
+
+    systems: list[str] = Field(
+        default_factory=lambda: ["copy", "smollm2"],
+        min_length=1,
+        description="system specs (copy, smollm2@strict, ...)",
+    )
+    dataset: str = Field(default="workplace", description="a test set name or a files: spec")
+    pairs: list[str] | None = Field(default=None, description="language pairs such as eng-swh (the set's default)")
+
+
+def _evaluation_options() -> dict[str, tuple[object, object]]:
+    """:class:`~aya_lab.eval.translation.config.EvalConfig`'s fields as pydantic fields: the one source of
+    the translation options (EvalConfig validates them again when the run starts)."""
+    hints = typing.get_type_hints(EvalConfig)
+    return {f.name: (hints[f.name], f.default) for f in dataclasses.fields(EvalConfig)}
+
+
+TranslationConfig = create_model(  # type: ignore[call-overload]
+    "TranslationConfig", __base__=_TranslationTarget, __doc__=_TranslationTarget.__doc__, **_evaluation_options()
+)
+"""The ``translation`` task's config: the systems, set and pairs, then every option of ``EvalConfig``."""
+
+CONFIGS: dict[str, type[TaskConfig]] = {"summaries": SummariesConfig, "translation": TranslationConfig}
 """The config of each built-in task that the generated command covers, by task name."""

@@ -11,7 +11,7 @@ store where a generation was recorded); pass the loaded model's ``device``. A mo
 prompts and each result carries its share of the batch's time, so the tokens per second are batched
 throughput, not single-request speed.
 
-Three sources: a translation :class:`~aya_lab.eval.translation.results.Results`
+Three sources: a translation :class:`~aya_lab.eval.report.Report`
 (:func:`translation_costs`: per system, summed over pairs, end-to-end hop, which for a pivot system
 includes its first hop), a routing sweep (:func:`routing_costs`: per prompt variant, the request
 translations included) and raw :class:`~aya_lab.models.result.GenerationRecord` lists
@@ -26,6 +26,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from aya_lab.eval.report import Report
 from aya_lab.models.result import GenerationRecord, usage
 
 __all__ = ["COST_METRICS", "COST_COLUMNS", "cost_table", "translation_costs", "routing_costs", "generation_costs"]
@@ -78,8 +79,8 @@ def _finish(out: pd.DataFrame, device: str | None) -> pd.DataFrame:
     return out[COST_COLUMNS]
 
 
-def translation_costs(results: Any, *, device: str | None = None) -> pd.DataFrame:
-    """Per system of a translation ``Results``: its cost summed over the pairs (end-to-end hop)."""
+def translation_costs(results: Report, *, device: str | None = None) -> pd.DataFrame:
+    """Per system of a translation report: its cost summed over the pairs (end-to-end hop)."""
     df = results.df
     return cost_table(df[(df["hop"] == "e2e") & (df["pair"] != "pooled")], "system", device=device)
 

@@ -173,6 +173,15 @@ class Report:
             keep &= self.df[column].isin(values)
         return self.df[keep]
 
+    def grid(self, metric: str, **where: object) -> pd.DataFrame:
+        """A system x unit grid of ``metric``'s scores (the first unit of ``meta["units"]`` as columns, in
+        run order), over the rows whose other columns equal ``where`` (e.g. ``hop="e2e"``)."""
+        rows = self.select(metric=metric, **where)
+        unit = self.units[0] if self.units else "metric"
+        grid = rows.pivot_table(index="system", columns=unit, values="score", sort=False)
+        columns = [u for u in dict.fromkeys(rows[unit]) if u in grid.columns]
+        return grid.reindex(index=[s for s in self.systems if s in grid.index], columns=columns)
+
     def table(self, *args: object, **kwargs: object) -> pd.DataFrame | Styler:
         """The task's table (see its :class:`Task`), else systems x (unit, metric) ``score [low, high]``."""
         hook = task(self.task).table if self.task in {*BUILT_IN, *_REGISTERED} else None

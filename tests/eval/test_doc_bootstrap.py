@@ -8,10 +8,10 @@ from sacrebleu.metrics import CHRF
 
 from aya_lab.datasets.parallel import load_parallel
 from aya_lab.eval.metrics import METRICS, paired_tests, score_corpus
+from aya_lab.eval.report import Report
 from aya_lab.eval.stats import cluster_bootstrap_counts, cluster_bootstrap_indices, holm
 from aya_lab.eval.translation.evaluate import evaluate_translation
 from aya_lab.eval.translation.resampling import analyse_group, units_for
-from aya_lab.eval.translation.results import Results
 from aya_lab.eval.translation.systems import CopySystem
 from tests.eval.conftest import ENG, FRA, SWA
 from tests.fakes import ReferenceSystem
@@ -84,7 +84,7 @@ def test_evaluation_records_the_resampled_unit(mini_data):
     assert chrf.loc["mafand:eng-swh:test", ["resample_unit", "n_units"]].tolist() == ["segment", 12]
     pooled = res.df[(res.df.pair == "pooled") & (res.df.metric == "chrF")].iloc[0]
     assert (pooled.resample_unit, pooled.n_units) == ("document+segment", 15)
-    out = res.outputs[(res.outputs.system == "oracle") & (res.outputs.dataset_id == "ntrex128:eng-swh:test")]
+    out = res.items[(res.items.system == "oracle") & (res.items.dataset_id == "ntrex128:eng-swh:test")]
     assert list(out.doc_id) == ["doc.a"] * 5 + ["doc.b"] * 4 + ["doc.c"] * 3
 
 
@@ -111,13 +111,15 @@ def test_results_adjust_each_comparison_across_pairs(mini_data, tmp_path):
         **FAST,
     )
     for system in ("oracle", "noisy"):
-        table = res.tests("chrF").query(f"system == '{system}' and pair != 'pooled'")
+        table = res.select(metric="chrF", hop="e2e")[lambda d: d.system != res.baseline].query(
+            f"system == '{system}' and pair != 'pooled'"
+        )
         raw = np.maximum(table["p_bootstrap"], table["p_ar"])
         assert table["p_holm"].tolist() == pytest.approx(holm(raw).tolist())
         assert (table["p_holm"] >= raw).all() and (table["significant_holm"] == (table["p_holm"] < 0.05)).all()
     assert res.df[res.df.pair == "pooled"]["p_holm"].isna().all()
     assert res.df[res.df.system == "copy"]["p_holm"].isna().all()  # the baseline is not tested
-    back = Results.load(res.save(tmp_path / "r.csv"))
+    back = Report.load(res.save(tmp_path / "r.csv"))
     cols = ["p_holm", "significant_holm", "resample_unit", "n_units", "delta_low"]
     assert back.df[cols].astype(str).equals(res.df[cols].astype(str))
-    assert list(back.outputs["doc_id"]) == list(res.outputs["doc_id"])
+    assert list(back.items["doc_id"]) == list(res.items["doc_id"])

@@ -10,9 +10,9 @@ import pytest
 
 from aya_lab.datasets.parallel import MAX_CONTEXT_WINDOW
 from aya_lab.eval import EvalConfig as exported
+from aya_lab.eval.report import Report
 from aya_lab.eval.translation.config import RESAMPLE, RUN_ONLY, EvalConfig
 from aya_lab.eval.translation.evaluate import evaluate_translation
-from aya_lab.eval.translation.results import Results
 from aya_lab.eval.translation.systems import CopySystem
 
 FAST = dict(n_bootstrap=20, n_ar=20, progress=False, langid=False)
@@ -76,11 +76,11 @@ def test_keywords_and_positional_n_override_the_config(mini_data):
     assert base.with_options() is base
     assert base.with_options(n=3).n == 3 and base.n == 6
     res = evaluate_translation([CopySystem("a"), CopySystem("b")], "ntrex128", "eng-swh", config=base)
-    assert len(res.outputs) == 2 * 6 and res.meta["chunk_size"] == 2
+    assert len(res.items) == 2 * 6 and res.meta["chunk_size"] == 2
     positional = evaluate_translation([CopySystem("a")], "ntrex128", "eng-swh", 4, config=base, chunk_size=3)
     assert (positional.meta["n"], positional.meta["chunk_size"]) == (4, 3)
     keywords = evaluate_translation([CopySystem("a")], "ntrex128", "eng-swh", n=4, chunk_size=3, **FAST)
-    assert keywords.outputs.equals(positional.outputs)
+    assert keywords.items.equals(positional.items)
     assert {k: keywords.meta[k] for k in base.as_meta()} == {k: positional.meta[k] for k in base.as_meta()}
 
 
@@ -94,6 +94,6 @@ def test_meta_records_the_config_under_the_same_keys(mini_data, tmp_path):
     assert {"docs": 2, "langid": False, "verify": False, "resample": "segment"}.items() <= res.meta.items()
     assert not set(RUN_ONLY) & set(res.meta)  # how the run was watched and resumed is not a result
     res.save(tmp_path / "r.csv")
-    again = Results.load(tmp_path / "r.csv")
+    again = Report.load(tmp_path / "r.csv")
     assert {k: again.meta[k] for k in cfg.as_meta()} == recorded
-    assert json.loads((tmp_path / "r.json").read_text())["n"] == 4
+    assert json.loads((tmp_path / "r.json").read_text())["meta"]["n"] == 4

@@ -1,4 +1,4 @@
-"""Results: save/load with a format version, deterministic table HTML, plot, compare."""
+"""The translation report: save/load with a format version, deterministic table HTML, plot, compare."""
 
 from __future__ import annotations
 
@@ -10,8 +10,9 @@ import pytest
 matplotlib.use("Agg")
 
 from aya_lab.datasets.parallel import load_parallel  # noqa: E402
+from aya_lab.eval.report import Report, ReportFormatError  # noqa: E402
 from aya_lab.eval.translation.evaluate import evaluate_translation  # noqa: E402
-from aya_lab.eval.translation.results import Results, ResultsFormatError, compare  # noqa: E402
+from aya_lab.eval.translation.results import compare_translations as compare  # noqa: E402
 from aya_lab.eval.translation.systems import CopySystem  # noqa: E402
 from tests.fakes import ReferenceSystem  # noqa: E402
 
@@ -32,12 +33,13 @@ def results(mini_data):
 
 def test_save_load_round_trip(results, tmp_path):
     path = results.save(tmp_path / "r.csv")
-    assert (tmp_path / "r.outputs.csv").exists() and (tmp_path / "r.json").exists()
-    back = Results.load(path)
-    assert back.systems == results.systems and back.baseline == "echo"
+    assert (tmp_path / "r.items.csv").exists() and (tmp_path / "r.json").exists()
+    back = Report.load(path)
+    assert back.task == "translation" and back.systems == results.systems and back.baseline == "echo"
+    assert back.table().to_html() == results.table().to_html()  # the task's own table, from the file
     assert back.df["significant"].tolist() == results.df["significant"].tolist()
     assert back.df["score"].round(6).tolist() == pytest.approx(results.df["score"].round(6).tolist(), nan_ok=True)
-    assert back.outputs["hypothesis"].tolist() == results.outputs["hypothesis"].tolist()
+    assert back.items["hypothesis"].tolist() == results.items["hypothesis"].tolist()
 
 
 def test_result_from_another_version_is_one_line(results, tmp_path):
@@ -45,8 +47,8 @@ def test_result_from_another_version_is_one_line(results, tmp_path):
     meta = json.loads((tmp_path / "r.json").read_text())
     meta["format_version"] = 0
     (tmp_path / "r.json").write_text(json.dumps(meta))
-    with pytest.raises(ResultsFormatError, match="another version of aya_lab") as err:
-        Results.load(path)
+    with pytest.raises(ReportFormatError, match="not an aya_lab report of format v1") as err:
+        Report.load(path)
     assert "\n" not in str(err.value)
     with pytest.raises(ValueError, match=r"\.csv"):
         results.save(tmp_path / "r.parquet")
@@ -69,10 +71,10 @@ def test_plot_bars_and_heatmap(results):
 
 
 def test_compare_two_saved_files(results, tmp_path, mini_data):
-    a = Results.load(results.save(tmp_path / "a.csv"))
+    a = Report.load(results.save(tmp_path / "a.csv"))
     sets = [load_parallel("ntrex128", "eng", t) for t in ("swh", "fra")]
     b = evaluate_translation([ReferenceSystem(sets, name="oracle")], "ntrex128", ["eng-swh", "eng-fra"], **FAST)
-    table = compare(a, Results.load(b.save(tmp_path / "b.csv")), n_bootstrap=100, n_ar=100)
+    table = compare(a, Report.load(b.save(tmp_path / "b.csv")), n_bootstrap=100, n_ar=100)
     assert set(table["pair"]) == {"eng-swh", "eng-fra"} and table["significant"].all()
     same = compare(a, a, system_a="echo", system_b="echo", n_bootstrap=100, n_ar=100)
     assert (same["p_ar"] == 1.0).all() and not same["significant"].any()

@@ -46,7 +46,7 @@ def test_tidy_rows_significance_and_language_check(mini_data):
     assert echo["echo"] == 1.0 and echo["oracle"] == 0.0
     pooled = df[(df.pair == "pooled") & (df.system == "oracle") & (df.metric == "BLEU")].iloc[0]
     assert pooled.n == 24 and pooled.significant
-    assert len(res.outputs) == 3 * 2 * 12
+    assert len(res.items) == 3 * 2 * 12
 
 
 def test_identical_system_is_not_significant(mini_data):
@@ -63,11 +63,11 @@ def test_pivot_reports_per_hop_scores(mini_data):
     assert set(chrf.index) == {"e2e", "src-pivot", "pivot-tgt"}
     assert chrf["src-pivot"] == pytest.approx(100) and chrf["pivot-tgt"] == pytest.approx(100)
     assert chrf["e2e"] == pytest.approx(100)
-    hop1 = res.outputs[(res.outputs.system == "pivot") & (res.outputs.hop == "src-pivot")]
+    hop1 = res.items[(res.items.system == "pivot") & (res.items.hop == "src-pivot")]
     assert list(hop1["reference"]) == sets[1].references  # scored against the English side
     # PivotSystem.translate gives the same end-to-end output as the evaluator's hops
     direct = PivotSystem(oracle).translate(sets[0].sources, "swh", "yor", context=sets[0].contexts())
-    assert direct == list(res.outputs[(res.outputs.system == "pivot") & (res.outputs.hop == "e2e")]["hypothesis"])
+    assert direct == list(res.items[(res.items.system == "pivot") & (res.items.hop == "e2e")]["hypothesis"])
 
 
 def test_context_comes_from_document_ids(mini_data):

@@ -29,7 +29,7 @@ class ExampleParrot:
 
 
 def _outputs(res, system):
-    return res.outputs[(res.outputs.system == system) & (res.outputs.hop == "e2e")]
+    return res.items[(res.items.system == system) & (res.items.hop == "e2e")]
 
 
 def test_other_sentence_floor_is_a_derangement_of_the_pairs_references(mini_data):

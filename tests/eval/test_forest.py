@@ -1,4 +1,4 @@
-"""Results.forest: Δ metric against a named system per pair with paired-bootstrap CIs; Results.deltas."""
+"""forest: Δ metric against a named system per pair with paired-bootstrap CIs; deltas."""
 
 from __future__ import annotations
 
@@ -9,8 +9,10 @@ import pytest
 matplotlib.use("Agg")
 
 from aya_lab.datasets.parallel import load_parallel  # noqa: E402
+from aya_lab.eval.report import Report  # noqa: E402
 from aya_lab.eval.translation.evaluate import evaluate_translation  # noqa: E402
-from aya_lab.eval.translation.results import Results  # noqa: E402
+from aya_lab.eval.translation.results import deltas as paired_deltas  # noqa: E402
+from aya_lab.eval.translation.results import forest, translation_report  # noqa: E402
 from aya_lab.eval.translation.systems import CopySystem  # noqa: E402
 from tests.fakes import ReferenceSystem  # noqa: E402
 
@@ -28,7 +30,7 @@ def results(mini_data):
 def test_forest_draws_one_point_and_error_bar_per_system_and_pair(results):
     import matplotlib.pyplot as plt
 
-    ax = results.forest(metric="chrF", against="copy")
+    ax = forest(results, metric="chrF", against="copy")
     assert len(ax.containers) == 3  # oracle, noisy, other-sentence
     xs = []
     for container in ax.containers:
@@ -40,16 +42,16 @@ def test_forest_draws_one_point_and_error_bar_per_system_and_pair(results):
     assert len(zero) == 1  # the line at 0
     assert [t.get_text() for t in ax.get_legend().get_texts()] == ["oracle", "noisy", "other-sentence"]
     assert "documents" in ax.get_xlabel()
-    deltas = results.deltas("chrF", against="copy")
+    deltas = paired_deltas(results, "chrF", against="copy")
     assert sorted(xs) == pytest.approx(sorted(deltas["delta"]))
     _, given = plt.subplots()
-    assert results.forest("BLEU", against="other-sentence", ax=given) is given
+    assert forest(results, "BLEU", against="other-sentence", ax=given) is given
     plt.close("all")
 
 
 def test_deltas_match_the_paired_tests_against_the_baseline(results):
-    deltas = results.deltas("chrF")  # against the baseline, copy
-    tests = results.tests("chrF").query("pair != 'pooled'")
+    deltas = paired_deltas(results, "chrF")  # against the baseline, copy
+    tests = results.select(metric="chrF", hop="e2e")[lambda d: d.system != results.baseline].query("pair != 'pooled'")
     merged = deltas.merge(tests, on=["system", "pair"], suffixes=("", "_t"))
     assert len(merged) == 3 * len(PAIRS)
     assert np.allclose(merged["delta"], merged["delta_t"])
@@ -57,23 +59,25 @@ def test_deltas_match_the_paired_tests_against_the_baseline(results):
     assert (merged["resample_unit"] == "document").all() and (merged["n_units"] == 3).all()
     oracle = deltas[deltas.system == "oracle"]
     assert (oracle["ci_low"] > 0).all()  # the oracle beats copying on both pairs
-    other = results.deltas("chrF", against="other-sentence").set_index(["system", "pair"])
+    other = paired_deltas(results, "chrF", against="other-sentence").set_index(["system", "pair"])
     assert (other.loc["oracle", "delta"] > 0).all() and (
         other.loc["copy", "delta"] == -deltas.set_index(["system", "pair"]).loc["other-sentence", "delta"]
     ).all()
 
 
 def test_a_saved_result_gives_the_same_deltas(results, tmp_path):
-    back = Results.load(results.save(tmp_path / "r.csv"))
+    back = Report.load(results.save(tmp_path / "r.csv"))
     cols = ["system", "pair", "delta", "ci_low", "ci_high", "resample_unit", "n_units"]
-    assert back.deltas("chrF", against="copy")[cols].equals(results.deltas("chrF", against="copy")[cols])
+    assert paired_deltas(back, "chrF", against="copy")[cols].equals(
+        paired_deltas(results, "chrF", against="copy")[cols]
+    )
 
 
 def test_forest_bad_input_is_one_line(results, tmp_path):
     with pytest.raises(ValueError, match="no system 'nllb' in this result; it has: copy, oracle"):
-        results.forest(against="nllb")
+        forest(results, against="nllb")
     with pytest.raises(ValueError, match="no outputs for hop 'src-pivot'"):
-        results.deltas(against="copy", hop="src-pivot")
-    bare = Results(results.df, None, results.meta)
+        paired_deltas(results, against="copy", hop="src-pivot")
+    bare = translation_report(results.df, None, results.meta)
     with pytest.raises(ValueError, match="no saved segment outputs"):
-        bare.forest()
+        forest(bare)

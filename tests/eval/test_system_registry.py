@@ -114,7 +114,7 @@ def test_a_base_model_gets_the_completion_prompt_and_the_system_says_so():
 
 def test_the_swap_is_recorded_in_results_their_display_and_saved_form(mini_data, tmp_path):
     from aya_lab.eval import evaluate_translation
-    from aya_lab.eval.translation.results import Results
+    from aya_lab.eval.report import Report
 
     system = PromptSystem(BaseFake(default="bonjour"), "baseline", name="gemma")
     res = evaluate_translation([system], "ntrex128", "eng-fra", n=4, n_bootstrap=10, n_ar=10, langid=False)
@@ -123,8 +123,8 @@ def test_the_swap_is_recorded_in_results_their_display_and_saved_form(mini_data,
     assert system.prompt_note in res.table().caption
     res.save(tmp_path / "r.csv")
     saved = json.loads((tmp_path / "r.json").read_text())
-    assert saved["systems"]["gemma"]["prompt_requested"] == "user_translate/baseline"
-    assert Results.load(tmp_path / "r.csv").meta["prompt_notes"] == [system.prompt_note]
+    assert saved["meta"]["systems"]["gemma"]["prompt_requested"] == "user_translate/baseline"
+    assert Report.load(tmp_path / "r.csv").meta["prompt_notes"] == [system.prompt_note]
 
 
 def test_the_cli_prints_the_swap_on_stderr(mini_data, capsys, monkeypatch):

@@ -223,7 +223,7 @@ def test_seq2seq_evaluation_end_to_end(family, family_dir):
     res = evaluate_translation(
         [Seq2SeqSystem(model)], "workplace", "eng-fra", n=3, n_bootstrap=10, n_ar=10, langid=False
     )
-    assert len(res.outputs) == 3
+    assert len(res.items) == 3
     assert {"bleu", "chrf"} <= {m.lower() for m in res.df["metric"]}
     assert set(res.df["model_fingerprint"]) == {model.fingerprint}
 

@@ -185,7 +185,7 @@ system = ChatModelTranslator(CountingEcho(spec="fake:echo", batch_size=2), name=
 res = evaluate_translation(
     [system], "ntrex128", ["eng-fra", "swh-fra"], chunk_size=4, n_bootstrap=20, n_ar=20, langid=False, progress=False
 )
-json.dump({"generations": res.meta["generations"], "outputs": list(res.outputs["hypothesis"])}, open(OUT, "w"))
+json.dump({"generations": res.meta["generations"], "outputs": list(res.items["hypothesis"])}, open(OUT, "w"))
 '''
 
 

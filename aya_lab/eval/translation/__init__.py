@@ -1,6 +1,6 @@
 """Translation evaluation: systems (:mod:`~.systems`, :mod:`~.model_systems`), spec strings
-(:mod:`~.specs`), the evaluator (:mod:`~.evaluate`) and its options (:mod:`~.config`), and tidy
-results (:mod:`~.results`).
+(:mod:`~.specs`), the evaluator (:mod:`~.evaluate`) and its options (:mod:`~.config`), and its report
+(:mod:`~.results`).
 
 The names below are imported from their modules on first use (PEP 562), not with the package, so a
 light submodule (the CLI's option definitions, which ``aya-lab ... --help`` reads) is importable
@@ -17,7 +17,7 @@ if TYPE_CHECKING:
     from aya_lab.eval.translation.config import EvalConfig
     from aya_lab.eval.translation.evaluate import evaluate_translation
     from aya_lab.eval.translation.model_systems import PromptSystem, Seq2SeqSystem
-    from aya_lab.eval.translation.results import Results, compare
+    from aya_lab.eval.translation.results import compare_translations, deltas, forest, translation_report
     from aya_lab.eval.translation.specs import register_system_kind, resolve_system, system_kinds
     from aya_lab.eval.translation.systems import (
         CopySystem,
@@ -34,10 +34,7 @@ _HOMES: dict[str, tuple[str, ...]] = {
         "PromptSystem",
         "Seq2SeqSystem",
     ),
-    "aya_lab.eval.translation.results": (
-        "Results",
-        "compare",
-    ),
+    "aya_lab.eval.translation.results": ("compare_translations", "deltas", "forest", "translation_report"),
     "aya_lab.eval.translation.specs": (
         "register_system_kind",
         "resolve_system",
@@ -57,12 +54,14 @@ __all__ = [
     "EvalConfig",
     "PivotSystem",
     "PromptSystem",
-    "Results",
     "Seq2SeqSystem",
     "ShuffledReferenceSystem",
     "SystemSpecError",
     "TranslationSystem",
-    "compare",
+    "compare_translations",
+    "deltas",
+    "forest",
+    "translation_report",
     "evaluate_translation",
     "register_system_kind",
     "resolve_system",

@@ -1,4 +1,4 @@
-"""Translation evaluation: systems x language pairs -> a tidy :class:`~aya_lab.eval.translation.results.Results`.
+"""Translation evaluation: systems x language pairs -> the ``translation`` task's :class:`~aya_lab.eval.report.Report`.
 
 :func:`evaluate_translation` loads each pair of a dataset, runs every system over it in chunks
 (``chunk_size`` segments per ``translate`` call, with each segment's document context), then scores
@@ -32,8 +32,9 @@ import aya_lab
 from aya_lab.datasets.parallel import MAX_CONTEXT_WINDOW, ParallelSet, document_contexts, load_parallel, plan_datasets
 from aya_lab.errors import InputError
 from aya_lab.eval.progress import SweepCounter, sweep_progress
+from aya_lab.eval.report import Report
 from aya_lab.eval.translation.config import RESAMPLE, EvalConfig
-from aya_lab.eval.translation.results import COLUMNS, OUTPUT_COLUMNS, Results
+from aya_lab.eval.translation.results import COLUMNS, OUTPUT_COLUMNS, translation_report
 from aya_lab.eval.translation.scoring import Run, score_rows
 from aya_lab.eval.translation.specs import resolve_system
 from aya_lab.eval.translation.systems import PivotSystem, TranslationSystem, prompt_notes, signature_hash
@@ -159,8 +160,8 @@ def evaluate_translation(
     *,
     config: EvalConfig | None = None,
     **options: object,
-) -> Results:
-    """Evaluate ``systems`` on ``dataset`` for each of ``pairs``; return :class:`Results`.
+) -> Report:
+    """Evaluate ``systems`` on ``dataset`` for each of ``pairs``; return the ``translation`` report.
 
     ``systems``: :class:`TranslationSystem` objects or spec strings (see
     :func:`~aya_lab.eval.translation.specs.resolve_system`); names must be unique. ``dataset``: a name,
@@ -199,7 +200,7 @@ def evaluate_translation(
     )  # fmt: skip
     meta = _meta(dataset, sets, cfg, baseline, resolved)
     meta.update(generations=bar.as_dict())
-    return Results(pd.DataFrame(rows, columns=COLUMNS), _outputs_frame(runs), meta)
+    return translation_report(pd.DataFrame(rows, columns=COLUMNS), _outputs_frame(runs), meta)
 
 
 def _config(config: EvalConfig | None, n: int | None, options: dict[str, Any]) -> EvalConfig:

@@ -66,7 +66,7 @@ def failure_category(src: str, tgt: str, source: str, output: str, generated: in
 def failure_counts(outputs: pd.DataFrame, systems: Sequence[str] | None = None) -> pd.DataFrame:
     """Per system (rows, in ``systems`` order), how many of ``outputs`` fall in each category.
 
-    ``outputs`` has the columns of :attr:`Results.outputs` plus a ``category`` column (from
+    ``outputs`` has the columns of a translation report's ``items`` plus a ``category`` column (from
     :func:`failure_category`); every category is a column, zero where none fell in it.
     """
     if "category" not in outputs.columns:

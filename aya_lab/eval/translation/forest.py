@@ -79,7 +79,7 @@ def paired_deltas(
 ) -> pd.DataFrame:
     """Per pair, ``metric`` of every other system minus that of ``against``, with a 95% paired-bootstrap CI.
 
-    ``outputs`` is :attr:`Results.outputs` (segments with their pair, hop, document id). Returns
+    ``outputs`` is a translation report's ``items`` (segments with their pair, hop, document id). Returns
     :data:`DELTA_COLUMNS` rows in the outputs' pair order; ``p_bootstrap`` is unadjusted (the result
     table's ``p_holm`` is the corrected one for the baseline). Raises ValueError naming the systems
     when ``against`` did not run, or when there are no saved outputs.

@@ -14,9 +14,9 @@ from typing import Any, cast
 from aya_lab.agents.protocols import TextModel
 from aya_lab.datasets.project import WORKPLACE_LANGUAGES
 from aya_lab.errors import InputError
+from aya_lab.eval.report import Report
 from aya_lab.eval.translation.evaluate import evaluate_translation
 from aya_lab.eval.translation.model_systems import TRANSLATE_TASK, PromptSystem
-from aya_lab.eval.translation.results import Results
 from aya_lab.models import load_chat_model
 from aya_lab.prompts import variant_names
 
@@ -32,7 +32,7 @@ def sweep_translation(
     n: int | None = None,
     context_window: int = 0,
     **kwargs: object,
-) -> Results:
+) -> Report:
     """Each ``user_translate`` variant (file stems such as ``strict``, or ``user_translate/strict``) on
     ``dataset`` and ``pairs`` (default for ``workplace``: English into each of its other languages).
     ``model`` is a loaded chat model or a spec (default: ``AYA_LAB_MODEL`` or the embedded default).
