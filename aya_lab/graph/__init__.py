@@ -23,7 +23,7 @@ models), :mod:`~.show` (a spec as plain text), :mod:`~.cli` (``aya-lab graph ...
 from __future__ import annotations
 
 import importlib
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from aya_lab.graph.check import check_spec
 from aya_lab.graph.errors import ConditionError, Problem, RegistryError, SpecError, SpecFileError, SpecWarning
@@ -81,7 +81,7 @@ __all__ = [
 ]
 
 
-def __getattr__(name: str) -> Any:
+def __getattr__(name: str) -> object:
     if name in _BUILD:
         return getattr(importlib.import_module("aya_lab.graph.build"), name)
     if name == "StateGraphBuilder":  # builds graphs too: LangGraph's graph module on first use

@@ -57,7 +57,7 @@ def build_graph(
     registry: Registry | None = None,
     *,
     placeholders: bool = False,
-    context_schema: type[Any] | None = None,
+    context_schema: type[object] | None = None,
     compat: str | None = None,
 ) -> StateGraph:
     """Build the uncompiled ``StateGraph`` for ``spec`` (a GraphSpec, dict or file).
@@ -218,7 +218,7 @@ def _make_node(flow: NodeSpec, where: list[PathPart], reg: Registry, placeholder
     return node
 
 
-def to_spec(obj: Any) -> GraphSpec:
+def to_spec(obj: object) -> GraphSpec:
     """The spec behind ``obj``: a GraphSpec (copied), a graph from :func:`build_graph` (compiled or
     not), or spec data/a file (loaded without registry checks)."""
     if isinstance(obj, GraphSpec):

@@ -26,7 +26,7 @@ BRANCH_KINDS = ("configurable_conditional_edge", "configurable_conditional_entry
 
 
 def check_spec(
-    data: Any, registry: Registry | None, *, compat: bool = False, warnings: Problems | None = None
+    data: object, registry: Registry | None, *, compat: bool = False, warnings: Problems | None = None
 ) -> Problems:
     """Every structural and semantic problem of resolved spec ``data`` (registry None: skip names).
 

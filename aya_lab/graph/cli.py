@@ -184,7 +184,7 @@ def _with_registry(p: argparse.ArgumentParser) -> None:
     )
 
 
-def register(subparsers: Any) -> argparse.ArgumentParser:
+def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> argparse.ArgumentParser:
     """Add ``graph`` (with ``schema``, ``validate``, ``show``, ``draw``, ``hash``, ``resolve``) to ``subparsers``."""
     # the help is aya_lab.cli.GROUPS["graph"]'s (a test keeps the two equal)
     graph = subparsers.add_parser(

@@ -24,13 +24,13 @@ checker (:mod:`~aya_lab.graph.check`, :mod:`~aya_lab.graph.conditions`) from the
 from __future__ import annotations
 
 import typing
-from typing import Annotated, Any
+from typing import Annotated, Any, overload
 
 from pydantic import BaseModel
 
 from aya_lab.errors import InputError
 from aya_lab.graph.errors import COMPAT_HINT, PathPart, Problem, Problems
-from aya_lab.graph.spec import FLOW_KINDS, GraphSpec
+from aya_lab.graph.spec import FLOW_KINDS, GraphSpec, SpecData
 
 __all__ = ["MODES", "resolve_mode", "prune_for_kenkenpa", "explain_strict", "normalize_aliases"]
 
@@ -43,7 +43,11 @@ _KIND_ALIASES = {
 }
 
 
-def normalize_aliases(data: Any) -> Any:
+@overload
+def normalize_aliases(data: SpecData) -> SpecData: ...
+@overload
+def normalize_aliases(data: object) -> object: ...
+def normalize_aliases(data: object) -> object:
     """Accept kenkenpa's ``graph_type`` as ``kind`` and its older ``static_*`` kinds (recursively in
     ``flows``); returns new data."""
     if not isinstance(data, dict):
@@ -58,7 +62,7 @@ def normalize_aliases(data: Any) -> Any:
     return out
 
 
-def resolve_mode(data: Any, compat: str | None) -> str:
+def resolve_mode(data: object, compat: str | None) -> str:
     """The mode to read ``data`` in: ``compat`` when given, else the spec's ``compat`` key, else strict."""
     if compat is not None and compat not in MODES:
         raise InputError(f"compat={compat!r}: use 'kenkenpa' (kenkenpa's permissive reading) or 'strict'")
@@ -68,7 +72,7 @@ def resolve_mode(data: Any, compat: str | None) -> str:
     return own if own in MODES else "strict"
 
 
-def prune_for_kenkenpa(data: Any, warnings: Problems) -> Any:
+def prune_for_kenkenpa(data: object, warnings: Problems) -> object:
     """A copy of spec ``data`` without unknown keys and with null ``factory_parameter``s as ``{}``;
     one located warning per change."""
     return _prune(data, GraphSpec, [], warnings)

@@ -5,10 +5,17 @@ condition's result is collected; nothing is ``eval``ed."""
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Any
+from typing import TYPE_CHECKING, Any, cast
 
 from aya_lab.graph.conditions import COMPARISONS, OPERATOR_ALIASES, SPECIAL_NAMES
 from aya_lab.graph.errors import ConditionError
+
+if TYPE_CHECKING:
+    from langchain_core.runnables import RunnableConfig
+    from langgraph.types import Send
+
+    from aya_lab.graph.registry import EvaluationFunction
+    from aya_lab.graph.spec import SpecData
 
 __all__ = ["compile_conditions"]
 
@@ -80,13 +87,13 @@ def _compile_target(value: Any, functions: dict[str, Callable[..., Any]], conver
 
 
 def compile_conditions(
-    conditions: list[dict[str, Any]],
-    functions: dict[str, Callable[..., Any]],
+    conditions: list[SpecData],
+    functions: dict[str, EvaluationFunction],
     *,
     path_map_is_dict: bool = False,
     where: str = "conditions",
     name: str = "route",
-) -> Callable[[Any, Any], list[Any]]:
+) -> Callable[[object, RunnableConfig], list[str | Send]]:
     """A router ``(state, config) -> [targets]`` for validated ``conditions``."""
     convert = not path_map_is_dict
     cases: list[tuple[Fn, Fn]] = []
@@ -97,7 +104,7 @@ def compile_conditions(
         else:
             cases.append(
                 (
-                    _compile_expression(cond["expression"], functions, f"{where}[{i}].expression"),
+                    _compile_expression(cast("SpecData", cond["expression"]), functions, f"{where}[{i}].expression"),
                     _compile_target(cond["result"], functions, convert, f"{where}[{i}].result"),
                 )
             )

@@ -34,11 +34,14 @@ from __future__ import annotations
 import operator
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from langgraph.constants import END, START
 
 from aya_lab.graph.errors import COMPAT_HINT, PathPart, Problems, did_you_mean, format_path
+
+if TYPE_CHECKING:
+    from aya_lab.graph.spec import SpecData
 
 __all__ = [
     "COMPARISONS",
@@ -93,7 +96,7 @@ class CheckContext:
 
 
 # -- checking ------------------------------------------------------------------------------------------
-def check_conditions(conditions: Any, path: list[PathPart], ctx: CheckContext, problems: Problems) -> None:
+def check_conditions(conditions: object, path: list[PathPart], ctx: CheckContext, problems: Problems) -> None:
     """Check a ``conditions`` list: each item's grammar, names, targets, and exactly one default."""
     if not isinstance(conditions, list):
         return  # the structural check reported it
@@ -136,7 +139,7 @@ def check_conditions(conditions: Any, path: list[PathPart], ctx: CheckContext, p
         )
 
 
-def check_expression(expr: Any, path: list[PathPart], ctx: CheckContext, problems: Problems) -> None:
+def check_expression(expr: object, path: list[PathPart], ctx: CheckContext, problems: Problems) -> None:
     if isinstance(expr, dict) and len(expr) > 1:  # compat: kenkenpa reads the first operator only
         first, *rest = (repr(str(k)) for k in expr)
         one = f"an expression is a mapping with exactly one operator, e.g. {{eq: [a, b]}}; got {len(expr)} keys"
@@ -174,7 +177,7 @@ def check_expression(expr: Any, path: list[PathPart], ctx: CheckContext, problem
         problems.add(p, f"unknown operator {op!r}{hint}")
 
 
-def check_operand(value: Any, path: list[PathPart], ctx: CheckContext, problems: Problems) -> None:
+def check_operand(value: object, path: list[PathPart], ctx: CheckContext, problems: Problems) -> None:
     if isinstance(value, dict):
         check_value_ref(value, path, ctx, problems)
     elif isinstance(value, list):
@@ -188,7 +191,7 @@ def check_operand(value: Any, path: list[PathPart], ctx: CheckContext, problems:
         )
 
 
-def check_value_ref(ref: dict[str, Any], path: list[PathPart], ctx: CheckContext, problems: Problems) -> None:
+def check_value_ref(ref: SpecData, path: list[PathPart], ctx: CheckContext, problems: Problems) -> None:
     """``{type, name[, args]}``: the type is known, the name exists where it can be checked."""
     allowed = ["type", "name", "args"]
     for key in ref:
@@ -236,7 +239,7 @@ def _valid_literal_targets(ctx: CheckContext) -> set[str]:
     return ctx.nodes | {"END", END}
 
 
-def check_target(value: Any, path: list[PathPart], ctx: CheckContext, problems: Problems) -> None:
+def check_target(value: object, path: list[PathPart], ctx: CheckContext, problems: Problems) -> None:
     """A result/default: a node name, a list of names, or a value reference."""
     if isinstance(value, dict):
         check_value_ref(value, path, ctx, problems)
@@ -267,12 +270,12 @@ def _targets(conditions: Iterable[Any]) -> Iterable[Any]:
                     yield cond[key]
 
 
-def dynamic_targets(conditions: Any) -> bool:
+def dynamic_targets(conditions: object) -> bool:
     """True when some result/default is computed at run time (a value reference)."""
     return isinstance(conditions, list) and any(isinstance(t, dict) for t in _targets(conditions))
 
 
-def literal_targets(conditions: Any) -> list[str]:
+def literal_targets(conditions: object) -> list[str]:
     """The literal target names of ``conditions``, in order, without duplicates."""
     out: list[str] = []
     if not isinstance(conditions, list):

@@ -25,15 +25,15 @@ the graph is generated (registrations come after the constructor); kenkenpa's in
 from __future__ import annotations
 
 import warnings
-from collections.abc import Callable, Mapping
-from typing import Any
+from collections.abc import Mapping
 
 from langgraph.graph import StateGraph
 
 from aya_lab.graph.build import build_graph
 from aya_lab.graph.errors import SpecWarning
 from aya_lab.graph.load import load_spec
-from aya_lab.graph.registry import Registry, default_registry
+from aya_lab.graph.registry import EvaluationFunction, NodeFactory, Reducer, Registry, default_registry
+from aya_lab.graph.spec import SpecData
 
 __all__ = ["StateGraphBuilder"]
 
@@ -41,14 +41,14 @@ __all__ = ["StateGraphBuilder"]
 class _StateTables:
     """kenkenpa's ``StateBuilder`` as its tests see it: the types and reducers registered by the user."""
 
-    def __init__(self, types: Mapping[str, Any] | None, reducers: Mapping[str, Any] | None) -> None:
-        self.type_list: dict[str, Any] = dict(types or {})
-        self.reducer_list: dict[str, Callable[[Any, Any], Any]] = dict(reducers or {})
+    def __init__(self, types: Mapping[str, object] | None, reducers: Mapping[str, Reducer] | None) -> None:
+        self.type_list: dict[str, object] = dict(types or {})
+        self.reducer_list: dict[str, Reducer] = dict(reducers or {})
 
-    def add_type(self, name: str, type_: Any) -> None:
+    def add_type(self, name: str, type_: object) -> None:
         self.type_list[name] = type_
 
-    def add_reducer(self, name: str, function: Callable[[Any, Any], Any]) -> None:
+    def add_reducer(self, name: str, function: Reducer) -> None:
         self.reducer_list[name] = function
 
 
@@ -58,12 +58,12 @@ class StateGraphBuilder:
 
     def __init__(
         self,
-        graph_settings: dict[str, Any],
-        config_schema: type[Any] | None = None,
-        node_factorys: Mapping[str, Callable[..., Any]] | None = None,
-        evaluete_functions: Mapping[str, Callable[..., Any]] | None = None,
-        reducers: Mapping[str, Callable[[Any, Any], Any]] | None = None,
-        types: Mapping[str, Any] | None = None,
+        graph_settings: SpecData,
+        config_schema: type[object] | None = None,
+        node_factorys: Mapping[str, NodeFactory] | None = None,
+        evaluete_functions: Mapping[str, EvaluationFunction] | None = None,
+        reducers: Mapping[str, Reducer] | None = None,
+        types: Mapping[str, object] | None = None,
         *,
         compat: str = "kenkenpa",
         registry: Registry | None = None,
@@ -73,29 +73,29 @@ class StateGraphBuilder:
             load_spec(graph_settings, check_registry=False, compat=compat)
         self.graph_settings = graph_settings
         self.config_schema = config_schema
-        self.node_factorys: dict[str, Callable[..., Any]] = dict(node_factorys or {})
-        self.evaluete_functions: dict[str, Callable[..., Any]] = dict(evaluete_functions or {})
+        self.node_factorys: dict[str, NodeFactory] = dict(node_factorys or {})
+        self.evaluete_functions: dict[str, EvaluationFunction] = dict(evaluete_functions or {})
         self.statebuilder = _StateTables(types, reducers)
         self.stategraph: StateGraph | None = None
         self.compat = compat
         self._base = registry if registry is not None else default_registry()
 
     # -- kenkenpa's registration methods (its spelling) ---------------------------------------------------
-    def add_node_factory(self, name: str, function: Callable[..., Any]) -> None:
+    def add_node_factory(self, name: str, function: NodeFactory) -> None:
         """Register ``function(factory_parameter, flow_parameter) -> node`` (a function or a class)."""
         self.node_factorys[name] = function
 
-    def add_evaluete_function(self, name: str, function: Callable[..., Any]) -> None:
+    def add_evaluete_function(self, name: str, function: EvaluationFunction) -> None:
         """Register ``function(state, config, **kwargs)`` for conditions (kenkenpa's spelling)."""
         self.evaluete_functions[name] = function
 
     add_evaluate_function = add_evaluete_function
 
-    def add_reducer(self, name: str, function: Callable[[Any, Any], Any]) -> None:
+    def add_reducer(self, name: str, function: Reducer) -> None:
         """Register a reducer ``(left, right) -> merged``."""
         self.statebuilder.add_reducer(name, function)
 
-    def add_type(self, name: str, type_: Any) -> None:
+    def add_type(self, name: str, type_: object) -> None:
         """Register a state field type."""
         self.statebuilder.add_type(name, type_)
 

@@ -14,7 +14,6 @@ from __future__ import annotations
 import re
 import string
 from collections.abc import Callable
-from typing import Any
 
 import yaml
 
@@ -47,7 +46,7 @@ def int_literal_problem(literal: str, where: str = "") -> str | None:
     )
 
 
-def yaml_node_problem(root: yaml.Node | None, construct: Callable[[yaml.Node], Any]) -> tuple[yaml.Mark, str] | None:
+def yaml_node_problem(root: yaml.Node | None, construct: Callable[[yaml.Node], object]) -> tuple[yaml.Mark, str] | None:
     """The first duplicate mapping key or too long integer literal under ``root`` (a composed YAML
     document, walked without recursion), as ``(mark, message)``; ``construct`` builds a scalar key, so
     that keys equal once built (``1`` and ``01``, ``yes`` and ``true``) count as duplicates."""
@@ -75,9 +74,9 @@ def _key_name(key: yaml.Node) -> str:
 
 
 def _duplicate_key(
-    node: yaml.MappingNode, path: tuple[PathPart, ...], construct: Callable[[yaml.Node], Any]
+    node: yaml.MappingNode, path: tuple[PathPart, ...], construct: Callable[[yaml.Node], object]
 ) -> tuple[yaml.Mark, str] | None:
-    first: dict[Any, yaml.Node] = {}
+    first: dict[object, yaml.Node] = {}
     for key, _ in node.value:
         if not isinstance(key, yaml.ScalarNode):
             continue  # a list or mapping as a key: the constructor refuses it, located

@@ -34,10 +34,9 @@ from aya_lab.paths import file_kind
 __all__ = ["load_spec", "read_spec_data", "spec_hash"]
 
 
-def read_spec_data(
-    source: Source, *, base_dir: str | PathLike[str] | None = None
-) -> tuple[dict[str, Any], tuple[str, ...]]:
-    """The resolved spec data (overlays applied) and its lineage (files, base first).
+def read_spec_data(source: Source, *, base_dir: str | PathLike[str] | None = None) -> tuple[object, tuple[str, ...]]:
+    """The resolved spec data (overlays applied; a mapping, unless the source holds no spec) and its
+    lineage (files, base first).
 
     Only overlay problems are raised here; the resolved data is not yet checked.
     """

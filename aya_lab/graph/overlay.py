@@ -29,12 +29,12 @@ variant's identity. Errors in the changes themselves are located (``changes[2].r
 from __future__ import annotations
 
 import copy
-from typing import Any
+from typing import Any, cast
 
 from pydantic import BaseModel, ConfigDict
 
 from aya_lab.graph.errors import PathPart, Problems, did_you_mean
-from aya_lab.graph.spec import EdgeParameter, StateFieldSpec
+from aya_lab.graph.spec import EdgeParameter, SpecData, StateFieldSpec
 from aya_lab.graph.structure import check_model
 
 __all__ = ["OverlaySpec", "is_overlay", "apply_changes", "check_overlay_structure", "CHANGE_OPS"]
@@ -47,19 +47,19 @@ class _Model(BaseModel):
 class AddNodeBody(_Model):
     name: str
     factory: str
-    factory_parameter: dict[str, Any] = {}
+    factory_parameter: SpecData = {}
 
 
 class ReplaceNode(_Model):
     replace_node: str
     factory: str | None = None
-    factory_parameter: dict[str, Any] | None = None
+    factory_parameter: SpecData | None = None
     graph: str | None = None
 
 
 class UpdateNode(_Model):
     update_node: str
-    factory_parameter: dict[str, Any]
+    factory_parameter: SpecData
     graph: str | None = None
 
 
@@ -84,7 +84,7 @@ class RemoveEdge(_Model):
 
 
 class AddFlow(_Model):
-    add_flow: dict[str, Any]
+    add_flow: SpecData
     graph: str | None = None
 
 
@@ -131,7 +131,7 @@ class OverlaySpec(_Model):
     changes: list[Change] = []
 
 
-def is_overlay(data: Any) -> bool:
+def is_overlay(data: object) -> bool:
     return isinstance(data, dict) and "base" in data and "kind" not in data
 
 
@@ -139,7 +139,7 @@ def _op_of(change: dict[str, Any]) -> list[str]:
     return [k for k in change if k in CHANGE_OPS]
 
 
-def check_overlay_structure(data: dict[str, Any], problems: Problems) -> None:
+def check_overlay_structure(data: SpecData, problems: Problems) -> None:
     """Keys and types of the overlay and of each change (dispatching on the operation key)."""
     top = {k: v for k, v in data.items() if k != "changes"}
     check_model(top, OverlaySpec, [], problems)
@@ -241,15 +241,15 @@ def _insert_node(graph: dict[str, Any], flow: dict[str, Any]) -> None:
     flows.insert(last + 1, flow)
 
 
-def apply_changes(base: dict[str, Any], overlay: dict[str, Any], problems: Problems) -> dict[str, Any]:
+def apply_changes(base: SpecData, overlay: SpecData, problems: Problems) -> SpecData:
     """Apply a structurally valid overlay's changes to a copy of the resolved ``base`` spec data."""
     spec = copy.deepcopy(base)
-    if overlay.get("name") is not None and isinstance(spec.get("flow_parameter"), dict):
-        spec["flow_parameter"]["name"] = overlay["name"]
-    for i, change in enumerate(overlay.get("changes", [])):
+    if overlay.get("name") is not None and isinstance(top := spec.get("flow_parameter"), dict):
+        top["name"] = overlay["name"]
+    for i, change in enumerate(cast("list[SpecData]", overlay.get("changes", []))):
         (op,) = _op_of(change)
         path: list[PathPart] = ["changes", i]
-        graph = _find_graph(spec, change.get("graph"), path, problems)
+        graph = _find_graph(spec, cast("str | None", change.get("graph")), path, problems)
         if graph is not None:
             _APPLY[op](graph, change, [*path, op], problems)
     return spec

@@ -66,7 +66,7 @@ def _message(model: type[BaseModel], error: Mapping[str, Any]) -> str:
 
 
 def check_parameters(
-    model: type[BaseModel], value: Any, path: Sequence[PathPart], problems: Problems
+    model: type[BaseModel], value: object, path: Sequence[PathPart], problems: Problems
 ) -> BaseModel | None:
     """``model.model_validate(value)``, or None with one problem per pydantic error added at ``path``."""
     try:
@@ -77,7 +77,7 @@ def check_parameters(
         return None
 
 
-def validate_parameters(model: type[BaseModel], value: Any, path: Sequence[PathPart]) -> BaseModel:
+def validate_parameters(model: type[BaseModel], value: object, path: Sequence[PathPart]) -> BaseModel:
     """The validated model instance; :class:`SpecError` listing every located problem otherwise."""
     problems = Problems()
     instance = check_parameters(model, value, path, problems)

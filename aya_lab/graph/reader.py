@@ -281,7 +281,7 @@ def _json_int(literal: str) -> int:
     return int(literal)
 
 
-def read_spec_file(path: Path) -> Any:
+def read_spec_file(path: Path) -> object:
     """The data of a YAML or JSON spec file, within the limits above (:class:`SpecFileError` if not)."""
     text = _read_text(path)
     if path.suffix.lower() == ".json":
@@ -289,7 +289,7 @@ def read_spec_file(path: Path) -> Any:
     return _parse_yaml(text, str(path), path.name)
 
 
-def check_data_limits(data: Any, label: str | None) -> None:
+def check_data_limits(data: object, label: str | None) -> None:
     """Refuse spec data nested deeper than :data:`MAX_SPEC_DEPTH` or holding more than
     :data:`MAX_SPEC_ITEMS` values (walked without recursion; shared values counted each time)."""
     stack: list[tuple[Any, int, tuple[PathPart, ...]]] = [(data, 1, ())]
@@ -317,7 +317,7 @@ def check_data_limits(data: Any, label: str | None) -> None:
             stack.append((value, depth + 1, (*path, key if isinstance(key, int) else str(key))))
 
 
-def check_spec_size(data: Any, label: str | None) -> None:
+def check_spec_size(data: object, label: str | None) -> None:
     """Refuse resolved spec data with more than :data:`MAX_SPEC_NODES` nodes or :data:`MAX_SPEC_EDGES`
     edges (counted without recursion), before any check whose cost grows with them runs."""
     nodes = edges = 0
@@ -361,7 +361,7 @@ def confine_base(base: str, folder: Path, overlay: str) -> Path:
     return candidate
 
 
-def require_mapping(data: Any, base: Path, overlay: str) -> None:
+def require_mapping(data: object, base: Path, overlay: str) -> None:
     """A base spec must be a mapping; say so in one line without echoing its content."""
     if not isinstance(data, dict):
         raise SpecFileError(

@@ -3,10 +3,10 @@
 A spec never contains code; it names things. Four tables hold what the names mean:
 
 - ``types``: state field types (``"list"``, ``"str"``, ...), pre-registered with Python's builtins;
-- ``reducers``: ``(left, right) -> merged`` functions for ``Annotated`` state fields;
-- ``node_factories``: ``factory(*, factory_parameter, flow_parameter) -> node`` (a function, or a
-  class whose instances are callable), each optionally with a **parameters model** (below);
-- ``evaluation_functions``: ``fn(state, config, **args) -> value`` used by conditions.
+- ``reducers`` (:data:`Reducer`): ``(left, right) -> merged`` functions for ``Annotated`` state fields;
+- ``node_factories`` (:data:`NodeFactory`): ``factory(*, factory_parameter, flow_parameter) -> node``
+  (a function, or a class whose instances are callable), each optionally with a **parameters model** (below);
+- ``evaluation_functions`` (:data:`EvaluationFunction`): ``fn(state, config, **args) -> value``, for conditions.
 
 Names follow thinc's registry style, with a version: ``"aya_supervisor.v1"``. A new behaviour
 gets a new version (``.v2``) instead of silently changing what an existing spec means. Plain names
@@ -34,12 +34,16 @@ import importlib
 import inspect
 import operator
 from collections.abc import Callable, Mapping
-from typing import Any, TypeVar
+from typing import TYPE_CHECKING, Any, Never, TypeVar, cast
 
 from pydantic import BaseModel
 
 from aya_lab.errors import AyaLabError
 from aya_lab.graph.errors import RegistryError, did_you_mean
+from aya_lab.graph.spec import SpecData
+
+if TYPE_CHECKING:
+    from langgraph.graph.message import Messages
 
 __all__ = [
     "Registry",
@@ -55,6 +59,9 @@ __all__ = [
 ]
 
 T = TypeVar("T")
+Reducer = Callable[[Never, Never], object]  # any two-argument callable: LangGraph gives it a field's values
+NodeFactory = Callable[..., object]
+EvaluationFunction = Callable[..., object]
 TABLES = ("types", "reducers", "node_factories", "evaluation_functions")
 _SINGULAR = {
     "types": "type",
@@ -88,15 +95,15 @@ class Registry:
 
     def __init__(
         self,
-        types: Mapping[str, Any] | None = None,
-        reducers: Mapping[str, Callable[[Any, Any], Any]] | None = None,
-        node_factories: Mapping[str, Callable[..., Any]] | None = None,
-        evaluation_functions: Mapping[str, Callable[..., Any]] | None = None,
+        types: Mapping[str, object] | None = None,
+        reducers: Mapping[str, Reducer] | None = None,
+        node_factories: Mapping[str, NodeFactory] | None = None,
+        evaluation_functions: Mapping[str, EvaluationFunction] | None = None,
     ) -> None:
-        self.types: dict[str, Any] = dict(BUILTIN_TYPES)
-        self.reducers: dict[str, Callable[[Any, Any], Any]] = {}
-        self.node_factories: dict[str, Callable[..., Any]] = {}
-        self.evaluation_functions: dict[str, Callable[..., Any]] = {}
+        self.types: dict[str, object] = dict(BUILTIN_TYPES)
+        self.reducers: dict[str, Reducer] = {}
+        self.node_factories: dict[str, NodeFactory] = {}
+        self.evaluation_functions: dict[str, EvaluationFunction] = {}
         self.parameter_models: dict[str, type[BaseModel]] = {}
         """Node factory name -> the pydantic model of its ``factory_parameter`` (factories that declare one)."""
         for name, obj in (types or {}).items():
@@ -126,13 +133,13 @@ class Registry:
             return lambda fn: adder(name, fn, replace=replace)
         return adder(name, obj, replace=replace)
 
-    def add_type(self, name: str, type_: Any = None, *, replace: bool = False) -> Any:
+    def add_type(self, name: str, type_: object = None, *, replace: bool = False) -> object:
         """Register a state field type (any annotation: a class, ``typing.Any``, a TypedDict...)."""
         if type_ is None:
             return lambda t: self._add("types", name, t, replace)
         return self._add("types", name, type_, replace)
 
-    def add_reducer(self, name: str, fn: Callable[[Any, Any], Any] | None = None, *, replace: bool = False) -> Any:
+    def add_reducer(self, name: str, fn: Reducer | None = None, *, replace: bool = False) -> Callable[..., object]:
         """Register a reducer ``(left, right) -> merged``."""
 
         def add(n: str, f: Any, replace: bool) -> Any:
@@ -144,11 +151,11 @@ class Registry:
     def add_node_factory(
         self,
         name: str,
-        factory: Callable[..., Any] | None = None,
+        factory: NodeFactory | None = None,
         *,
         replace: bool = False,
         parameters: type[BaseModel] | None = None,
-    ) -> Any:
+    ) -> Callable[..., object]:
         """Register ``factory(*, factory_parameter, flow_parameter) -> node`` (function or class); also a
         decorator (``@reg.add_node_factory("x.v1", parameters=XParameters)``).
 
@@ -179,7 +186,9 @@ class Registry:
 
         return self._maybe_decorator(add, name, factory, replace)
 
-    def add_evaluation_function(self, name: str, fn: Callable[..., Any] | None = None, *, replace: bool = False) -> Any:
+    def add_evaluation_function(
+        self, name: str, fn: EvaluationFunction | None = None, *, replace: bool = False
+    ) -> Callable[..., object]:
         """Register ``fn(state, config, **args) -> value`` for conditions and results."""
 
         def add(n: str, f: Any, replace: bool) -> Any:
@@ -196,7 +205,7 @@ class Registry:
     def has(self, table: str, name: object) -> bool:
         return isinstance(name, str) and name in getattr(self, table)
 
-    def get(self, table: str, name: str) -> Any:
+    def get(self, table: str, name: str) -> object:
         """The object registered as ``name``; KeyError with a suggestion otherwise."""
         current = getattr(self, table)
         if name not in current:
@@ -262,7 +271,7 @@ class ReducerError(AyaLabError, TypeError):
     """A node returned an update of a type its field's reducer does not take (a bug in the node)."""
 
 
-def append_list(left: Any, right: Any) -> list[Any]:
+def append_list(left: object, right: object) -> list[object]:
     """Reducer ``"append_list.v1"`` (the seed's messages reducer): a list (or tuple) update is appended
     to the current list; a **string** update is ignored on purpose, so a node can pass through without
     changing history; any other update (a dict, ``None``, a number) is a bug and raises
@@ -278,7 +287,7 @@ def append_list(left: Any, right: Any) -> list[Any]:
     )
 
 
-def merge_dict(left: Any, right: Any) -> dict[Any, Any]:
+def merge_dict(left: object, right: object) -> dict[object, object]:
     """Reducer ``"merge_dict.v1"``: shallow-merge a mapping update into the current dict (a later value
     wins); any other update raises :class:`ReducerError`."""
     current = dict(left) if isinstance(left, Mapping) else {}
@@ -288,7 +297,7 @@ def merge_dict(left: Any, right: Any) -> dict[Any, Any]:
     return current
 
 
-def add_messages(left: Any, right: Any) -> Any:
+def add_messages(left: Messages, right: Messages) -> Messages:
     """Reducer ``"add_messages"``: LangGraph's ``add_messages``, imported on first use (LangGraph's
     graph module costs a second to import, which validating a spec does not need)."""
     from langgraph.graph.message import add_messages as merge
@@ -296,7 +305,7 @@ def add_messages(left: Any, right: Any) -> Any:
     return merge(left, right)
 
 
-def _builtin_reducers() -> dict[str, Callable[[Any, Any], Any]]:
+def _builtin_reducers() -> dict[str, Reducer]:
     return {
         "operator.add": operator.add,
         "append_list.v1": append_list,
@@ -305,10 +314,10 @@ def _builtin_reducers() -> dict[str, Callable[[Any, Any], Any]]:
     }
 
 
-def const_update(*, factory_parameter: dict[str, Any], flow_parameter: dict[str, Any]) -> Callable[[Any], Any]:
+def const_update(*, factory_parameter: SpecData, flow_parameter: dict[str, str]) -> Callable[[object], SpecData]:
     """Node factory ``"const_update.v1"``: a node that returns ``factory_parameter["update"]``
     (default ``{}``) every time; handy for sketches, tests and pass-through steps."""
-    update = dict(factory_parameter.get("update") or {})
+    update = dict(cast("SpecData", factory_parameter.get("update") or {}))
 
     def node(state: Any) -> dict[str, Any]:
         return dict(update)
@@ -317,7 +326,7 @@ def const_update(*, factory_parameter: dict[str, Any], flow_parameter: dict[str,
     return node
 
 
-def length(state: Any, config: Any, *, field: str) -> int:
+def length(state: object, config: object, *, field: str) -> int:
     """Evaluation function ``"len.v1"``: ``len(state[field])`` (0 when missing or None)."""
     value = state.get(field) if isinstance(state, Mapping) else getattr(state, field, None)
     return 0 if value is None else len(value)
@@ -348,7 +357,7 @@ class LazyFactory:
             raise RegistryError(f"factory reference {ref!r} is not MODULE:ATTR; e.g. aya_lab.room.nodes:ingest")
         self.ref = ref
 
-    def __call__(self, *, factory_parameter: Any, flow_parameter: dict[str, Any]) -> Any:
+    def __call__(self, *, factory_parameter: object, flow_parameter: dict[str, str]) -> object:
         module, _, attr = self.ref.partition(":")
         factory = getattr(importlib.import_module(module), attr)
         return factory(factory_parameter=factory_parameter, flow_parameter=flow_parameter)

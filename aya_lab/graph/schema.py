@@ -74,7 +74,7 @@ CONDITION_DEFS: dict[str, Any] = {
 }
 
 
-def json_schema() -> dict[str, Any]:
+def json_schema() -> dict[str, object]:
     """JSON Schema (draft 2020-12) for a spec file: a ``stategraph`` spec or an overlay."""
     graph = GraphSpec.model_json_schema(ref_template="#/$defs/{model}")
     overlay = OverlaySpec.model_json_schema(ref_template="#/$defs/{model}")

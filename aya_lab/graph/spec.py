@@ -14,7 +14,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from os import PathLike
-from typing import Annotated, Any, Literal, Union
+from typing import Annotated, Literal, TypeVar, Union
 
 from langgraph.constants import END, START
 from pydantic import BaseModel, ConfigDict, Field, PrivateAttr, WithJsonSchema
@@ -30,10 +30,17 @@ __all__ = [
     "StateFieldSpec",
     "FLOW_KINDS",
     "CONDITION_MARK",
+    "SpecData",
 ]
 
+SpecData = dict[str, object]
+"""A mapping of spec data, as YAML or JSON parsed it or a caller's dict gave it: string keys (a key that is
+not a string is one of the problems the structural check, :mod:`~aya_lab.graph.structure`, reports) and
+values of no promised type until that check passed, so code reads them with ``isinstance``. Data that may
+not even be a mapping (a file's content before the check) is typed ``object``."""
+
 CONDITION_MARK = {"$comment": "aya_lab:condition"}  # replaced by CONDITION_REF in json_schema()
-Condition = Annotated[dict[str, Any], WithJsonSchema(CONDITION_MARK)]
+Condition = Annotated[SpecData, WithJsonSchema(CONDITION_MARK)]
 Key = str | list[str]
 
 
@@ -66,7 +73,7 @@ class NodeSpec(_Model):
 
     kind: Literal["node"]
     flow_parameter: NodeParameter
-    factory_parameter: dict[str, Any] = {}
+    factory_parameter: SpecData = {}
 
 
 class EdgeParameter(_Model):
@@ -164,7 +171,7 @@ class GraphSpec(_Model):
 
     __hash__ = None  # type: ignore[assignment]  # mutable, like any pydantic model
 
-    def to_dict(self) -> dict[str, Any]:
+    def to_dict(self) -> SpecData:
         """The resolved spec as plain JSON-able data (defaults left out): ``load_spec`` round-trips it."""
         return self.model_dump(mode="json", exclude_defaults=True)
 
@@ -193,21 +200,22 @@ FLOW_KINDS: dict[str, type[_Model]] = {
 }
 
 
-Source = str | PathLike[str] | Mapping[str, Any] | GraphSpec
+Source = str | PathLike[str] | Mapping[str, object] | GraphSpec
 """What the loaders accept: a YAML/JSON file path, spec data, or a loaded :class:`GraphSpec`."""
 
 SPECIAL: dict[str, str] = {"START": START, "END": END, START: START, END: END}
 """kenkenpa's names for LangGraph's entry and exit, mapped to LangGraph's own."""
 
 NODE_KINDS = ("node", "stategraph")
+T = TypeVar("T")
 
 
-def key_list(key: Any) -> list[Any]:
+def key_list(key: T | list[T]) -> list[T]:
     """A ``start_key``/``end_key`` as a list (a single key becomes a one-item list)."""
     return list(key) if isinstance(key, list) else [key]
 
 
-def flow_parameter(flow: Any) -> dict[str, Any]:
+def flow_parameter(flow: object) -> SpecData:
     """A raw flow's ``flow_parameter`` dict (empty when missing or malformed)."""
     fp = flow.get("flow_parameter") if isinstance(flow, dict) else None
     return fp if isinstance(fp, dict) else {}

@@ -50,9 +50,9 @@ def _is_flow_union(annotation: Any) -> bool:
     return any(getattr(m, "discriminator", None) == "kind" for m in typing.get_args(annotation)[1:])
 
 
-def check_value(value: Any, annotation: Any, path: list[PathPart], problems: Problems) -> None:
-    """Check ``value`` against a (simple) annotation; add located problems."""
-    if annotation is Any:
+def check_value(value: object, annotation: object, path: list[PathPart], problems: Problems) -> None:
+    """Check ``value`` against a (simple) annotation; add located problems (``Any`` and ``object`` take anything)."""
+    if annotation is Any or annotation is object:
         return
     if isinstance(annotation, typing.ForwardRef) or isinstance(annotation, str):
         annotation = GraphSpec
@@ -147,7 +147,7 @@ def _kind_of(value: Any) -> str:
     )
 
 
-def check_model(data: Any, model: type[BaseModel], path: list[PathPart], problems: Problems) -> None:
+def check_model(data: object, model: type[BaseModel], path: list[PathPart], problems: Problems) -> None:
     """Unknown keys (with the closest valid key), missing keys and field types of ``model``."""
     if not isinstance(data, dict):
         problems.add(path, f"expected a mapping with keys {sorted(model.model_fields)}, got {_type_name(data)}")
@@ -176,7 +176,7 @@ def _has_misspelling(name: str, data: dict[str, Any], fields: Any) -> bool:
     return any(did_you_mean(k, fields) == f" (did you mean {name!r}?)" for k in unknown)
 
 
-def check_flow(data: Any, path: list[PathPart], problems: Problems) -> None:
+def check_flow(data: object, path: list[PathPart], problems: Problems) -> None:
     """Dispatch on ``kind`` and check the flow against its model."""
     if not isinstance(data, dict):
         problems.add(path, f"expected a mapping with a 'kind' key, got {_type_name(data)}")
@@ -192,7 +192,7 @@ def check_flow(data: Any, path: list[PathPart], problems: Problems) -> None:
     check_model(data, FLOW_KINDS[kind], path, problems)
 
 
-def check_structure(data: Any, problems: Problems) -> None:
+def check_structure(data: object, problems: Problems) -> None:
     """Check a (non-overlay) spec's shape; the top level must be a ``stategraph``."""
     if not isinstance(data, dict):  # its type, never its value: a link to a file that is no spec echoes nothing
         problems.add([], f"expected a mapping with a 'kind' key, got {_kind_of(data)}")

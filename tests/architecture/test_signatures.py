@@ -1,6 +1,7 @@
-"""No ``Any`` in the public signatures of the agents and the room: the contracts between them are the
-protocols of ``aya_lab.agents.protocols``, concrete types, ``object`` where anything goes, or type
-variables. Parsed with ``ast``; nothing is imported.
+"""No ``Any`` in the public signatures of the agents, the room and the graph package: the contracts between
+them are the protocols of ``aya_lab.agents.protocols``, concrete types (the graph's parsed spec data is
+``aya_lab.graph.spec.SpecData``), ``object`` where anything goes, or type variables. Parsed with ``ast``;
+nothing is imported.
 
 Public: a module, class or function whose name has no leading underscore; dunder methods (``__init__``,
 ``__call__``, ``__new__``) are public too, they are how a class is made and called. Checked in a public
@@ -116,7 +117,7 @@ def any_in_package(package: str) -> list[str]:
 
 @pytest.mark.parametrize(
     "package",
-    ["agents", "room"],
+    ["agents", "room", "graph"],
 )
 def test_no_any_in_public_signatures(package):
     found = any_in_package(package)
