@@ -6,7 +6,6 @@ one line."""
 import pytest
 import yaml
 
-from aya_lab.agents.route_input import RouteOn
 from aya_lab.agents.routing_chain import RouterOutput
 from aya_lab.agents.supervisor import SupervisorResult
 from aya_lab.graph import SpecError, build_graph, load_spec
@@ -16,17 +15,12 @@ from aya_lab.messages import ChatMessage
 from aya_lab.room import ChatRoom, default_graph_path
 from aya_lab.room.errors import RoomError
 from aya_lab.room.nodes import aya_registry
-from aya_lab.room.parameters import ROOM_ROUTE_ON
 from aya_lab.room.room_graph import ROOM_STATE, state_problems
 from aya_lab.room.state import CHECKPOINTED_TYPES, step_record
 from aya_lab.room.store import RoomStore
 from tests.fakes import FakeRoomModel
 
 SUMMARY_RULES = [("Tool:", "summarize"), ("Number:", "2"), ("Summary:", "Plans changed.\n- lena: send the report")]
-
-
-def test_the_room_routes_on_every_route_on_but_gold():
-    assert set(ROOM_ROUTE_ON) == {r.value for r in RouteOn} - {"gold"}
 
 
 def room_spec_with(tmp_path, index, change):
