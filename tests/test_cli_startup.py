@@ -15,7 +15,7 @@ from typing import Any
 import pytest
 
 from aya_lab.agents.supervisor import SupervisorResult
-from aya_lab.cli import GROUPS, build_parser
+from aya_lab.cli import build_parser
 from aya_lab.graph.registry import LazyFactory
 from aya_lab.room.names import AYA_NODE_FACTORIES, aya_names
 from aya_lab.room.nodes import aya_registry
@@ -98,12 +98,6 @@ def test_the_help_lists_every_command_without_importing_them(capsys):
     text = build_parser(load=()).format_help()
     for name in ("demo", "chat", "graph", "data", "eval", "tune", "kb"):
         assert name in text
-
-
-def test_the_group_stubs_say_what_the_real_parsers_say():
-    stub, real = build_parser(load=()), build_parser()
-    helps = [{a.dest: a.help for a in p._subparsers._group_actions[0]._choices_actions} for p in (stub, real)]
-    assert helps[0] == helps[1] and set(GROUPS) <= set(helps[0])
 
 
 def test_the_room_registry_is_the_lazy_names_resolved():
