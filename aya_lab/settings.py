@@ -45,12 +45,13 @@ __all__ = [
     "variables",
 ]
 
-ROLES: tuple[str, ...] = ("translator", "aya")
-"""The roles a room and the evaluators name a model for."""
 DEFAULT_ROLE_SPECS: Mapping[str, str] = {"translator": "gemma3-270m", "aya": "smollm2"}
 """Each role's default model spec, chosen by ``benchmarks/measure_roles.py`` (docs/MODELS.md, "A model per
 role"): the one source of truth for the loader, ``ChatRoom.open``, the demo, the CLI's help texts and the
 settings table."""
+ROLES: tuple[str, ...] = tuple(DEFAULT_ROLE_SPECS)
+"""The roles a room and the evaluators name a model for (each has a default, and a ``model_<role>``
+setting: :meth:`Settings.role_models`)."""
 
 DEFAULT_DIRECTION_ADAPTERS: Mapping[str, tuple[str, str]] = {
     "swh-eng": ("gemma3-270m", "gemma3-270m-swh-eng/step-050"),
@@ -223,8 +224,9 @@ class Settings:
         return replace(self, **{k: _parse(k, None if v is None else str(v)) for k, v in changes.items()})
 
     def role_models(self) -> dict[str, str | None]:
-        """``{role: spec or None}``: the model each role's own variable names (``AYA_LAB_MODEL_<ROLE>``)."""
-        return {"translator": self.model_translator, "aya": self.model_aya}
+        """``{role: spec or None}``: the model each role's own variable names (``AYA_LAB_MODEL_<ROLE>``, the
+        field ``model_<role>``), for each of :data:`ROLES`."""
+        return {role: getattr(self, f"model_{role}") for role in ROLES}
 
 
 _FIELDS = {f.name: f for f in fields(Settings)}

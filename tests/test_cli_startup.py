@@ -10,11 +10,14 @@ import os
 import subprocess
 import sys
 from pathlib import Path
+from typing import Any
 
 import pytest
 
-from aya_lab.cli import GROUPS, build_parser
-from aya_lab.room.names import aya_names
+from aya_lab.agents.supervisor import SupervisorResult
+from aya_lab.cli import build_parser
+from aya_lab.graph.registry import LazyFactory
+from aya_lab.room.names import AYA_NODE_FACTORIES, aya_names
 from aya_lab.room.nodes import aya_registry
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -97,13 +100,8 @@ def test_the_help_lists_every_command_without_importing_them(capsys):
         assert name in text
 
 
-def test_the_group_stubs_say_what_the_real_parsers_say():
-    stub, real = build_parser(load=()), build_parser()
-    helps = [{a.dest: a.help for a in p._subparsers._group_actions[0]._choices_actions} for p in (stub, real)]
-    assert helps[0] == helps[1] and set(GROUPS) <= set(helps[0])
-
-
-def test_the_lazy_aya_names_match_the_room_registry():
+def test_the_room_registry_is_the_lazy_names_resolved():
     names, real = aya_names(), aya_registry()
-    assert names.describe() == real.describe()
-    assert names.types["chat_message"] is real.types["chat_message"]
+    assert all(isinstance(names.node_factories[n], LazyFactory) for n in AYA_NODE_FACTORIES)
+    assert not [n for n, f in real.node_factories.items() if isinstance(f, LazyFactory)]
+    assert names.types["supervisor_result"] is Any and real.types["supervisor_result"] is SupervisorResult

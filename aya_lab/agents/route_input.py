@@ -1,4 +1,5 @@
-"""Which text Aya routes: one vocabulary (:class:`RouteOn`) and one decision (:func:`decide_input`).
+"""Which text Aya routes: one vocabulary (:class:`RouteOn`, defined in the light
+:mod:`~aya_lab.agents.route_on` and exported here too) and one decision (:func:`decide_input`).
 
 A request to Aya may be written in any language; the supervisor's router prompts and the knowledge base
 are English. The room and the routing evaluators translate the request first (the ``aya_translate``
@@ -28,38 +29,14 @@ change of that rule has one place to go.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from enum import StrEnum
 
 from aya_lab.agents.authority import parse_command
+from aya_lab.agents.route_on import RouteOn
 from aya_lab.agents.translator import is_english
 
 __all__ = ["RouteOn", "RoutedInput", "decide_input", "COMMAND_NOTE"]
 
 COMMAND_NOTE = "explicit command, read untranslated"
-
-
-class RouteOn(StrEnum):
-    """Which text of a non-English request the supervisor routes.
-
-    The spellings it replaces: the room graph's ``route_on`` parameter (``english``, ``original``,
-    ``auto``), the evaluators' ``translate`` (``True``, ``False``, ``"auto"``, ``"gold"``) and the
-    tool-sequence paths (``room``, ``original``, ``auto``, ``gold``).
-    """
-
-    ENGLISH = "english"
-    """The English translation, whatever it says (the room's first path; ``translate=True``; path ``room``)."""
-    ORIGINAL = "original"
-    """The request as written, untranslated (``translate=False``)."""
-    AUTO = "auto"
-    """The translation, or the original where the translation fails the output-language check (the
-    room's default)."""
-    GOLD = "gold"
-    """A reference English given by the caller (a data set's ``text_en``); evaluation only, a room has none."""
-
-    @property
-    def translates(self) -> bool:
-        """Whether a model must bring the request into English before :func:`decide_input` (``english``)."""
-        return self in (RouteOn.ENGLISH, RouteOn.AUTO)
 
 
 @dataclass(frozen=True)

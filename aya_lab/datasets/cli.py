@@ -13,6 +13,7 @@ import argparse
 import sys
 from collections.abc import Callable
 
+from aya_lab.cli_groups import group_help
 from aya_lab.datasets.fetch import fetch_dataset
 from aya_lab.datasets.parallel import list_datasets
 from aya_lab.datasets.synth import write_synth
@@ -26,11 +27,15 @@ EXPECTED_ERRORS: tuple[type[BaseException], ...] = (AyaLabError, OSError)
 unreadable file): reported in one line, status 2. Anything else is a bug and keeps its traceback."""
 
 
-def command_group(subparsers: argparse._SubParsersAction, name: str, help: str) -> argparse._SubParsersAction:
-    """The subparsers of top-level group ``name`` (``data``, ``eval``), created on first use."""
+def command_group(
+    subparsers: argparse._SubParsersAction, name: str, help: str | None = None
+) -> argparse._SubParsersAction:
+    """The subparsers of top-level group ``name`` (``data``, ``eval``), created on first use with ``help``
+    (default: the group's, from :data:`~aya_lab.cli_groups.GROUPS`)."""
     parser = subparsers.choices.get(name)
     if parser is None:
-        parser = subparsers.add_parser(name, help=help, description=help)
+        text = group_help(name) if help is None else help
+        parser = subparsers.add_parser(name, help=text, description=text)
     group = getattr(parser, "_aya_group", None)
     if group is None:
         group = parser.add_subparsers(dest=f"{name}_command", metavar="COMMAND")
@@ -105,7 +110,7 @@ def _register_synth(data: argparse._SubParsersAction) -> None:
 
 def register_data(subparsers: argparse._SubParsersAction) -> None:
     """``data list|fetch|languages|synth``."""
-    data = command_group(subparsers, "data", "test sets and training data: list, fetch, language codes, synth")
+    data = command_group(subparsers, "data")
     p = data.add_parser("list", help="which test sets are present, with their languages")
     p.set_defaults(func=one_line_errors(_data_list))
     p = data.add_parser("fetch", help="download a test set from its public source")

@@ -93,7 +93,7 @@ datasets: ntrex128, floresv1, mafand, workplace (with --pairs), or your own line
 
 def register_eval(subparsers: argparse._SubParsersAction) -> None:
     """Add ``eval translate|compare|summarize|route`` to ``subparsers``."""
-    ev = command_group(subparsers, "eval", "evaluate translation, summaries, routing")
+    ev = command_group(subparsers, "eval")
     p = ev.add_parser(
         "translate",
         help="score translation systems on a test set",
@@ -247,7 +247,7 @@ def add_faithfulness(ev: argparse._SubParsersAction) -> None:
 
 def register_grounding(subparsers: argparse._SubParsersAction) -> None:
     """Add ``eval grounding`` to the ``eval`` group of the top-level parser's ``subparsers``."""
-    ev = command_group(subparsers, "eval", "evaluate translation, summaries, routing")
+    ev = command_group(subparsers, "eval")
     p = ev.add_parser(
         "grounding",
         help="score the fact check of answers and the copy check of summaries (no model)",
@@ -263,7 +263,7 @@ def register_grounding(subparsers: argparse._SubParsersAction) -> None:
 
 def register_attacks(subparsers: argparse._SubParsersAction) -> None:
     """Add ``eval attacks`` to the ``eval`` group of the top-level parser's ``subparsers``."""
-    ev = command_group(subparsers, "eval", "evaluate translation, summaries, routing")
+    ev = command_group(subparsers, "eval")
     p = ev.add_parser(
         "attacks",
         help="run the adversarial set, each attack in a fresh room, and score attack success",

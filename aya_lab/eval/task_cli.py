@@ -64,7 +64,7 @@ def add_task_commands(ev: argparse._SubParsersAction[argparse.ArgumentParser]) -
 
 def register_tasks(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     """Add ``eval run TASK`` to the top-level ``subparsers``."""
-    add_task_commands(command_group(subparsers, "eval", "evaluate translation, summaries, routing"))
+    add_task_commands(command_group(subparsers, "eval"))
 
 
 def option_values(args: argparse.Namespace, config: type[TaskConfig]) -> dict[str, object]:

@@ -33,6 +33,7 @@ from typing import Any
 
 import yaml
 
+from aya_lab.cli_groups import group_help
 from aya_lab.errors import AyaLabError, InputError
 from aya_lab.graph.errors import SpecError, SpecWarning
 from aya_lab.graph.load import load_spec, spec_hash
@@ -186,10 +187,7 @@ def _with_registry(p: argparse.ArgumentParser) -> None:
 
 def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> argparse.ArgumentParser:
     """Add ``graph`` (with ``schema``, ``validate``, ``show``, ``draw``, ``hash``, ``resolve``) to ``subparsers``."""
-    # the help is aya_lab.cli.GROUPS["graph"]'s (a test keeps the two equal)
-    graph = subparsers.add_parser(
-        "graph", help="graph specs: schema, validate, show, draw, hash, resolve", description=__doc__.split("\n\n")[0]
-    )
+    graph = subparsers.add_parser("graph", help=group_help("graph"), description=__doc__.split("\n\n")[0])
     sub = graph.add_subparsers(dest="graph_command", metavar="COMMAND")
     sub.required = True
 

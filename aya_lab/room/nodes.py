@@ -30,11 +30,12 @@ from aya_lab.agents.guard import guard_translations
 from aya_lab.agents.protocols import TextModel
 from aya_lab.agents.route_input import RoutedInput, RouteOn, decide_input
 from aya_lab.agents.supervisor import SupervisorResult
-from aya_lab.graph import Registry, default_registry
+from aya_lab.graph import Registry
 from aya_lab.messages import AYA, AYA_MENTION, ChatMessage, parse_aya_request
 from aya_lab.models.base import record_generations
+from aya_lab.refs import resolve_ref
 from aya_lab.room.delivery import deliveries, guard_reasons, needed
-from aya_lab.room.names import AYA_NODE_FACTORIES
+from aya_lab.room.names import AYA_HEAVY_TYPES, AYA_NODE_FACTORIES, aya_names
 from aya_lab.room.parameters import (
     DeliveryParameters,
     IngestParameters,
@@ -303,10 +304,12 @@ def supervisor(*, factory_parameter: SupervisorParameters, flow_parameter: dict[
 
 
 def aya_registry() -> Registry:
-    """The default registry plus everything the Aya room graph names."""
-    reg = default_registry()
-    reg.add_type("chat_message", ChatMessage)
-    reg.add_type("supervisor_result", SupervisorResult)
+    """The default registry plus everything the Aya room graph names: :func:`~aya_lab.room.names.aya_names`
+    with each name it holds by reference resolved (the real class of each heavy type, this module's
+    factories), so the two registries hold the same names by construction."""
+    reg = aya_names()
+    for name, ref in AYA_HEAVY_TYPES.items():
+        reg.add_type(name, resolve_ref(ref), replace=True)
     for name, (ref, parameters) in AYA_NODE_FACTORIES.items():
-        reg.add_node_factory(name, globals()[ref.rpartition(":")[2]], parameters=parameters)
+        reg.add_node_factory(name, resolve_ref(ref), parameters=parameters, replace=True)
     return reg

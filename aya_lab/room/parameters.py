@@ -11,10 +11,11 @@ the node runs. This module is light on purpose: checking a spec imports neither 
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Literal
+from typing import TYPE_CHECKING, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
+from aya_lab.agents.route_on import RouteOn
 from aya_lab.paths import prompts_dir
 
 __all__ = [
@@ -25,10 +26,13 @@ __all__ = [
     "TranslatorParameters",
 ]
 
-RoomRouteOn = Literal["auto", "english", "original"]
-ROOM_ROUTE_ON: tuple[str, ...] = ("auto", "english", "original")
-""":class:`~aya_lab.agents.route_input.RouteOn`'s values but ``gold`` (a room has no reference English;
-a test keeps the two in step)."""
+ROOM_ROUTE_ON: tuple[str, ...] = tuple(sorted(r.value for r in RouteOn if r is not RouteOn.GOLD))
+""":class:`~aya_lab.agents.route_on.RouteOn`'s values but ``gold`` (a room has no reference English), sorted:
+the choices of :attr:`SupervisorParameters.route_on`, derived from the one vocabulary."""
+if TYPE_CHECKING:
+    RoomRouteOn = str  # a Literal built from a tuple is runtime-only; nodes convert the value to a RouteOn
+else:
+    RoomRouteOn = Literal[ROOM_ROUTE_ON]  # pydantic checks and shows it: Literal['auto', 'english', 'original']
 
 
 def _prompt_of(task: str, ref: str) -> str:

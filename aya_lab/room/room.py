@@ -42,7 +42,7 @@ from langchain_core.runnables.graph import Graph
 
 from aya_lab.agents.memory import MemoryPolicy, PolicyRecord, RoomMemory, creator_policy
 from aya_lab.agents.protocols import RoomKnowledgeBase, TextModel
-from aya_lab.graph import GraphSpec, build_graph, draw, load_spec, spec_hash
+from aya_lab.graph import GraphSpec, build_graph, draw, spec_hash
 from aya_lab.messages import ChatMessage, Delivery, parse_aya_request
 from aya_lab.models.directions import direction_of, is_direction_key
 from aya_lab.models.loader import load_role_models
@@ -63,7 +63,7 @@ from aya_lab.room.integrity import RoomLock, removed_if_failed, room_file_proble
 from aya_lab.room.nodes import aya_registry
 from aya_lab.room.panel import RoomPanel
 from aya_lab.room.readers import Languages
-from aya_lab.room.room_graph import require_room_graph
+from aya_lab.room.room_graph import load_room_graph
 from aya_lab.room.runs import RunReport, RunSemanticsError, check_run
 from aya_lab.room.state import AyaRuntime, AyaState, NodeVisit
 from aya_lab.room.store import RoomStore
@@ -143,8 +143,7 @@ class ChatRoom:
             raise RoomError(problem)
         new_users = checked_users(users)
         created = not path.exists() or path.stat().st_size == 0
-        spec = load_spec(graph or default_graph_path(), registry=aya_registry())
-        require_room_graph(spec)  # a valid spec that is no room graph would deliver nothing
+        spec = load_room_graph(graph or default_graph_path(), aya_registry())  # refused unless a room graph
         roles = cast(dict[str, TextModel], load_role_models(model, models))
         with removed_if_failed(path):  # a new room that fails to open leaves no file behind
             path.parent.mkdir(parents=True, exist_ok=True)

@@ -1,8 +1,13 @@
 """The Aya room graph's contract, typed: its state, its run context, and the one record of a routing step.
 
-- :class:`AyaState` is the state the spec (``aya_lab/graphs/aya.yaml``) declares, as the nodes read it
-  (a test keeps the two field lists equal). Aya's typed :class:`~aya_lab.agents.supervisor.SupervisorResult`
-  travels in it as ``aya_result`` and is checkpointed with the run (:data:`CHECKPOINTED_TYPES`).
+- :class:`AyaState` is the one source of the room graph's state: each field with its type and, as
+  ``Annotated`` metadata, its reducer (the shape :func:`~aya_lab.graph.build_graph` gives a spec's state).
+  The nodes are typed against it; the spec (``aya_lab/graphs/aya.yaml``, ``flow_parameter.state``) is
+  data a researcher edits, and :func:`~aya_lab.room.room_graph.require_room_graph` checks it against
+  this class when a room opens: a field missing, or declared with another type or reducer, is refused
+  in one line naming the field and what to write. Aya's typed
+  :class:`~aya_lab.agents.supervisor.SupervisorResult` travels in it as ``aya_result`` and is
+  checkpointed with the run (:data:`CHECKPOINTED_TYPES`).
 - :class:`AyaRuntime` is the run context: LangGraph's ``context`` (``graph.invoke(..., context=runtime)``;
   a node reads it as ``runtime.context``) holding what a run uses but does not checkpoint (the models,
   the knowledge base, the memory, the trace of node visits).
@@ -12,12 +17,13 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import TypedDict
+from typing import Annotated, TypedDict
 
 from aya_lab.agents.memory import RoomMemory
 from aya_lab.agents.protocols import KnowledgeBaseLike, TextModel
 from aya_lab.agents.routing_steps import Step
 from aya_lab.agents.supervisor import SupervisorResult
+from aya_lab.graph.registry import append_list, merge_dict
 from aya_lab.messages import ChatMessage, Delivery
 from aya_lab.models.result import GenerationRecord
 
@@ -60,15 +66,17 @@ def step_record(step: Step) -> StepRecord:
 
 
 class AyaState(TypedDict, total=False):
-    """The Aya room graph's state (the spec's ``flow_parameter.state``), as the nodes read and write it.
+    """The Aya room graph's state, as the nodes read and write it; a room graph's spec declares each
+    field with this type (its class: ``dict[str, str]`` is ``dict``, ``str | None`` is ``str``) and
+    this reducer (none: the last value wins).
 
     ``users``, ``messages`` and ``deliveries`` accumulate over the room's life (reducers ``merge_dict``
     and ``append_list``); the ``aya_*`` fields are reset by ``ingest`` at the start of every run.
     """
 
-    users: dict[str, str]  # user id -> language (ISO 639-3)
-    messages: list[ChatMessage]  # every message, with its translations
-    deliveries: list[Delivery]  # every message as each user received it
+    users: Annotated[dict[str, str], merge_dict]  # user id -> language (ISO 639-3)
+    messages: Annotated[list[ChatMessage], append_list]  # every message, with its translations
+    deliveries: Annotated[list[Delivery], append_list]  # every message as each user received it
     incoming: ChatMessage  # this run's message
     aya_request: str | None  # the request to Aya as written (None: Aya not addressed)
     aya_request_en: str | None  # the request in English, translated once (None: English, or not addressed)

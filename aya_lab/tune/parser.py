@@ -9,13 +9,15 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
+from aya_lab.cli_groups import group_help
 from aya_lab.models.registry import model_help
 from aya_lab.refs import lazy
 from aya_lab.tune.config import QUICK_STEPS, TASKS, TuneConfig
 
 __all__ = ["DEFAULTS", "HELP", "register"]
 
-HELP = "train a LoRA adapter: translate, summarize-onecall, route"
+HELP = group_help("tune")
+"""``aya-lab tune``'s help, from the one table of command groups (:data:`~aya_lab.cli_groups.GROUPS`)."""
 DEFAULTS = TuneConfig(task="route", model="-", data="-", out=Path("."))
 """A configuration holding every default the options show (and :func:`~aya_lab.tune.cli.cmd_tune` uses)."""
 

@@ -1,33 +1,80 @@
-"""The room graph's typed contract (issue 24): the state type matches the spec, parameters are checked
-with located errors, Aya's typed result is checkpointed with the run, a request is translated into
-English once, and a graph run without its context fails with one line."""
-
-import typing
+"""The room graph's typed contract (issue 24): a spec declares the room's state as the state type does (or
+is refused in one line), parameters are checked with located errors, Aya's typed result is checkpointed
+with the run, a request is translated into English once, and a graph run without its context fails with
+one line."""
 
 import pytest
+import yaml
 
-from aya_lab.agents.route_input import RouteOn
 from aya_lab.agents.routing_chain import RouterOutput
 from aya_lab.agents.supervisor import SupervisorResult
 from aya_lab.graph import SpecError, build_graph, load_spec
+from aya_lab.graph.reader import BUILTIN_GRAPHS
+from aya_lab.graph.registry import append_list, merge_dict
 from aya_lab.messages import ChatMessage
-from aya_lab.room import default_graph_path
+from aya_lab.room import ChatRoom, default_graph_path
+from aya_lab.room.errors import RoomError
 from aya_lab.room.nodes import aya_registry
-from aya_lab.room.parameters import ROOM_ROUTE_ON
-from aya_lab.room.state import CHECKPOINTED_TYPES, AyaState, step_record
+from aya_lab.room.room_graph import ROOM_STATE, state_problems
+from aya_lab.room.state import CHECKPOINTED_TYPES, step_record
 from aya_lab.room.store import RoomStore
 from tests.fakes import FakeRoomModel
 
 SUMMARY_RULES = [("Tool:", "summarize"), ("Number:", "2"), ("Summary:", "Plans changed.\n- lena: send the report")]
 
 
-def test_the_state_type_lists_the_spec_fields():
-    spec = load_spec(default_graph_path(), registry=aya_registry())
-    assert [f.field_name for f in spec.flow_parameter.state] == list(typing.get_type_hints(AyaState))
+def room_spec_with(tmp_path, index, change):
+    """The room's graph as one file, its ``index``-th state field updated by ``change`` (None drops a key)."""
+    spec = load_spec(default_graph_path(), registry=aya_registry()).model_dump(mode="json", exclude_none=True)
+    field = spec["flow_parameter"]["state"][index]
+    field.update({k: v for k, v in change.items() if v is not None})
+    for key in [k for k, v in change.items() if v is None]:
+        field.pop(key, None)
+    path = tmp_path / "room_graph.yaml"
+    path.write_text(yaml.safe_dump(spec, sort_keys=False), encoding="utf-8")
+    return path
 
 
-def test_the_room_routes_on_every_route_on_but_gold():
-    assert set(ROOM_ROUTE_ON) == {r.value for r in RouteOn} - {"gold"}
+@pytest.mark.parametrize(
+    "index,change,message",
+    [
+        (0, {"type": "list"}, "state[0].type: the room's state field 'users' has type 'dict' (AyaState), not 'list'; write type: dict"),
+        (7, {"type": "any"}, "state[7].type: the room's state field 'aya_result' has type 'supervisor_result' (AyaState), not 'any'; write type: supervisor_result"),
+        (1, {"reducer": "operator.add"}, "state[1].reducer: the room's state field 'messages' has reducer 'append_list.v1' (AyaState), not 'operator.add'; write reducer: append_list.v1"),
+        (2, {"reducer": None}, "state[2].reducer: the room's state field 'deliveries' has reducer 'append_list.v1' (AyaState), not none (the last value wins); write reducer: append_list.v1"),
+        (3, {"reducer": "append_list.v1"}, "state[3].reducer: the room's state field 'incoming' keeps its last value (AyaState), not reducer 'append_list.v1'; remove its reducer"),
+    ],
+    ids=["type", "heavy-type", "reducer", "no-reducer", "extra-reducer"],
+)  # fmt: skip
+def test_a_room_state_field_declared_unlike_aya_state_is_refused_in_one_line(tmp_path, index, change, message):
+    path = room_spec_with(tmp_path, index, change)
+    with pytest.raises(SpecError) as caught:
+        ChatRoom.open(tmp_path / "r.sqlite", model=FakeRoomModel(default="x"), graph=path)
+    assert str(caught.value) == f"graph spec in {path}: flow_parameter.{message}"
+    assert not (tmp_path / "r.sqlite").exists()
+
+
+def test_a_misspelled_room_state_field_is_refused_in_one_line(tmp_path):
+    path = room_spec_with(tmp_path, 8, {"field_name": "aya_logs"})
+    with pytest.raises(RoomError) as caught:
+        ChatRoom.open(tmp_path / "r.sqlite", model=FakeRoomModel(default="x"), graph=path)
+    assert str(caught.value) == (
+        f"graph '{path}' is not a room graph: it lacks the state field aya_log; "
+        "give the room's graph (aya, aya_onecall, aya_context3) or an overlay with base: aya.yaml"
+    )
+    assert not (tmp_path / "r.sqlite").exists()
+
+
+def test_the_room_graphs_declare_the_room_state_as_aya_state_does():
+    registry = aya_registry()
+    for name in ("aya", "aya_onecall", "aya_context3"):
+        spec = load_spec(BUILTIN_GRAPHS / f"{name}.yaml", registry=registry)
+        assert state_problems(spec, registry) == [], name
+
+
+def test_the_room_state_table_is_aya_state_read():
+    assert ROOM_STATE["users"] == (dict, merge_dict) and ROOM_STATE["messages"] == (list, append_list)
+    assert ROOM_STATE["aya_request"] == (str, None) and ROOM_STATE["aya_result"] == (SupervisorResult, None)
 
 
 @pytest.mark.parametrize(
