@@ -38,7 +38,7 @@ def _add_option(p: argparse.ArgumentParser, name: str, info: FieldInfo) -> None:
     flag = "--" + name.replace("_", "-")
     kind, is_list = _kind(info)
     default = info.get_default(call_default_factory=True)
-    shown = ",".join(map(str, default)) if is_list else default
+    shown = ",".join(map(str, default)) if is_list and default is not None else default
     text = info.description or name
     text += "" if default is None else f" (default: {shown})"
     if kind is bool:
