@@ -72,7 +72,7 @@ import numpy as np
 import pandas as pd
 from sacrebleu.metrics import CHRF
 
-from aya_lab.eval import CopySystem, PromptSystem, Results, evaluate_translation, resolve_system
+from aya_lab.eval import CopySystem, PromptSystem, baseline_tests, deltas, forest, resolve_system, run, translation_report
 from aya_lab.eval.costs import translation_costs
 from aya_lab.eval.langid import covered
 from aya_lab.eval.stats import ALPHA, holm
@@ -138,15 +138,15 @@ for direction in ("x→eng", "eng→x"):
                 continue
             pairs = [f"{x}-eng" if direction == "x→eng" else f"eng-{x}" for x in chosen]
             systems = [copy, other, gemma] + ([smol] if group is CONTROLS else [])
-            parts.append(evaluate_translation(systems, ds, pairs, n=N, docs=DOCS, progress=False))
+            parts.append(run("translation", systems=systems, dataset=ds, pairs=pairs, n=N, docs=DOCS, progress=False))
 print(len(parts), f"evaluations in {time.perf_counter() - t0:.0f} s")
 
 # %%
 def combine(parts):
-    """One Results over all evaluations (per-pair rows only; the pooled rows mix pairs within one part)."""
+    """One translation report over all evaluations (per-pair rows only; the pooled rows mix pairs within one part)."""
     df = pd.concat([p.df[p.df["pair"] != "pooled"] for p in parts], ignore_index=True)
-    outputs = pd.concat([p.outputs for p in parts], ignore_index=True)
-    return Results(df, outputs, meta={**parts[0].meta, "dataset": "NTREX-128 + MAFAND + FLORES v1"})
+    outputs = pd.concat([p.items for p in parts], ignore_index=True)
+    return translation_report(df, outputs, meta={**parts[0].meta, "dataset": "NTREX-128 + MAFAND + FLORES v1"})
 
 
 res = combine(parts)
@@ -154,7 +154,7 @@ res.save(runs_dir() / "nb03_models.csv")
 PAIRS = [f"{x}-eng" for x in LANGS] + [f"eng-{x}" for x in LANGS]
 units = res.df[res.df["metric"] == "chrF"].groupby("pair")[["resample_unit", "n_units", "n"]].first().reindex(PAIRS)
 assert (units["n"] >= 300).all(), units[units["n"] < 300]
-generations = res.outputs[res.outputs["system"].isin([gemma.name, "smollm2"])].groupby("system").size()
+generations = res.items[res.items["system"].isin([gemma.name, "smollm2"])].groupby("system").size()
 print(f"{len(PAIRS)} pairs, {units['n'].min()}–{units['n'].max()} segments each; generations: {generations.to_dict()}")
 units.T
 
@@ -168,7 +168,7 @@ units.T
 res.table(metrics=("chrF",))
 
 # %%
-by_metric = pd.concat({m: res.scores(m).T.reindex(PAIRS) for m in ("chrF", "chrF++", "BLEU")}, axis=1)
+by_metric = pd.concat({m: res.grid(m, hop="e2e").T.reindex(PAIRS) for m in ("chrF", "chrF++", "BLEU")}, axis=1)
 by_metric.round(1)
 
 # %%
@@ -192,7 +192,7 @@ translation_costs(res, device=translator.device)
 
 # %%
 fig, ax = plt.subplots(figsize=(7, 12))
-res.forest("chrF", against="copy", ax=ax)
+forest(res, "chrF", against="copy", ax=ax)
 plt.show()
 
 # %% [markdown]
@@ -211,10 +211,10 @@ def holm_table(d, p_col):
     return d
 
 
-vs_copy = res.tests("chrF")
+vs_copy = baseline_tests(res, "chrF")
 vs_copy = vs_copy[vs_copy["system"] != "copy"].assign(p=lambda d: d[["p_bootstrap", "p_ar"]].max(axis=1))
 vs_copy = holm_table(vs_copy, "p").rename(columns={"delta_low": "ci_low", "delta_high": "ci_high"})
-vs_other = holm_table(res.deltas("chrF", against="other-sentence"), "p_bootstrap")
+vs_other = holm_table(deltas(res, "chrF", against="other-sentence"), "p_bootstrap")
 beats = pd.concat(
     {
         "Δ vs copy": vs_copy.pivot(index="pair", columns="system", values="delta"),
@@ -253,7 +253,7 @@ floors.T
 # translator role's default (docs/MODELS.md, "A model per role"):
 
 # %%
-vs_smol = holm_table(res.deltas("chrF", against="smollm2"), "p_bootstrap")
+vs_smol = holm_table(deltas(res, "chrF", against="smollm2"), "p_bootstrap")
 vs_smol = vs_smol[vs_smol["system"] == gemma.name].set_index("pair")
 vs_smol = vs_smol.reindex([p for p in PAIRS if p in vs_smol.index])
 vs_smol[["delta", "ci_low", "ci_high", "p_bootstrap", "p_holm", "beats", "resample_unit", "n_units", "n"]].round(3)
@@ -297,11 +297,11 @@ def echo_blanked(rows):
     return sum(echoed), scored, chrf_metric.corpus_score(blanked, refs).score
 
 
-g_all = res.outputs[(res.outputs["system"] == gemma.name) & (res.outputs["hop"] == "e2e")]
+g_all = res.items[(res.items["system"] == gemma.name) & (res.items["hop"] == "e2e")]
 echo_rows = {pair: echo_blanked(g_all[g_all["pair"] == pair]) for pair in PAIRS}
 echo_effect = pd.DataFrame(echo_rows, index=["echoed outputs", "chrF", "chrF, echoes blanked"]).T
 echo_effect["echo credit"] = echo_effect["chrF"] - echo_effect["chrF, echoes blanked"]
-echo_effect["copy chrF"] = res.scores("chrF").loc["copy"].reindex(PAIRS)
+echo_effect["copy chrF"] = res.grid("chrF", hop="e2e").loc["copy"].reindex(PAIRS)
 echo_effect = echo_effect.astype({"echoed outputs": int})
 echo_effect.round(1)
 
@@ -343,7 +343,7 @@ halluc_by.round(3)
 # direction:
 
 # %%
-outs = res.outputs[res.outputs["system"].isin([gemma.name, "smollm2"])].copy()
+outs = res.items[res.items["system"].isin([gemma.name, "smollm2"])].copy()
 outs["category"] = [failure_category(*r) for r in outs[["src", "tgt", "source", "hypothesis"]].itertuples(index=False)]
 outs["direction"] = np.where(outs["tgt"] == "eng", "x→eng", "eng→x")
 labelled = outs.assign(system=outs["system"] + ", " + outs["direction"])
@@ -391,7 +391,7 @@ def half_width(rows):
     return (s.ci_high - s.ci_low) / 2, units.n_units
 
 
-g_e2e = res.outputs[(res.outputs["system"] == gemma.name) & (res.outputs["hop"] == "e2e")]
+g_e2e = res.items[(res.items["system"] == gemma.name) & (res.items["hop"] == "e2e")]
 width_rows = []
 for pair in PAIRS:
     rows = g_e2e[g_e2e["pair"] == pair]
@@ -439,8 +439,8 @@ print(f"{K_SHOT} examples per language, {WORDS[0]}–{WORDS[1]} English words ea
 completion = load_prompt("user_translate/completion")
 zero_prompt = completion.with_examples([], "zero-shot", 0)
 held_prompt = completion.with_examples([r for x in LANGS for r in as_records(held[x])], "held-apart", K_SHOT)
-scored_src = res.outputs[res.outputs["system"] == "copy"].groupby("pair")["source"].agg(set)
-scored_docs = res.outputs[res.outputs["system"] == "copy"].groupby("pair")["doc_id"].agg(set)
+scored_src = res.items[res.items["system"] == "copy"].groupby("pair")["source"].agg(set)
+scored_docs = res.items[res.items["system"] == "copy"].groupby("pair")["doc_id"].agg(set)
 for x in LANGS:
     assert len(held[x]) == K_SHOT, x
     for e in held[x]:
@@ -470,7 +470,7 @@ ROOM = f"{gemma.name} · room prompt"
 
 def on_subset(system, rows):
     """``system``'s outputs in ``res`` for the segments of ``rows`` (same order)."""
-    theirs = res.outputs[(res.outputs["system"] == system) & (res.outputs["pair"] == rows["pair"].iloc[0])]
+    theirs = res.items[(res.items["system"] == system) & (res.items["pair"] == rows["pair"].iloc[0])]
     return theirs.set_index("idx").loc[rows["idx"], "hypothesis"].tolist()
 
 
@@ -618,10 +618,10 @@ NMT = os.environ.get("AYA_LAB_NMT", "").strip()
 if NMT:
     nmt = resolve_system(NMT)
     nmt_parts = [
-        evaluate_translation([copy, nmt], ds, [f"eng-{x}" for x in langs], n=N, docs=DOCS, progress=False)
+        run("translation", systems=[copy, nmt], dataset=ds, pairs=[f"eng-{x}" for x in langs], n=N, docs=DOCS, progress=False)
         for ds, langs in SETS.items()
     ]
-    display(combine(nmt_parts).scores("chrF").round(1))
+    display(combine(nmt_parts).grid("chrF", hop="e2e").round(1))
 else:
     print("AYA_LAB_NMT is not set: no NMT system in this run")
 
@@ -637,7 +637,7 @@ assert floors.loc[["fra-eng", "deu-eng"], "verdict"].eq("both floors").all(), "a
 assert floors.loc[low_out, "verdict"].eq("neither").all(), "a low-resource target now beats a floor: rewrite the conclusion"
 assert len(vs_smol) == 4 and vs_smol["beats"].all(), "Gemma no longer beats SmolLM2 on every control pair"
 assert mean_shares.loc[gemma.name, "echo_source_share"] > 0
-assert np.allclose(echo_effect["chrF"], res.scores("chrF").loc[gemma.name].reindex(PAIRS), atol=0.05), "rescoring drifted"
+assert np.allclose(echo_effect["chrF"], res.grid("chrF", hop="e2e").loc[gemma.name].reindex(PAIRS), atol=0.05), "rescoring drifted"
 echo_up = echo_effect.index[echo_effect["echo credit"] > 0]
 assert len(echo_up) > len(PAIRS) / 2, "blanking the echoes no longer lowers chrF on most pairs"
 low_bleu = by_metric["BLEU"].loc[low_in + low_out, gemma.name]

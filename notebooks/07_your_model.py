@@ -46,7 +46,7 @@ import os
 import pandas as pd
 from IPython.display import Markdown
 
-from aya_lab.eval import CopySystem, PromptSystem, Seq2SeqSystem, evaluate_translation
+from aya_lab.eval import CopySystem, PromptSystem, Seq2SeqSystem, baseline_tests, run
 from aya_lab.eval.stats import ALPHA
 from aya_lab.models import load_chat_model, load_model, parse_spec
 from aya_lab.models.cache import default_cache_path
@@ -137,13 +137,13 @@ print(choice.note if choice and choice.note else "no prompt was swapped")
 
 # %%
 # NBVAL_IGNORE_OUTPUT
-# %time res = evaluate_translation(systems, "workplace", ["eng-fra", "eng-deu"], n=N_PER_PAIR, docs=DOCS, baseline="copy", n_bootstrap=200, n_ar=200, langid=False, progress=False)
+# %time res = run("translation", systems=systems, dataset="workplace", pairs=["eng-fra", "eng-deu"], n=N_PER_PAIR, docs=DOCS, baseline="copy", n_bootstrap=200, n_ar=200, langid=False, progress=False)
 
 # %%
 res.table(metrics=("chrF", "BLEU")).set_uuid("nb07-scores")
 
 # %%
-tests = res.tests("chrF").set_index("pair")
+tests = baseline_tests(res, "chrF").set_index("pair")
 tests[["score", "delta", "delta_low", "delta_high", "p_bootstrap", "p_ar", "significant", "resample_unit", "n_units", "n"]].round(3)
 
 # %%

@@ -59,7 +59,7 @@ from pathlib import Path
 import matplotlib.pyplot as plt
 import pandas as pd
 
-from aya_lab.eval import CopySystem, PromptSystem, evaluate_translation
+from aya_lab.eval import CopySystem, PromptSystem, deltas, run
 from aya_lab.eval.translation.systems import ShuffledReferenceSystem
 from aya_lab.models import load_chat_model
 from aya_lab.notebook_report import report
@@ -137,7 +137,7 @@ for pair, steps in RUNS.items():
         tuned[pair, s] = PromptSystem(model, "user_translate/completion", name=f"lora-{s}")
         print(f"{pair} lora-{s}:", model.fingerprint)
     held_out = write_held_out(adapter_dir(pair, steps[-1]), runs_dir() / f"nb08_heldout_{pair}")
-    val = evaluate_translation([prompted, *(tuned[pair, s] for s in steps)], held_out, n_bootstrap=1000, progress=False)
+    val = run("translation", systems=[prompted, *(tuned[pair, s] for s in steps)], dataset=held_out, n_bootstrap=1000, progress=False)
     vrows = val.df[(val.df["metric"].isin(["chrF", "BLEU", "chrF++"])) & (val.df["pair"] != "pooled")]
     lc = vrows.pivot_table(index="system", columns="metric", values="score").reindex(val.systems)
     lc_ci = vrows[vrows["metric"] == "chrF"].set_index("system")[["ci_low", "ci_high"]].reindex(val.systems)
@@ -159,8 +159,8 @@ copy, other = CopySystem(), ShuffledReferenceSystem()
 tests = {}
 for pair in RUNS:
     systems = [copy, other, prompted, tuned[pair, best[pair]]]
-    tests[pair, "NTREX-128"] = evaluate_translation(systems, "ntrex128", pair, n=N, docs=DOCS, progress=False)
-    tests[pair, "MAFAND test"] = evaluate_translation(systems, "mafand", pair, n=N_MAFAND, split="test", progress=False)
+    tests[pair, "NTREX-128"] = run("translation", systems=systems, dataset="ntrex128", pairs=pair, n=N, docs=DOCS, progress=False)
+    tests[pair, "MAFAND test"] = run("translation", systems=systems, dataset="mafand", pairs=pair, n=N_MAFAND, split="test", progress=False)
 for (pair, name), res in tests.items():
     unit = res.df[res.df["metric"] == "chrF"].iloc[0]
     print(f"{pair}, {name}: {int(unit['n'])} segments, intervals resample {unit['resample_unit']}s ({int(unit['n_units'])})")
@@ -182,7 +182,7 @@ scores.round(3)
 
 # %%
 def paired(res, name, against):
-    d = res.deltas("chrF", against=against)
+    d = deltas(res, "chrF", against=against)
     return d[(d["system"] == name) & (d["pair"] != "pooled")].iloc[0]
 
 
@@ -199,7 +199,7 @@ diffs
 
 # %%
 for pair in RUNS:
-    outs, name = tests[pair, "NTREX-128"].outputs, f"lora-{best[pair]}"
+    outs, name = tests[pair, "NTREX-128"].items, f"lora-{best[pair]}"
     pick = outs[outs["system"] == name].sample(4, random_state=SEED)[["idx", "source", "reference", "hypothesis"]]
     before = outs[outs["system"] == "gemma3-270m"].set_index("idx")["hypothesis"]
     pick = pick.assign(prompted=pick["idx"].map(before)).rename(columns={"hypothesis": name})

@@ -36,11 +36,13 @@ if TYPE_CHECKING:
         PromptSystem,
         Seq2SeqSystem,
         TranslationSystem,
+        baseline_tests,
         deltas,
         evaluate_translation,
         forest,
         register_system_kind,
         resolve_system,
+        translation_report,
     )
     from aya_lab.eval.translation.sweep import sweep_translation
 
@@ -62,16 +64,22 @@ _HOMES: dict[str, tuple[str, ...]] = {
         "PromptSystem",
         "Seq2SeqSystem",
         "TranslationSystem",
+        "baseline_tests",
+        "baseline_tests",
         "deltas",
         "forest",
         "evaluate_translation",
         "register_system_kind",
         "resolve_system",
+        "translation_report",
+        "translation_report",
     ),
     "aya_lab.eval.translation.sweep": ("sweep_translation",),
 }
 
 __all__ = [
+    "baseline_tests",
+    "translation_report",
     "CopySystem",
     "EvalConfig",
     "PivotSystem",

@@ -19,7 +19,7 @@ from aya_lab.agents.summarizer_names import SUMMARIZER_VARIANTS
 from aya_lab.eval.names import SUMMARY_FLOORS
 from aya_lab.eval.translation.config import EvalConfig
 
-__all__ = ["CONFIGS", "ModelRef", "SummariesConfig", "TaskConfig", "TranslationConfig"]
+__all__ = ["CONFIGS", "ModelRef", "SummariesConfig", "SystemRef", "TaskConfig", "TranslationConfig"]
 
 ModelRef = Annotated[object, SkipValidation, Field(json_schema_extra={"cli": "spec"})]
 """A model: a spec string (``smollm2``, ``hf:ID``, ``llama:PATH``) or, from Python, a loaded model."""
@@ -47,16 +47,22 @@ class SummariesConfig(TaskConfig):
     progress: bool | None = Field(default=None, description="a progress bar (default: when stderr is a terminal)")
 
 
+SystemRef = Annotated[object, SkipValidation]
+"""A translation system: a spec string (``copy``, ``smollm2@strict``, ``seq2seq:PATH``) or, from Python, a system."""
+
+
 class _TranslationTarget(TaskConfig):
     """Translation systems on a parallel test set: what is evaluated (the run's options follow)."""
 
-    systems: list[str] = Field(
-        default_factory=lambda: ["copy", "smollm2"],
+    systems: list[SystemRef] = Field(
+        default_factory=lambda: list[object](["copy", "smollm2"]),
         min_length=1,
         description="system specs (copy, smollm2@strict, ...)",
     )
-    dataset: str = Field(default="workplace", description="a test set name or a files: spec")
-    pairs: list[str] | None = Field(default=None, description="language pairs such as eng-swh (the set's default)")
+    dataset: str | list[str] = Field(default="workplace", description="a test set name or a files: spec")
+    pairs: list[str] | str | None = Field(
+        default=None, description="language pairs such as eng-swh (the set's default)"
+    )
 
 
 def _evaluation_options() -> dict[str, tuple[object, object]]:

@@ -17,7 +17,13 @@ if TYPE_CHECKING:
     from aya_lab.eval.translation.config import EvalConfig
     from aya_lab.eval.translation.evaluate import evaluate_translation
     from aya_lab.eval.translation.model_systems import PromptSystem, Seq2SeqSystem
-    from aya_lab.eval.translation.results import compare_translations, deltas, forest, translation_report
+    from aya_lab.eval.translation.results import (
+        baseline_tests,
+        compare_translations,
+        deltas,
+        forest,
+        translation_report,
+    )
     from aya_lab.eval.translation.specs import register_system_kind, resolve_system, system_kinds
     from aya_lab.eval.translation.systems import (
         CopySystem,
@@ -34,7 +40,13 @@ _HOMES: dict[str, tuple[str, ...]] = {
         "PromptSystem",
         "Seq2SeqSystem",
     ),
-    "aya_lab.eval.translation.results": ("compare_translations", "deltas", "forest", "translation_report"),
+    "aya_lab.eval.translation.results": (
+        "baseline_tests",
+        "compare_translations",
+        "deltas",
+        "forest",
+        "translation_report",
+    ),
     "aya_lab.eval.translation.specs": (
         "register_system_kind",
         "resolve_system",
@@ -50,6 +62,8 @@ _HOMES: dict[str, tuple[str, ...]] = {
 }
 
 __all__ = [
+    "baseline_tests",
+    "translation_report",
     "CopySystem",
     "EvalConfig",
     "PivotSystem",

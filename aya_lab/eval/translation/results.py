@@ -31,6 +31,7 @@ if TYPE_CHECKING:
 __all__ = [
     "COLUMNS",
     "OUTPUT_COLUMNS",
+    "baseline_tests",
     "compare_translations",
     "deltas",
     "forest",
@@ -158,6 +159,17 @@ def translation_table(
     if baseline in systems:
         styler = styler.apply(lambda r: ["font-style: italic" if r.name == baseline else "" for _ in r], axis=1)
     return styler
+
+
+def baseline_tests(report: Report, metric: str = "chrF", hop: str = "e2e") -> pd.DataFrame:
+    """The paired-test table as the score table holds it: each system against the baseline per pair (and
+    pooled), one metric. Columns: system, pair, score, delta (system minus baseline) with its 95% CI
+    (``delta_low``, ``delta_high``), p_bootstrap, p_ar, significant (both p < 0.05), p_holm and
+    significant_holm (Holm across the pairs), and what was resampled (``resample_unit``; ``n_units``)."""
+    cols = ["system", "dataset_id", "pair", "score", "delta", "delta_low", "delta_high", "p_bootstrap", "p_ar"]
+    cols += ["significant", "p_holm", "significant_holm", "resample_unit", "n_units", "n"]
+    rows = report.select(metric=metric, hop=hop)
+    return rows[rows["system"] != report.baseline][cols].reset_index(drop=True)
 
 
 def deltas(report: Report, metric: str = "chrF", against: str | None = None, hop: str = "e2e") -> pd.DataFrame:
