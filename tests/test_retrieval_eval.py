@@ -288,6 +288,10 @@ def test_run_builds_a_store_from_the_config_and_reads_questions_from_a_file(tmp_
     }
     assert list(rep.table().columns) == ["score", "ci_low", "ci_high", "n", "bm25", "random"]
     assert list(rep.items.loc[rep.items.system == "embedder", "id"]) == ["q001", "q002", "q003"]
+    store = tmp_path / "kept.sqlite"  # a store path: built there and kept
+    again = run("retrieval", kb=str(store), docs=str(tmp_path / "kb"), embedder=BagOfWords(), questions=str(path),
+                ks=[1], n_bootstrap=20)  # fmt: skip
+    assert store.is_file() and again.df.equals(rep.df)
 
 
 def test_the_configs_chunking_defaults_are_the_knowledge_bases():

@@ -41,7 +41,7 @@ from __future__ import annotations
 import re
 import tempfile
 from collections.abc import Iterable, Iterator, Mapping, Sequence
-from contextlib import contextmanager
+from contextlib import ExitStack, contextmanager
 from pathlib import Path
 from typing import TYPE_CHECKING, NamedTuple, Protocol, cast
 
@@ -270,8 +270,8 @@ def _paired(per: pd.DataFrame, ids: list[str], n_bootstrap: int, seed: int) -> p
 
 def retrieval_table(report: Report, system: str | None = None) -> pd.DataFrame:
     """One row per (scope, metric) with ``system``'s ``score``, ``ci_low``, ``ci_high`` and ``n`` (default:
-    the embedder); for the embedder, each floor's score beside it (:func:`~aya_lab.eval.retrieval_floors.
-    floors_table` shows their CIs and paired tests)."""
+    the embedder); for the embedder, each floor's score beside it (their CIs and paired tests:
+    :func:`~aya_lab.eval.retrieval_floors.floors_table`)."""
     system = system or report.baseline or report.systems[0]
     if system not in report.systems:
         raise InputError(f"no system {system!r} in this retrieval report; it has: {', '.join(report.systems)}")
@@ -317,13 +317,14 @@ def _knowledge_base(config: RetrievalConfig) -> Iterator[Ranker]:
             raise InputError(f"{', '.join(building)}: options of a store the task builds, but an open kb was given")
         yield cast(Ranker, config.kb)
         return
-    with tempfile.TemporaryDirectory(prefix="aya_lab_kb_") as tmp:
-        path = Path(config.kb) if config.kb is not None else Path(tmp) / "kb.sqlite"
-        emb = _embedder(config)
-        with KnowledgeBase.open(
-            path, config.docs, emb, chunk_size=config.chunk_size, chunk_overlap=config.chunk_overlap
-        ) as kb:
-            yield kb
+    with ExitStack() as stack:
+        if config.kb is not None:
+            path = Path(config.kb)
+        else:  # a store for this run only
+            path = Path(stack.enter_context(tempfile.TemporaryDirectory(prefix="aya_lab_kb_"))) / "kb.sqlite"
+        size, overlap = config.chunk_size, config.chunk_overlap
+        kb = KnowledgeBase.open(path, config.docs, _embedder(config), chunk_size=size, chunk_overlap=overlap)
+        yield stack.enter_context(kb)
 
 
 def _run(config: RetrievalConfig) -> Report:
