@@ -39,7 +39,8 @@ import pandas as pd
 from aya_lab.agents import AyaQuery
 from aya_lab.agents.query import IDK, QueryAnswer
 from aya_lab.datasets.project import list_kb_documents, load_rag_questions
-from aya_lab.eval.retrieval import evaluate_retrieval, retrieval_by_question, retrieval_summary
+from aya_lab.eval import run
+from aya_lab.eval.retrieval import retrieval_by_question
 from aya_lab.models import load_chat_model
 from aya_lab.notebook_report import report
 from aya_lab.rag import DEFAULT_CHUNK_SIZE, KnowledgeBase
@@ -72,8 +73,8 @@ print(f"{len(list_kb_documents())} documents, {len(kb)} chunks of up to {DEFAULT
 # Each is a mean over questions with a bootstrap 95% confidence interval (1000 resamples, seeded).
 
 # %%
-retrieval = evaluate_retrieval(kb, questions, ks=(1, 3, 5), n_bootstrap=1000)
-summary = retrieval_summary(retrieval)
+retrieval = run("retrieval", kb=kb, questions=questions, ks=[1, 3, 5], floors=False, n_bootstrap=1000)
+summary = retrieval.table()
 summary.round(3)
 
 # %%
@@ -222,7 +223,7 @@ with pd.option_context("display.max_colwidth", None):
 # asserted, so a re-record that changes them fails here instead of leaving stale prose.
 
 # %%
-agg = summary["value"]
+agg = summary["score"]
 h1, h3, r3, mrr = (agg[("in-scope", m)] for m in ("hit@1", "hit@3", "recall@3", "mrr"))
 multi = in_scope[in_scope["n gold"] > 1]
 assert (in_scope["recall@1"] == in_scope["hit@1"]).all()  # the definition at k = 1

@@ -1,11 +1,12 @@
-"""Retrieval floors: the random ranking's exact expectations and BM25 over the same chunks, side by side
-with the embedder, on hand-made inputs whose figures are computable by hand."""
+"""Retrieval floors: the random ranking's exact expectations and BM25 over the same chunks, systems of the
+retrieval report beside the embedder, on hand-made inputs whose figures are computable by hand."""
 
 from __future__ import annotations
 
 import pytest
 
-from aya_lab.eval.retrieval_floors import BM25Ranker, compare_retrieval, floors_table, random_expectation
+from aya_lab.eval.retrieval import evaluate_retrieval
+from aya_lab.eval.retrieval_floors import SYSTEMS, BM25Ranker, floors_table, random_expectation
 from aya_lab.rag import Retrieved
 
 CHUNKS = [
@@ -81,24 +82,42 @@ QUESTIONS = [
 
 def test_the_three_rankings_side_by_side_with_cis():
     kb = OracleKB({q["question"]: (q["gold_docs"] or ["travel.md"])[0] for q in QUESTIONS})
-    df = compare_retrieval(kb, QUESTIONS, ks=(1, 3), n_bootstrap=200)
-    got = df.set_index(["metric", "system"])
-    assert got.loc[("hit@1", "embedder"), "value"] == 1.0  # the oracle
-    assert got.loc[("hit@1", "random"), "value"] == pytest.approx(1 / 5)  # 5 documents, one gold each
-    assert got.loc[("mrr", "random"), "value"] == pytest.approx(sum(1 / r for r in range(1, 6)) / 5)
-    assert got.loc[("hit@1", "bm25"), "value"] == 1.0  # both questions share a rare word with their gold chunk
+    rep = evaluate_retrieval(kb, QUESTIONS, ks=(1, 3), floors=True, n_bootstrap=200)
+    assert rep.systems == list(SYSTEMS) and rep.baseline == "embedder"
+    got = rep.df[rep.df.scope == "in-scope"].set_index(["metric", "system"])
+    assert got.loc[("hit@1", "embedder"), "score"] == 1.0  # the oracle
+    assert got.loc[("hit@1", "random"), "score"] == pytest.approx(1 / 5)  # 5 documents, one gold each
+    assert got.loc[("mrr", "random"), "score"] == pytest.approx(sum(1 / r for r in range(1, 6)) / 5)
+    assert got.loc[("hit@1", "bm25"), "score"] == 1.0  # both questions share a rare word with their gold chunk
     assert set(got["n"]) == {2}  # in-scope questions only
+    floors = rep.df[rep.df.system != "embedder"]
+    assert set(floors.metric) == {"hit@1", "recall@1", "hit@3", "recall@3", "mrr"}  # ranking metrics only
     low, high = got.loc[("hit@1", "random"), ["ci_low", "ci_high"]]
     assert low == high == pytest.approx(1 / 5)  # the same expectation for every question
-    diff = got.loc[("hit@1", "embedder - random")]
-    assert diff["value"] == pytest.approx(1 - 1 / 5) and diff["p_value"] < 0.05
-    assert got.loc[("hit@1", "embedder - bm25"), "value"] == 0.0
-    assert got.loc[("hit@1", "embedder - bm25"), "p_value"] == 1.0  # identical per question
-    table = floors_table(df)
-    assert list(table.columns) == ["embedder", "bm25", "random", "embedder - bm25", "embedder - random"]
-    assert table.loc["hit@1", "random"].startswith("0.200") and table.loc["hit@1", "embedder - random"][0] == "+"
+    paired = rep.paired.set_index(["metric", "system"])
+    diff = paired.loc[("hit@1", "random")]  # the floor minus the embedder
+    assert diff["delta"] == pytest.approx(1 / 5 - 1) and diff["p"] < 0.05 and diff["significant"]
+    assert paired.loc[("hit@1", "bm25"), "delta"] == 0.0
+    assert paired.loc[("hit@1", "bm25"), "p"] == 1.0  # identical per question
+    assert set(rep.items.loc[rep.items.system != "embedder", "id"]) == {"q1", "q2"}  # floors: in scope only
+    assert rep.items.loc[rep.items.system == "bm25", "retrieved"].str.startswith("it.md").any()
+    table = floors_table(rep)
+    assert list(table.columns) == ["embedder", "bm25", "random", "bm25 - embedder", "random - embedder"]
+    assert table.loc["hit@1", "random"].startswith("0.200") and table.loc["hit@1", "random - embedder"][0] == "-"
+    assert table.loc["hit@1", "random - embedder"].endswith("*")  # significant after Holm
+    assert rep.table().loc[("in-scope", "hit@1"), "random"] == pytest.approx(1 / 5)
+
+
+def test_the_floors_rank_the_chunks_given():
+    kb = OracleKB({q["question"]: (q["gold_docs"] or ["travel.md"])[0] for q in QUESTIONS})
+    rep = evaluate_retrieval(kb, QUESTIONS, ks=(1,), floors=True, chunks=CHUNKS[:4], n_bootstrap=0)
+    assert rep.score("hit@1", "random", scope="in-scope") == pytest.approx(1 / 3 / 2)  # 3 documents, q2's not there
+    assert "3 documents" in rep.df.loc[rep.df.system == "random", "signature"].iloc[0]
 
 
 def test_no_in_scope_question_is_one_line():
+    kb = OracleKB({"what is the weather": "travel.md"})
     with pytest.raises(ValueError, match="no in-scope questions"):
-        compare_retrieval(OracleKB({"what is the weather": "travel.md"}), QUESTIONS[2:], ks=(1,))
+        evaluate_retrieval(kb, QUESTIONS[2:], ks=(1,), floors=True)
+    with pytest.raises(ValueError, match="this retrieval report has no floors"):
+        floors_table(evaluate_retrieval(kb, QUESTIONS[2:], ks=(1,)))

@@ -9,7 +9,8 @@ Translation: ``run("translation", systems=..., dataset=..., pairs=...)`` or
 ``smollm2@strict+ctx3``, ``seq2seq:PATH``);
 ``sweep_translation`` runs prompt variants. Summarizers: ``evaluate_summarizers`` ->
 a ``summaries`` :class:`~aya_lab.eval.report.Report` (``combine_summarizer_runs`` joins runs on
-different models). Routing:
+different models). Retrieval: ``run("retrieval", kb=kb)`` or ``evaluate_retrieval(kb, questions)`` -> a
+``retrieval`` :class:`~aya_lab.eval.report.Report` (BM25 and a random order as floors). Routing:
 ``evaluate_routing`` / ``sweep_routing``. Data sets live in :mod:`aya_lab.datasets`.
 
 The names below are imported from their modules on first use (PEP 562), not with the package, so a
@@ -25,6 +26,7 @@ from aya_lab.refs import lazy_exports
 
 if TYPE_CHECKING:
     from aya_lab.eval.report import Report, Task, register_task
+    from aya_lab.eval.retrieval import evaluate_retrieval
     from aya_lab.eval.routing import RoutingResults, RoutingSweep, evaluate_routing, sweep_routing
     from aya_lab.eval.summarization import evaluate_summarizers
     from aya_lab.eval.summarization_compare import combine_summarizer_runs
@@ -54,6 +56,7 @@ _HOMES: dict[str, tuple[str, ...]] = {
         "sweep_routing",
     ),
     "aya_lab.eval.report": ("Report", "Task", "register_task"),
+    "aya_lab.eval.retrieval": ("evaluate_retrieval",),
     "aya_lab.eval.tasks": ("compare", "run"),
     "aya_lab.eval.summarization": ("evaluate_summarizers",),
     "aya_lab.eval.summarization_compare": ("combine_summarizer_runs",),
@@ -95,6 +98,7 @@ __all__ = [
     "compare",
     "deltas",
     "forest",
+    "evaluate_retrieval",
     "evaluate_routing",
     "evaluate_summarizers",
     "combine_summarizer_runs",

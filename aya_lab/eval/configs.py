@@ -3,7 +3,7 @@
 Each field is an option of :func:`aya_lab.eval.run` (``run("summaries", n=5)``) and of the generated
 command ``aya-lab eval run summaries --n 5``: its type, default, bounds and description are the option's.
 A field typed :class:`ModelRef` takes a model spec string on the command line and, from Python, also a
-loaded model. A bad value is refused before any data is loaded or model called, in one line naming the
+loaded model; one typed :class:`ObjectRef` takes a path, or from Python the object read from one. A bad value is refused before any data is loaded or model called, in one line naming the
 option, what was given and what is allowed. This module imports only pydantic and light name tables.
 """
 
@@ -13,16 +13,28 @@ import dataclasses
 import typing
 from typing import Annotated
 
-from pydantic import BaseModel, ConfigDict, Field, SkipValidation, create_model
+from pydantic import BaseModel, ConfigDict, Field, SkipValidation, ValidationInfo, create_model, field_validator
 
 from aya_lab.agents.summarizer_names import SUMMARIZER_VARIANTS
-from aya_lab.eval.names import SUMMARY_FLOORS
+from aya_lab.eval.names import EMBEDDERS, SUMMARY_FLOORS
 from aya_lab.eval.translation.config import EvalConfig
 
-__all__ = ["CONFIGS", "ModelRef", "SummariesConfig", "SystemRef", "TaskConfig", "TranslationConfig"]
+__all__ = [
+    "CONFIGS",
+    "ModelRef",
+    "ObjectRef",
+    "RetrievalConfig",
+    "SummariesConfig",
+    "SystemRef",
+    "TaskConfig",
+    "TranslationConfig",
+]
 
 ModelRef = Annotated[object, SkipValidation, Field(json_schema_extra={"cli": "spec"})]
 """A model: a spec string (``smollm2``, ``hf:ID``, ``llama:PATH``) or, from Python, a loaded model."""
+ObjectRef = Annotated[object, SkipValidation, Field(json_schema_extra={"cli": "path"})]
+"""A file or folder: a path string or, from Python, the object it would be read into (a knowledge base,
+a list of questions)."""
 
 
 class TaskConfig(BaseModel):
@@ -77,5 +89,63 @@ TranslationConfig = create_model(  # type: ignore[call-overload]
 )
 """The ``translation`` task's config: the systems, set and pairs, then every option of ``EvalConfig``."""
 
-CONFIGS: dict[str, type[TaskConfig]] = {"summaries": SummariesConfig, "translation": TranslationConfig}
+
+class RetrievalConfig(TaskConfig):
+    """Knowledge-base retrieval (hit@k, recall@k, MRR, "I don't know") beside BM25 and random floors."""
+
+    kb: ObjectRef = Field(
+        default=None,
+        description="the knowledge base: a store path (.sqlite, built or refreshed from --docs) or, from Python, "
+        "an open KnowledgeBase (default: a temporary store built from --docs)",
+    )
+    docs: str | None = Field(default=None, description="the folder of documents to index (default: data/kb)")
+    questions: ObjectRef = Field(
+        default=None,
+        description="the labelled questions: a JSONL file or, from Python, a list (default: data/rag/questions.jsonl)",
+    )
+    embedder: ModelRef = Field(
+        default=None,
+        description=f"the embedder of a store the task builds: {', '.join(EMBEDDERS)} or, from Python, "
+        f"LangChain Embeddings (default: {EMBEDDERS[0]})",
+    )
+    chunk_size: int = Field(
+        default=400, ge=1, le=100_000, description="characters per chunk of a store the task builds"
+    )
+    chunk_overlap: int = Field(default=50, ge=0, le=100_000, description="characters shared by neighbouring chunks")
+    ks: list[Annotated[int, Field(ge=1, le=10_000)]] = Field(
+        default_factory=lambda: [1, 3, 5], min_length=1, description="the ranks k of hit@k and recall@k"
+    )
+    min_score: float | None = Field(
+        default=None, ge=-1.0, le=1.0, description="the relevance threshold of answered and idk (default: the kb's)"
+    )
+    depth: int | None = Field(
+        default=None, gt=0, le=10_000_000, description="chunks ranked per question (default: all)"
+    )
+    floors: bool = Field(
+        default=True, description="also rank with BM25 and a random order, tested against the embedder"
+    )
+    n_bootstrap: int = Field(default=1000, ge=0, le=100_000, description="bootstrap resamples for CIs and tests")
+    seed: int = Field(default=0, ge=0, description="the resampling seed")
+
+    @field_validator("embedder")
+    @classmethod
+    def _known_embedder(cls, value: object) -> object:
+        if isinstance(value, str) and value not in EMBEDDERS:
+            raise ValueError(f"the embedders by name are: {', '.join(EMBEDDERS)}")
+        return value
+
+    @field_validator("chunk_overlap")
+    @classmethod
+    def _overlap_below_size(cls, value: int, info: ValidationInfo) -> int:
+        size = info.data.get("chunk_size")
+        if size is not None and value >= size:
+            raise ValueError(f"the overlap must be below chunk_size ({size})")
+        return value
+
+
+CONFIGS: dict[str, type[TaskConfig]] = {
+    "summaries": SummariesConfig,
+    "translation": TranslationConfig,
+    "retrieval": RetrievalConfig,
+}
 """The config of each built-in task that the generated command covers, by task name."""

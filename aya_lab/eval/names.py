@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from typing import Literal
 
-__all__ = ["ATTACK_CATEGORIES", "DEFAULT_MEMORY_POLICY", "SUMMARY_FLOORS", "Category"]
+__all__ = ["ATTACK_CATEGORIES", "DEFAULT_MEMORY_POLICY", "EMBEDDERS", "SUMMARY_FLOORS", "Category"]
 
 SUMMARY_FLOORS = ("copy-transcript", "lead-3")
 """The summary floors ``aya-lab eval summarize`` runs by default (any ``lead-N`` works)."""
@@ -18,3 +18,6 @@ ATTACK_CATEGORIES: tuple[str, ...] = Category.__args__  # type: ignore[attr-defi
 """The categories of the adversarial set (``aya-lab eval attacks --categories``)."""
 DEFAULT_MEMORY_POLICY = "listed:kofi"
 """The remember policy of the rooms ``aya-lab eval attacks`` opens (only kofi may make Aya remember)."""
+EMBEDDERS = ("all-MiniLM-L6-v2",)
+"""The embedders ``aya-lab eval run retrieval --embedder`` names (the packaged one; from Python, any
+LangChain ``Embeddings``)."""

@@ -22,9 +22,15 @@ With ``G`` the question's gold documents and ``top_k`` the first ``k`` distinct 
 The un-normalised share |G ∩ top_k| / |G| (which a three-gold question cannot lift above 1/3 at
 ``k = 1``) is not reported.
 
-The result is one tidy DataFrame: a row per question and metric (``level="question"``) and a row per
-metric and scope (``level="aggregate"``: the mean over questions with a percentile bootstrap 95% CI,
-1000 resamples of the questions, seeded). Every row carries the knowledge base's signature.
+The result is the ``retrieval`` task's :class:`~aya_lab.eval.report.Report`: ``df`` has a row per system,
+scope (the unit: ``in-scope`` or ``out-of-scope``) and metric, the mean over questions with a percentile
+bootstrap 95% CI (``n_bootstrap`` resamples of the questions, seeded) and the ranker's ``signature``;
+``items`` a row per system and question (``id``, ``question``, ``in_scope``, ``retrieved``: the distinct
+sources, best first, and one column per metric, NaN where the metric does not apply). The knowledge
+base's ranking is the system ``embedder``, the baseline. With ``floors=True`` the BM25 and random
+rankings of :mod:`aya_lab.eval.retrieval_floors` are systems too (ranking metrics, in-scope questions),
+and ``paired`` holds each floor minus the embedder, paired over the in-scope questions (bootstrap CI and
+p-value ``p`` on the same resamples, Holm over the floors per metric).
 
 Simplified: the whole ranking is retrieved by default (``depth=len(kb)``), which is exact and cheap for a
 handbook; pass ``depth`` for a large store.
@@ -32,41 +38,135 @@ handbook; pass ``depth`` for a large store.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping, Sequence
-from typing import Any
+import re
+import tempfile
+from collections.abc import Iterable, Iterator, Mapping, Sequence
+from contextlib import ExitStack, contextmanager
+from pathlib import Path
+from typing import TYPE_CHECKING, NamedTuple, Protocol, cast
 
-import numpy as np
 import pandas as pd
 
+from aya_lab.datasets.project import load_rag_questions
 from aya_lab.errors import InputError
-from aya_lab.eval.stats import bootstrap_ci
+from aya_lab.eval.configs import RetrievalConfig
+from aya_lab.eval.names import EMBEDDERS
+from aya_lab.eval.report import Report, Task, holm_column
+from aya_lab.eval.retrieval_floors import SYSTEMS, BM25Ranker, random_items
+from aya_lab.eval.stats import bootstrap_ci, bootstrap_indices, paired_bootstrap
+from aya_lab.rag import KnowledgeBase, default_embeddings
 
-__all__ = ["COLUMNS", "evaluate_retrieval", "bootstrap_ci", "retrieval_by_question", "retrieval_summary"]
+if TYPE_CHECKING:
+    from langchain_core.embeddings import Embeddings
 
-COLUMNS = [
-    "level",
-    "id",
-    "question",
-    "in_scope",
-    "metric",
-    "value",
-    "ci_low",
-    "ci_high",
-    "n",
-    "retrieved",
-    "min_score",
-    "kb_signature",
+__all__ = [
+    "Ranker",
+    "SCOPES",
+    "TASK",
+    "bootstrap_ci",
+    "evaluate_retrieval",
+    "retrieval_by_question",
+    "retrieval_table",
 ]
 
+SCOPES = ("in-scope", "out-of-scope")
+"""The values of the report's unit column ``scope``."""
+BASELINE = SYSTEMS[0]
+_COLUMNS = ["system", "scope", "metric", "score", "ci_low", "ci_high", "n", "signature"]
+_RANKING = r"(hit|recall)@\d+$|mrr$"
 
-def _field(q: Any, name: str, i: int, default: Any = ...) -> Any:
+
+class _Hit(Protocol):
+    @property
+    def source(self) -> str: ...
+
+    @property
+    def score(self) -> float: ...
+
+
+class Ranker(Protocol):
+    """What :func:`evaluate_retrieval` asks of a knowledge base (a ``signature`` attribute is read when
+    there is one; the floors read ``chunks()``)."""
+
+    min_score: float
+
+    def __len__(self) -> int: ...
+
+    def retrieve(self, query: str, k: int = ...) -> Sequence[_Hit]: ...
+
+
+class _Question(NamedTuple):
+    id: str
+    text: str
+    gold: list[str]
+    in_scope: bool
+
+
+def _field(q: object, name: str, i: int, default: object = ...) -> object:
     value = q.get(name, default) if isinstance(q, Mapping) else getattr(q, name, default)
     if value is ...:
         raise InputError(f"question {i} has no {name!r}: each question needs question, gold_docs, in_scope")
     return value
 
 
-def _ranked_sources(hits: Iterable[Any]) -> list[str]:
+def _questions(questions: Iterable[object]) -> list[_Question]:
+    out = []
+    for i, q in enumerate(questions):
+        text = str(_field(q, "question", i))
+        gold = [str(g) for g in cast(Iterable[object], _field(q, "gold_docs", i, []) or [])]
+        in_scope = bool(_field(q, "in_scope", i, bool(gold)))
+        if in_scope and not gold:
+            raise InputError(f"question {i} ({text!r}) is in scope but names no gold_docs")
+        out.append(_Question(str(_field(q, "id", i, None) or f"q{i:03d}"), text, gold, in_scope))
+    if not out:
+        raise InputError("no questions to evaluate")
+    return out
+
+
+def evaluate_retrieval(
+    kb: Ranker,
+    questions: Iterable[object],
+    ks: Sequence[int] = (1, 3, 5),
+    *,
+    min_score: float | None = None,
+    depth: int | None = None,
+    floors: bool = False,
+    chunks: Sequence[tuple[str, str]] | None = None,
+    n_bootstrap: int = 1000,
+    seed: int = 0,
+) -> Report:
+    """Score ``kb.retrieve`` on ``questions`` (dicts or objects with ``question``, ``gold_docs``,
+    ``in_scope`` and optionally ``id``); see the module docstring for the report.
+
+    ``min_score`` defaults to ``kb.min_score`` (the threshold ``KnowledgeBase.relevant`` uses).
+    ``floors``: BM25 and a random order beside the embedder, over ``chunks`` (``(source, text)`` pairs,
+    default ``kb.chunks()``: what the embedder searches); BM25 ranks to the same ``depth``.
+    """
+    ks = tuple(int(k) for k in ks)
+    if not ks or min(ks) < 1:
+        raise InputError(f"ks must be positive ranks such as (1, 3, 5); got {ks}")
+    records = _questions(questions)
+    threshold = float(kb.min_score if min_score is None else min_score)
+    depth = int(depth if depth is not None else max(len(kb), 1))
+    items = [_ranked_items(kb, records, ks, depth, threshold).assign(system=BASELINE)]
+    signatures = {BASELINE: str(getattr(kb, "signature", ""))}
+    if floors:
+        floor_items, floor_sigs = _floors(records, _chunks(kb, chunks), ks, depth)
+        items += floor_items
+        signatures |= floor_sigs
+    per = pd.concat(items, ignore_index=True)
+    per = per[["system", *(c for c in per.columns if c != "system")]]
+    df = _aggregates(per, signatures, n_bootstrap, seed)
+    paired = _paired(per, [r.id for r in records if r.in_scope], n_bootstrap, seed) if floors else pd.DataFrame()
+    meta = {
+        "baseline": BASELINE, "units": ["scope"], "ks": list(ks), "depth": depth, "min_score": threshold,
+        "kb_signature": signatures[BASELINE], "signatures": signatures, "n_questions": len(records),
+        "n_in_scope": sum(r.in_scope for r in records), "floors": floors, "n_bootstrap": n_bootstrap, "seed": seed,
+    }  # fmt: skip
+    return Report("retrieval", df, per, paired, meta)
+
+
+def _ranked_sources(hits: Iterable[_Hit]) -> list[str]:
     seen: list[str] = []
     for hit in hits:
         if hit.source not in seen:
@@ -74,127 +174,169 @@ def _ranked_sources(hits: Iterable[Any]) -> list[str]:
     return seen
 
 
-def evaluate_retrieval(
-    kb: Any,
-    questions: Iterable[Any],
-    ks: Sequence[int] = (1, 3, 5),
-    *,
-    min_score: float | None = None,
-    depth: int | None = None,
-    n_bootstrap: int = 1000,
-    seed: int = 0,
+def _ranked_items(
+    kb: Ranker, records: list[_Question], ks: tuple[int, ...], depth: int, threshold: float | None
 ) -> pd.DataFrame:
-    """Score ``kb.retrieve`` on ``questions`` (dicts or objects with ``question``, ``gold_docs``,
-    ``in_scope`` and optionally ``id``); see the module docstring for the metrics and columns.
-
-    ``min_score`` defaults to ``kb.min_score`` (the threshold ``KnowledgeBase.relevant`` uses).
-    """
-    ks = tuple(int(k) for k in ks)
-    if not ks or min(ks) < 1:
-        raise InputError(f"ks must be positive ranks such as (1, 3, 5); got {ks}")
-    threshold = float(kb.min_score if min_score is None else min_score)
-    depth = int(depth if depth is not None else max(len(kb), 1))
-    signature = getattr(kb, "signature", "")
-    rows: list[dict[str, Any]] = []
-    for i, q in enumerate(questions):
-        rows += _question_rows(kb, q, i, ks, depth, threshold)
-    if not rows:
-        raise InputError("no questions to evaluate")
-
-    per_question = pd.DataFrame(rows)
-    aggregates = _aggregates(per_question, n_bootstrap, seed)
-    df = pd.concat([per_question, pd.DataFrame(aggregates)], ignore_index=True)
-    df["min_score"] = threshold
-    df["kb_signature"] = signature
-    df.attrs.update(
-        {
-            "min_score": threshold,
-            "kb_signature": signature,
-            "ks": ks,
-            "depth": depth,
-            "n_bootstrap": n_bootstrap,
-            "seed": seed,
-        }
-    )
-    return df.reindex(columns=COLUMNS)
+    """One row per question: its ranking and metrics (``threshold`` None: the ranking metrics only)."""
+    rows = []
+    for q in records:
+        hits = kb.retrieve(q.text, k=depth)
+        ranked = _ranked_sources(hits)
+        top = float(hits[0].score) if hits else float("-inf")
+        metrics: dict[str, float] = {} if threshold is None else {"top_score": top}
+        if q.in_scope:
+            gold = set(q.gold)
+            for k in ks:
+                found = len(gold & set(ranked[:k]))
+                metrics[f"hit@{k}"] = float(found > 0)
+                metrics[f"recall@{k}"] = found / min(k, len(gold))
+            first = next((r for r, s in enumerate(ranked, start=1) if s in gold), None)
+            metrics["mrr"] = 1.0 / first if first else 0.0
+            if threshold is not None:
+                metrics["answered"] = float(top >= threshold)
+        elif threshold is not None:
+            metrics["idk"] = float(top < threshold)
+        rows.append({"id": q.id, "question": q.text, "in_scope": q.in_scope, "retrieved": ",".join(ranked), **metrics})
+    return pd.DataFrame(rows)
 
 
-def _question_rows(kb: Any, q: Any, i: int, ks: tuple[int, ...], depth: int, threshold: float) -> list[dict[str, Any]]:
-    """The per-question rows of question ``q`` (number ``i``): one row per metric."""
-    text = _field(q, "question", i)
-    gold = list(_field(q, "gold_docs", i, []) or [])
-    in_scope = bool(_field(q, "in_scope", i, bool(gold)))
-    if in_scope and not gold:
-        raise InputError(f"question {i} ({text!r}) is in scope but names no gold_docs")
-    qid = _field(q, "id", i, None) or f"q{i:03d}"
-    hits = kb.retrieve(text, k=depth)
-    ranked = _ranked_sources(hits)
-    top = float(hits[0].score) if hits else float("-inf")
-    base = {
-        "level": "question",
-        "id": qid,
-        "question": text,
-        "in_scope": in_scope,
-        "n": 1,
-        "retrieved": ",".join(ranked),
-    }
-    metrics: dict[str, float] = {"top_score": top}
-    if in_scope:
-        gold_set = set(gold)
-        for k in ks:
-            found = len(gold_set & set(ranked[:k]))
-            metrics[f"hit@{k}"] = float(found > 0)
-            metrics[f"recall@{k}"] = found / min(k, len(gold_set))
-        first = next((r for r, s in enumerate(ranked, start=1) if s in gold_set), None)
-        metrics["mrr"] = 1.0 / first if first else 0.0
-        metrics["answered"] = float(top >= threshold)
-    else:
-        metrics["idk"] = float(top < threshold)
-    return [{**base, "metric": m, "value": v} for m, v in metrics.items()]
+def _chunks(kb: Ranker, chunks: Sequence[tuple[str, str]] | None) -> list[tuple[str, str]]:
+    """``chunks``, else what ``kb.chunks()`` lists: the units the floors rank."""
+    if chunks is not None:
+        return list(chunks)
+    listed = getattr(kb, "chunks", None)
+    if not callable(listed):
+        raise InputError("the retrieval floors rank the kb's chunks: pass chunks=[(source, text), ...]")
+    return list(listed())
 
 
-def _aggregates(per_question: pd.DataFrame, n_bootstrap: int, seed: int) -> list[dict[str, Any]]:
-    """One aggregate row per (metric, scope): the mean with its percentile bootstrap 95% CI."""
+def _floors(
+    records: list[_Question], chunks: list[tuple[str, str]], ks: tuple[int, ...], depth: int
+) -> tuple[list[pd.DataFrame], dict[str, str]]:
+    """The BM25 and random rankings' items (in-scope questions) and signatures."""
+    in_scope = [r for r in records if r.in_scope]
+    if not in_scope:
+        raise InputError("no in-scope questions: the retrieval floors compare rankings of gold documents")
+    bm25 = BM25Ranker(chunks)
+    lexical = _ranked_items(bm25, in_scope, ks, min(depth, len(bm25)), None).assign(system=SYSTEMS[1])
+    rand = random_items({r.id: r.gold for r in in_scope}, [s for s, _ in chunks], ks)
+    text = {r.id: r.text for r in in_scope}
+    rand.insert(1, "question", rand["id"].map(text))
+    rand.insert(2, "in_scope", True)
+    rand.insert(3, "retrieved", "")
+    n_docs = len({s for s, _ in chunks})
+    signatures = {SYSTEMS[1]: bm25.signature, SYSTEMS[2]: f"random order of {n_docs} documents (exact expectation)"}
+    return [lexical, rand.assign(system=SYSTEMS[2])], signatures
+
+
+def _metrics(per: pd.DataFrame) -> list[str]:
+    return [c for c in per.columns if c not in ("system", "id", "question", "in_scope", "retrieved")]
+
+
+def _aggregates(per: pd.DataFrame, signatures: Mapping[str, str], n_bootstrap: int, seed: int) -> pd.DataFrame:
+    """One row per system, scope and metric: the mean over questions with its percentile bootstrap 95% CI."""
     out = []
-    for (metric, in_scope), group in per_question.groupby(["metric", "in_scope"], sort=False):
-        values = group["value"].to_numpy(dtype=float)
-        low, high = bootstrap_ci(values, n_bootstrap=n_bootstrap, seed=seed)
-        out.append(
-            {
-                "level": "aggregate",
-                "id": None,
-                "question": None,
-                "in_scope": in_scope,
-                "metric": metric,
-                "value": float(values.mean()),
-                "ci_low": low,
-                "ci_high": high,
-                "n": int(values.size),
-                "retrieved": None,
-            }
-        )
-    return out
+    for system, rows in per.groupby("system", sort=False):
+        for scope, flag in zip(SCOPES, (True, False), strict=True):
+            for metric in _metrics(per):
+                values = rows.loc[rows["in_scope"].astype(bool) == flag, metric].dropna().to_numpy(dtype=float)
+                if not values.size:
+                    continue
+                low, high = bootstrap_ci(values, n_bootstrap=n_bootstrap, seed=seed)
+                row = {"system": system, "scope": scope, "metric": metric, "score": float(values.mean())}
+                out.append(
+                    row | {"ci_low": low, "ci_high": high, "n": int(values.size), "signature": signatures[system]}
+                )
+    return pd.DataFrame(out, columns=_COLUMNS)
 
 
-def retrieval_summary(df: pd.DataFrame) -> pd.DataFrame:
-    """The aggregate rows as a small table: one row per (scope, metric) with value and 95% CI."""
-    agg = df[df["level"] == "aggregate"].copy()
-    agg["scope"] = np.where(agg["in_scope"].astype(bool), "in-scope", "out-of-scope")
-    return agg.set_index(["scope", "metric"])[["value", "ci_low", "ci_high", "n"]].sort_index()
+def _paired(per: pd.DataFrame, ids: list[str], n_bootstrap: int, seed: int) -> pd.DataFrame:
+    """Each floor minus the embedder on the ranking metrics, paired over the in-scope questions ``ids``."""
+    idx = bootstrap_indices(len(ids), n_bootstrap, seed)
+    base = per[per["system"] == BASELINE].set_index("id").loc[ids]
+    rows = []
+    for system in SYSTEMS[1:]:
+        other = per[per["system"] == system].set_index("id").loc[ids]
+        for metric in (m for m in _metrics(per) if re.match(_RANKING, m)):
+            x, y = base[metric].to_numpy(dtype=float), other[metric].to_numpy(dtype=float)
+            test = paired_bootstrap(x, y, idx)
+            rows.append(
+                {"baseline": BASELINE, "system": system, "scope": SCOPES[0], "metric": metric,
+                 "score_baseline": float(x.mean()), "score_system": float(y.mean()), "delta": test["diff"],
+                 "ci_low": test["ci_low"], "ci_high": test["ci_high"], "p": test["p_value"], "n": len(ids)}
+            )  # fmt: skip
+    return holm_column(pd.DataFrame(rows))
 
 
-def retrieval_by_question(df: pd.DataFrame) -> pd.DataFrame:
-    """The per-question rows as a wide table: one row per question id (in input order) with its
+def retrieval_table(report: Report, system: str | None = None) -> pd.DataFrame:
+    """One row per (scope, metric) with ``system``'s ``score``, ``ci_low``, ``ci_high`` and ``n`` (default:
+    the embedder); for the embedder, each floor's score beside it (their CIs and paired tests:
+    :func:`~aya_lab.eval.retrieval_floors.floors_table`)."""
+    system = system or report.baseline or report.systems[0]
+    if system not in report.systems:
+        raise InputError(f"no system {system!r} in this retrieval report; it has: {', '.join(report.systems)}")
+    by_system = {s: rows.set_index(["scope", "metric"]) for s, rows in report.df.groupby("system", sort=False)}
+    table = by_system[system][["score", "ci_low", "ci_high", "n"]].sort_index()
+    if system == report.baseline:
+        for other in (s for s in report.systems if s != system):
+            table[other] = by_system[other]["score"].reindex(table.index)
+    return table
+
+
+def retrieval_by_question(report: Report, system: str | None = None) -> pd.DataFrame:
+    """``system``'s items (default: the embedder) as one row per question id, in input order, with its
     ``question``, ``in_scope`` and ``retrieved`` (the distinct sources, best first) and one column per
     metric (``hit@k``, ``recall@k``, ``mrr``, ``answered`` are NaN for out-of-scope questions, ``idk``
     for in-scope ones)."""
-    rows = df[df["level"] == "question"]
+    system = system or report.baseline or report.systems[0]
+    rows = report.items[report.items["system"] == system] if "system" in report.items else report.items
     if rows.empty:
-        raise InputError("no per-question rows: pass the DataFrame evaluate_retrieval returned")
-    order = list(dict.fromkeys(rows["id"]))
-    meta = rows.drop_duplicates("id").set_index("id")[["question", "in_scope", "retrieved"]]
-    metrics = list(dict.fromkeys(rows["metric"]))
-    wide = rows.pivot(index="id", columns="metric", values="value")[metrics]
-    out = meta.join(wide).loc[order]
+        raise InputError(f"no per-question rows of {system!r}: pass the report evaluate_retrieval returned")
+    out = rows.drop(columns="system").set_index("id").dropna(axis=1, how="all")
     out.columns.name = None
     return out
+
+
+def _embedder(config: RetrievalConfig) -> Embeddings:
+    if config.embedder is None or config.embedder == EMBEDDERS[0]:
+        return default_embeddings()
+    if isinstance(config.embedder, str):
+        raise InputError(f"unknown embedder {config.embedder!r}; the embedders by name are: {', '.join(EMBEDDERS)}")
+    return cast("Embeddings", config.embedder)
+
+
+@contextmanager
+def _knowledge_base(config: RetrievalConfig) -> Iterator[Ranker]:
+    """The config's knowledge base: an open one as given, else a store opened (and built) for the run."""
+    if config.kb is not None and not isinstance(config.kb, str | Path):
+        fields = RetrievalConfig.model_fields
+        building = [
+            f for f in ("docs", "embedder", "chunk_size", "chunk_overlap") if getattr(config, f) != fields[f].default
+        ]
+        if building:
+            raise InputError(f"{', '.join(building)}: options of a store the task builds, but an open kb was given")
+        yield cast(Ranker, config.kb)
+        return
+    with ExitStack() as stack:
+        if config.kb is not None:
+            path = Path(config.kb)
+        else:  # a store for this run only
+            path = Path(stack.enter_context(tempfile.TemporaryDirectory(prefix="aya_lab_kb_"))) / "kb.sqlite"
+        size, overlap = config.chunk_size, config.chunk_overlap
+        kb = KnowledgeBase.open(path, config.docs, _embedder(config), chunk_size=size, chunk_overlap=overlap)
+        yield stack.enter_context(kb)
+
+
+def _run(config: RetrievalConfig) -> Report:
+    given = config.questions
+    questions = load_rag_questions(given) if given is None or isinstance(given, str | Path) else given
+    with _knowledge_base(config) as kb:
+        return evaluate_retrieval(
+            kb, cast(Iterable[object], questions), config.ks, min_score=config.min_score, depth=config.depth,
+            floors=config.floors, n_bootstrap=config.n_bootstrap, seed=config.seed,
+        )  # fmt: skip
+
+
+TASK = Task(
+    "retrieval", "knowledge-base retrieval beside BM25 and random floors", RetrievalConfig, _run, retrieval_table
+)
