@@ -12,6 +12,15 @@ model's own file, ``runs/caches/generations-<weights>.sqlite`` (:func:`notebook_
 the committed one; in replay mode a missing file is an error naming the model. An explicit
 ``AYA_LAB_GENERATION_CACHE`` still wins.
 
+**The notebooks' one import for the project's data and helpers.** Besides its own functions, this module
+re-exports (imported on first use) what a notebook needs from the package's lower layers: the prompt files
+(``load_prompt``, ``load_pool``, ``list_variants``), the project's data sets (``load_transcripts``,
+``load_routing_examples``, ``list_kb_documents``, ``load_rag_questions``), the knowledge base
+(``KnowledgeBase``, ``DEFAULT_CHUNK_SIZE``), languages (``get_language``, ``ECHO_CHRF``), ``project_root``,
+the held-out pairs of an adapter (``write_held_out``) and the notebook's printed ``report``. With
+``aya_lab.eval``, ``aya_lab.room``, ``aya_lab.models``, ``aya_lab.graph`` and ``aya_lab.agents`` that is
+every module a notebook imports from.
+
 Nothing here writes the environment: the cache path and the silenced progress bars are settings
 overrides (:func:`aya_lab.settings.configure`), held for the rest of the kernel's life.
 """
@@ -22,6 +31,7 @@ import hashlib
 import warnings
 from collections.abc import Mapping
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from aya_lab.models import CacheMissError, default_model_spec, parse_spec
 from aya_lab.models.adapter import adapted_weights, read_adapter
@@ -32,9 +42,49 @@ from aya_lab.models.fingerprint import file_sha256, weights_id
 from aya_lab.models.loader import ROLES, ModelSpec
 from aya_lab.models.resolve import resolve_checkpoint, resolve_gguf
 from aya_lab.paths import project_root
+from aya_lab.refs import lazy_exports
 from aya_lab.settings import configure, reset_settings, settings
 
+if TYPE_CHECKING:
+    from aya_lab.datasets.project import list_kb_documents, load_rag_questions, load_routing_examples, load_transcripts
+    from aya_lab.langid import ECHO_CHRF
+    from aya_lab.languages import get_language
+    from aya_lab.notebook_report import report
+    from aya_lab.prompts import list_variants, load_pool, load_prompt
+    from aya_lab.rag import DEFAULT_CHUNK_SIZE, KnowledgeBase
+    from aya_lab.tune.heldout import write_held_out
+
+_HOMES: dict[str, tuple[str, ...]] = {
+    "aya_lab.datasets.project": (
+        "list_kb_documents",
+        "load_rag_questions",
+        "load_routing_examples",
+        "load_transcripts",
+    ),
+    "aya_lab.langid": ("ECHO_CHRF",),
+    "aya_lab.languages": ("get_language",),
+    "aya_lab.notebook_report": ("report",),
+    "aya_lab.prompts": ("list_variants", "load_pool", "load_prompt"),
+    "aya_lab.rag": ("DEFAULT_CHUNK_SIZE", "KnowledgeBase"),
+    "aya_lab.tune.heldout": ("write_held_out",),
+}
+
 __all__ = [
+    "DEFAULT_CHUNK_SIZE",
+    "ECHO_CHRF",
+    "KnowledgeBase",
+    "get_language",
+    "list_kb_documents",
+    "list_variants",
+    "load_pool",
+    "load_prompt",
+    "load_rag_questions",
+    "load_routing_examples",
+    "load_transcripts",
+    "project_root",
+    "report",
+    "write_held_out",
+    "BANDWIDTH",
     "ROLE_ENV",
     "expected_footprint",
     "model_weights",
@@ -161,3 +211,6 @@ def expected_footprint(n_params: int) -> list[dict[str, object]]:
             }
         )
     return rows
+
+
+__getattr__ = lazy_exports(__name__, _HOMES)

@@ -13,10 +13,12 @@ from aya_lab.refs import lazy_exports
 
 if TYPE_CHECKING:
     from aya_lab.agents.authority import AuthorityRouter, parse_command
+    from aya_lab.agents.guard import MARKER, ORIGINAL, UNVERIFIED
     from aya_lab.agents.memory import MemoryPolicy, MemoryTools, RoomMemory
     from aya_lab.agents.multi_intent import ReDecidingRouter, split_intents
     from aya_lab.agents.protocols import KnowledgeBaseLike, RoomLike, TextModel
-    from aya_lab.agents.query import AyaQuery
+    from aya_lab.agents.query import IDK, AyaQuery, QueryAnswer
+    from aya_lab.agents.reply_checks import WITHHELD_ANSWER
     from aya_lab.agents.route_input import RoutedInput, RouteOn, decide_input
     from aya_lab.agents.routing import (
         ChainedInput,
@@ -32,6 +34,7 @@ if TYPE_CHECKING:
         TranscriptRouter,
     )
     from aya_lab.agents.summarizer import OneCallSummarizer, SummaryResult, TwoCallSummarizer, make_summarizer
+    from aya_lab.agents.summary_checks import SUMMARY_WITHHELD
     from aya_lab.agents.supervisor import AyaChat, AyaRemember, AyaSupervisor, SupervisorResult
     from aya_lab.agents.translator import AyaTranslator
     from aya_lab.agents.user import UserAgent, clean_translation
@@ -55,7 +58,10 @@ _HOMES: dict[str, tuple[str, ...]] = {
         "RoomLike",
         "TextModel",
     ),
-    "aya_lab.agents.query": ("AyaQuery",),
+    "aya_lab.agents.guard": ("MARKER", "ORIGINAL", "UNVERIFIED"),
+    "aya_lab.agents.query": ("IDK", "AyaQuery", "QueryAnswer"),
+    "aya_lab.agents.reply_checks": ("WITHHELD_ANSWER",),
+    "aya_lab.agents.summary_checks": ("SUMMARY_WITHHELD",),
     "aya_lab.agents.route_input": (
         "RoutedInput",
         "RouteOn",
@@ -94,6 +100,13 @@ _HOMES: dict[str, tuple[str, ...]] = {
 }
 
 __all__ = [
+    "IDK",
+    "MARKER",
+    "ORIGINAL",
+    "QueryAnswer",
+    "SUMMARY_WITHHELD",
+    "UNVERIFIED",
+    "WITHHELD_ANSWER",
     "AuthorityRouter",
     "MemoryPolicy",
     "MemoryTools",

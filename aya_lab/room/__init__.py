@@ -9,16 +9,16 @@ without the model stack that :mod:`~.room` brings.
 
 from __future__ import annotations
 
-import importlib
 from typing import TYPE_CHECKING
 
+from aya_lab.refs import lazy_exports
+
 if TYPE_CHECKING:
+    from aya_lab.room.nodes import aya_registry
     from aya_lab.room.room import ChatRoom, RoomError, default_graph_path
 
-__all__ = ["ChatRoom", "RoomError", "default_graph_path"]
+__all__ = ["ChatRoom", "RoomError", "aya_registry", "default_graph_path"]
 
+_HOMES = {"aya_lab.room.room": ("ChatRoom", "RoomError", "default_graph_path"), "aya_lab.room.nodes": ("aya_registry",)}
 
-def __getattr__(name: str) -> object:
-    if name in __all__:
-        return getattr(importlib.import_module("aya_lab.room.room"), name)
-    raise AttributeError(f"module 'aya_lab.room' has no attribute {name!r}")
+__getattr__ = lazy_exports(__name__, _HOMES)
