@@ -14,7 +14,14 @@ PACKAGE = Path(__file__).resolve().parents[2] / "aya_lab"
 CORE = {"aya_lab", "aya_lab.paths", "aya_lab.languages", "aya_lab.messages", "aya_lab.prompts"}
 CORE |= {"aya_lab.spotlight", "aya_lab.langid", "aya_lab.text_safety", "aya_lab.settings", "aya_lab.errors"}
 CORE |= {"aya_lab.sqlite_file", "aya_lab.refs", "aya_lab.cli_groups"}
-FACES = {"aya_lab.cli", "aya_lab.demo", "aya_lab.notebook", "aya_lab.attacks", "aya_lab.room_cli"}
+FACES = {
+    "aya_lab.cli",
+    "aya_lab.demo",
+    "aya_lab.notebook",
+    "aya_lab.notebook_report",
+    "aya_lab.attacks",
+    "aya_lab.room_cli",
+}
 ALLOWED = {
     "core": {"core"},
     "graph": {"core", "graph"},
