@@ -29,7 +29,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from importlib import metadata
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any, cast
 
 from aya_lab import __version__
 from aya_lab.models import load_model, parse_spec
@@ -44,6 +44,9 @@ from aya_lab.tune.checkpoint import Checkpoint, RunCheckpoints, checkpoint_folde
 from aya_lab.tune.config import TuneConfig
 from aya_lab.tune.errors import TrainingDataError, TuneError
 from aya_lab.tune.examples import TaskData, load_task_data
+
+if TYPE_CHECKING:
+    from aya_lab.models.hf_causal import HFChatModel
 
 __all__ = ["TuneResult", "train_adapter", "training_spec", "validation_loss"]
 
@@ -298,7 +301,8 @@ def train_adapter(
     """
     config = config or TuneConfig(**options)
     train_spec, base = training_spec(config.model)
-    model = load_model(train_spec, reuse=False, device=pick_device(config.device)[0])
+    # a base to train runs on transformers (training_spec): a transformers causal LM
+    model = cast("HFChatModel", load_model(train_spec, reuse=False, device=pick_device(config.device)[0]))
     data = load_task_data(config.task, config.data, model, pair=config.pair)
     identity = {**config.identity(data.sha256), "model": base, "base_weights": model.weights}
     _check_out(config, identity)
