@@ -12,10 +12,11 @@ from __future__ import annotations
 import sys
 import time
 from pathlib import Path
-from typing import TextIO
+from typing import TextIO, cast
 
 from aya_lab.agents.memory import creator_policy
 from aya_lab.errors import InputError
+from aya_lab.models.base import LocalChatModel
 from aya_lab.models.loader import ROLES, default_role_models, load_role_models, parse_role_models, parse_spec
 from aya_lab.room import ChatRoom
 from aya_lab.room.integrity import room_file_problem
@@ -134,7 +135,7 @@ def run_demo(
     if problem:
         raise InputError(problem)
     t0 = time.perf_counter()
-    roles = load_role_models(model, specs, settings={"max_new_tokens": max_new_tokens})
+    roles = cast(dict[str, LocalChatModel], load_role_models(model, specs, settings={"max_new_tokens": max_new_tokens}))
     for role, chat_model in roles.items():
         if role != "aya" and chat_model is roles["aya"]:
             continue  # one model for every role: one line, as before roles existed

@@ -17,7 +17,7 @@ from aya_lab.agents.route_input import RoutedInput, RouteOn, decide_input
 from aya_lab.agents.translator import AyaTranslator
 from aya_lab.errors import InputError
 from aya_lab.models.base import record_generations
-from aya_lab.models.result import usage
+from aya_lab.models.result import Usage, usage
 
 __all__ = ["Translate", "as_route_on", "route_requests", "translator_prompt"]
 
@@ -40,7 +40,7 @@ def as_route_on(translate: Translate) -> RouteOn:
 
 def route_requests(
     model: Any, examples: Sequence[Any], translate: Translate = True, translator: Any = None
-) -> tuple[list[RoutedInput], dict]:
+) -> tuple[list[RoutedInput], Usage]:
     """What the router sees for each example (``text``, ``lang``, and ``text_en`` for ``gold``) and the cost
     of the translations (one batch, made by ``translator``, default ``model``, when the path translates)."""
     route_on = as_route_on(translate)

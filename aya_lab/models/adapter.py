@@ -33,9 +33,12 @@ import os
 import warnings
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any, cast
 
 from aya_lab.models.errors import AdapterError, ModelNotFoundError
+
+if TYPE_CHECKING:
+    from transformers import PreTrainedModel
 
 __all__ = [
     "ADAPTER_FORMAT",
@@ -76,26 +79,30 @@ class Adapter:
     """A verified adapter folder and its run card."""
 
     path: Path
-    card: dict[str, Any]
+    card: dict[str, object]  # the run card's JSON object
     content_id: str  # lora-sha256:... over the PEFT files
+
+    def _section(self, name: str) -> dict[str, object]:
+        """``card[name]``, a JSON object (:func:`read_adapter` checked the ones the properties read)."""
+        return cast(dict[str, object], self.card[name])
 
     @property
     def base_weights(self) -> str:
         """The weights identity of the base model it was trained on."""
-        return str(self.card["base"]["weights"])
+        return str(self._section("base")["weights"])
 
     @property
     def base_spec(self) -> str:
-        return str(self.card["base"]["spec"])
+        return str(self._section("base")["spec"])
 
     @property
-    def base_config(self) -> dict[str, Any]:
+    def base_config(self) -> dict[str, object]:
         """The base's architecture facts (``model_type``, heads, layers) the GGUF conversion needs."""
-        return dict(self.card["base"]["config"])
+        return dict(cast(dict[str, object], self._section("base")["config"]))
 
     @property
     def alpha(self) -> float:
-        return float(self.card["hyperparameters"]["lora_alpha"])
+        return float(cast(float, self._section("hyperparameters")["lora_alpha"]))
 
 
 def _refuse_folder(path: Path, spec: str) -> None:
@@ -176,7 +183,7 @@ def adapted_weights(base_weights: str, adapter: Adapter) -> str:
     return f"{base_weights}+{adapter.content_id}"
 
 
-def merge_adapter(model: Any, adapter: Adapter) -> Any:
+def merge_adapter(model: PreTrainedModel, adapter: Adapter) -> PreTrainedModel:
     """``model`` (a transformers causal LM) with ``adapter`` merged into its weights (in memory only)."""
     from peft import PeftModel
 

@@ -23,9 +23,10 @@ import json
 from collections.abc import Sequence
 from typing import Any, Protocol
 
-from langchain_core.language_models import BaseChatModel
+from langchain_core.language_models import BaseChatModel, LanguageModelInput
 from langchain_core.messages import AIMessage, BaseMessage
 from langchain_core.outputs import ChatGeneration, ChatResult
+from langchain_core.runnables import RunnableConfig
 from pydantic import ConfigDict, Field
 
 from aya_lab.models.cache import GenerationCache, get_default_cache
@@ -128,15 +129,23 @@ class LocalChatModel(BaseChatModel):
         (result,) = self.generate_texts([messages])
         return ChatResult(generations=[ChatGeneration(message=_to_ai_message(result))])
 
-    def batch(self, inputs: list[Any], config: Any = None, *, return_exceptions: bool = False, **kwargs: Any):
+    def batch(
+        self,
+        inputs: list[LanguageModelInput],
+        config: RunnableConfig | list[RunnableConfig] | None = None,
+        *,
+        return_exceptions: bool = False,
+        **kwargs: object,
+    ) -> list[AIMessage]:
         """Batched ``invoke``: all inputs go to :meth:`generate_texts` together (one padded batch)."""
         if not inputs:
             return []
         conversations = [self._convert_input(inp).to_messages() for inp in inputs]
         return [_to_ai_message(r) for r in self.generate_texts(conversations)]
 
-    def bind_tools(self, tools: Any, **kwargs: Any) -> LocalChatModel:
-        """Local models have no native tool calling: tools are described in prompts instead."""
+    def bind_tools(self, tools: object, **kwargs: object) -> LocalChatModel:
+        """Local models have no native tool calling: tools are described in prompts instead (``tools`` and
+        the options are ignored; the model itself is returned)."""
         return self
 
 
@@ -156,6 +165,21 @@ class CachedGenerator(Protocol):
     def _active_cache(self) -> GenerationCache | None: ...
 
     def _generate_uncached(self, prompts: list[str], repeat: int = 0) -> list[GenerationResult]: ...
+
+
+class StopGenerator(CachedGenerator, Protocol):
+    """A :class:`CachedGenerator` whose uncached generation also stops at given strings (what a
+    :class:`StopView` wraps: the models that take completion prompts)."""
+
+    def _generate_uncached(
+        self, prompts: list[str], repeat: int = 0, stop: list[str] | None = None
+    ) -> list[GenerationResult]: ...
+
+
+class StopGroupedModel(StopGenerator, Protocol):
+    """What :func:`generate_by_stop_groups` needs: a :class:`StopGenerator` that renders conversations."""
+
+    def render(self, conversation: Conversation) -> str: ...
 
 
 def cached_generate(model: CachedGenerator, prompts: Sequence[str], *, repeat: int = 0) -> list[GenerationResult]:
@@ -202,7 +226,7 @@ class StopView:
     """A model seen through one set of stop strings: what :func:`cached_generate` needs, with a fingerprint
     that names the stop strings, and generation that stops at them (``_generate_uncached(..., stop)``)."""
 
-    def __init__(self, model: Any, stop: list[str]) -> None:
+    def __init__(self, model: StopGenerator, stop: list[str]) -> None:
         self.model, self.stop = model, stop
         self.spec, self.settings, self.batch_size = model.spec, model.settings, model.batch_size
         self.dispatch_size = model.dispatch_size
@@ -219,7 +243,7 @@ class StopView:
 
 
 def generate_by_stop_groups(
-    model: LocalChatModel, conversations: Sequence[Conversation], repeat: int = 0
+    model: StopGroupedModel, conversations: Sequence[Conversation], repeat: int = 0
 ) -> list[GenerationResult]:
     """:meth:`LocalChatModel.generate_texts` for models that take completion prompts: prompts are grouped by
     their stop strings and each group goes through the cache under a :class:`StopView` (the same text with

@@ -34,8 +34,9 @@ import re
 import sqlite3
 import threading
 import time
+from collections.abc import Sequence
 from pathlib import Path
-from typing import Any, Literal
+from typing import Literal
 
 from langchain_core.caches import BaseCache
 from langchain_core.outputs import Generation
@@ -229,11 +230,11 @@ class GenerationCache(BaseCache):
         hit = self.get(llm_string, prompt, "", 0)
         return None if hit is None else [Generation(text=hit.text)]
 
-    def update(self, prompt: str, llm_string: str, return_val: Any) -> None:
+    def update(self, prompt: str, llm_string: str, return_val: Sequence[Generation]) -> None:
         text = "".join(getattr(g, "text", "") for g in return_val)
         self.put(llm_string, prompt, "", 0, GenerationResult(text, 0, 0))
 
-    def clear(self, **kwargs: Any) -> None:
+    def clear(self, **kwargs: object) -> None:
         if self._conn is not None and self.mode != "replay":
             with self._lock:
                 self._conn.execute("DELETE FROM generations")

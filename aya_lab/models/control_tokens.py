@@ -15,17 +15,17 @@ character cannot be broken and are left alone (no tokenizer here has any).
 
 from __future__ import annotations
 
-from typing import Any
-
 __all__ = ["ZWSP", "control_strings", "escape_control_tokens"]
 
 ZWSP = "\u200b"
 
 
-def control_strings(tokenizer: Any) -> tuple[str, ...]:
+def control_strings(tokenizer: object) -> tuple[str, ...]:
     """The strings ``tokenizer`` turns into **special** tokens (longest first; length >= 2): its named
     special tokens and every added token marked special. Added tokens *not* marked special (Gemma's
-    runs of newlines, ``<b>``/``<td>`` HTML pieces) are ordinary text and stay as they are."""
+    runs of newlines, ``<b>``/``<td>`` HTML pieces) are ordinary text and stay as they are. Both are read
+    by attribute, so any object serves (one with neither ``all_special_tokens`` nor
+    ``added_tokens_decoder`` has none)."""
     cached = getattr(tokenizer, "_aya_control_strings", None)
     if cached is not None:
         return cached
@@ -34,14 +34,15 @@ def control_strings(tokenizer: Any) -> tuple[str, ...]:
     found |= {t.content for t in decoder.values() if getattr(t, "special", False)}
     out = tuple(sorted((s for s in found if isinstance(s, str) and len(s.strip()) >= 2), key=lambda s: (-len(s), s)))
     try:
-        tokenizer._aya_control_strings = out
+        setattr(tokenizer, "_aya_control_strings", out)  # noqa: B010 - any object: no attribute to name statically
     except AttributeError:  # a tokenizer that refuses new attributes: recompute each time
         pass
     return out
 
 
-def escape_control_tokens(text: str, tokenizer_or_strings: Any) -> str:
-    """``text`` with every control-token string broken by U+200B after its first character.
+def escape_control_tokens(text: str, tokenizer_or_strings: object) -> str:
+    """``text`` with every control-token string broken by U+200B after its first character; the strings are
+    ``tokenizer_or_strings`` itself when it is a tuple or list of them, else :func:`control_strings` of it.
 
     Repeats until no control string is left (breaking one cannot form another, but the check is
     cheap and makes the guarantee independent of the vocabulary). Text without any is returned as is,

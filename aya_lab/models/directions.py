@@ -15,7 +15,6 @@ import logging
 import os
 import re
 from pathlib import Path
-from typing import Any
 
 from aya_lab.models.errors import ModelSpecError
 from aya_lab.models.registry import LORA_MARK
@@ -57,7 +56,7 @@ def _shown(path: Path) -> str:
     return os.path.relpath(path)
 
 
-def direction_defaults(translator_spec: Any) -> dict[str, str]:
+def direction_defaults(translator_spec: object) -> dict[str, str]:
     """``{"translator:SRC-TGT": "BASE+lora:DIR"}`` for each default direction adapter whose base is
     ``translator_spec`` (a spec string; a model object gets none). An adapter folder that is missing (an
     install without ``data/adapters``) is skipped with a warning: that direction keeps the translator."""

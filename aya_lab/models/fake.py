@@ -44,11 +44,11 @@ class FakeChatModel(LocalChatModel):
     guard_checks: tuple[str, ...] = ("assistant",)  # scripted outputs are no translations (agents.guard)
     _counter: Any = PrivateAttr(default=None)
 
-    def model_post_init(self, __context: Any) -> None:
+    def model_post_init(self, __context: object) -> None:
         self._counter = itertools.count()
 
     @classmethod
-    def from_spec(cls, spec: str, **kwargs: Any) -> FakeChatModel:
+    def from_spec(cls, spec: str, **kwargs: object) -> FakeChatModel:
         """``fake:a|b|c`` answers a, b, c in order; ``fake:echo`` repeats the last message;
         ``fake:slow-echo`` does too, taking ``SLOW_BATCH_S`` per batch (to test killed workers)."""
         body = spec.split(":", 1)[1] if ":" in spec else ""

@@ -21,7 +21,7 @@ from __future__ import annotations
 import logging
 import time
 from collections.abc import Callable, Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any, cast
 
 import torch
 from pydantic import PrivateAttr
@@ -31,7 +31,11 @@ from aya_lab.models.control_tokens import escape_control_tokens
 from aya_lab.models.device import pick_device
 from aya_lab.models.errors import NoChatTemplateError
 from aya_lab.models.fingerprint import combine
+from aya_lab.models.settings import GenerationSettings
 from aya_lab.prompts import completion_request, cut_at_stop
+
+if TYPE_CHECKING:
+    from transformers import PreTrainedModel, PreTrainedTokenizerBase
 
 __all__ = ["HFChatModel", "StopOnStrings", "to_chat_dicts"]
 
@@ -40,9 +44,10 @@ log = logging.getLogger(__name__)
 _ROLES = {"system": "system", "human": "user", "ai": "assistant", "tool": "tool"}
 
 
-def to_chat_dicts(conversation: Conversation, tokenizer: Any = None) -> list[dict[str, str]]:
-    """LangChain messages -> ``[{"role", "content"}]`` as chat templates expect; with ``tokenizer``, every
-    content has its control-token strings escaped (:func:`escape_control_tokens`)."""
+def to_chat_dicts(conversation: Conversation, tokenizer: object = None) -> list[dict[str, str]]:
+    """LangChain messages -> ``[{"role", "content"}]`` as chat templates expect; with ``tokenizer`` (a
+    tokenizer or its control strings), every content has its control-token strings escaped
+    (:func:`escape_control_tokens`)."""
     out = []
     for m in conversation:
         role = _ROLES.get(m.type, "user")
@@ -71,10 +76,10 @@ class HFChatModel(LocalChatModel):
         model_dir: str,
         weights: str,
         *,
-        settings: Any = None,
+        settings: GenerationSettings | None = None,
         device: str | None = None,
         require_chat_template: bool = True,
-        adapt: Callable[[Any], Any] | None = None,
+        adapt: Callable[[PreTrainedModel], PreTrainedModel] | None = None,
     ) -> HFChatModel:
         """Load tokenizer and weights (CUDA+bf16 when available, else CPU+fp32) and check the template.
 
@@ -110,11 +115,11 @@ class HFChatModel(LocalChatModel):
         return f"transformers, {dtype}, {self.device}"
 
     @property
-    def tokenizer(self) -> Any:
+    def tokenizer(self) -> PreTrainedTokenizerBase:
         return self._tokenizer
 
     @property
-    def hf_model(self) -> Any:
+    def hf_model(self) -> PreTrainedModel:
         return self._model
 
     @property
@@ -150,10 +155,10 @@ class HFChatModel(LocalChatModel):
     def count_tokens(self, text: str) -> int:
         return len(self._tokenizer(text, add_special_tokens=False)["input_ids"])
 
-    def generation_kwargs(self) -> dict[str, Any]:
+    def generation_kwargs(self) -> dict[str, object]:
         """Keyword arguments for ``generate`` from the settings (greedy unless temperature > 0)."""
         s = self.settings
-        kwargs: dict[str, Any] = {
+        kwargs: dict[str, object] = {
             "max_new_tokens": s.max_new_tokens,
             "pad_token_id": self._tokenizer.pad_token_id,
             "repetition_penalty": s.repetition_penalty,
@@ -236,16 +241,19 @@ class StopOnStrings:
     """A transformers stopping criterion (duck-typed) for per-row stop strings: row ``i`` is done once its new text (leading whitespace aside) holds one of
     ``stops[i]``, and not before ``min_new_tokens`` new tokens. Rows without stop strings never stop here."""
 
-    def __init__(self, tokenizer: Any, width: int, stops: list[list[str]], min_new_tokens: int = 0) -> None:
+    def __init__(
+        self, tokenizer: PreTrainedTokenizerBase, width: int, stops: list[list[str]], min_new_tokens: int = 0
+    ) -> None:
         self.tokenizer, self.width, self.stops, self.min_new_tokens = tokenizer, width, stops, min_new_tokens
 
-    def __call__(self, input_ids: torch.LongTensor, scores: Any, **kwargs: Any) -> torch.Tensor:  # type: ignore[override]
+    def __call__(self, input_ids: torch.LongTensor, scores: torch.FloatTensor, **kwargs: object) -> torch.Tensor:
         done = torch.zeros(input_ids.shape[0], dtype=torch.bool, device=input_ids.device)
         if input_ids.shape[1] - self.width < max(1, self.min_new_tokens):
             return done
         for i, row_stops in enumerate(self.stops):
             if row_stops:
-                text = self.tokenizer.decode(input_ids[i, self.width :], skip_special_tokens=True).lstrip()
+                row = self.tokenizer.decode(input_ids[i, self.width :], skip_special_tokens=True)
+                text = cast(str, row).lstrip()  # one row of ids decodes to one string
                 done[i] = any(s in text for s in row_stops)
         return done
 

@@ -12,6 +12,7 @@ from __future__ import annotations
 import collections
 import ctypes
 from pathlib import Path
+from types import ModuleType
 from typing import Any
 
 from aya_lab.models.errors import ModelNotFoundError
@@ -44,7 +45,7 @@ class GGUFLoadError(ModelNotFoundError):
     """llama.cpp refused a GGUF file (truncated, corrupted, or an architecture it does not know)."""
 
 
-def bindings() -> Any:
+def bindings() -> ModuleType:
     """The ``llama_cpp`` module, with llama.cpp's log routed into :data:`_LOG_LINES` (nothing printed)."""
     global _LOG_CALLBACK
     try:

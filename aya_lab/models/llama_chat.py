@@ -30,6 +30,7 @@ from aya_lab.models.errors import NoChatTemplateError
 from aya_lab.models.fingerprint import combine
 from aya_lab.models.hf_causal import to_chat_dicts
 from aya_lab.models.llama_engine import LlamaEngine, Sampling, llama_cpp_version
+from aya_lab.models.settings import GenerationSettings
 from aya_lab.prompts import completion_request, cut_at_stop
 
 WAITING_BATCHES = 4  # see LlamaCppChatModel.dispatch_size
@@ -73,7 +74,7 @@ class LlamaCppChatModel(LocalChatModel):
         weights: str,
         *,
         threads: int,
-        settings: Any = None,
+        settings: GenerationSettings | None = None,
         require_chat_template: bool = True,
         lora: Path | None = None,
     ) -> LlamaCppChatModel:

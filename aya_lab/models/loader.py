@@ -30,9 +30,10 @@ import functools
 import threading
 from collections.abc import Callable, Iterable, Mapping
 from pathlib import Path
-from typing import Any
+from typing import TypedDict, Unpack, cast
 
 from aya_lab.models.adapter import Adapter, adapted_weights, check_base, merge_adapter, read_adapter
+from aya_lab.models.base import LocalChatModel
 from aya_lab.models.device import silence_transformers
 from aya_lab.models.directions import direction_defaults, direction_of, is_direction_key
 from aya_lab.models.embedded import EMBEDDED, converted_model_dir, embedded_gguf
@@ -55,6 +56,8 @@ __all__ = [
     "DEFAULT_SPEC",
     "LORA_MARK",
     "ROLES",
+    "LoadOptions",
+    "LoadedModel",
     "ModelSpec",
     "base_checkpoint",
     "default_model_spec",
@@ -71,7 +74,19 @@ DEFAULT_SPEC = DEFAULT_ROLE_SPECS["aya"]
 """The default chat model (a spec loaded without a role): Aya's default."""
 _ENGINE_KINDS = {e: tuple(k for k, v in MODEL_KINDS.items() if e in v.engines) for e in ENGINES}
 _LOCK = threading.Lock()
-_LOADED: dict[tuple[str, str, str | None, int], Any] = {}
+LoadedModel = LocalChatModel | Seq2SeqTranslator
+"""What :func:`load_model` returns: a chat model (llama.cpp, transformers or a fake), or a seq2seq translator."""
+_LOADED: dict[tuple[str, str, str | None, int], LoadedModel] = {}
+
+
+class LoadOptions(TypedDict, total=False):
+    """The keyword options of :func:`load_model`, as :func:`load_chat_model` passes them on."""
+
+    settings: GenerationSettings | dict[str, object] | None
+    device: str | None
+    batch_size: int | None
+    reuse: bool
+    threads: int | None
 
 
 def default_model_spec(role: str | None = None) -> str:
@@ -116,12 +131,12 @@ def _cuda_chosen(device: str | None) -> bool:
 def load_model(
     spec: str | None = None,
     *,
-    settings: GenerationSettings | dict[str, Any] | None = None,
+    settings: GenerationSettings | dict[str, object] | None = None,
     device: str | None = None,
     batch_size: int | None = None,
     reuse: bool = True,
     threads: int | None = None,
-) -> Any:
+) -> LoadedModel:
     """Load the model a spec names (default: ``AYA_LAB_MODEL`` or ``smollm2``).
 
     Returns a :class:`~aya_lab.models.base.LocalChatModel` (llama.cpp or transformers, :func:`engine_for`)
@@ -148,7 +163,7 @@ def load_model(
     return model
 
 
-def load_chat_model(spec: str | None = None, **kwargs: Any) -> Any:
+def load_chat_model(spec: str | None = None, **kwargs: Unpack[LoadOptions]) -> LocalChatModel:
     """Like :func:`load_model` but refuses ``seq2seq:`` specs (agents need a chat model)."""
     parsed = parse_spec(spec or default_model_spec())
     if parsed.model_kind.translates != "prompt":
@@ -157,12 +172,12 @@ def load_chat_model(spec: str | None = None, **kwargs: Any) -> Any:
             f"{parsed.text!r} is a seq2seq translation model; agents need a chat model "
             f"({chat}); use seq2seq models in translation evaluations"
         )
-    return load_model(parsed.text, **kwargs)
+    return cast(LocalChatModel, load_model(parsed.text, **kwargs))  # every other kind loads as a chat model
 
 
 def _build(
     parsed: ModelSpec, settings: GenerationSettings, device: str | None, threads: int, adapter: Adapter | None = None
-) -> Any:
+) -> LoadedModel:
     if parsed.kind == "fake":
         return FakeChatModel.from_spec(parsed.text, settings=settings)
     base = parsed.kind in EMBEDDED and not EMBEDDED[parsed.kind].chat
@@ -239,17 +254,18 @@ def _check_role(role: str, written: str) -> str:
 
 
 def load_role_models(
-    model: str | Any | None = None,
-    models: Mapping[str, str | Any] | None = None,
+    model: object = None,
+    models: Mapping[str, object] | None = None,
     *,
-    loader: Callable[..., Any] = load_chat_model,
-    **kwargs: Any,
-) -> dict[str, Any]:
+    loader: Callable[..., object] = load_chat_model,
+    **kwargs: object,
+) -> dict[str, object]:
     """``{role: model}`` for every role in :data:`ROLES`: ``models[role]`` if given, else ``model`` (else
     the role's default, :func:`default_model_spec`); plus ``translator:SRC-TGT`` keys, from ``models`` or
     the measured direction adapters for the translator's spec (:mod:`aya_lab.models.directions`). Specs are
     loaded with ``loader`` once per distinct spec (objects pass through), so a model named for two roles is
-    one object, loaded once."""
+    one object, loaded once. A value is a spec string or a model object of any kind, so the result is what
+    ``loader`` returns for the specs and the objects as given (callers that know their kinds narrow it)."""
     given = dict(models or {})
     for key in given:
         written = f"models={{{key!r}: ...}}"
@@ -260,7 +276,7 @@ def load_role_models(
     chosen = {role: given.get(role, model) for role in ROLES}
     chosen = {role: default_model_spec(role) if value is None else value for role, value in chosen.items()}
     chosen |= direction_defaults(chosen["translator"]) | {k: v for k, v in given.items() if k not in ROLES}
-    loaded: dict[str, Any] = {}
+    loaded: dict[str, object] = {}
     out = {}
     for role, spec in chosen.items():
         if isinstance(spec, str):

@@ -24,6 +24,7 @@ from __future__ import annotations
 import os
 import tempfile
 from pathlib import Path
+from typing import cast
 
 import numpy as np
 
@@ -76,7 +77,7 @@ def convert_adapter(adapter: Adapter, target: Path) -> None:
     import gguf
     from safetensors.numpy import load_file
 
-    arch, config = _architecture(adapter), adapter.base_config
+    arch, config = _architecture(adapter), cast(dict[str, int], adapter.base_config)  # the counts read here are ints
     n_layers, n_head = int(config["num_hidden_layers"]), int(config["num_attention_heads"])
     n_kv = int(config.get("num_key_value_heads") or n_head)
     tensors = load_file(str(adapter.path / "adapter_model.safetensors"))

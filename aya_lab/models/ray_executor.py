@@ -25,11 +25,15 @@ from __future__ import annotations
 
 import socket
 from collections.abc import Iterator, Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any, cast
 
+from aya_lab.models.base import StopGenerator
 from aya_lab.models.executor import BatchGenerator, EngineError
 from aya_lab.models.loader import load_model
 from aya_lab.models.result import GenerationResult
+
+if TYPE_CHECKING:
+    from ray.actor import ActorHandle
 
 __all__ = ["RayExecutor"]
 
@@ -55,8 +59,8 @@ class _Worker:
         self.model = load_model(spec, settings=settings, batch_size=batch_size, reuse=False, threads=max(1, threads))
 
     def generate(self, prompts: list[str], repeat: int, stop: list[str] | None = None) -> list[GenerationResult]:
-        if stop:  # a completion prompt's stop strings (the driver's StopView)
-            return self.model._generate_uncached(prompts, repeat, stop)
+        if stop:  # a completion prompt's stop strings (the driver's StopView, over a model that takes them)
+            return cast(StopGenerator, self.model)._generate_uncached(prompts, repeat, stop)
         return self.model._generate_uncached(prompts, repeat)
 
     def ready(self) -> bool:
@@ -141,7 +145,7 @@ class RayExecutor:
             self._pools[key] = [self._new_actor(ray, model) for _ in range(count)]
         return self._pools[key]
 
-    def actors(self, model: BatchGenerator) -> list[Any]:
+    def actors(self, model: BatchGenerator) -> list[ActorHandle[_Worker]]:
         """The live actors serving ``model`` (started on first use)."""
         return list(self._pool(self._ray(), model))
 

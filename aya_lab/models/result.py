@@ -9,9 +9,9 @@ import contextvars
 import time
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
-from typing import Any, Protocol
+from typing import Protocol, TypedDict
 
-__all__ = ["Costed", "GenerationResult", "GenerationRecord", "record_generations", "publish", "usage"]
+__all__ = ["Costed", "GenerationResult", "GenerationRecord", "Usage", "record_generations", "publish", "usage"]
 
 
 @dataclass(frozen=True)
@@ -69,7 +69,16 @@ class Costed(Protocol):
     def latency_s(self) -> float: ...
 
 
-def usage(records: Iterable[GenerationRecord | Costed]) -> dict[str, Any]:
+class Usage(TypedDict):
+    """What generations cost together (:func:`usage`)."""
+
+    calls: int
+    prompt_tokens: int
+    completion_tokens: int
+    latency_s: float
+
+
+def usage(records: Iterable[GenerationRecord | Costed]) -> Usage:
     """What ``records`` (generation records, results or traces of them) cost together: ``calls``,
     ``prompt_tokens``, ``completion_tokens`` and ``latency_s`` (the recorded model seconds, summed)."""
     results = [r.result if isinstance(r, GenerationRecord) else r for r in records]

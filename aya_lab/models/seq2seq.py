@@ -163,11 +163,16 @@ class Seq2SeqTranslator(Runnable[dict, str]):
         return results
 
     # -- Runnable interface --------------------------------------------------------------------------
-    def invoke(self, input: dict, config: RunnableConfig | None = None, **kwargs: Any) -> str:
+    def invoke(self, input: dict, config: RunnableConfig | None = None, **kwargs: object) -> str:
         return self.translate([input["text"]], input["src"], input["tgt"])[0].text
 
     def batch(
-        self, inputs: list[dict], config: Any = None, *, return_exceptions: bool = False, **kwargs: Any
+        self,
+        inputs: list[dict],
+        config: RunnableConfig | list[RunnableConfig] | None = None,
+        *,
+        return_exceptions: bool = False,
+        **kwargs: object,
     ) -> list[str]:
         out: list[str] = [""] * len(inputs)
         groups: dict[tuple[str, str], list[int]] = {}

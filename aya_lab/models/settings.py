@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import json
 from collections.abc import Mapping
-from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
 
@@ -44,7 +43,7 @@ class GenerationSettings(BaseModel):
         return self
 
     @classmethod
-    def checked(cls, values: Mapping[str, Any]) -> GenerationSettings:
+    def checked(cls, values: Mapping[str, object]) -> GenerationSettings:
         """``GenerationSettings(**values)``, with a bad value as one :class:`GenerationSettingsError` line
         (pydantic's own error spans several) naming the setting, the value and the accepted range."""
         try:

@@ -112,7 +112,7 @@ class ChatRoom:
         kb_dir: str | Path | None = None,
         embeddings: Embeddings | None = None,
         max_message_tokens: int = 1000,
-        models: dict[str, str | TextModel] | None = None,
+        models: Mapping[str, str | TextModel] | None = None,
         memory_policy: str | PolicyRecord | MemoryPolicy | None = None,
         created_by: str | None = None,
     ) -> ChatRoom:

@@ -21,15 +21,20 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING
 
 import numpy as np
 
 from aya_lab.prompts import completion_request
 from aya_lab.tune.errors import TrainingDataError
 from aya_lab.tune.examples import Example
+
+if TYPE_CHECKING:
+    import torch
+
+    from aya_lab.models.hf_causal import HFChatModel
 
 __all__ = ["Tokenized", "answer_loss", "batch_rows", "collate", "split_indices", "target_text", "tokenize"]
 
@@ -65,7 +70,7 @@ def target_text(prompt_text: str, example: Example, eos: str) -> str:
     return sep + example.target + (stops[0] if stops else eos)
 
 
-def tokenize(model: Any, examples: Sequence[Example], max_tokens: int) -> tuple[list[Tokenized], int]:
+def tokenize(model: HFChatModel, examples: Sequence[Example], max_tokens: int) -> tuple[list[Tokenized], int]:
     """``(tokenized examples, how many were dropped as too long)`` for ``model`` (an :class:`HFChatModel`)."""
     tok = model.tokenizer
     eos = tok.eos_token or ""
@@ -94,7 +99,7 @@ def batch_rows(step: int, pool: int, batch_size: int, seed: int) -> list[int]:
     return rows
 
 
-def collate(items: Sequence[Tokenized], pad_id: int, device: str) -> dict[str, Any]:
+def collate(items: Sequence[Tokenized], pad_id: int, device: str) -> dict[str, torch.Tensor]:
     """Right-padded ``input_ids``, ``attention_mask`` and ``labels`` (−100 outside the answers) on ``device``."""
     import torch
 
@@ -110,8 +115,8 @@ def collate(items: Sequence[Tokenized], pad_id: int, device: str) -> dict[str, A
     return {"input_ids": ids.to(device), "attention_mask": mask.to(device), "labels": labels.to(device)}
 
 
-def answer_loss(model: Any, batch: dict[str, Any]) -> Any:
-    """The mean cross-entropy of ``batch``'s answer tokens (a :func:`collate` batch) under ``model``.
+def answer_loss(model: torch.nn.Module, batch: Mapping[str, torch.Tensor]) -> torch.Tensor:
+    """The mean cross-entropy of ``batch``'s answer tokens (a :func:`collate` batch) under ``model`` (a causal LM).
 
     Equal to ``model(**batch).loss`` (a causal LM's shifted loss over the labels that are not −100), but
     the logits are computed only where the next token is an answer token.

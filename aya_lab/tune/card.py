@@ -14,15 +14,82 @@ import json
 import os
 import shutil
 import tempfile
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping
 from contextlib import contextmanager
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any, NotRequired, TypedDict
 
 from aya_lab.models.adapter import ADAPTER_FORMAT, CARD_FILE, PEFT_FILES, peft_files_id, sha256_file
 from aya_lab.tune.errors import TuneError
 
-__all__ = ["atomic_folder", "remove_partials", "render_readme", "save_adapter", "write_json"]
+if TYPE_CHECKING:
+    import torch
+
+__all__ = [
+    "BaseFacts",
+    "DataFacts",
+    "LossFacts",
+    "RunCard",
+    "atomic_folder",
+    "remove_partials",
+    "render_readme",
+    "save_adapter",
+    "write_json",
+]
+
+
+class BaseFacts(TypedDict):
+    """The run card's ``base``: the model trained on (``config``: its architecture facts, for the GGUF conversion)."""
+
+    spec: str
+    weights: str
+    fingerprint: str
+    config: dict[str, object]
+    licence: str
+
+
+class DataFacts(TypedDict):
+    """The run card's ``data``: what the examples came from and how many went where."""
+
+    source: str
+    files: list[str]
+    sha256: str
+    license: str
+    train: int
+    validation: int
+    dropped_too_long: int
+    prompt: str
+
+
+class LossFacts(TypedDict):
+    """The run card's ``loss``: the validation loss before and after, the training loss of each step."""
+
+    validation_before: float
+    validation_after: float
+    train_first: float
+    train_last: float
+    train_curve: list[float]
+
+
+class RunCard(TypedDict):
+    """The run card (``aya_lab_adapter.json``) as a training run writes it; :func:`save_adapter` adds ``format``,
+    ``files`` (the PEFT files' SHA-256) and ``adapter`` (the identity they make)."""
+
+    task: str
+    base: BaseFacts
+    data: DataFacts
+    hyperparameters: dict[str, int | float | str]
+    run: dict[str, object]  # the run's identity (TuneConfig.identity, with the base)
+    steps: int
+    seconds: float
+    device: str
+    dtype: str
+    loss: LossFacts
+    versions: dict[str, str]
+    finished: str
+    format: NotRequired[str]
+    files: NotRequired[dict[str, str]]
+    adapter: NotRequired[str]
 
 
 def _fsync_path(path: Path) -> None:
@@ -33,8 +100,8 @@ def _fsync_path(path: Path) -> None:
         os.close(fd)
 
 
-def write_json(path: Path, data: Any) -> None:
-    """``data`` as indented JSON (UTF-8, sorted keys), flushed to disk."""
+def write_json(path: Path, data: object) -> None:
+    """``data`` (anything :func:`json.dump` takes) as indented JSON (UTF-8, sorted keys), flushed to disk."""
     with path.open("w", encoding="utf-8") as f:
         json.dump(data, f, indent=2, sort_keys=True, ensure_ascii=False)
         f.write("\n")
@@ -77,8 +144,13 @@ def remove_partials(target: Path) -> None:
 
 
 def save_adapter(
-    target: Path, *, weights: dict[str, Any], peft_config: dict[str, Any], card: dict[str, Any], replace: bool = False
-) -> dict[str, Any]:
+    target: Path,
+    *,
+    weights: Mapping[str, torch.Tensor],
+    peft_config: Mapping[str, object],
+    card: RunCard,
+    replace: bool = False,
+) -> RunCard:
     """Write an adapter folder at ``target`` atomically: PEFT's ``adapter_model.safetensors`` (``weights``,
     a LoRA state dict) and ``adapter_config.json``, then ``README.md`` and the run card, which records the
     PEFT files' hashes and the adapter's identity. Returns the card as written."""
@@ -101,7 +173,7 @@ def _fmt(value: Any) -> str:
     return f"{value:.4g}" if isinstance(value, float) else str(value)
 
 
-def render_readme(card: dict[str, Any], target: Path) -> str:
+def render_readme(card: RunCard, target: Path) -> str:
     """The run card as Markdown, for people (the JSON beside it is what the loader reads)."""
     base, data, loss = card["base"], card["data"], card["loss"]
     hp = card["hyperparameters"]

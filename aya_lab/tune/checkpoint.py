@@ -17,15 +17,19 @@ from __future__ import annotations
 import json
 import logging
 import shutil
+from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, NotRequired, TypedDict
 
 from aya_lab.models.adapter import sha256_file
 from aya_lab.tune.card import atomic_folder, write_json
 from aya_lab.tune.errors import TuneError
 
-__all__ = ["Checkpoint", "RunCheckpoints", "checkpoint_folder"]
+if TYPE_CHECKING:
+    import torch
+
+__all__ = ["Checkpoint", "RunCheckpoints", "RunState", "checkpoint_folder"]
 
 log = logging.getLogger(__name__)
 _KEEP = 2
@@ -37,20 +41,31 @@ def checkpoint_folder(out: Path) -> Path:
     return out.with_name(out.name + ".checkpoints")
 
 
+class RunState(TypedDict):
+    """A checkpoint's record of the run (its ``state.json``): the training losses so far, the seconds spent and
+    the validation loss before training; as written, also the step and the SHA-256 of the other two files."""
+
+    losses: list[float]
+    seconds: float
+    validation_before: float
+    step: NotRequired[int]
+    files: NotRequired[dict[str, str]]
+
+
 @dataclass
 class Checkpoint:
     """A resumable state: the step reached, the LoRA weights, the optimizer state and the run's record."""
 
     step: int
-    weights: dict[str, Any]
-    optimizer: dict[str, Any]
-    state: dict[str, Any]
+    weights: dict[str, torch.Tensor]
+    optimizer: dict[str, object]  # the optimizer's state_dict
+    state: RunState
 
 
 class RunCheckpoints:
     """The checkpoints of one run (see the module docstring)."""
 
-    def __init__(self, folder: Path, identity: dict[str, Any]) -> None:
+    def __init__(self, folder: Path, identity: Mapping[str, object]) -> None:
         self.folder, self.identity = folder, identity
 
     def prepare(self, *, restart: bool) -> None:
@@ -96,7 +111,9 @@ class RunCheckpoints:
             return Checkpoint(int(state["step"]), weights, optimizer, state)
         return None
 
-    def save(self, step: int, weights: dict[str, Any], optimizer: dict[str, Any], state: dict[str, Any]) -> None:
+    def save(
+        self, step: int, weights: Mapping[str, torch.Tensor], optimizer: Mapping[str, object], state: RunState
+    ) -> None:
         """Write checkpoint ``step`` atomically, then drop all but the newest :data:`_KEEP`."""
         import torch
         from safetensors.torch import save_file

@@ -15,11 +15,11 @@ from __future__ import annotations
 import dataclasses
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TypedDict
 
 from aya_lab.tune.errors import TuneError
 
-__all__ = ["DEFAULT_MAX_TOKENS", "QUICK_STEPS", "TASKS", "TuneConfig"]
+__all__ = ["DEFAULT_MAX_TOKENS", "QUICK_STEPS", "TASKS", "TuneConfig", "TuneOptions"]
 
 TASKS = ("translate", "summarize-onecall", "route")
 """The tasks an adapter is trained for (``aya-lab tune TASK``)."""
@@ -82,7 +82,7 @@ class TuneConfig:
         """``max_tokens``, or the task's default."""
         return self.max_tokens or DEFAULT_MAX_TOKENS[self.task]
 
-    def hyperparameters(self) -> dict[str, Any]:
+    def hyperparameters(self) -> dict[str, int | float | str]:
         """The training settings the run card records."""
         return {
             "batch_size": self.batch_size,
@@ -100,9 +100,37 @@ class TuneConfig:
             "optimizer": "AdamW (weight decay 0, grad-norm clip 1.0)",
         }
 
-    def identity(self, data_sha256: str) -> dict[str, Any]:
+    def identity(self, data_sha256: str) -> dict[str, object]:
         """What decides the run's examples and updates (a checkpoint resumes only under the same identity)."""
         fields = {f.name: getattr(self, f.name) for f in dataclasses.fields(self) if f.name not in _RUN_ONLY}
         fields["targets"] = list(self.targets)
         fields["max_tokens"] = self.token_limit
         return {**fields, "data_sha256": data_sha256}
+
+
+class TuneOptions(TypedDict, total=False):
+    """The fields of :class:`TuneConfig` as keyword options (:func:`~aya_lab.tune.train.train_adapter` takes them
+    in place of a config); ``task``, ``model``, ``data`` and ``out`` have no default."""
+
+    task: str
+    model: str
+    data: str
+    out: Path
+    pair: str | None
+    steps: int
+    batch_size: int
+    learning_rate: float
+    rank: int
+    alpha: float
+    dropout: float
+    targets: tuple[str, ...]
+    max_tokens: int | None
+    validation: float
+    max_validation: int
+    max_train: int
+    warmup: int
+    seed: int
+    checkpoint_every: int
+    device: str | None
+    restart: bool
+    overwrite: bool

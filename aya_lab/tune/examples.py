@@ -28,7 +28,7 @@ import json
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from langchain_core.messages import BaseMessage
 
@@ -41,6 +41,9 @@ from aya_lab.paths import project_root
 from aya_lab.prompts import PromptFile, fit_prompt, load_prompt
 from aya_lab.tune.config import TASKS
 from aya_lab.tune.errors import TrainingDataError, TuneError
+
+if TYPE_CHECKING:
+    from aya_lab.agents.protocols import TextModel
 
 __all__ = ["TASKS", "Example", "TaskData", "files_sha256", "load_task_data", "onecall_target"]
 
@@ -206,7 +209,7 @@ _LOADERS: dict[str, Callable[[str, Any, str | None], TaskData]] = {
 }
 
 
-def load_task_data(task: str, data: str, model: Any, *, pair: str | None = None) -> TaskData:
+def load_task_data(task: str, data: str, model: TextModel, *, pair: str | None = None) -> TaskData:
     """The examples of ``task`` from ``data`` (see the module docstring), prompted as ``model`` is prompted."""
     if task not in _LOADERS:
         raise TrainingDataError(f"unknown task {task!r}; use one of {', '.join(TASKS)}")

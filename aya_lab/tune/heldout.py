@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import os
 from pathlib import Path
+from typing import cast
 
 from aya_lab.datasets.parallel import load_parallel, parse_pair
 from aya_lab.models.adapter import read_adapter
@@ -29,7 +30,7 @@ def held_out_pairs(adapter: str | os.PathLike[str]) -> tuple[str, list[str], lis
     Raises :class:`TrainingDataError` (one line) for another task's adapter or data that changed since.
     """
     card = read_adapter(adapter).card
-    run = card.get("run", {})
+    run = cast(dict[str, object], card.get("run", {}))  # the run's identity (TuneConfig.identity)
     if card.get("task") != "translate" or not run.get("pair"):
         raise TrainingDataError(
             f"adapter {adapter} was trained for task {card.get('task')!r}; held-out pairs exist only for translate"
@@ -42,9 +43,10 @@ def held_out_pairs(adapter: str | os.PathLike[str]) -> tuple[str, list[str], lis
             f"the data of adapter {adapter} ({', '.join(parallel.files)}) changed since it was trained; restore the "
             "files it was trained on to rebuild its held-out split"
         )
+    numbers = cast(dict[str, float], run)  # the split's settings among them are numbers
     _, val = split_indices(
-        len(parallel.sources), validation=float(run["validation"]), max_validation=int(run["max_validation"]),
-        max_train=int(run["max_train"]), seed=int(run["seed"]), source=data,
+        len(parallel.sources), validation=float(numbers["validation"]), max_validation=int(numbers["max_validation"]),
+        max_train=int(numbers["max_train"]), seed=int(numbers["seed"]), source=data,
     )  # fmt: skip
     return f"{src}-{tgt}", [parallel.sources[i] for i in val], [parallel.references[i] for i in val]
 

@@ -29,7 +29,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from importlib import metadata
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any, Unpack, cast
 
 from aya_lab import __version__
 from aya_lab.models import load_model, parse_spec
@@ -39,11 +39,16 @@ from aya_lab.models.embedded import EMBEDDED
 from aya_lab.models.errors import AdapterError
 from aya_lab.models.registry import MODEL_KINDS
 from aya_lab.tune.batches import Tokenized, answer_loss, batch_rows, collate, split_indices, tokenize
-from aya_lab.tune.card import remove_partials, save_adapter
-from aya_lab.tune.checkpoint import Checkpoint, RunCheckpoints, checkpoint_folder
-from aya_lab.tune.config import TuneConfig
+from aya_lab.tune.card import RunCard, remove_partials, save_adapter
+from aya_lab.tune.checkpoint import Checkpoint, RunCheckpoints, RunState, checkpoint_folder
+from aya_lab.tune.config import TuneConfig, TuneOptions
 from aya_lab.tune.errors import TrainingDataError, TuneError
 from aya_lab.tune.examples import TaskData, load_task_data
+
+if TYPE_CHECKING:
+    import torch
+
+    from aya_lab.models.hf_causal import HFChatModel
 
 __all__ = ["TuneResult", "train_adapter", "training_spec", "validation_loss"]
 
@@ -56,7 +61,7 @@ class TuneResult:
     """A finished run: the adapter folder, its run card, and the model spec that loads it."""
 
     path: Path
-    card: dict[str, Any]
+    card: RunCard  # as written
     spec: str
 
 
@@ -125,8 +130,10 @@ def _peft_config(peft_model: Any, base: str) -> dict[str, Any]:
     return {k: sorted(v) if isinstance(v, set) else v for k, v in raw.items()}
 
 
-def validation_loss(model: Any, rows: Sequence[Tokenized], batch_size: int, pad_id: int, device: str) -> float:
-    """The mean loss per answer token over ``rows`` (no dropout, no gradients)."""
+def validation_loss(
+    model: torch.nn.Module, rows: Sequence[Tokenized], batch_size: int, pad_id: int, device: str
+) -> float:
+    """The mean loss per answer token over ``rows`` under ``model`` (a causal LM; no dropout, no gradients)."""
     import torch
 
     model.eval()
@@ -216,7 +223,7 @@ class _Run:
     def save(self, step: int) -> None:
         from peft import get_peft_model_state_dict
 
-        state = {"losses": self.losses, "seconds": self.seconds, "validation_before": self.validation_before}
+        state: RunState = {"losses": self.losses, "seconds": self.seconds, "validation_before": self.validation_before}
         self.checkpoints.save(step, get_peft_model_state_dict(self.peft), self.optimizer.state_dict(), state)
 
     def run(self, start: int, on_step: Callable[[int, float], None] | None, progress: bool | None) -> None:
@@ -248,7 +255,7 @@ def _versions() -> dict[str, str]:
     return out
 
 
-def _card(run: _Run, data: TaskData, base: str, identity: dict[str, Any], dropped: int) -> dict[str, Any]:
+def _card(run: _Run, data: TaskData, base: str, identity: dict[str, Any], dropped: int) -> RunCard:
     c, model = run.config, run.model
     config = model.hf_model.config
     facts = ("model_type", "num_attention_heads", "num_key_value_heads", "num_hidden_layers", "hidden_size")
@@ -287,7 +294,7 @@ def train_adapter(
     *,
     on_step: Callable[[int, float], None] | None = None,
     progress: bool | None = None,
-    **options: Any,
+    **options: Unpack[TuneOptions],
 ) -> TuneResult:
     """Train a LoRA adapter as ``config`` (or the keyword ``options`` of :class:`TuneConfig`) says and write it
     to ``config.out`` with its run card; returns the adapter's folder, card and model spec.
@@ -298,7 +305,8 @@ def train_adapter(
     """
     config = config or TuneConfig(**options)
     train_spec, base = training_spec(config.model)
-    model = load_model(train_spec, reuse=False, device=pick_device(config.device)[0])
+    # a base to train runs on transformers (training_spec): a transformers causal LM
+    model = cast("HFChatModel", load_model(train_spec, reuse=False, device=pick_device(config.device)[0]))
     data = load_task_data(config.task, config.data, model, pair=config.pair)
     identity = {**config.identity(data.sha256), "model": base, "base_weights": model.weights}
     _check_out(config, identity)

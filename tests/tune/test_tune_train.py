@@ -4,6 +4,7 @@ command line trains and prints the spec to load the adapter."""
 
 from __future__ import annotations
 
+import dataclasses
 import hashlib
 import json
 import logging
@@ -21,6 +22,7 @@ from aya_lab.paths import project_root
 from aya_lab.tune import QUICK_STEPS, TuneConfig, train_adapter
 from aya_lab.tune import card as card_module
 from aya_lab.tune.checkpoint import checkpoint_folder
+from aya_lab.tune.config import TuneOptions
 from tests.tune.conftest import QUICK
 
 
@@ -191,6 +193,13 @@ def test_the_quick_setting_and_option_checks(monkeypatch, capsys):
     )
     with pytest.raises(Exception, match="neither cpu nor cuda"):
         TuneConfig(task="route", model="smollm2", data="x", out="o", device="tpu")
+
+
+def test_the_keyword_options_are_the_configs_fields():
+    """``train_adapter(**options)`` is typed by ``TuneOptions``: the names and types of ``TuneConfig``'s fields."""
+    fields = {f.name: f.type for f in dataclasses.fields(TuneConfig)}
+    options = {name: getattr(tp, "__forward_arg__", tp) for name, tp in TuneOptions.__annotations__.items()}
+    assert options == fields
 
 
 @pytest.mark.slow
