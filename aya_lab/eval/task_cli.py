@@ -38,9 +38,11 @@ def _add_option(p: argparse.ArgumentParser, name: str, info: FieldInfo) -> None:
     flag = "--" + name.replace("_", "-")
     kind, is_list = _kind(info)
     default = info.get_default(call_default_factory=True)
-    shown = ",".join(map(str, default)) if is_list else default
+    default = default if default or not is_list else None  # an empty list is said as no default
+    shown = ",".join(map(str, default)) if is_list and default else default
     text = info.description or name
     text += "" if default is None else f" (default: {shown})"
+    text = text.replace("%", "%%")  # argparse formats help with %: a "95%" is said as written
     if kind is bool:
         p.add_argument(flag, dest=name, action=argparse.BooleanOptionalAction, default=None, help=text)
     else:
