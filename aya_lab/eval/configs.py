@@ -9,14 +9,20 @@ option, what was given and what is allowed. This module imports only pydantic an
 
 from __future__ import annotations
 
-from typing import Annotated
+from typing import Annotated, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, SkipValidation
 
 from aya_lab.agents.summarizer_names import SUMMARIZER_VARIANTS
 from aya_lab.eval.names import SUMMARY_FLOORS
 
-__all__ = ["CONFIGS", "ModelRef", "SummariesConfig", "TaskConfig"]
+__all__ = [
+    "CONFIGS",
+    "FaithfulnessConfig",
+    "ModelRef",
+    "SummariesConfig",
+    "TaskConfig",
+]
 
 ModelRef = Annotated[object, SkipValidation, Field(json_schema_extra={"cli": "spec"})]
 """A model: a spec string (``smollm2``, ``hf:ID``, ``llama:PATH``) or, from Python, a loaded model."""
@@ -44,5 +50,20 @@ class SummariesConfig(TaskConfig):
     progress: bool | None = Field(default=None, description="a progress bar (default: when stderr is a terminal)")
 
 
-CONFIGS: dict[str, type[TaskConfig]] = {"summaries": SummariesConfig}
+class FaithfulnessConfig(TaskConfig):
+    """The translation guard's faithfulness gate: thresholds picked on one split, precision/recall on another."""
+
+    data: str | None = Field(default=None, description="labelled pairs JSONL (default data/faithfulness/pairs.jsonl)")
+    split: Literal["holdout", "calibration"] = Field(default="holdout", description="the split to report on")
+    translator: str | None = Field(
+        default=None, min_length=1, description="apply this translator's committed real-output floor, e.g. gemma3-270m"
+    )
+    n_bootstrap: int = Field(default=1000, ge=0, le=100_000, description="bootstrap resamples for the 95% CIs")
+    seed: int = Field(default=0, ge=0, description="the resampling seed")
+
+
+CONFIGS: dict[str, type[TaskConfig]] = {
+    "summaries": SummariesConfig,
+    "faithfulness": FaithfulnessConfig,
+}
 """The config of each built-in task that the generated command covers, by task name."""

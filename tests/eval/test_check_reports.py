@@ -1,0 +1,110 @@
+"""The checks' evaluations as Reports: faithfulness, grounding and attacks each return one, it saves and
+loads with its figures intact, its table hook gives the command's table, and ``aya-lab eval run NAME``
+is generated from its config (help, and one line for a bad option)."""
+
+from __future__ import annotations
+
+import datetime as dt
+import json
+
+import pandas as pd
+import pytest
+
+from aya_lab.cli import build_parser, main
+from aya_lab.errors import InputError
+from aya_lab.eval import Report, run
+from aya_lab.eval.calibration_files import thresholds_calibration
+from aya_lab.eval.faithfulness import evaluate_faithfulness, faithfulness_table, picked_thresholds, report, scored_pairs
+
+DAY = dt.date(2026, 1, 1)
+
+
+def _pairs(tmp_path):
+    lines = []
+    texts = [("The meeting moved to Friday.", "La réunion a été déplacée à vendredi."),
+             ("Please send me the invoice.", "Envoie-moi la facture, s'il te plaît."),
+             ("The printer is broken again.", "L'imprimante est encore en panne.")] * 6  # fmt: skip
+    for i, (en, fr) in enumerate(texts):
+        base = {"split": "calibration" if i < 12 else "holdout", "src": "eng", "tgt": "fra", "source": en}
+        lines.append({**base, "id": f"f{i}", "kind": "faithful", "label": "faithful", "output": fr})
+        other = "Le camion de livraison est arrivé avec deux heures de retard ce matin."
+        lines.append({**base, "id": f"u{i}", "kind": "example_echo", "label": "unfaithful", "output": other})
+    path = tmp_path / "pairs.jsonl"
+    path.write_text("".join(json.dumps(line) + "\n" for line in lines), encoding="utf-8")
+    return path
+
+
+def _same_report(a: Report, b: Report) -> None:
+    assert (a.task, a.systems, a.units) == (b.task, b.systems, b.units)
+    pd.testing.assert_frame_equal(a.df, b.df)
+    pd.testing.assert_frame_equal(a.items, b.items)
+    assert set(a.frames) == set(b.frames)
+    for name in a.frames:
+        pd.testing.assert_frame_equal(a.frames[name], b.frames[name])
+
+
+# -- faithfulness ----------------------------------------------------------------------------------
+
+
+@pytest.fixture(scope="module")
+def faithfulness(tmp_path_factory):
+    return evaluate_faithfulness(_pairs(tmp_path_factory.mktemp("faith")), n_bootstrap=20)
+
+
+def test_faithfulness_is_a_report_whose_table_is_the_wide_one(faithfulness):
+    rep = faithfulness
+    assert rep.task == "faithfulness" and rep.systems == ["gate"] and rep.units == ["group", "value"]
+    assert len(rep.items) == 36 and set(rep.items["split"]) == {"calibration", "holdout"}
+    pairs, scores = scored_pairs(rep)
+    held = [i for i, p in enumerate(pairs) if p.split == "holdout"]
+    wide = report([pairs[i] for i in held], scores[held], picked_thresholds(rep), n_bootstrap=20)
+    pd.testing.assert_frame_equal(faithfulness_table(rep), wide)
+    pd.testing.assert_frame_equal(rep.table(), wide)
+    assert not ((rep.df["group"] == "kind") & (rep.df["metric"] == "precision")).any()  # left out, as in the table
+    assert rep.score("recall", group="all", value="all") == wide.loc[0, "recall"]
+
+
+def test_faithfulness_round_trips_and_the_loaded_report_makes_the_same_calibration(faithfulness, tmp_path):
+    back = Report.load(faithfulness.save(tmp_path / "faith.csv"))
+    _same_report(faithfulness, back)
+    assert picked_thresholds(back) == picked_thresholds(faithfulness)
+    assert thresholds_calibration(back, DAY) == thresholds_calibration(faithfulness, DAY)
+    pd.testing.assert_frame_equal(back.table(), faithfulness_table(faithfulness))
+
+
+def test_faithfulness_with_a_translators_floor_and_its_options(tmp_path):
+    rep = run("faithfulness", data=str(_pairs(tmp_path)), translator="gemma3-270m", n_bootstrap=0)
+    assert rep.systems == ["gate+floor:gemma3-270m"] and rep.meta["floor"]["value"] == 0.908
+    with pytest.raises(InputError, match="no committed calibration record for translator 'nobody'"):
+        run("faithfulness", data=str(tmp_path / "pairs.jsonl"), translator="nobody")
+    with pytest.raises(InputError, match="faithfulness option split='test': Input should be 'holdout' or"):
+        run("faithfulness", split="test")
+    with pytest.raises(InputError, match="a thresholds calibration is made from a faithfulness report"):
+        thresholds_calibration(Report("other", pd.DataFrame(columns=["system", "metric", "score"])))
+
+
+# -- the generated commands ------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("name", "options"),
+    [("faithfulness", ("--split", "--translator", "--n-bootstrap")),
+    ],
+)  # fmt: skip
+def test_eval_run_help_lists_the_configs_options(name, options, capsys):
+    with pytest.raises(SystemExit) as done:
+        build_parser().parse_args(["eval", "run", name, "--help"])
+    text = capsys.readouterr().out
+    assert done.value.code == 0 and text.startswith(f"usage: aya-lab eval run {name}")
+    assert all(option in text for option in (*options, "--out"))
+
+
+@pytest.mark.parametrize(
+    ("argv", "start"),
+    [(["faithfulness", "--split", "test"], "error: faithfulness option split='test': Input should be"),
+    ],
+)  # fmt: skip
+def test_eval_run_refuses_a_bad_option_in_one_line(argv, start, capsys):
+    assert main(["eval", "run", *argv]) == 2
+    err = capsys.readouterr().err.strip()
+    assert err.startswith(start) and "\n" not in err
