@@ -19,6 +19,7 @@ from aya_lab.eval.names import SUMMARY_FLOORS
 __all__ = [
     "CONFIGS",
     "FaithfulnessConfig",
+    "GroundingConfig",
     "ModelRef",
     "SummariesConfig",
     "TaskConfig",
@@ -62,8 +63,18 @@ class FaithfulnessConfig(TaskConfig):
     seed: int = Field(default=0, ge=0, description="the resampling seed")
 
 
+class GroundingConfig(TaskConfig):
+    """The fact check of answers and the copy check of summaries on the repository's data (no model)."""
+
+    data: str | None = Field(default=None, description="a drafts JSONL file (default data/adversarial/drafts.jsonl)")
+    docs: str | None = Field(default=None, description="the handbook folder the drafts quote (default data/kb)")
+    n_bootstrap: int = Field(default=1000, ge=0, le=100_000, description="bootstrap resamples for the 95% CIs")
+    seed: int = Field(default=0, ge=0, description="the resampling seed")
+
+
 CONFIGS: dict[str, type[TaskConfig]] = {
     "summaries": SummariesConfig,
     "faithfulness": FaithfulnessConfig,
+    "grounding": GroundingConfig,
 }
 """The config of each built-in task that the generated command covers, by task name."""

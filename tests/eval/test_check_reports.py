@@ -15,6 +15,7 @@ from aya_lab.errors import InputError
 from aya_lab.eval import Report, run
 from aya_lab.eval.calibration_files import thresholds_calibration
 from aya_lab.eval.faithfulness import evaluate_faithfulness, faithfulness_table, picked_thresholds, report, scored_pairs
+from aya_lab.eval.grounding import TABLES, evaluate_grounding, grounding_table
 
 DAY = dt.date(2026, 1, 1)
 
@@ -80,7 +81,29 @@ def test_faithfulness_with_a_translators_floor_and_its_options(tmp_path):
     with pytest.raises(InputError, match="faithfulness option split='test': Input should be 'holdout' or"):
         run("faithfulness", split="test")
     with pytest.raises(InputError, match="a thresholds calibration is made from a faithfulness report"):
-        thresholds_calibration(Report("other", pd.DataFrame(columns=["system", "metric", "score"])))
+        thresholds_calibration(Report("grounding", pd.DataFrame(columns=["system", "metric", "score"])))
+
+
+# -- grounding -------------------------------------------------------------------------------------
+
+
+@pytest.fixture(scope="module")
+def grounding():
+    return evaluate_grounding()
+
+
+def test_grounding_is_a_report_whose_tables_round_trip(grounding, tmp_path):
+    rep = grounding
+    assert rep.task == "grounding" and rep.systems == ["checks"] and rep.units == ["set", "label", "kind"]
+    assert list(dict.fromkeys(rep.df["set"])) == list(TABLES) and len(rep.items) == len(rep.items["id"].unique())
+    back = Report.load(rep.save(tmp_path / "g.csv"))
+    _same_report(rep, back)
+    for name in TABLES:
+        pd.testing.assert_frame_equal(grounding_table(back, name), grounding_table(rep, name))
+    pd.testing.assert_frame_equal(back.table(), grounding_table(rep, "drafts"))
+    assert list(grounding_table(rep, "summaries").columns) == ["text", "n", "min", "mean", "max", "withheld"]
+    with pytest.raises(InputError, match="a grounding report has the tables drafts, rag proxies, summaries"):
+        grounding_table(rep, "answers")
 
 
 # -- the generated commands ------------------------------------------------------------------------
@@ -88,7 +111,7 @@ def test_faithfulness_with_a_translators_floor_and_its_options(tmp_path):
 
 @pytest.mark.parametrize(
     ("name", "options"),
-    [("faithfulness", ("--split", "--translator", "--n-bootstrap")),
+    [("faithfulness", ("--split", "--translator", "--n-bootstrap")), ("grounding", ("--data", "--docs", "--seed")),
     ],
 )  # fmt: skip
 def test_eval_run_help_lists_the_configs_options(name, options, capsys):
@@ -102,6 +125,7 @@ def test_eval_run_help_lists_the_configs_options(name, options, capsys):
 @pytest.mark.parametrize(
     ("argv", "start"),
     [(["faithfulness", "--split", "test"], "error: faithfulness option split='test': Input should be"),
+     (["grounding", "--n-bootstrap", "-1"], "error: grounding option n_bootstrap=-1: Input should be greater"),
     ],
 )  # fmt: skip
 def test_eval_run_refuses_a_bad_option_in_one_line(argv, start, capsys):
