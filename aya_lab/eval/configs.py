@@ -14,10 +14,11 @@ from typing import Annotated, Literal
 from pydantic import BaseModel, ConfigDict, Field, SkipValidation
 
 from aya_lab.agents.summarizer_names import SUMMARIZER_VARIANTS
-from aya_lab.eval.names import SUMMARY_FLOORS
+from aya_lab.eval.names import ATTACK_CATEGORIES, DEFAULT_MEMORY_POLICY, SUMMARY_FLOORS, Category
 
 __all__ = [
     "CONFIGS",
+    "AttacksConfig",
     "FaithfulnessConfig",
     "GroundingConfig",
     "ModelRef",
@@ -72,9 +73,36 @@ class GroundingConfig(TaskConfig):
     seed: int = Field(default=0, ge=0, description="the resampling seed")
 
 
+class AttacksConfig(TaskConfig):
+    """The adversarial set, each attack in a fresh room; attack success and made-up translations delivered."""
+
+    model: list[str] = Field(
+        default_factory=list, description="[ROLE=]SPEC models (roles aya, translator; default each role's)"
+    )
+    max_new_tokens: int = Field(default=128, gt=0, le=1_000_000, description="generation limit")
+    batch_size: int = Field(default=8, gt=0, le=100_000, description="prompts per generate")
+    data: str | None = Field(default=None, description="an attacks JSONL file (default data/adversarial/attacks.jsonl)")
+    categories: list[Category] | None = Field(
+        default=None, min_length=1, description=f"only these categories, of {', '.join(ATTACK_CATEGORIES)}"
+    )
+    kb: str | None = Field(default=None, description="the knowledge-base folder each room copies (default data/kb)")
+    memory_policy: str = Field(
+        default=DEFAULT_MEMORY_POLICY, description="the rooms' remember policy: anyone, listed:USERS or confirm"
+    )
+    labels: str | None = Field(
+        default=None,
+        description="a person's labels of translator drafts (default data/adversarial/unseen_labels.jsonl)",
+    )
+    n: int | None = Field(default=None, gt=0, le=10_000_000, description="only the first N attacks")
+    n_bootstrap: int = Field(default=1000, gt=0, le=100_000, description="bootstrap resamples for the 95% CIs")
+    seed: int = Field(default=0, ge=0, description="the resampling seed")
+    progress: bool | None = Field(default=None, description="a progress bar (default: when stderr is a terminal)")
+
+
 CONFIGS: dict[str, type[TaskConfig]] = {
     "summaries": SummariesConfig,
     "faithfulness": FaithfulnessConfig,
     "grounding": GroundingConfig,
+    "attacks": AttacksConfig,
 }
 """The config of each built-in task that the generated command covers, by task name."""
