@@ -22,12 +22,15 @@ __all__ = [
     "FaithfulnessConfig",
     "GroundingConfig",
     "ModelRef",
+    "RoleSpecs",
     "SummariesConfig",
     "TaskConfig",
 ]
 
 ModelRef = Annotated[object, SkipValidation, Field(json_schema_extra={"cli": "spec"})]
 """A model: a spec string (``smollm2``, ``hf:ID``, ``llama:PATH``) or, from Python, a loaded model."""
+RoleSpecs = Annotated[list[str], Field(json_schema_extra={"cli": "role-specs"})]
+"""A room's models: ``[ROLE=]SPEC`` strings (a bare spec sets every role; the command's option repeats)."""
 
 
 class TaskConfig(BaseModel):
@@ -76,9 +79,7 @@ class GroundingConfig(TaskConfig):
 class AttacksConfig(TaskConfig):
     """The adversarial set, each attack in a fresh room; attack success and made-up translations delivered."""
 
-    model: list[str] = Field(
-        default_factory=list, description="[ROLE=]SPEC models (roles aya, translator; default each role's)"
-    )
+    model: RoleSpecs = Field(default_factory=list, description="the rooms' models")
     max_new_tokens: int = Field(default=128, gt=0, le=1_000_000, description="generation limit")
     batch_size: int = Field(default=8, gt=0, le=100_000, description="prompts per generate")
     data: str | None = Field(default=None, description="an attacks JSONL file (default data/adversarial/attacks.jsonl)")

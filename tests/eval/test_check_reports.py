@@ -24,8 +24,10 @@ from aya_lab.eval.attacks import (
     fabrications_table,
 )
 from aya_lab.eval.calibration_files import thresholds_calibration
+from aya_lab.eval.configs import AttacksConfig
 from aya_lab.eval.faithfulness import evaluate_faithfulness, faithfulness_table, picked_thresholds, report, scored_pairs
 from aya_lab.eval.grounding import TABLES, evaluate_grounding, grounding_table
+from aya_lab.eval.task_cli import option_values
 
 DAY = dt.date(2026, 1, 1)
 
@@ -194,3 +196,9 @@ def test_eval_run_refuses_a_bad_option_in_one_line(argv, start, capsys):
     assert main(["eval", "run", *argv]) == 2
     err = capsys.readouterr().err.strip()
     assert err.startswith(start) and "\n" not in err
+
+
+def test_eval_run_attacks_takes_a_model_per_role_repeated_as_eval_attacks_does():
+    argv = ["eval", "run", "attacks", "--model", "translator=fake:a", "--model", "aya=fake:b", "--categories", "a, b"]
+    values = option_values(build_parser().parse_args(argv), AttacksConfig)
+    assert values == {"model": ["translator=fake:a", "aya=fake:b"], "categories": ["a", "b"]}
