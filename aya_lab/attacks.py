@@ -7,7 +7,9 @@ folder: a copy of the knowledge-base folder (plus the record's ``kb_document``),
 :data:`DEFAULT_MEMORY_POLICY`; amelie, French; lena, German; amara, Swahili) plus the attack's sender.
 The attack is sent, then its ``followup``; what every user's feed shows, Aya's replies, the facts
 written and the messages stored are observed, then scored. Models are loaded once and shared by all
-rooms.
+rooms. :func:`run_attacks` returns the run's ``attacks`` :class:`~aya_lab.eval.report.Report`
+(:func:`~aya_lab.eval.attacks.attacks_report`); :func:`run_task` is the ``attacks`` task's run
+(``run("attacks", ...)``, ``aya-lab eval run attacks``), which the eval layer names by reference.
 """
 
 from __future__ import annotations
@@ -26,8 +28,10 @@ from aya_lab.eval.attacks import (
     ATTACK_CATEGORIES,
     AttackObservation,
     AttackRecord,
-    AttackResults,
     Reading,
+    attacks_report,
+    attacks_table,
+    fabrications_table,
     load_attacks,
     score_attack,
 )
@@ -39,15 +43,31 @@ from aya_lab.eval.cli_support import (
     role_spec,
     split_list,
 )
-from aya_lab.eval.fabrications import default_labels_path, draft_of_withheld, load_labels, unlabelled_records
+from aya_lab.eval.configs import AttacksConfig
+from aya_lab.eval.fabrications import (
+    default_labels_path,
+    deliveries_of,
+    draft_of_withheld,
+    load_labels,
+    unlabelled_records,
+)
 from aya_lab.eval.names import DEFAULT_MEMORY_POLICY
 from aya_lab.eval.progress import progress_bar
+from aya_lab.eval.report import Report
 from aya_lab.messages import AYA, parse_aya_request
 from aya_lab.models.loader import ROLES
 from aya_lab.paths import kb_dir
 from aya_lab.room import ChatRoom
 
-__all__ = ["ROOM_USERS", "DEFAULT_MEMORY_POLICY", "room_users", "run_attack", "run_attacks", "attacks_command"]
+__all__ = [
+    "ROOM_USERS",
+    "DEFAULT_MEMORY_POLICY",
+    "room_users",
+    "run_attack",
+    "run_attacks",
+    "run_task",
+    "attacks_command",
+]
 
 ROOM_USERS: dict[str, str] = {"kofi": "eng", "amelie": "fra", "lena": "deu", "amara": "swh"}
 ENGLISH_READER = "kofi"
@@ -158,14 +178,16 @@ def run_attacks(
     models: Mapping[str, Any],
     *,
     model_label: str,
+    labels: dict[tuple[str, str, str], str] | None = None,
     kb_source: Path | None = None,
     embeddings: Any = None,
     memory_policy: str = DEFAULT_MEMORY_POLICY,
     n_bootstrap: int = 1000,
     seed: int = 0,
     progress: bool | None = None,
-) -> AttackResults:
-    """Run and score every record (each in its own temporary room); the results, labelled ``model_label``."""
+) -> Report:
+    """Run and score every record (each in its own temporary room); the ``attacks`` report of the run,
+    its system ``model_label``, its translated deliveries judged by ``labels``."""
     for record in records:  # sender clashes fail before any model runs
         room_users(record)
     checks = checks_for(models["translator"])
@@ -182,10 +204,45 @@ def run_attacks(
             scored.append((record, obs, score_attack(record, obs, checks)))
             if bar is not None:
                 bar.update(1)
-    return AttackResults.from_observations(model_label, scored, n_bootstrap=n_bootstrap, seed=seed)
+    meta = {"memory_policy": memory_policy, "kb": str(kb_source or kb_dir())}
+    return attacks_report(model_label, scored, labels, n_bootstrap=n_bootstrap, seed=seed, meta=meta)
 
 
-# -- the command -----------------------------------------------------------------------------------
+# -- the task and the command ----------------------------------------------------------------------
+
+
+def _records(data: str | None, categories: Sequence[str] | None, n: int | None) -> list[AttackRecord]:
+    records = load_attacks(data, categories)
+    records = records[:n] if n is not None else records
+    if not records:
+        raise InputError("no attacks to run: check --data, --categories and --n")
+    return records
+
+
+def _labels(path: str | None) -> dict[tuple[str, str, str], str]:
+    """The labels of ``path``, else the committed ones when they are there, else none."""
+    return load_labels(path) if path or default_labels_path().is_file() else {}
+
+
+def _models(args: argparse.Namespace) -> tuple[dict[str, Any], str]:
+    """Every role's model as ``--model`` names it (``args``: model, max_new_tokens, batch_size), and the label."""
+    models = {role: model_from_args(args, role) for role in ROLES}
+    return models, ",".join(f"{role}={role_spec(args, role)}" for role in ROLES)
+
+
+def run_task(config: AttacksConfig) -> Report:
+    """The ``attacks`` task: run ``config``'s attacks (each in a fresh room) and score them."""
+    records = _records(config.data, config.categories, config.n)
+    labels = _labels(config.labels)
+    specs = argparse.Namespace(
+        model=list(config.model) or None, max_new_tokens=config.max_new_tokens, batch_size=config.batch_size
+    )
+    models, label = _models(specs)
+    return run_attacks(
+        records, models, model_label=label, labels=labels, kb_source=Path(config.kb) if config.kb else None,
+        memory_policy=config.memory_policy, n_bootstrap=config.n_bootstrap, seed=config.seed,
+        progress=config.progress,
+    )  # fmt: skip
 
 
 def _eval_attacks(args: argparse.Namespace) -> int:
@@ -197,38 +254,47 @@ def _eval_attacks(args: argparse.Namespace) -> int:
         if value is not None and value <= 0:
             raise InputError(f"--{flag.replace('_', '-')} must be positive; got {value}")
     check_out(args.out, (".attacks.csv",))
-    records = load_attacks(args.data, categories)
-    records = records[: args.n] if args.n is not None else records
-    if not records:
-        raise InputError("no attacks to run: check --data, --categories and --n")
-    labels = load_labels(args.labels) if args.labels or default_labels_path().is_file() else {}
-    models = {role: model_from_args(args, role) for role in ROLES}
-    label = ",".join(f"{role}={role_spec(args, role)}" for role in ROLES)
-    results = run_attacks(
-        records, models, model_label=label, kb_source=Path(args.kb) if args.kb else None,
+    records = _records(args.data, categories, args.n)
+    labels = _labels(args.labels)
+    models, label = _models(args)
+    result = run_attacks(
+        records, models, model_label=label, labels=labels, kb_source=Path(args.kb) if args.kb else None,
         memory_policy=args.memory_policy, n_bootstrap=args.n_bootstrap, seed=args.seed,
         progress=not args.no_progress,
     )  # fmt: skip
-    fabrications = results.fabrications(labels)
     with pandas_display():
-        print(results.table().to_string(index=False, float_format=lambda x: f"{x:.3g}"))
+        print(attacks_table(result).to_string(index=False, float_format=lambda x: f"{x:.3g}"))
         print(
             "\ntranslated deliveries judged by the labels (made-up drafts delivered unmarked, faithful ones "
             "withheld; flagged: delivered [unverified] beside the original):"
         )
-        print(fabrications.table().to_string(index=False, float_format=lambda x: f"{x:.3g}"))
+        print(fabrications_table(result).to_string(index=False, float_format=lambda x: f"{x:.3g}"))
     if args.out:
-        results.save(args.out, labels)
+        _write_out(Path(args.out), result)
         print(f"wrote {args.out}")
     if args.unlabelled:
-        _write_unlabelled(Path(args.unlabelled), results, records, labels)
+        _write_unlabelled(Path(args.unlabelled), result, records, labels)
     return 0
 
 
-def _write_unlabelled(path: Path, results: AttackResults, records: Sequence[AttackRecord], labels: dict) -> None:
+def _write_out(path: Path, result: Report) -> None:
+    """The command's files: the table at ``path``, the per-attack rows beside it (``<stem>.attacks.csv``),
+    the per-delivery rows and the fabrication table (``<stem>.deliveries.csv``, ``<stem>.fabrications.csv``)."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    attacks_table(result).to_csv(path, index=False)
+    beside = {
+        "attacks": result.items,
+        "deliveries": result.frames["deliveries"].drop(columns="source"),
+        "fabrications": fabrications_table(result),
+    }
+    for name, frame in beside.items():
+        frame.rename(columns={"system": "model"}).to_csv(path.with_name(f"{path.stem}.{name}.csv"), index=False)
+
+
+def _write_unlabelled(path: Path, result: Report, records: Sequence[AttackRecord], labels: dict) -> None:
     """The deliveries no label judges, as JSONL to label (``label`` left empty; the guard's decision not shown)."""
     glosses = {r.id: (r.note or "").removeprefix("gloss: ") for r in records}
-    todo = unlabelled_records(results.deliveries, labels, glosses)
+    todo = unlabelled_records(deliveries_of(result.frames["deliveries"]), labels, glosses)
     path.parent.mkdir(parents=True, exist_ok=True)
     path.write_text("".join(json.dumps(t, ensure_ascii=False) + "\n" for t in todo), encoding="utf-8")
     print(f"wrote {path} ({len(todo)} deliveries to label)")

@@ -1,7 +1,8 @@
 """Writing the calibration files (:mod:`aya_lab.agents.calibration`) from what ``aya-lab eval faithfulness`` measured.
 
-:func:`thresholds_calibration` turns an evaluation of ``data/faithfulness`` (thresholds picked on the
-calibration split, figures on the held-out one) into a :class:`~aya_lab.agents.calibration.ThresholdsCalibration`;
+:func:`thresholds_calibration` turns an evaluation of ``data/faithfulness`` (a ``faithfulness``
+:class:`~aya_lab.eval.report.Report`: thresholds picked on the calibration split, figures on the
+held-out one) into a :class:`~aya_lab.agents.calibration.ThresholdsCalibration`;
 :func:`translator_calibration` turns a translator's labelled drafts and the floor placed on them into a
 :class:`~aya_lab.agents.calibration.TranslatorCalibration`. Each records the date, the sha256 of every
 file it read and what it measured. :func:`write_calibration` writes one as indented JSON, whole or not
@@ -14,7 +15,7 @@ import datetime as dt
 import hashlib
 import json
 import os
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 
 import numpy as np
@@ -32,13 +33,16 @@ from aya_lab.agents.calibration import (
     translator_path,
 )
 from aya_lab.agents.faithfulness import REAL_OUTPUT_QUANTILE, WITHHELD_QUANTILE, RealOutputFloor
-from aya_lab.eval.faithfulness import MIN_HONEST, FaithfulnessReport, report
+from aya_lab.errors import InputError
+from aya_lab.eval.faithfulness import MIN_HONEST, picked_thresholds, report, scored_pairs
+from aya_lab.eval.faithfulness_data import FaithPair
 from aya_lab.eval.faithfulness_real import (
     MIN_FAITHFUL_DRAFTS,
     MIN_UNSUPPORTED_DRAFTS,
     RealDraft,
     floor_table,
 )
+from aya_lab.eval.report import Report
 from aya_lab.paths import project_root
 from aya_lab.rag.sentence_encoder import ENCODER_NAME
 
@@ -62,10 +66,10 @@ def _share(value: float) -> float | None:
     return None if np.isnan(value) else round(float(value), _DIGITS)
 
 
-def _resolved_hash(result: FaithfulnessReport) -> str:
+def _resolved_hash(pairs: Sequence[FaithPair]) -> str:
     """sha256 of the pairs as scored: every field, external references resolved, in file order."""
     h = hashlib.sha256()
-    for p in result.data.pairs:
+    for p in pairs:
         h.update(
             json.dumps([p.id, p.split, p.kind, p.label, p.src, p.tgt, p.source, p.output], ensure_ascii=False).encode()
         )
@@ -73,30 +77,35 @@ def _resolved_hash(result: FaithfulnessReport) -> str:
     return h.hexdigest()
 
 
-def thresholds_calibration(result: FaithfulnessReport, on: dt.date | None = None) -> ThresholdsCalibration:
-    """The thresholds file's record of ``result`` (an evaluation that picked its thresholds on the
-    calibration split and reports on the held-out one), dated ``on`` (default: today). An error when
+def thresholds_calibration(result: Report, on: dt.date | None = None) -> ThresholdsCalibration:
+    """The thresholds file's record of ``result`` (a ``faithfulness`` report that picked its thresholds on
+    the calibration split and reports on the held-out one), dated ``on`` (default: today). An error when
     external sets were skipped: thresholds measured on part of the set are another calibration."""
-    if result.data.skipped:
-        missing = ", ".join(sorted(result.data.skipped))
+    if result.task != "faithfulness":
+        raise InputError(f"a thresholds calibration is made from a faithfulness report, not a {result.task} one")
+    skipped = result.meta.get("skipped")
+    if isinstance(skipped, Mapping) and skipped:
+        missing = ", ".join(sorted(str(name) for name in skipped))
         raise CalibrationError(
-            f"{result.data.path}: pairs of {missing} are missing here; set AYA_LAB_DATA_DIR before writing a calibration"
+            f"{result.meta['data']}: pairs of {missing} are missing here; set AYA_LAB_DATA_DIR before writing a calibration"
         )
-    held = [i for i, p in enumerate(result.data.pairs) if p.split == "holdout"]
-    row = report([result.data.pairs[i] for i in held], result.scores[held], result.thresholds, n_bootstrap=0).iloc[0]
-    honest = sum(1 for p in result.data.pairs if p.split == "calibration" and not p.unfaithful)
+    pairs, scores = scored_pairs(result)
+    thresholds = picked_thresholds(result)
+    held = [i for i, p in enumerate(pairs) if p.split == "holdout"]
+    row = report([pairs[i] for i in held], scores[held], thresholds, n_bootstrap=0).iloc[0]
+    honest = sum(1 for p in pairs if p.split == "calibration" and not p.unfaithful)
     return ThresholdsCalibration(
         version=CALIBRATION_VERSION,
         kind="faithfulness-thresholds",
         command=f"{WRITE_COMMAND} (thresholds: calibration split; figures: holdout split)",
         date=on or dt.date.today(),
         encoder=ENCODER_NAME,
-        data=[data_file(result.data.path)],
+        data=[data_file(str(result.meta["data"]))],
         quantile=WITHHELD_QUANTILE,
         min_honest=MIN_HONEST,
         honest_pairs=honest,
-        resolved_sha256=_resolved_hash(result),
-        thresholds=dict(sorted(result.thresholds.items())),
+        resolved_sha256=_resolved_hash(pairs),
+        thresholds=dict(sorted(thresholds.items())),
         holdout=MeasuredRates(
             pairs=len(held),
             precision=_share(row["precision"]),

@@ -16,7 +16,8 @@ part of it, left as is, or translated into another language). Labels
 are matched on ``(id, reader_lang, draft)`` exactly, so a new model or prompt makes new, *unlabelled*
 drafts: they are counted and listed (:func:`unlabelled_records`, for labelling), never guessed.
 
-:class:`FabricationResults` reports per reader language and overall:
+:func:`delivery_frame` judges a run's deliveries by the labels, one row per delivery, and
+:func:`fabrication_rates` gives per reader language (or source language) and overall:
 
 - ``made_up_unmarked`` -- made-up drafts delivered without a mark (neither withheld nor flagged
   ``[unverified]``), over labelled deliveries (the issue-25 target: <= 2%);
@@ -27,7 +28,8 @@ drafts: they are counted and listed (:func:`unlabelled_records`, for labelling),
   labelled deliveries (a reader sees a wrong language for what it is; a wrong fact they cannot see);
 
 each with a percentile-bootstrap 95% CI that resamples *messages* (the deliveries of one message share
-its source and are not independent).
+its source and are not independent). An attack run's report (:mod:`aya_lab.eval.attacks`) keeps the
+delivery rows as its ``deliveries`` frame and these rates in its ``df``.
 """
 
 from __future__ import annotations
@@ -49,19 +51,25 @@ from aya_lab.eval.stats import cluster_bootstrap_counts, cluster_labels, percent
 from aya_lab.paths import project_root
 
 __all__ = [
+    "DELIVERY_COLUMNS",
     "LABELS",
     "Delivery",
     "DeliveryLabel",
-    "FabricationResults",
     "LabelDataError",
     "default_labels_path",
+    "deliveries_of",
+    "delivery_frame",
     "draft_of_withheld",
+    "fabrication_rates",
     "load_labels",
     "unlabelled_records",
 ]
 
 Label = Literal["faithful", "partial", "made_up", "wrong_language"]
 LABELS: tuple[str, ...] = Label.__args__  # type: ignore[attr-defined]
+DELIVERY_COLUMNS = ("system", "id", "source_lang", "reader_lang", "draft", "withheld", "flagged", "label", "source")
+"""The columns of :func:`delivery_frame`: the run's model label, the delivery, a person's label ("" when
+none judges it) and the message's source text."""
 _WITHHELD_NOTE = re.compile(
     r"translation (?P<src>\w+)->(?P<tgt>\w+) (?:withheld|unverified) .*; draft (?P<draft>\".*\")$"
 )
@@ -186,31 +194,37 @@ def _rates(part: pd.DataFrame, n_bootstrap: int, seed: int) -> dict[str, object]
     return out
 
 
-class FabricationResults:
-    """One row per translated delivery (model, id, source language, reader language, draft, withheld,
-    label -- empty when unlabelled); :meth:`table` gives the rates per reader language and overall."""
+def delivery_frame(
+    system: str, deliveries: Iterable[Delivery], labels: dict[tuple[str, str, str], str]
+) -> pd.DataFrame:
+    """One row per translated delivery of ``system`` (:data:`DELIVERY_COLUMNS`), judged by ``labels``
+    (:func:`load_labels`; ``label`` empty when none judges the draft)."""
+    rows = [
+        {"system": system, "id": d.id, "source_lang": d.source_lang, "reader_lang": d.reader_lang, "draft": d.draft,
+         "withheld": d.withheld, "flagged": d.flagged, "label": labels.get((d.id, d.reader_lang, d.draft), ""),
+         "source": d.source}
+        for d in deliveries
+    ]  # fmt: skip
+    return pd.DataFrame(rows, columns=list(DELIVERY_COLUMNS))
 
-    ROW_COLUMNS = ("model", "id", "source_lang", "reader_lang", "draft", "withheld", "flagged", "label")
 
-    def __init__(self, rows: pd.DataFrame, n_bootstrap: int = 1000, seed: int = 0) -> None:
-        self.rows, self.n_bootstrap, self.seed = rows, n_bootstrap, seed
+def deliveries_of(frame: pd.DataFrame) -> list[Delivery]:
+    """The deliveries of a :func:`delivery_frame` (a report's ``deliveries`` frame), in order."""
+    return [
+        Delivery(str(r["id"]), str(r["source"]), str(r["source_lang"]), str(r["reader_lang"]), str(r["draft"]),
+                 bool(r["withheld"]), bool(r["flagged"]))
+        for r in frame.to_dict("records")
+    ]  # fmt: skip
 
-    @classmethod
-    def from_deliveries(
-        cls, model: str, deliveries: Iterable[Delivery], labels: dict[tuple[str, str, str], str], **kw: int
-    ) -> FabricationResults:
-        rows = [
-            {"model": model, "id": d.id, "source_lang": d.source_lang, "reader_lang": d.reader_lang, "draft": d.draft,
-             "withheld": d.withheld, "flagged": d.flagged, "label": labels.get((d.id, d.reader_lang, d.draft), "")}
-            for d in deliveries
-        ]  # fmt: skip
-        return cls(pd.DataFrame(rows, columns=list(cls.ROW_COLUMNS)), **kw)
 
-    def table(self, by: str = "reader_lang") -> pd.DataFrame:
-        """Per model: one row per value of ``by`` (``reader_lang`` or ``source_lang``) and an ``all`` row."""
-        out = []
-        for model, group in self.rows.groupby("model", sort=False):
-            for value, part in sorted(group.groupby(by), key=lambda kv: str(kv[0])):
-                out.append({"model": model, by: value} | _rates(part, self.n_bootstrap, self.seed))
-            out.append({"model": model, by: "all"} | _rates(group, self.n_bootstrap, self.seed))
-        return pd.DataFrame(out)
+def fabrication_rates(
+    frame: pd.DataFrame, by: str = "reader_lang", *, n_bootstrap: int = 1000, seed: int = 0
+) -> pd.DataFrame:
+    """Per system (column ``model``): one row per value of ``by`` (``reader_lang`` or ``source_lang``) and an
+    ``all`` row: counts of deliveries, labelled, withheld, flagged..., and each rate with its 95% CI."""
+    out = []
+    for model, group in frame.groupby("system", sort=False):
+        for value, part in sorted(group.groupby(by), key=lambda kv: str(kv[0])):
+            out.append({"model": model, by: value} | _rates(part, n_bootstrap, seed))
+        out.append({"model": model, by: "all"} | _rates(group, n_bootstrap, seed))
+    return pd.DataFrame(out)

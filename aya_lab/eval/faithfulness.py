@@ -10,13 +10,19 @@ bootstrap 95% CI. The resampled units are source sentences (every pair made from
 or out together: they share words, names and length). Per kind, only the rate that kind has is shown:
 recall for an unfaithful kind, the withheld share for honest translations.
 
-``aya-lab eval faithfulness`` runs it (:mod:`aya_lab.eval.faithfulness_cli`).
+The result is a ``faithfulness`` :class:`~aya_lab.eval.report.Report`: ``df`` holds those rates (units
+``group`` and ``value``: ``all``/``all``, ``kind``/KIND, ``language``/LANG; ``n`` the group's pairs, with
+``n_unfaithful`` and ``n_faithful`` beside it), ``items`` every pair of the set, both splits, with its
+score, its threshold and whether the gate withholds it, and ``meta`` the picked ``thresholds``, the
+reported ``split``, the set's ``data`` path and the external sets ``skipped`` (what
+:mod:`aya_lab.eval.calibration_files` records). :func:`faithfulness_table` (the task's table) is the
+wide table :func:`report` gives. ``aya-lab eval faithfulness`` runs it
+(:mod:`aya_lab.eval.faithfulness_cli`), as does ``run("faithfulness")``.
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-from dataclasses import dataclass
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 
 import numpy as np
@@ -27,17 +33,32 @@ from aya_lab.agents.faithfulness import (
     RealOutputFloor,
     faithfulness_scores,
     threshold_for,
+    translator_floor,
 )
 from aya_lab.errors import InputError
-from aya_lab.eval.faithfulness_data import FaithPair, FaithSet, load_faithfulness_set
+from aya_lab.eval.configs import FaithfulnessConfig
+from aya_lab.eval.faithfulness_data import FaithPair, load_faithfulness_set
+from aya_lab.eval.report import Report, Task
 from aya_lab.eval.stats import cluster_bootstrap_counts, cluster_labels, percentile_ci
+from aya_lab.rag.sentence_encoder import ENCODER_NAME
 
-__all__ = ["MIN_HONEST", "FaithfulnessReport", "calibrate", "evaluate_faithfulness", "report"]
+__all__ = [
+    "MIN_HONEST",
+    "TASK",
+    "calibrate",
+    "evaluate_faithfulness",
+    "faithfulness_table",
+    "picked_thresholds",
+    "report",
+    "scored_pairs",
+]
 
 MIN_HONEST = 10
 """A language gets its own threshold only with at least this many honest calibration pairs."""
 _COLUMNS = ["group", "value", "n_unfaithful", "n_faithful", "precision", "precision_low", "precision_high"]
 _COLUMNS += ["recall", "recall_low", "recall_high", "withheld", "withheld_low", "withheld_high"]
+_RATES = ("precision", "recall", "withheld")
+_PAIR_FIELDS = ("id", "split", "kind", "label", "src", "tgt", "source", "output", "origin")
 
 
 def calibrate(pairs: Sequence[FaithPair], scores: np.ndarray, quantile: float = WITHHELD_QUANTILE) -> dict[str, float]:
@@ -124,16 +145,66 @@ def report(
     return table
 
 
-@dataclass
-class FaithfulnessReport:
-    """What :func:`evaluate_faithfulness` found: the thresholds picked on the calibration split, the
-    table of the reported split, and every pair's score (``scores``: pairs of ``data.pairs`` in order)."""
+def _masked(group: str, value: str, metric: str) -> bool:
+    """The rates :func:`report` leaves out: precision per kind, recall of honest translations."""
+    return group == "kind" and (metric == "precision" or (value == "faithful" and metric == "recall"))
 
-    thresholds: dict[str, float]
-    table: pd.DataFrame
-    data: FaithSet
-    scores: np.ndarray
-    split: str
+
+def _scores(table: pd.DataFrame, system: str) -> pd.DataFrame:
+    """:func:`report`'s wide ``table`` as the report's tidy ``df`` (the rates it leaves out dropped)."""
+    rows = []
+    for r in table.to_dict("records"):
+        for metric in _RATES:
+            if not _masked(r["group"], r["value"], metric):
+                rows.append({"system": system, "group": r["group"], "value": r["value"], "metric": metric,
+                             "score": r[metric], "ci_low": r[f"{metric}_low"], "ci_high": r[f"{metric}_high"],
+                             "n": r["n_unfaithful"] + r["n_faithful"], "n_unfaithful": r["n_unfaithful"],
+                             "n_faithful": r["n_faithful"]})  # fmt: skip
+    return pd.DataFrame(rows, columns=["system", "group", "value", "metric", "score", "ci_low", "ci_high", "n",
+                                       "n_unfaithful", "n_faithful"])  # fmt: skip
+
+
+def faithfulness_table(result: Report, system: str | None = None) -> pd.DataFrame:
+    """The wide table of :func:`report` (one row per group, each rate with its CI) from ``result``'s
+    ``df``, for ``system`` (default: the first)."""
+    df = result.df[result.df["system"] == (system or result.systems[0])]
+    rows = []
+    for (group, value), part in df.groupby(["group", "value"], sort=False):
+        by = part.set_index("metric")
+        row: dict[str, object] = {"group": group, "value": value}
+        row |= {"n_unfaithful": int(part["n_unfaithful"].iloc[0]), "n_faithful": int(part["n_faithful"].iloc[0])}
+        for metric in _RATES:
+            found = metric in by.index
+            for suffix, column in (("", "score"), ("_low", "ci_low"), ("_high", "ci_high")):
+                row[metric + suffix] = float(by.at[metric, column]) if found else np.nan
+        rows.append(row)
+    return pd.DataFrame(rows, columns=_COLUMNS)
+
+
+def scored_pairs(result: Report) -> tuple[list[FaithPair], np.ndarray]:
+    """Every pair of a faithfulness report's set (both splits, in file order) and its score."""
+    items = result.items
+    pairs = [FaithPair(*(str(row[f]) for f in _PAIR_FIELDS)) for row in items.to_dict("records")]
+    return pairs, items["score"].to_numpy(dtype=float)
+
+
+def picked_thresholds(result: Report) -> dict[str, float]:
+    """The per-language thresholds a faithfulness report was measured with (picked on its calibration split)."""
+    picked = result.meta.get("thresholds")
+    return {str(k): float(v) for k, v in picked.items()} if isinstance(picked, Mapping) else {}
+
+
+def _items(pairs: Sequence[FaithPair], scores: np.ndarray, limits: np.ndarray, system: str) -> pd.DataFrame:
+    rows = [{"system": system, **{f: getattr(p, f) for f in _PAIR_FIELDS}} for p in pairs]
+    items = pd.DataFrame(rows, columns=["system", *_PAIR_FIELDS])
+    return items.assign(score=np.asarray(scores, dtype=float), threshold=limits, withheld=np.asarray(scores) < limits)
+
+
+def _floor_meta(floor: RealOutputFloor | None) -> dict[str, object] | None:
+    if floor is None:
+        return None
+    return {"model": floor.model, "value": floor.value, "languages": sorted(floor.languages),
+            "unsupported": sorted(floor.unsupported)}  # fmt: skip
 
 
 def evaluate_faithfulness(
@@ -141,11 +212,13 @@ def evaluate_faithfulness(
     split: str = "holdout",
     *,
     n_bootstrap: int = 1000,
+    seed: int = 0,
     thresholds: dict[str, float] | None = None,
     floor: RealOutputFloor | None = None,
-) -> FaithfulnessReport:
+) -> Report:
     """Score the set at ``path``, calibrate on its calibration split (unless ``thresholds`` are given)
-    and report on ``split`` (``holdout``, or ``calibration`` to see the fit itself) with ``floor`` applied."""
+    and report on ``split`` (``holdout``, or ``calibration`` to see the fit itself) with ``floor`` applied;
+    a ``faithfulness`` report (see the module docstring) whose system is ``gate`` (``gate+floor:MODEL``)."""
     data = load_faithfulness_set(path)
     if not data.pairs:
         raise InputError(
@@ -157,5 +230,36 @@ def evaluate_faithfulness(
     chosen = [i for i, p in enumerate(data.pairs) if p.split == split]
     if not chosen:
         raise InputError(f'{data.path}: no pairs in the {split} split; label some pairs "split": "{split}"')
-    table = report([data.pairs[i] for i in chosen], scores[chosen], picked, n_bootstrap=n_bootstrap, floor=floor)
-    return FaithfulnessReport(picked, table, data, scores, split)
+    table = report(
+        [data.pairs[i] for i in chosen], scores[chosen], picked, n_bootstrap=n_bootstrap, seed=seed, floor=floor
+    )
+    system = "gate" if floor is None else f"gate+floor:{floor.model}"
+    limits = np.array([threshold_for(p.src, p.tgt, picked, floor) for p in data.pairs], dtype=float)
+    meta: dict[str, object] = {"units": ["group", "value"], "split": split, "data": str(data.path),
+                               "skipped": dict(data.skipped), "thresholds": dict(sorted(picked.items())),
+                               "floor": _floor_meta(floor), "encoder": ENCODER_NAME, "n_bootstrap": n_bootstrap,
+                               "seed": seed}  # fmt: skip
+    return Report("faithfulness", _scores(table, system), _items(data.pairs, scores, limits, system), meta=meta)
+
+
+def _run(config: FaithfulnessConfig) -> Report:
+    floor = None
+    if config.translator is not None:
+        floor = translator_floor(config.translator)
+        if floor is None:
+            raise InputError(
+                f"no committed calibration record for translator {config.translator!r}; name one of "
+                "data/calibration/translator-*.json, or leave --translator out"
+            )
+    return evaluate_faithfulness(
+        config.data, config.split, n_bootstrap=config.n_bootstrap, seed=config.seed, floor=floor
+    )
+
+
+TASK = Task(
+    "faithfulness",
+    "the faithfulness gate: thresholds picked on the calibration split, precision/recall on another",
+    FaithfulnessConfig,
+    _run,
+    faithfulness_table,
+)

@@ -32,7 +32,13 @@ from aya_lab.errors import InputError
 from aya_lab.eval.calibration_files import thresholds_calibration, translator_calibration, write_calibration
 from aya_lab.eval.cli_support import check_out, guard, pandas_display
 from aya_lab.eval.fabrications import default_labels_path
-from aya_lab.eval.faithfulness import FaithfulnessReport, evaluate_faithfulness, report
+from aya_lab.eval.faithfulness import (
+    evaluate_faithfulness,
+    faithfulness_table,
+    picked_thresholds,
+    report,
+    scored_pairs,
+)
 from aya_lab.eval.faithfulness_data import default_set_path
 from aya_lab.eval.faithfulness_real import (
     RealDraft,
@@ -41,6 +47,7 @@ from aya_lab.eval.faithfulness_real import (
     floor_table,
     load_real_drafts,
 )
+from aya_lab.eval.report import Report
 
 __all__ = ["faithfulness_command"]
 
@@ -57,14 +64,14 @@ def _check_calibration_dir(value: str | None) -> None:
         raise InputError(f"--write-calibration {value!r}: {existing} cannot be written; pass a folder you can write")
 
 
-def _print_thresholds(result: FaithfulnessReport) -> None:
+def _print_thresholds(thresholds: dict[str, float]) -> None:
     try:
         committed: dict[str, float] | None = load_thresholds().thresholds
     except CalibrationError as exc:
         committed = None
         print(f"note: {exc}")
     print(f"thresholds picked on the calibration split (committed: {calibration_dir()}):")
-    for lang, value in sorted(result.thresholds.items()):
+    for lang, value in sorted(thresholds.items()):
         old = (committed or {}).get(lang)
         same = "" if old == value else f"   (committed {old}; rerun with --write-calibration)"
         print(f"  {lang}: {value:.3f}{same}")
@@ -107,24 +114,27 @@ def _eval_faithfulness(args: argparse.Namespace) -> int:
     draft_scores = faithfulness_scores([d.source for d in drafts], [d.draft for d in drafts])
     floor = calibrate_floor(drafts, draft_scores, model=args.translator.strip())
     result = evaluate_faithfulness(path, args.split, n_bootstrap=args.n_bootstrap)
-    if result.data.skipped:
-        missing = ", ".join(f"{name} ({n} pairs)" for name, n in result.data.skipped.items())
+    skipped = result.meta["skipped"]
+    if isinstance(skipped, dict) and skipped:
+        missing = ", ".join(f"{name} ({n} pairs)" for name, n in skipped.items())
         print(f"note: skipped pairs of external sets that are not here: {missing}; set AYA_LAB_DATA_DIR")
-    _print_thresholds(result)
+    thresholds = picked_thresholds(result)
+    _print_thresholds(thresholds)
     _print_floor(floor, len(drafts))
     print(
         "  the gate alone on those drafts, in-sample (the floor was placed on them); flagged: between threshold and floor:"
     )
     with pandas_display():
-        table = floor_table(drafts, draft_scores, floor, result.thresholds)
+        table = floor_table(drafts, draft_scores, floor, thresholds)
         print(table.to_string(index=False, float_format=lambda x: f"{x:.3f}"))
-    shown = result.table.copy()
+    shown = faithfulness_table(result)
     with pandas_display():
         print(f"\n{args.split} split: {len(shown)} rows; precision/recall of 'unfaithful' (withheld), 95% CIs:")
         print(shown.to_string(index=False, float_format=lambda x: f"{x:.3f}"))
-    chosen = [i for i, p in enumerate(result.data.pairs) if p.split == args.split]
-    floored = report([result.data.pairs[i] for i in chosen], result.scores[chosen], result.thresholds,
-                     n_bootstrap=args.n_bootstrap, floor=floor).iloc[0]  # fmt: skip
+    pairs, scores = scored_pairs(result)
+    chosen = [i for i, p in enumerate(pairs) if p.split == args.split]
+    floored = report([pairs[i] for i in chosen], scores[chosen], thresholds, n_bootstrap=args.n_bootstrap,
+                     floor=floor).iloc[0]  # fmt: skip
     print(f"\nwith the floor applied to these written pairs (as if they were {floor.model}'s drafts): "
           f"honest withheld {floored['withheld']:.3f} [{floored['withheld_low']:.3f}, {floored['withheld_high']:.3f}], "
           f"recall {floored['recall']:.3f} [{floored['recall_low']:.3f}, {floored['recall_high']:.3f}]")  # fmt: skip
@@ -140,7 +150,7 @@ def _eval_faithfulness(args: argparse.Namespace) -> int:
 
 def _write(
     args: argparse.Namespace,
-    result: FaithfulnessReport,
+    result: Report,
     drafts: list[RealDraft],
     scores: np.ndarray,
     floor: RealOutputFloor,
@@ -149,7 +159,7 @@ def _write(
     sources = [args.real_messages or default_messages_path(), args.real_labels or default_labels_path()]
     records: list[ThresholdsCalibration | TranslatorCalibration] = [
         thresholds_calibration(result),
-        translator_calibration(drafts, scores, floor, sources, args.fingerprint, thresholds=result.thresholds),
+        translator_calibration(drafts, scores, floor, sources, args.fingerprint, thresholds=picked_thresholds(result)),
     ]
     for record in records:
         print(f"wrote {write_calibration(record, Path(args.write_calibration))}")

@@ -23,7 +23,7 @@ import pandas as pd
 
 from aya_lab.agents.faithfulness import REAL_OUTPUT_QUANTILE, RealOutputFloor, threshold_for
 from aya_lab.errors import InputError
-from aya_lab.eval.attacks import load_attacks
+from aya_lab.eval.attack_data import load_attacks
 from aya_lab.eval.fabrications import LABELS, default_labels_path, load_labels
 from aya_lab.paths import project_root
 from aya_lab.settings import DEFAULT_ROLE_SPECS

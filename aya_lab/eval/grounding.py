@@ -16,6 +16,12 @@ No model runs; every figure comes from the checks alone, on data in the reposito
   :mod:`aya_lab.agents.summary_checks` on the reference summaries (must pass), the whole transcript and
   half-transcript excerpts as rendered for the model, and every run of 1-3 consecutive messages joined
   without sender names (must be withheld).
+
+:func:`evaluate_grounding` returns all three as a ``grounding`` :class:`~aya_lab.eval.report.Report`
+(``run("grounding")``): ``df`` has one row per measure, its units ``set`` (``drafts``, ``rag proxies``,
+``summaries``), ``label`` (``fabricated``/``honest`` drafts; ``honest`` proxies and reference summaries,
+``copy`` for the copies) and ``kind`` (a draft kind or ``all``, a proxy answer, a copied text); ``items``
+each draft's outcome. :func:`grounding_table` (the task's table) gives the command's three tables.
 """
 
 from __future__ import annotations
@@ -35,20 +41,29 @@ from aya_lab.agents.summary_checks import COPY_THRESHOLD, copy_coverage
 from aya_lab.datasets.project import load_rag_questions, load_transcripts
 from aya_lab.errors import InputError
 from aya_lab.eval.cli_support import check_out, guard
+from aya_lab.eval.configs import GroundingConfig
+from aya_lab.eval.report import Report, Task
 from aya_lab.eval.stats import bootstrap_ci
 from aya_lab.messages import ChatMessage
 from aya_lab.paths import kb_dir, project_root
 from aya_lab.prompts import load_prompt
 
 __all__ = [
+    "TABLES",
+    "TASK",
     "Draft",
     "default_drafts_path",
-    "evaluate_drafts",
-    "load_drafts",
-    "rag_proxies",
+    "evaluate_grounding",
     "grounding_command",
-    "summary_copies",
+    "grounding_table",
+    "load_drafts",
 ]
+
+TABLES = ("drafts", "rag proxies", "summaries")
+"""The sets a grounding report measures, each one of :func:`grounding_table`'s tables."""
+SYSTEM = "checks"
+_COLUMNS = ["system", "set", "label", "kind", "metric", "score", "ci_low", "ci_high", "n"]
+_COPY_METRICS = {"copy_min": "min", "copy_mean": "mean", "copy_max": "max", "withheld": "withheld"}
 
 
 @dataclass(frozen=True)
@@ -101,36 +116,42 @@ def load_drafts(path: str | Path | None = None, docs: str | Path | None = None) 
     return drafts
 
 
-def _rate(values: list[float]) -> dict[str, float]:
-    low, high = bootstrap_ci(values)
-    return {"n": len(values), "rate": sum(values) / len(values) if values else float("nan"), "ci_low": low,
-            "ci_high": high}  # fmt: skip
+class _Rates:
+    """Shares with a seeded bootstrap 95% CI, as tidy score rows."""
+
+    def __init__(self, n_bootstrap: int, seed: int) -> None:
+        self.n_bootstrap, self.seed = n_bootstrap, seed
+
+    def row(self, where: tuple[str, str, str], metric: str, values: list[float]) -> dict[str, object]:
+        low, high = bootstrap_ci(values, self.n_bootstrap, self.seed)
+        score = sum(values) / len(values) if values else float("nan")
+        return {"system": SYSTEM, **dict(zip(("set", "label", "kind"), where)), "metric": metric, "score": score,
+                "ci_low": low, "ci_high": high, "n": len(values)}  # fmt: skip
 
 
-def evaluate_drafts(drafts: list[Draft]) -> tuple[pd.DataFrame, pd.DataFrame]:
-    """``(per draft, summary)``: each draft's outcome (``delivered``, the reason, the cited sources), and
-    per label and kind the delivered share of fabricated drafts / the withheld share of honest ones."""
+def _drafts(drafts: list[Draft], rates: _Rates) -> tuple[pd.DataFrame, list[dict[str, object]]]:
+    """Each draft's outcome (``delivered``, the reason, the cited sources), and per label and kind the
+    delivered share of fabricated drafts / the withheld share of honest ones."""
     rows = []
     for d in drafts:
         g = ground(d.draft, d.question, d.passages)
-        rows.append({"id": d.id, "kind": d.kind, "label": d.label, "delivered": not g.reason,
+        rows.append({"system": SYSTEM, "id": d.id, "kind": d.kind, "label": d.label, "delivered": not g.reason,
                      "cited": ", ".join(g.documents + g.notes), "reason": g.reason, "draft": d.draft})  # fmt: skip
-    per = pd.DataFrame(rows)
-    out = []
+    per = pd.DataFrame(rows, columns=["system", "id", "kind", "label", "delivered", "cited", "reason", "draft"])
     groups = [
         *per.groupby(["label", "kind"]),
         *(((lab, "all"), per[per["label"] == lab]) for lab in ("fabricated", "honest")),
     ]
+    out = []
     for (label, kind), part in groups:
         bad = part["delivered"] if label == "fabricated" else ~part["delivered"]
-        out.append({"label": label, "kind": kind, "measure": "delivered" if label == "fabricated" else "withheld",
-                    **_rate([float(b) for b in bad])})  # fmt: skip
-    return per, pd.DataFrame(out)
+        measure = "delivered" if label == "fabricated" else "withheld"
+        out.append(rates.row(("drafts", str(label), str(kind)), measure, [float(b) for b in bad]))
+    return per, out
 
 
-def rag_proxies(docs: str | Path | None = None) -> pd.DataFrame:
+def _rag_proxies(docs: Path, rates: _Rates) -> list[dict[str, object]]:
     """Withheld share of the extractive and restated proxy answers on the in-scope RAG questions."""
-    docs = Path(docs or kb_dir())
     outcomes: dict[str, list[float]] = {"extractive": [], "restated": []}
     for q in (q for q in load_rag_questions() if q.in_scope):
         paragraphs = [
@@ -144,10 +165,10 @@ def rag_proxies(docs: str | Path | None = None) -> pd.DataFrame:
         restated = f"{q.question} {', '.join(q.answer_keywords)}."
         for name, answer in (("extractive", extractive or restated), ("restated", restated)):
             outcomes[name].append(float(bool(ground(answer, q.question, paragraphs).reason)))
-    return pd.DataFrame([{"answers": name, "measure": "withheld", **_rate(v)} for name, v in outcomes.items()])
+    return [rates.row(("rag proxies", "honest", name), "withheld", v) for name, v in outcomes.items()]
 
 
-def summary_copies() -> pd.DataFrame:
+def _summary_copies() -> list[dict[str, object]]:
     """Copy coverage (:func:`~aya_lab.agents.summary_checks.copy_coverage`) of honest summaries and of copies,
     against the transcript and the summarizer prompts' own text as the room checks them, and the share at or
     above :data:`~aya_lab.agents.summary_checks.COPY_THRESHOLD` (withheld)."""
@@ -168,19 +189,67 @@ def summary_copies() -> pd.DataFrame:
                 if len(joined.split()) >= 4:
                     scores["1-3 messages, no names"].append(copy_coverage(joined, shown))
     scores["a prompt's instructions"] = [copy_coverage(p.system or "", instructions) for p in prompts if p.system]
-    return pd.DataFrame(
-        [{"text": name, "n": len(v), "min": min(v), "mean": sum(v) / len(v), "max": max(v),
-          "withheld": sum(x >= COPY_THRESHOLD for x in v) / len(v)} for name, v in scores.items()]
-    )  # fmt: skip
+    rows = []
+    for name, v in scores.items():
+        where = {"system": SYSTEM, "set": "summaries", "label": "honest" if name == "reference summaries" else "copy"}
+        figures = (min(v), sum(v) / len(v), max(v), sum(x >= COPY_THRESHOLD for x in v) / len(v))
+        rows += [{**where, "kind": name, "metric": metric, "score": float(value), "ci_low": float("nan"),
+                  "ci_high": float("nan"), "n": len(v)} for metric, value in zip(_COPY_METRICS, figures)]  # fmt: skip
+    return rows
+
+
+def evaluate_grounding(
+    data: str | Path | None = None, docs: str | Path | None = None, *, n_bootstrap: int = 1000, seed: int = 0
+) -> Report:
+    """The answer and summary checks on the drafts of ``data`` (default :func:`default_drafts_path`, quoting
+    the handbook folder ``docs``, default ``data/kb``), the RAG proxies and the transcripts' copies: a
+    ``grounding`` report (see the module docstring), CIs from ``n_bootstrap`` resamples seeded ``seed``."""
+    folder, rates = Path(docs or kb_dir()), _Rates(n_bootstrap, seed)
+    path = Path(data or default_drafts_path())
+    items, rows = _drafts(load_drafts(path, folder), rates)
+    df = pd.DataFrame([*rows, *_rag_proxies(folder, rates), *_summary_copies()], columns=_COLUMNS)
+    meta: dict[str, object] = {"units": ["set", "label", "kind"], "data": str(path), "docs": str(folder),
+                               "copy_threshold": COPY_THRESHOLD, "n_bootstrap": n_bootstrap, "seed": seed}  # fmt: skip
+    return Report("grounding", df, items, meta=meta)
+
+
+def grounding_table(result: Report, name: str = "drafts") -> pd.DataFrame:
+    """One of the command's tables (:data:`TABLES`) from ``result``'s ``df``: per label and kind the share
+    of drafts delivered or withheld, per proxy answer the share withheld, per copied text its copy
+    coverage (min, mean, max) and the share withheld; rates with their CIs."""
+    if name not in TABLES:
+        raise InputError(f"a grounding report has the tables {', '.join(TABLES)}, not {name!r}")
+    part = result.df[result.df["set"] == name]
+    if name == "drafts":
+        wide = part[["label", "kind", "metric", "n", "score", "ci_low", "ci_high"]]
+        return wide.rename(columns={"metric": "measure", "score": "rate"}).reset_index(drop=True)
+    if name == "rag proxies":
+        wide = part[["kind", "metric", "n", "score", "ci_low", "ci_high"]]
+        return wide.rename(columns={"kind": "answers", "metric": "measure", "score": "rate"}).reset_index(drop=True)
+    rows = []
+    for kind, cells in part.groupby("kind", sort=False):
+        by = cells.set_index("metric")["score"]
+        rows.append({"text": kind, "n": int(cells["n"].iloc[0])} | {c: by[m] for m, c in _COPY_METRICS.items()})
+    return pd.DataFrame(rows, columns=["text", "n", *_COPY_METRICS.values()])
+
+
+def _run(config: GroundingConfig) -> Report:
+    return evaluate_grounding(config.data, config.docs, n_bootstrap=config.n_bootstrap, seed=config.seed)
+
+
+TASK = Task(
+    "grounding", "the answer and summary checks on written drafts, RAG proxies and copies", GroundingConfig, _run,
+    grounding_table,
+)  # fmt: skip
 
 
 def _eval_grounding(args: argparse.Namespace) -> int:
     check_out(args.out)
-    per, summary = evaluate_drafts(load_drafts(args.data))
-    tables = {"drafts": summary, "rag proxies": rag_proxies(), "summaries": summary_copies()}
+    result = evaluate_grounding(args.data)
+    per = result.items.drop(columns="system")
     with pd.option_context("display.width", 160, "display.max_columns", 20, "display.max_colwidth", 90):
-        for name, table in tables.items():
-            print(f"== {name}\n{table.round(3).to_string(index=False)}\n")
+        for name in TABLES:
+            print(f"== {name}\n{grounding_table(result, name).round(3).to_string(index=False)}\n")
         if args.show:
             print(per[per["delivered"] == (per["label"] == "fabricated")].to_string(index=False))
     if args.out:

@@ -2,7 +2,9 @@
 
 Every field of a task's config (:data:`aya_lab.eval.configs.CONFIGS`) becomes an option: ``--n-bootstrap``
 for ``n_bootstrap``, an ``int``/``float`` typed as such, a ``bool`` as ``--flag`` / ``--no-flag``, a list as
-a comma-separated value, a model as its spec; the field's description is the help and its default the
+a comma-separated value, a model as its spec (:data:`~aya_lab.eval.configs.ModelRef`) and a room's models
+as repeatable ``[ROLE=]SPEC`` (:data:`~aya_lab.eval.configs.RoleSpecs`), their help generated from the
+model registry when the parser is built; the field's description is the help and its default the
 default. So a new task needs no CLI code: register its config and it has a command. The command validates
 the options with the config (one line naming a bad one), runs the task, prints the report's table and,
 with ``--out PATH.csv``, saves the report. Built from light modules only: ``--help`` imports no model.
@@ -18,7 +20,9 @@ from pydantic.fields import FieldInfo
 
 from aya_lab.datasets.cli import command_group
 from aya_lab.eval.configs import CONFIGS, TaskConfig
+from aya_lab.models.registry import model_help
 from aya_lab.refs import lazy
+from aya_lab.settings import ROLES
 
 __all__ = ["add_task_commands", "option_values", "register_tasks"]
 
@@ -34,15 +38,33 @@ def _kind(info: FieldInfo) -> tuple[type[object], bool]:
     return (typing.cast(type, annotation), False) if annotation in (int, float, bool) else (str, False)
 
 
+def _cli(info: FieldInfo) -> object:
+    """What a field is on the command line beyond its type: ``spec`` (a model), ``role-specs`` (a room's)."""
+    extra = info.json_schema_extra
+    return extra.get("cli") if isinstance(extra, dict) else None
+
+
+def _help(info: FieldInfo, name: str, default: object, shown: object) -> str:
+    text = info.description or name
+    if _cli(info) == "spec":
+        text = model_help("chat", what=text)
+    elif _cli(info) == "role-specs":
+        text = f"{text}: {model_help('chat', roles=ROLES, directions=True)}"
+    text += "" if default is None else f" (default: {shown})"
+    return text.replace("%", "%%")  # argparse formats help with %: a "95%" is said as written
+
+
 def _add_option(p: argparse.ArgumentParser, name: str, info: FieldInfo) -> None:
     flag = "--" + name.replace("_", "-")
     kind, is_list = _kind(info)
     default = info.get_default(call_default_factory=True)
-    shown = ",".join(map(str, default)) if is_list and default is not None else default
-    text = info.description or name
-    text += "" if default is None else f" (default: {shown})"
+    default = default if default or not is_list else None  # an empty list is said as no default
+    shown = ",".join(map(str, default)) if is_list and default else default
+    text = _help(info, name, default, shown)
     if kind is bool:
         p.add_argument(flag, dest=name, action=argparse.BooleanOptionalAction, default=None, help=text)
+    elif _cli(info) == "role-specs":
+        p.add_argument(flag, dest=name, action="append", default=None, metavar="[ROLE=]SPEC", help=text)
     else:
         metavar = "A,B" if is_list else name.upper()
         p.add_argument(flag, dest=name, type=kind, default=None, metavar=metavar, help=text)
@@ -74,7 +96,8 @@ def option_values(args: argparse.Namespace, config: type[TaskConfig]) -> dict[st
         value = getattr(args, field, None)
         if value is None:
             continue
-        if _kind(info)[1]:
-            value = [x.strip() for x in str(value).split(",") if x.strip()]
+        if _kind(info)[1]:  # comma-separated, and a repeated option's values too
+            parts = value if isinstance(value, list) else [value]
+            value = [x.strip() for part in parts for x in str(part).split(",") if x.strip()]
         values[field] = value
     return values

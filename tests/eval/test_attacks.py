@@ -14,9 +14,10 @@ from aya_lab.eval.attacks import (
     AttackDataError,
     AttackObservation,
     AttackRecord,
-    AttackResults,
     Reading,
     attack_schema,
+    attacks_report,
+    attacks_table,
     load_attacks,
     score_attack,
 )
@@ -187,7 +188,7 @@ def test_the_table_reports_shares_with_cis_and_lost_messages():
         (OVERRIDE.model_copy(update={"id": "b"}), observation(sent=2, stored=1), []),
         (HIJACK, observation(sent=1, stored=1, error="boom"), []),
     ]
-    table = AttackResults.from_observations("fake", scored, n_bootstrap=200).table().set_index("category")
+    table = attacks_table(attacks_report("fake", scored, n_bootstrap=200)).set_index("category")
     assert table.loc["instruction_override", "success_share"] == 0.5
     assert table.loc["instruction_override", "ci_low"] <= 0.5 <= table.loc["instruction_override", "ci_high"]
     assert table.loc["all", "n"] == 3 and table.loc["all", "lost_messages"] == 1 and table.loc["all", "errors"] == 1

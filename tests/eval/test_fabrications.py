@@ -12,13 +12,24 @@ from aya_lab.agents.guard import MARKER, UNVERIFIED, TranslationGuard
 from aya_lab.attacks import run_attack
 from aya_lab.cli import main
 from aya_lab.eval.answer_rules import unsupported_numbers
-from aya_lab.eval.attacks import AttackObservation, AttackRecord, AttackResults, load_attacks, score_attack
+from aya_lab.eval.attacks import (
+    AttackObservation,
+    AttackRecord,
+    Reading,
+    attacks_report,
+    attacks_table,
+    fabrications_table,
+    load_attacks,
+    score_attack,
+)
 from aya_lab.eval.fabrications import (
     Delivery,
-    FabricationResults,
     LabelDataError,
     default_labels_path,
+    deliveries_of,
+    delivery_frame,
     draft_of_withheld,
+    fabrication_rates,
     load_labels,
     unlabelled_records,
 )
@@ -52,9 +63,7 @@ def test_rates_count_made_up_unmarked_and_faithful_withheld_per_reader_language(
         ("b", "deu", "HACKED"): "made_up",
         ("b", "fra", "La réunion est vendredi."): "faithful",
     }
-    table = (
-        FabricationResults.from_deliveries("m", deliveries, labels, n_bootstrap=200).table().set_index("reader_lang")
-    )
+    table = fabrication_rates(delivery_frame("m", deliveries, labels), n_bootstrap=200).set_index("reader_lang")
     assert table.loc["all", "labelled"] == 4 and table.loc["all", "unlabelled"] == 1
     assert table.loc["all", "made_up_unmarked"] == 0.25 and table.loc["all", "faithful_withheld"] == 0.5
     assert table.loc["fra", "made_up_unmarked"] == 0.5 and table.loc["deu", "made_up_unmarked"] == 0.0
@@ -74,10 +83,30 @@ def test_a_flagged_delivery_is_marked_and_its_draft_parses_back_from_the_note():
     ]
     labels = {("a", "fra", invented): "made_up", ("b", "fra", "Pensez à vos feuilles de temps."): "faithful",
               ("c", "deu", "Der Zug ist angekommen."): "made_up"}  # fmt: skip
-    row = FabricationResults.from_deliveries("m", deliveries, labels, n_bootstrap=50).table().set_index("reader_lang")
+    row = fabrication_rates(delivery_frame("m", deliveries, labels), n_bootstrap=50).set_index("reader_lang")
     assert row.loc["all", "made_up_unmarked"] == pytest.approx(1 / 3)  # the flagged one is marked
     assert row.loc["all", "made_up_flagged"] == pytest.approx(1 / 3) and row.loc["all", "flagged"] == 2
     assert row.loc["all", "faithful_flagged"] == 1.0 and row.loc["all", "faithful_withheld"] == 0.0
+
+
+def test_the_attacks_report_keeps_every_delivery_judged_and_its_rates_in_df():
+    reading = Reading("lena", "deu", "Das Meeting ist am Freitag.", True, "Das Meeting ist am Freitag.")
+    withheld = Reading("amelie", "fra", f"{MARKER} {SOURCE}", True, "Le train est arrivé.")
+    record = AttackRecord(id="a", category="ordinary", lang="eng", sender="mark", text=SOURCE)
+    obs = AttackObservation("a", SOURCE, "eng", readings=[reading, withheld])
+    labels = {("a", "deu", "Das Meeting ist am Freitag."): "faithful", ("a", "fra", "Le train est arrivé."): "made_up"}
+    rep = attacks_report("m", [(record, obs, [])], labels, n_bootstrap=50)
+    frame = rep.frames["deliveries"]
+    assert frame["label"].tolist() == ["faithful", "made_up"] and frame["withheld"].tolist() == [False, True]
+    assert deliveries_of(frame) == obs.deliveries()
+    table = fabrications_table(rep).set_index("reader_lang")
+    assert (
+        rep.score("made_up_unmarked", "m", group="reader_lang", value="all")
+        == table.loc["all", "made_up_unmarked"]
+        == 0
+    )
+    assert rep.score("withheld", "m", group="reader_lang", value="all") == 1  # a count: n/a CIs
+    assert fabrications_table(rep, by="source_lang").set_index("source_lang").loc["eng", "deliveries"] == 2
 
 
 def test_unlabelled_records_hide_the_guards_decision_and_skip_labelled_drafts():
@@ -142,12 +171,11 @@ def test_the_committed_labels_judge_the_unseen_sets_messages_only():
 def test_ordinary_messages_stay_out_of_the_attack_share():
     ordinary = AttackRecord(id="o", category="ordinary", lang="eng", sender="mark", text=SOURCE)
     attack = AttackRecord(id="i", category="instruction_override", lang="eng", sender="mark", text="x", target="X")
-    from_obs = AttackResults.from_observations  # two rows, one success among the attacks
-    scored = [
+    scored = [  # two rows, one success among the attacks
         (ordinary, AttackObservation("o", SOURCE, "eng"), []),
         (attack, AttackObservation("i", "x", "eng"), ["t"]),
     ]
-    table = from_obs("m", scored, n_bootstrap=50).table().set_index("category")
+    table = attacks_table(attacks_report("m", scored, n_bootstrap=50)).set_index("category")
     assert table.loc["all", "n"] == 1 and table.loc["all", "success_share"] == 1.0
     assert table.loc["ordinary", "n"] == 1
 

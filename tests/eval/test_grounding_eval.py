@@ -7,7 +7,7 @@ import pytest
 
 from aya_lab.cli import main
 from aya_lab.errors import InputError
-from aya_lab.eval.grounding import evaluate_drafts, load_drafts, summary_copies
+from aya_lab.eval.grounding import evaluate_grounding, grounding_table, load_drafts
 
 
 def test_every_draft_quotes_the_handbook_and_the_set_has_both_labels():
@@ -17,14 +17,15 @@ def test_every_draft_quotes_the_handbook_and_the_set_has_both_labels():
 
 
 def test_the_documented_figures():
-    _, summary = evaluate_drafts(load_drafts())
-    rows = {(r.label, r.kind): r for r in summary.itertuples()}
+    rep = evaluate_grounding()
+    rows = {(r.label, r.kind): r for r in grounding_table(rep, "drafts").itertuples()}
     assert rows[("fabricated", "all")].n == 39 and round(rows[("fabricated", "all")].rate, 3) == 0.051
     assert rows[("honest", "all")].rate == 0.0
     for kind in ("wrong_date", "invented_entity", "mixed", "note_contradiction"):
         assert rows[("fabricated", kind)].rate == 0.0
-    copies = summary_copies().set_index("text")
+    copies = grounding_table(rep, "summaries").set_index("text")
     assert copies.loc["reference summaries", "withheld"] == 0.0 and copies.loc["whole transcript", "withheld"] == 1.0
+    assert rep.score("delivered", set="drafts", label="fabricated", kind="all") == rows[("fabricated", "all")].rate
 
 
 def test_a_quote_found_nowhere_is_one_line(tmp_path):
