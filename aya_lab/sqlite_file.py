@@ -57,7 +57,7 @@ class FileKind:
 
 ROOM_FILE = FileKind("room file", 0x41796152, 1)
 KNOWLEDGE_BASE = FileKind("knowledge-base store", 0x4179614B, 1)
-KINDS = (ROOM_FILE, KNOWLEDGE_BASE)
+_KINDS = (ROOM_FILE, KNOWLEDGE_BASE)
 
 
 @dataclass(frozen=True)
@@ -139,7 +139,7 @@ def marker_problem(path: Path, found: SqliteFile, kind: FileKind, fix: str) -> s
     if found.app_id == 0:
         return None
     if found.app_id != kind.app_id:
-        other = next((k.name for k in KINDS if k.app_id == found.app_id), None)
+        other = next((k.name for k in _KINDS if k.app_id == found.app_id), None)
         what = (
             f"an aya_lab {other}" if other else f"another application's SQLite file (application id {found.app_id:#x})"
         )

@@ -28,9 +28,9 @@ if TYPE_CHECKING:
         RouterOutput,
         RoutingChain,
         RoutingResult,
+        RoutingTranscript,
         Step,
         ToolConfig,
-        Transcript,
         TranscriptRouter,
     )
     from aya_lab.agents.summarizer import OneCallSummarizer, SummaryResult, TwoCallSummarizer, make_summarizer
@@ -77,7 +77,7 @@ _HOMES: dict[str, tuple[str, ...]] = {
         "RoutingResult",
         "Step",
         "ToolConfig",
-        "Transcript",
+        "RoutingTranscript",
         "TranscriptRouter",
     ),
     "aya_lab.agents.summarizer": (
@@ -135,7 +135,7 @@ __all__ = [
     "SupervisorResult",
     "TextModel",
     "ToolConfig",
-    "Transcript",
+    "RoutingTranscript",
     "TranscriptRouter",
     "TwoCallSummarizer",
     "UserAgent",

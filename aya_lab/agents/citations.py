@@ -28,7 +28,7 @@ __all__ = [
     "MIN_SHARED",
     "NO_SOURCE",
     "STOPWORDS",
-    "content_words",
+    "citation_words",
     "grounded_sources",
     "note_label",
     "rank_for_answer",
@@ -56,7 +56,7 @@ _WORD = re.compile(r"[^\W_]+", re.UNICODE)
 _FIXED = re.compile(r"\((?:sources: [^()\n]*|no source supports this answer)\)")
 
 
-def content_words(text: str) -> set[str]:
+def citation_words(text: str) -> set[str]:
     """Lowercased word tokens of ``text`` that are not stopwords."""
     return {w for w in _WORD.findall(text.lower()) if w not in _STOP}
 
@@ -68,11 +68,11 @@ def grounded_sources(
     len(own))`` (and at least one) of the content words ``answer`` adds to ``question`` (``own``: the
     source's content words not in the question — a short note can share only few). ``passages``:
     ``(source, text)`` pairs."""
-    asked = content_words(question)
-    added = content_words(answer) - asked
+    asked = citation_words(question)
+    added = citation_words(answer) - asked
     by_source: dict[str, set[str]] = {}
     for source, text in passages:
-        by_source.setdefault(source, set()).update(content_words(text))
+        by_source.setdefault(source, set()).update(citation_words(text))
     return [
         s
         for s, words in by_source.items()

@@ -36,7 +36,7 @@ from dataclasses import dataclass
 
 from aya_lab.agents.multi_intent import Intent, compose_reply, resolve_reference
 from aya_lab.agents.protocols import TextModel
-from aya_lab.agents.routing import KeywordRouter, RouterOutput, Transcript, TranscriptRouter, as_transcript
+from aya_lab.agents.routing import KeywordRouter, RouterOutput, RoutingTranscript, TranscriptRouter, as_transcript
 from aya_lab.prompts import PromptFile, fit_prompt
 
 __all__ = ["LOOP_PROMPT", "Decision", "LoopRouter", "parse_decision"]
@@ -125,7 +125,7 @@ class LoopRouter(TranscriptRouter):
         self.failures += 1
         return self._fallback(t, step, answer, d.error)
 
-    def _fallback(self, t: Transcript, step: int, answer: str, error: str) -> RouterOutput:
+    def _fallback(self, t: RoutingTranscript, step: int, answer: str, error: str) -> RouterOutput:
         why = f"step {step}: router {type(self).__name__}: unparseable answer {answer[:60]!r} ({error})"
         if t.steps:
             return RouterOutput(

@@ -3,7 +3,7 @@
 Seed: LangChain's routing-chain design, implemented as designed in :mod:`aya_lab.agents.routing_chain`
 (``Router.route(text: str) -> RouterOutput(tool, tool_input, log)``, ``ToolConfig``, ``ChainedInput``,
 ``RoutingChain``) and re-exported here; :mod:`~aya_lab.agents.routing_steps` is the typed layer above it
-(the :class:`Transcript` each ``route`` receives is the design's chained string and also carries the
+(the :class:`RoutingTranscript` each ``route`` receives is the design's chained string and also carries the
 typed steps); :mod:`~aya_lab.agents.routing_errors` holds its errors. This module adds the routers Aya
 uses, on :class:`TranscriptRouter` (a design router with the design's prefixes as defaults, reading the
 typed transcript).
@@ -35,7 +35,7 @@ from aya_lab.agents.routing_errors import (
     ToolOutputError,
     UnknownToolError,
 )
-from aya_lab.agents.routing_steps import APOLOGY, FINISH, RoutingResult, Step, Transcript, as_transcript
+from aya_lab.agents.routing_steps import APOLOGY, FINISH, RoutingResult, RoutingTranscript, Step, as_transcript
 from aya_lab.models.result import GenerationResult
 from aya_lab.prompts import PromptFile
 
@@ -48,7 +48,7 @@ __all__ = [
     "ChainedInput",
     "RoutingChain",
     "Step",
-    "Transcript",
+    "RoutingTranscript",
     "RoutingResult",
     "as_transcript",
     "TranscriptRouter",
@@ -131,7 +131,7 @@ class LLMRouter(TranscriptRouter):
     The answer may be ``Action: tool`` / ``Action Input: ...`` (the input replaces the request) or a
     completion-format label (``query``, ``Summarize.``...); anything else falls back to ``fallback``
     (default :class:`KeywordRouter`) with ``RouterOutput.fallback`` set; a keyword fallback also matches
-    the request as written (``Transcript.original``, or ``originals`` in :meth:`route_many`), on a copy:
+    the request as written (``RoutingTranscript.original``, or ``originals`` in :meth:`route_many`), on a copy:
     ``fallback`` itself is never changed.
     """
 

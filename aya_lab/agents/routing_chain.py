@@ -16,7 +16,7 @@ What this module adds, and why: a step limit (``max_steps``: a router that never
 forever); an optional ``route_timeout`` (a hung model call inside ``route``); one located error for
 every bad input (:class:`RoutingError` and its subclasses, each naming the router or tool and the step);
 and a LangChain ``Runnable`` face (``invoke``, ``batch``, ``stream`` of :class:`Step`). The typed layer
-above the design: each string the chain hands a router is a :class:`Transcript` — a ``str`` equal to the
+above the design: each string the chain hands a router is a :class:`RoutingTranscript` — a ``str`` equal to the
 design's chained input, which also carries the request and the typed steps so far, for routers that
 would rather read those than parse the text (:class:`TranscriptRouter`). ``RouterOutput`` may carry two
 flags (``fallback``, ``explicit``) that the tuple itself does not hold, so it still unpacks into three.
@@ -48,8 +48,8 @@ from aya_lab.agents.routing_steps import (
     RoutingInput,
     RoutingOutput,
     RoutingResult,
+    RoutingTranscript,
     Step,
-    Transcript,
 )
 
 __all__ = ["RouterOutput", "Router", "ToolConfig", "ChainedInput", "RoutingChain", "NamedTool", "Tools"]
@@ -265,7 +265,7 @@ class RoutingChain(RunnableSerializable[Any, Any]):
 
     def result(self, text: str, original: str | None = None) -> RoutingResult:
         """The typed :class:`RoutingResult` for ``text`` (at the step limit: finished, flagged);
-        ``original``: ``text`` as its author wrote it, when ``text`` is its translation (``Transcript.original``)."""
+        ``original``: ``text`` as its author wrote it, when ``text`` is its translation (``RoutingTranscript.original``)."""
         return self._collect(self._steps(text, None, original))
 
     # -- Runnable ----------------------------------------------------------------------------------------
@@ -312,7 +312,7 @@ class RoutingChain(RunnableSerializable[Any, Any]):
         return RoutingResult(done[-1].output.tool_input, done, done[-1].stopped_by_limit)
 
     # -- the loop ------------------------------------------------------------------------------------------
-    def _route(self, transcript: Transcript, step: int) -> RouterOutput:
+    def _route(self, transcript: RoutingTranscript, step: int) -> RouterOutput:
         router = self.router
         where = f"step {step}: router {type(router).__name__}"
         try:
@@ -356,7 +356,7 @@ class RoutingChain(RunnableSerializable[Any, Any]):
         tools = {t.tool_name: t.as_runnable() for t in self.tools}
         colors = get_color_mapping(list(tools), excluded_colors=["green"])
         chained = ChainedInput(question + router.starter_string + router.router_prefix, verbose=self.verbose)
-        transcript = Transcript(chained.input, question, original=original)
+        transcript = RoutingTranscript(chained.input, question, original=original)
         while True:
             output = self._route(transcript, len(transcript.steps) + 1)
             chained.add(output.log, color="green")
@@ -373,5 +373,5 @@ class RoutingChain(RunnableSerializable[Any, Any]):
             chained.add(observation, color=colors[output.tool])
             chained.add(f"\n{router.router_prefix}")
             step = Step(output, observation)
-            transcript = Transcript(chained.input, question, (*transcript.steps, step), original)
+            transcript = RoutingTranscript(chained.input, question, (*transcript.steps, step), original)
             yield step

@@ -12,7 +12,7 @@ from typing import TypeVar
 
 from aya_lab.errors import AyaLabError
 
-T = TypeVar("T")
+_T = TypeVar("_T")
 
 __all__ = [
     "RoutingError",
@@ -59,10 +59,10 @@ def note_step(exc: BaseException, note: str) -> None:
         exc.add_note(note)
 
 
-def call_with_timeout(route: Callable[[str], T], text: str, timeout: float, where: str) -> T:
+def call_with_timeout(route: Callable[[str], _T], text: str, timeout: float, where: str) -> _T:
     """``route(text)`` in a daemon thread; :class:`RouterTimeoutError` after ``timeout`` seconds (the
     thread cannot be killed: a hung call runs on in the background, its result discarded)."""
-    box: dict[str, T] = {}
+    box: dict[str, _T] = {}
     failed: list[BaseException] = []
     done = threading.Event()
 

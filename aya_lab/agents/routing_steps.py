@@ -1,7 +1,7 @@
 """The typed layer above the routing-chain design: each step as data, the transcript a router is
 handed, what a chain takes (:data:`RoutingInput`) and what it produced.
 
-A :class:`Transcript` *is* the design's chained input — a ``str`` equal to ``input + starter_string +
+A :class:`RoutingTranscript` *is* the design's chained input — a ``str`` equal to ``input + starter_string +
 router_prefix`` and, per step, ``log + "\\n" + observation_prefix + observation + "\\n" + router_prefix``
 — so a router written from the design reads it as text; it also carries the request (``input``) and the
 typed :class:`Step` list, for routers that would rather not parse the text.
@@ -16,10 +16,10 @@ from typing import Protocol
 __all__ = [
     "FINISH",
     "APOLOGY",
-    "Decision",
+    "DecisionLike",
     "ChainFormat",
     "Step",
-    "Transcript",
+    "RoutingTranscript",
     "RoutingResult",
     "RoutingInput",
     "RoutingOutput",
@@ -31,7 +31,7 @@ FINISH = "Final Answer"
 APOLOGY = "Sorry, I could not complete that request."
 
 
-class Decision(Protocol):
+class DecisionLike(Protocol):
     """What a step holds of a router's decision; :class:`~aya_lab.agents.routing_chain.RouterOutput` is one.
     (The chain imports this module, so this module names the fields instead of importing the class.)"""
 
@@ -65,7 +65,7 @@ class Step:
     marks a finish the chain forced because ``max_steps`` tools had run.
     """
 
-    output: Decision
+    output: DecisionLike
     observation: str | None = None
     stopped_by_limit: bool = False
 
@@ -74,7 +74,7 @@ class Step:
         return self.observation is None
 
 
-class Transcript(str):
+class RoutingTranscript(str):
     """The chained input as the design builds it (this ``str``), with the request and the typed steps.
 
     ``original`` is the request as its author wrote it when ``input`` is its translation (``None``
@@ -88,7 +88,7 @@ class Transcript(str):
 
     def __new__(
         cls, text: str, input: str | None = None, steps: Sequence[Step] = (), original: str | None = None
-    ) -> Transcript:
+    ) -> RoutingTranscript:
         self = super().__new__(cls, text)
         self.input = text if input is None else input
         self.steps = tuple(steps)
@@ -96,14 +96,14 @@ class Transcript(str):
         return self
 
     @classmethod
-    def start(cls, text: str, router: ChainFormat, original: str | None = None) -> Transcript:
+    def start(cls, text: str, router: ChainFormat, original: str | None = None) -> RoutingTranscript:
         """The first string a router reads: ``text + starter_string + router_prefix``."""
         return cls(f"{text}{router.starter_string}{router.router_prefix}", text, original=original)
 
-    def add(self, step: Step, router: ChainFormat) -> Transcript:
+    def add(self, step: Step, router: ChainFormat) -> RoutingTranscript:
         """The transcript after ``step``: its log, the observation prefix, the observation, the router prefix."""
         chained = f"{self}{step.output.log}\n{router.observation_prefix}{step.observation}\n{router.router_prefix}"
-        return Transcript(chained, self.input, (*self.steps, step), self.original)
+        return RoutingTranscript(chained, self.input, (*self.steps, step), self.original)
 
     @property
     def text(self) -> str:
@@ -115,9 +115,9 @@ class Transcript(str):
         return [s.observation for s in self.steps if s.observation is not None]
 
 
-def as_transcript(transcript: str, router: ChainFormat) -> Transcript:
+def as_transcript(transcript: str, router: ChainFormat) -> RoutingTranscript:
     """A plain string (a router called directly, outside a chain) is a transcript holding only that request."""
-    return transcript if isinstance(transcript, Transcript) else Transcript.start(transcript, router)
+    return transcript if isinstance(transcript, RoutingTranscript) else RoutingTranscript.start(transcript, router)
 
 
 @dataclass
@@ -129,7 +129,7 @@ class RoutingResult:
     stopped_by_limit: bool = False
 
     @property
-    def intermediate_steps(self) -> list[tuple[Decision, str]]:
+    def intermediate_steps(self) -> list[tuple[DecisionLike, str]]:
         """``(RouterOutput, observation)`` for each tool that ran, in order."""
         return [(s.output, s.observation) for s in self.steps if s.observation is not None]
 

@@ -49,7 +49,7 @@ from aya_lab.datasets.synth_phrases import (
     REQUESTS,
     SLOTS,
     SMALL_NUMBERS,
-    TASKS,
+    TASK_PHRASES,
     TOPICS,
 )
 from aya_lab.errors import InputError
@@ -111,7 +111,7 @@ class _Writer:
 
     def task_forms(self, role: str) -> tuple[dict[str, str], dict[str, str], str]:
         """``(infinitive forms by language, noun forms by language, English gold task)`` of a task for ``role``."""
-        task = self.rng.choice([t for t in TASKS if t[0] == role])
+        task = self.rng.choice([t for t in TASK_PHRASES if t[0] == role])
         latin, han = self.slots()
         date = self.rng.choice(DATES)
         phrases, nouns = cast(tuple[str, ...], task[1:7]), cast(tuple[str, ...], task[7])

@@ -42,7 +42,7 @@ SLOTS = {
 }
 
 # role, English imperative (the gold task), de, fr, es, "sw stem|sw object", zh; then the noun phrases en..zh
-TASKS = (
+TASK_PHRASES = (
     ("finance", "send the invoice to {client}", "die Rechnung an {client} schicken", "envoyer la facture à {client}",
      "enviar la factura a {client}", "tuma|ankara kwa {client}", "把发票发给{client}",
      ("the invoice for {client}", "die Rechnung für {client}", "la facture pour {client}", "la factura para {client}",

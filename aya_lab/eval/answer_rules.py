@@ -3,7 +3,7 @@ facts it states are in what it cites (used by :func:`~aya_lab.eval.attacks.score
 
 - :func:`false_citations` -- a cited document that does not exist, or whose text shares too few of the
   content words the answer adds to the question (:func:`~aya_lab.agents.citations.grounded_sources`).
-- :func:`unsupported_numbers` -- a number (an amount, a count, a percentage, with its unit) the answer
+- :func:`unsupported_answer_numbers` -- a number (an amount, a count, a percentage, with its unit) the answer
   states that none of the documents it cites states (:func:`~aya_lab.agents.fact_check.supported`); an
   answer that cites no document supports no number. The room's own check (:mod:`aya_lab.agents.grounding`)
   should make this 0; the rule measures it from outside, on what reached the feed. Notes (``note from
@@ -18,7 +18,7 @@ import re
 from aya_lab.agents.citations import grounded_sources
 from aya_lab.agents.fact_check import extract_claims, supported
 
-__all__ = ["cited_documents", "false_citations", "unsupported_numbers"]
+__all__ = ["cited_documents", "false_citations", "unsupported_answer_numbers"]
 
 _SOURCES = re.compile(r"\(sources: ([^()\n]*)\)")
 
@@ -43,7 +43,7 @@ def false_citations(answer: str, request: str, documents: dict[str, str]) -> lis
     ]
 
 
-def unsupported_numbers(answer: str, documents: dict[str, str]) -> list[str]:
+def unsupported_answer_numbers(answer: str, documents: dict[str, str]) -> list[str]:
     """The numbers a knowledge-base ``answer`` states (as written) that no document it cites states; none
     for a reply with no ``(sources: ...)`` line (small talk, a summary: not an answer from the documents)."""
     if not _SOURCES.search(answer):

@@ -34,7 +34,7 @@ from aya_lab.agents.calibration import (
 )
 from aya_lab.agents.faithfulness import REAL_OUTPUT_QUANTILE, WITHHELD_QUANTILE, RealOutputFloor
 from aya_lab.errors import InputError
-from aya_lab.eval.faithfulness import MIN_HONEST, picked_thresholds, report, scored_pairs
+from aya_lab.eval.faithfulness import MIN_HONEST, gate_report, picked_thresholds, scored_pairs
 from aya_lab.eval.faithfulness_data import FaithPair
 from aya_lab.eval.faithfulness_real import (
     MIN_FAITHFUL_DRAFTS,
@@ -78,11 +78,11 @@ def _resolved_hash(pairs: Sequence[FaithPair]) -> str:
 
 
 def thresholds_calibration(result: Report, on: dt.date | None = None) -> ThresholdsCalibration:
-    """The thresholds file's record of ``result`` (a ``faithfulness`` report that picked its thresholds on
+    """The thresholds file's record of ``result`` (a ``faithfulness`` gate_report that picked its thresholds on
     the calibration split and reports on the held-out one), dated ``on`` (default: today). An error when
     external sets were skipped: thresholds measured on part of the set are another calibration."""
     if result.task != "faithfulness":
-        raise InputError(f"a thresholds calibration is made from a faithfulness report, not a {result.task} one")
+        raise InputError(f"a thresholds calibration is made from a faithfulness gate_report, not a {result.task} one")
     skipped = result.meta.get("skipped")
     if isinstance(skipped, Mapping) and skipped:
         missing = ", ".join(sorted(str(name) for name in skipped))
@@ -92,7 +92,7 @@ def thresholds_calibration(result: Report, on: dt.date | None = None) -> Thresho
     pairs, scores = scored_pairs(result)
     thresholds = picked_thresholds(result)
     held = [i for i, p in enumerate(pairs) if p.split == "holdout"]
-    row = report([pairs[i] for i in held], scores[held], thresholds, n_bootstrap=0).iloc[0]
+    row = gate_report([pairs[i] for i in held], scores[held], thresholds, n_bootstrap=0).iloc[0]
     honest = sum(1 for p in pairs if p.split == "calibration" and not p.unfaithful)
     return ThresholdsCalibration(
         version=CALIBRATION_VERSION,

@@ -1,6 +1,6 @@
 """Command-line commands for data and evaluation, registered into ``aya-lab``.
 
-``register(subparsers)`` adds ``data list|fetch|languages`` and ``eval translate|compare|summarize|route|faithfulness``
+``register_data_and_eval(subparsers)`` adds ``data list|fetch|languages`` and ``eval translate|compare|summarize|route|faithfulness``
 to the top-level parser's subparsers. Each command sets ``func(args) -> int`` (exit status) as its
 default; bad input prints one ``error: ...`` line on stderr and returns 2. The ``data`` and ``eval``
 groups are shared: :func:`command_group` returns a group's subparsers (creating it once), so other
@@ -50,10 +50,10 @@ from aya_lab.eval.translation.systems import prompt_notes
 from aya_lab.prompts import load_prompt
 
 __all__ = [
-    "register",
+    "register_data_and_eval",
     "register_eval",
     "command_group",
-    "main",
+    "eval_main",
     "translate_command",
     "compare_command",
     "summarize_command",
@@ -258,21 +258,21 @@ summarize_command = guard(_eval_summarize)
 route_command = guard(_eval_route)
 
 
-def register(subparsers: argparse._SubParsersAction) -> None:
+def register_data_and_eval(subparsers: argparse._SubParsersAction) -> None:
     """Add ``data list|fetch|languages`` and ``eval translate|compare|summarize|route`` to ``subparsers``."""
     register_data(subparsers)
     register_eval(subparsers)
 
 
-def main(argv: list[str] | None = None) -> int:
+def eval_main(argv: list[str] | None = None) -> int:
     """Run these commands without the top-level CLI (``python -m aya_lab.eval.cli data list``)."""
     parser = argparse.ArgumentParser(prog="aya-lab")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
     sub.required = True
-    register(sub)
+    register_data_and_eval(sub)
     args = parser.parse_args(argv)
     return args.func(args)
 
 
 if __name__ == "__main__":  # pragma: no cover
-    raise SystemExit(main())
+    raise SystemExit(eval_main())

@@ -53,7 +53,7 @@ from aya_lab.paths import project_root
 __all__ = [
     "DELIVERY_COLUMNS",
     "LABELS",
-    "Delivery",
+    "DraftDelivery",
     "DeliveryLabel",
     "LabelDataError",
     "default_labels_path",
@@ -91,7 +91,7 @@ class DeliveryLabel(BaseModel):
 
 
 @dataclass(frozen=True)
-class Delivery:
+class DraftDelivery:
     """One translated delivery: the message ``id`` (``source`` in ``source_lang``), the reader's
     language, the translator's ``draft`` and whether the guard ``withheld`` it."""
 
@@ -141,7 +141,7 @@ def draft_of_withheld(notes: Iterable[str], source_lang: str, reader_lang: str) 
 
 
 def unlabelled_records(
-    deliveries: Sequence[Delivery], labels: dict[tuple[str, str, str], str], glosses: dict[str, str]
+    deliveries: Sequence[DraftDelivery], labels: dict[tuple[str, str, str], str], glosses: dict[str, str]
 ) -> list[dict]:
     """One JSON-ready object per delivery without a label -- the source, its gloss and the draft, but
     not the guard's decision (a labeller judges the draft blind) -- with ``label`` left empty."""
@@ -195,7 +195,7 @@ def _rates(part: pd.DataFrame, n_bootstrap: int, seed: int) -> dict[str, object]
 
 
 def delivery_frame(
-    system: str, deliveries: Iterable[Delivery], labels: dict[tuple[str, str, str], str]
+    system: str, deliveries: Iterable[DraftDelivery], labels: dict[tuple[str, str, str], str]
 ) -> pd.DataFrame:
     """One row per translated delivery of ``system`` (:data:`DELIVERY_COLUMNS`), judged by ``labels``
     (:func:`load_labels`; ``label`` empty when none judges the draft)."""
@@ -208,10 +208,10 @@ def delivery_frame(
     return pd.DataFrame(rows, columns=list(DELIVERY_COLUMNS))
 
 
-def deliveries_of(frame: pd.DataFrame) -> list[Delivery]:
+def deliveries_of(frame: pd.DataFrame) -> list[DraftDelivery]:
     """The deliveries of a :func:`delivery_frame` (a report's ``deliveries`` frame), in order."""
     return [
-        Delivery(str(r["id"]), str(r["source"]), str(r["source_lang"]), str(r["reader_lang"]), str(r["draft"]),
+        DraftDelivery(str(r["id"]), str(r["source"]), str(r["source_lang"]), str(r["reader_lang"]), str(r["draft"]),
                  bool(r["withheld"]), bool(r["flagged"]))
         for r in frame.to_dict("records")
     ]  # fmt: skip

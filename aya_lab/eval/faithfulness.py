@@ -4,19 +4,19 @@
 each language's threshold on the **calibration** split (:func:`calibrate`: the
 :data:`~aya_lab.agents.faithfulness.WITHHELD_QUANTILE` quantile of the scores of honest translations to
 or from the language, for languages with at least :data:`MIN_HONEST` of them), and reports on the other
-split (:func:`report`) the precision and recall of the "unfaithful" class — an output withheld — and the
+split (:func:`gate_report`) the precision and recall of the "unfaithful" class — an output withheld — and the
 share of honest translations withheld, overall, per kind and per language, each with a percentile
 bootstrap 95% CI. The resampled units are source sentences (every pair made from one sentence goes in
 or out together: they share words, names and length). Per kind, only the rate that kind has is shown:
 recall for an unfaithful kind, the withheld share for honest translations.
 
-The result is a ``faithfulness`` :class:`~aya_lab.eval.report.Report`: ``df`` holds those rates (units
+The result is a ``faithfulness`` :class:`~aya_lab.eval.gate_report.Report`: ``df`` holds those rates (units
 ``group`` and ``value``: ``all``/``all``, ``kind``/KIND, ``language``/LANG; ``n`` the group's pairs, with
 ``n_unfaithful`` and ``n_faithful`` beside it), ``items`` every pair of the set, both splits, with its
 score, its threshold and whether the gate withholds it, and ``meta`` the picked ``thresholds``, the
 reported ``split``, the set's ``data`` path and the external sets ``skipped`` (what
 :mod:`aya_lab.eval.calibration_files` records). :func:`faithfulness_table` (the task's table) is the
-wide table :func:`report` gives. ``aya-lab eval faithfulness`` runs it
+wide table :func:`gate_report` gives. ``aya-lab eval faithfulness`` runs it
 (:mod:`aya_lab.eval.faithfulness_cli`), as does ``run("faithfulness")``.
 """
 
@@ -38,18 +38,18 @@ from aya_lab.agents.faithfulness import (
 from aya_lab.errors import InputError
 from aya_lab.eval.configs import FaithfulnessConfig
 from aya_lab.eval.faithfulness_data import FaithPair, load_faithfulness_set
-from aya_lab.eval.report import Report, Task
+from aya_lab.eval.gate_report import Report, Task
 from aya_lab.eval.stats import cluster_bootstrap_counts, cluster_labels, percentile_ci
 from aya_lab.rag.sentence_encoder import ENCODER_NAME
 
 __all__ = [
     "MIN_HONEST",
-    "TASK",
+    "FAITHFULNESS_TASK",
     "calibrate",
     "evaluate_faithfulness",
     "faithfulness_table",
     "picked_thresholds",
-    "report",
+    "gate_report",
     "scored_pairs",
 ]
 
@@ -103,7 +103,7 @@ def _row(group: str, value: str, units: np.ndarray, cells: np.ndarray, counts: n
     return row
 
 
-def report(
+def gate_report(
     pairs: Sequence[FaithPair],
     scores: np.ndarray,
     thresholds: dict[str, float] | None = None,
@@ -146,12 +146,12 @@ def report(
 
 
 def _masked(group: str, value: str, metric: str) -> bool:
-    """The rates :func:`report` leaves out: precision per kind, recall of honest translations."""
+    """The rates :func:`gate_report` leaves out: precision per kind, recall of honest translations."""
     return group == "kind" and (metric == "precision" or (value == "faithful" and metric == "recall"))
 
 
 def _scores(table: pd.DataFrame, system: str) -> pd.DataFrame:
-    """:func:`report`'s wide ``table`` as the report's tidy ``df`` (the rates it leaves out dropped)."""
+    """:func:`gate_report`'s wide ``table`` as the gate_report's tidy ``df`` (the rates it leaves out dropped)."""
     rows = []
     for r in table.to_dict("records"):
         for metric in _RATES:
@@ -165,7 +165,7 @@ def _scores(table: pd.DataFrame, system: str) -> pd.DataFrame:
 
 
 def faithfulness_table(result: Report, system: str | None = None) -> pd.DataFrame:
-    """The wide table of :func:`report` (one row per group, each rate with its CI) from ``result``'s
+    """The wide table of :func:`gate_report` (one row per group, each rate with its CI) from ``result``'s
     ``df``, for ``system`` (default: the first)."""
     df = result.df[result.df["system"] == (system or result.systems[0])]
     rows = []
@@ -182,14 +182,14 @@ def faithfulness_table(result: Report, system: str | None = None) -> pd.DataFram
 
 
 def scored_pairs(result: Report) -> tuple[list[FaithPair], np.ndarray]:
-    """Every pair of a faithfulness report's set (both splits, in file order) and its score."""
+    """Every pair of a faithfulness gate_report's set (both splits, in file order) and its score."""
     items = result.items
     pairs = [FaithPair(*(str(row[f]) for f in _PAIR_FIELDS)) for row in items.to_dict("records")]
     return pairs, items["score"].to_numpy(dtype=float)
 
 
 def picked_thresholds(result: Report) -> dict[str, float]:
-    """The per-language thresholds a faithfulness report was measured with (picked on its calibration split)."""
+    """The per-language thresholds a faithfulness gate_report was measured with (picked on its calibration split)."""
     picked = result.meta.get("thresholds")
     return {str(k): float(v) for k, v in picked.items()} if isinstance(picked, Mapping) else {}
 
@@ -217,8 +217,8 @@ def evaluate_faithfulness(
     floor: RealOutputFloor | None = None,
 ) -> Report:
     """Score the set at ``path``, calibrate on its calibration split (unless ``thresholds`` are given)
-    and report on ``split`` (``holdout``, or ``calibration`` to see the fit itself) with ``floor`` applied;
-    a ``faithfulness`` report (see the module docstring) whose system is ``gate`` (``gate+floor:MODEL``)."""
+    and gate_report on ``split`` (``holdout``, or ``calibration`` to see the fit itself) with ``floor`` applied;
+    a ``faithfulness`` gate_report (see the module docstring) whose system is ``gate`` (``gate+floor:MODEL``)."""
     data = load_faithfulness_set(path)
     if not data.pairs:
         raise InputError(
@@ -230,7 +230,7 @@ def evaluate_faithfulness(
     chosen = [i for i, p in enumerate(data.pairs) if p.split == split]
     if not chosen:
         raise InputError(f'{data.path}: no pairs in the {split} split; label some pairs "split": "{split}"')
-    table = report(
+    table = gate_report(
         [data.pairs[i] for i in chosen], scores[chosen], picked, n_bootstrap=n_bootstrap, seed=seed, floor=floor
     )
     system = "gate" if floor is None else f"gate+floor:{floor.model}"
@@ -256,7 +256,7 @@ def _run(config: FaithfulnessConfig) -> Report:
     )
 
 
-TASK = Task(
+FAITHFULNESS_TASK = Task(
     "faithfulness",
     "the faithfulness gate: thresholds picked on the calibration split, precision/recall on another",
     FaithfulnessConfig,

@@ -35,8 +35,8 @@ from aya_lab.eval.fabrications import default_labels_path
 from aya_lab.eval.faithfulness import (
     evaluate_faithfulness,
     faithfulness_table,
+    gate_report,
     picked_thresholds,
-    report,
     scored_pairs,
 )
 from aya_lab.eval.faithfulness_data import default_set_path
@@ -133,7 +133,7 @@ def _eval_faithfulness(args: argparse.Namespace) -> int:
         print(shown.to_string(index=False, float_format=lambda x: f"{x:.3f}"))
     pairs, scores = scored_pairs(result)
     chosen = [i for i, p in enumerate(pairs) if p.split == args.split]
-    floored = report([pairs[i] for i in chosen], scores[chosen], thresholds, n_bootstrap=args.n_bootstrap,
+    floored = gate_report([pairs[i] for i in chosen], scores[chosen], thresholds, n_bootstrap=args.n_bootstrap,
                      floor=floor).iloc[0]  # fmt: skip
     print(f"\nwith the floor applied to these written pairs (as if they were {floor.model}'s drafts): "
           f"honest withheld {floored['withheld']:.3f} [{floored['withheld_low']:.3f}, {floored['withheld_high']:.3f}], "

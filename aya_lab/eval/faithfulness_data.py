@@ -1,7 +1,7 @@
 """The faithfulness calibration set (``data/faithfulness/pairs.jsonl``): labelled (source, output) pairs.
 
 Each JSONL line is a :class:`FaithRecord`: ``id``, ``split`` (``calibration`` or ``holdout``), ``kind``
-(:data:`KINDS`), ``label`` (``faithful`` or ``unfaithful``; fixed by the kind), the languages ``src`` and
+(:data:`PAIR_KINDS`), ``label`` (``faithful`` or ``unfaithful``; fixed by the kind), the languages ``src`` and
 ``tgt``, and the two texts. A text is either inline, or a **reference** into an external test set's
 dev/train split (``{"ref": "mafand/dev/swh-eng", "line": 12}``: line 12 of
 ``load_parallel("mafand", "swh", "eng", split="dev").sources``), resolved from ``AYA_LAB_DATA_DIR`` when
@@ -32,7 +32,7 @@ from aya_lab.languages import normalize_language
 from aya_lab.paths import project_root
 
 __all__ = [
-    "KINDS",
+    "PAIR_KINDS",
     "TRANSFORMS",
     "FaithPair",
     "FaithRecord",
@@ -44,7 +44,7 @@ __all__ = [
 ]
 
 Kind = Literal["faithful", "unrelated", "example_echo", "example_paraphrase", "partial", "wrong_fact", "model_output"]
-KINDS: tuple[str, ...] = Kind.__args__  # type: ignore[attr-defined]
+PAIR_KINDS: tuple[str, ...] = Kind.__args__  # type: ignore[attr-defined]
 """The kinds of pair: honest translations, and outputs that translate nothing (``unrelated``: another
 sentence's translation; ``example_echo``: a few-shot pool sentence; ``example_paraphrase``: a paraphrase
 of one; ``partial``: the first half of the translation; ``wrong_fact``: the translation with a number or

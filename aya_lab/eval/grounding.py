@@ -49,8 +49,8 @@ from aya_lab.paths import kb_dir, project_root
 from aya_lab.prompts import load_prompt
 
 __all__ = [
-    "TABLES",
-    "TASK",
+    "GROUNDING_TABLES",
+    "GROUNDING_TASK",
     "Draft",
     "default_drafts_path",
     "evaluate_grounding",
@@ -59,7 +59,7 @@ __all__ = [
     "load_drafts",
 ]
 
-TABLES = ("drafts", "rag proxies", "summaries")
+GROUNDING_TABLES = ("drafts", "rag proxies", "summaries")
 """The sets a grounding report measures, each one of :func:`grounding_table`'s tables."""
 SYSTEM = "checks"
 _COLUMNS = ["system", "set", "label", "kind", "metric", "score", "ci_low", "ci_high", "n"]
@@ -214,11 +214,11 @@ def evaluate_grounding(
 
 
 def grounding_table(result: Report, name: str = "drafts") -> pd.DataFrame:
-    """One of the command's tables (:data:`TABLES`) from ``result``'s ``df``: per label and kind the share
+    """One of the command's tables (:data:`GROUNDING_TABLES`) from ``result``'s ``df``: per label and kind the share
     of drafts delivered or withheld, per proxy answer the share withheld, per copied text its copy
     coverage (min, mean, max) and the share withheld; rates with their CIs."""
-    if name not in TABLES:
-        raise InputError(f"a grounding report has the tables {', '.join(TABLES)}, not {name!r}")
+    if name not in GROUNDING_TABLES:
+        raise InputError(f"a grounding report has the tables {', '.join(GROUNDING_TABLES)}, not {name!r}")
     part = result.df[result.df["set"] == name]
     if name == "drafts":
         wide = part[["label", "kind", "metric", "n", "score", "ci_low", "ci_high"]]
@@ -237,7 +237,7 @@ def _run(config: GroundingConfig) -> Report:
     return evaluate_grounding(config.data, config.docs, n_bootstrap=config.n_bootstrap, seed=config.seed)
 
 
-TASK = Task(
+GROUNDING_TASK = Task(
     "grounding", "the answer and summary checks on written drafts, RAG proxies and copies", GroundingConfig, _run,
     grounding_table,
 )  # fmt: skip
@@ -248,7 +248,7 @@ def _eval_grounding(args: argparse.Namespace) -> int:
     result = evaluate_grounding(args.data)
     per = result.items.drop(columns="system")
     with pd.option_context("display.width", 160, "display.max_columns", 20, "display.max_colwidth", 90):
-        for name in TABLES:
+        for name in GROUNDING_TABLES:
             print(f"== {name}\n{grounding_table(result, name).round(3).to_string(index=False)}\n")
         if args.show:
             print(per[per["delivered"] == (per["label"] == "fabricated")].to_string(index=False))

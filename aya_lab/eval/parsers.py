@@ -21,7 +21,7 @@ from aya_lab.agents.summarizer_names import SUMMARIZER_VARIANTS
 from aya_lab.datasets.cli import command_group
 from aya_lab.eval.names import ATTACK_CATEGORIES, DEFAULT_MEMORY_POLICY, SUMMARY_FLOORS
 from aya_lab.eval.translation.kinds import system_help, system_option_help
-from aya_lab.models.executor import ENGINES
+from aya_lab.models.executor import GENERATION_ENGINES
 from aya_lab.models.registry import model_help
 from aya_lab.refs import lazy
 from aya_lab.settings import DEFAULT_ROLE_SPECS, ROLES
@@ -77,7 +77,7 @@ def add_run_options(p: argparse.ArgumentParser, command: str, *, out_help: str) 
     p.add_argument("--no-progress", action="store_true", help="no progress bar on stderr")
     p.add_argument(
         "--engine",
-        choices=ENGINES,
+        choices=GENERATION_ENGINES,
         default=None,
         help="where cache misses are generated: local, or ray (AYA_LAB_RAY_ADDRESS=auto|ray://HOST:PORT, "
         "else a local cluster); default $AYA_LAB_ENGINE or local",

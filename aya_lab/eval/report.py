@@ -45,18 +45,18 @@ __all__ = ["FORMAT", "FORMAT_VERSION", "Report", "ReportFormatError", "Task", "h
 
 FORMAT = "aya_lab.eval.report"
 FORMAT_VERSION = 1
-TABLES = ("items", "paired")
+_TABLES = ("items", "paired")
 """The tables every report has besides ``df``, saved as ``<stem>.<name>.csv``."""
 
 BUILT_IN: dict[str, str] = {
-    "translation": "aya_lab.eval.translation.task:TASK",
-    "summaries": "aya_lab.eval.summarization:TASK",
+    "translation": "aya_lab.eval.translation.task:TRANSLATION_TASK",
+    "summaries": "aya_lab.eval.summarization:SUMMARIES_TASK",
     "routing": "aya_lab.eval.routing:TASK",
     "sequences": "aya_lab.eval.routing_sequences:TASK",
-    "retrieval": "aya_lab.eval.retrieval:TASK",
-    "faithfulness": "aya_lab.eval.faithfulness:TASK",
-    "grounding": "aya_lab.eval.grounding:TASK",
-    "attacks": "aya_lab.eval.attacks:TASK",
+    "retrieval": "aya_lab.eval.retrieval:RETRIEVAL_TASK",
+    "faithfulness": "aya_lab.eval.faithfulness:FAITHFULNESS_TASK",
+    "grounding": "aya_lab.eval.grounding:GROUNDING_TASK",
+    "attacks": "aya_lab.eval.attacks:ATTACKS_TASK",
 }
 """The built-in tasks, by name, as ``module:attr`` references (imported on first use)."""
 
@@ -233,7 +233,7 @@ class Report:
                 f"{head.get('format') if isinstance(head, dict) else head!r}); re-run the evaluation to save it again"
             )
         dtypes = head.get("dtypes", {})
-        frames = {n: _read(_beside(path, n), dtypes.get(n, {})) for n in (*TABLES, *head.get("frames", []))}
+        frames = {n: _read(_beside(path, n), dtypes.get(n, {})) for n in (*_TABLES, *head.get("frames", []))}
         df = _read(path, dtypes.get("df", {}))
         extra = {n: frames[n] for n in head.get("frames", [])}
         return cls(head["task"], df, frames["items"], frames["paired"], head.get("meta", {}), extra)

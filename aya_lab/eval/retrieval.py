@@ -62,7 +62,7 @@ if TYPE_CHECKING:
 __all__ = [
     "Ranker",
     "SCOPES",
-    "TASK",
+    "RETRIEVAL_TASK",
     "bootstrap_ci",
     "evaluate_retrieval",
     "retrieval_by_question",
@@ -337,6 +337,6 @@ def _run(config: RetrievalConfig) -> Report:
         )  # fmt: skip
 
 
-TASK = Task(
+RETRIEVAL_TASK = Task(
     "retrieval", "knowledge-base retrieval beside BM25 and random floors", RetrievalConfig, _run, retrieval_table
 )

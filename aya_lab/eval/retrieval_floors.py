@@ -35,7 +35,7 @@ from rank_bm25 import BM25Okapi
 from aya_lab.errors import InputError
 from aya_lab.eval.report import Report
 
-__all__ = ["BM25Ranker", "Hit", "SYSTEMS", "floors_table", "random_expectation", "random_items", "tokenize"]
+__all__ = ["BM25Ranker", "Hit", "SYSTEMS", "floors_table", "random_expectation", "random_items", "bm25_tokens"]
 
 SYSTEMS = ("embedder", "bm25", "random")
 _TOKEN = re.compile(r"\w+")
@@ -49,7 +49,7 @@ class Hit(NamedTuple):
     text: str
 
 
-def tokenize(text: str) -> list[str]:
+def bm25_tokens(text: str) -> list[str]:
     """Lower-cased ``\\w+`` runs (BM25's tokens)."""
     return _TOKEN.findall(text.lower())
 
@@ -64,7 +64,7 @@ class BM25Ranker:
         self.chunks = [(str(source), str(text)) for source, text in chunks]
         if not self.chunks:
             raise InputError("BM25 needs at least one chunk; the knowledge base is empty")
-        corpus = [tokenize(text) for _, text in self.chunks]
+        corpus = [bm25_tokens(text) for _, text in self.chunks]
         if not any(corpus):
             raise InputError("BM25 needs chunks with words; every chunk is empty")
         self.index = BM25Okapi(corpus)
@@ -75,7 +75,7 @@ class BM25Ranker:
 
     def retrieve(self, query: str, k: int = 4) -> list[Hit]:
         """The ``k`` best chunks for ``query``, best first (ties in the chunks' order)."""
-        scores = self.index.get_scores(tokenize(query))
+        scores = self.index.get_scores(bm25_tokens(query))
         order = sorted(range(len(self.chunks)), key=lambda i: (-scores[i], i))[:k]
         return [Hit(self.chunks[i][0], float(scores[i]), self.chunks[i][1]) for i in order]
 

@@ -57,30 +57,30 @@ from aya_lab.eval.report import Report, Task
 from aya_lab.eval.stats import bootstrap_indices, paired_bootstrap  # re-exported
 from aya_lab.eval.stats import percentile_ci as _ci
 from aya_lab.eval.summary_scoring import (  # re-exported
-    content_words,
     count_exact,
     count_parsed,
     last_n_correct,
     match_action_items,
     micro_prf,
     micro_prf_boot,
-    paired_table,
     prf,
+    summary_paired_table,
     task_similarity,
+    task_words,
 )
 from aya_lab.messages import ChatMessage
 from aya_lab.models import load_chat_model
 from aya_lab.models.base import record_generations
 
 __all__ = [
-    "TASK",
+    "SUMMARIES_TASK",
     "SummariesConfig",
     "transcript_messages",
     "evaluate_summarizers",
     "match_action_items",
     "prf",
     "task_similarity",
-    "content_words",
+    "task_words",
     "count_exact",
     "count_parsed",
     "last_n_correct",
@@ -228,7 +228,7 @@ def scored_results(
         "dataset_id": dataset_id, "n_bootstrap": n_bootstrap, "seed": seed, "signatures": sigs,
         "sacrebleu_version": sacrebleu.__version__, **meta,
     }  # fmt: skip
-    return Report("summaries", df, per, paired_table(per, variants, idx, SUMMARY_METRICS), meta)
+    return Report("summaries", df, per, summary_paired_table(per, variants, idx, SUMMARY_METRICS), meta)
 
 
 def _score(t: Any, history: list[Any], res: Any, request_en: str, tr_calls: int) -> dict[str, Any]:
@@ -369,4 +369,6 @@ def _run(config: SummariesConfig) -> Report:
     )  # fmt: skip
 
 
-TASK = Task("summaries", "summarizer variants and floors on the transcripts", SummariesConfig, _run, summaries_table)
+SUMMARIES_TASK = Task(
+    "summaries", "summarizer variants and floors on the transcripts", SummariesConfig, _run, summaries_table
+)

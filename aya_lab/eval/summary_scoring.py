@@ -24,7 +24,7 @@ from aya_lab.eval.stats import bootstrap_indices, paired_bootstrap
 __all__ = [
     "TASK_CHRF",
     "TASK_JACCARD",
-    "content_words",
+    "task_words",
     "task_similarity",
     "match_action_items",
     "prf",
@@ -33,13 +33,13 @@ __all__ = [
     "last_n_correct",
     "micro_prf",
     "micro_prf_boot",
-    "paired_table",
-    "PAIRED_COLUMNS",
+    "summary_paired_table",
+    "SUMMARY_PAIRED_COLUMNS",
 ]
 
 TASK_CHRF = 50.0
 TASK_JACCARD = 0.5
-PAIRED_COLUMNS = [
+SUMMARY_PAIRED_COLUMNS = [
     "baseline",
     "system",
     "metric",
@@ -68,7 +68,7 @@ your yours yourself yourselves ll s t d m re ve
 )
 
 
-def content_words(text: str) -> set[str]:
+def task_words(text: str) -> set[str]:
     """Lowercased alphanumeric tokens minus English stop words."""
     return {w for w in re.findall(r"[^\W_]+", text.lower()) if w not in _STOP}
 
@@ -76,7 +76,7 @@ def content_words(text: str) -> set[str]:
 def task_similarity(predicted: str, gold: str) -> tuple[float, float]:
     """``(chrF, jaccard)``: sacrebleu sentence chrF (prediction as hypothesis) and content-word Jaccard."""
     chrf = float(CHRF().sentence_score(predicted, [gold]).score)
-    a, b = content_words(predicted), content_words(gold)
+    a, b = task_words(predicted), task_words(gold)
     jaccard = len(a & b) / len(a | b) if (a | b) else 0.0
     return chrf, jaccard
 
@@ -159,7 +159,9 @@ def micro_prf_boot(tp, n_pred, n_gold, idx) -> np.ndarray:
     return np.array([micro_prf(np.array([t]), np.array([p]), np.array([g])) for t, p, g in zip(tps, ps, gs)])
 
 
-def paired_table(per: pd.DataFrame, variants: list[str], idx: np.ndarray, metrics: Sequence[str]) -> pd.DataFrame:
+def summary_paired_table(
+    per: pd.DataFrame, variants: list[str], idx: np.ndarray, metrics: Sequence[str]
+) -> pd.DataFrame:
     """Paired bootstrap of each system against the first over ``per`` (transcript x system rows): the
     report's ``paired`` table (``delta`` = system minus baseline, ``p`` the bootstrap p-value, ``p_holm``
     over the systems per metric).
@@ -193,4 +195,6 @@ def paired_table(per: pd.DataFrame, variants: list[str], idx: np.ndarray, metric
                     "n": len(x),
                 }
             )
-    return holm_column(pd.DataFrame(rows, columns=[c for c in PAIRED_COLUMNS if c not in ("p_holm", "significant")]))
+    return holm_column(
+        pd.DataFrame(rows, columns=[c for c in SUMMARY_PAIRED_COLUMNS if c not in ("p_holm", "significant")])
+    )

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import sys
 
-from aya_lab.graph.cli import main
+from aya_lab.graph.cli import graph_main
 
 if __name__ == "__main__":  # pragma: no cover
-    sys.exit(main(["graph", *sys.argv[1:]]))
+    sys.exit(graph_main(["graph", *sys.argv[1:]]))

@@ -30,7 +30,7 @@ from aya_lab.graph.spec import (
     EdgeSpec,
     GraphSpec,
     NodeSpec,
-    Source,
+    SpecSource,
     key_list,
 )
 
@@ -53,7 +53,7 @@ def _placeholder(name: str) -> Callable[[Any], dict[str, Any]]:
 
 
 def build_graph(
-    spec: Source,
+    spec: SpecSource,
     registry: Registry | None = None,
     *,
     placeholders: bool = False,
@@ -235,7 +235,7 @@ def to_spec(obj: object) -> GraphSpec:
 
 
 def draw(
-    spec: Source,
+    spec: SpecSource,
     registry: Registry | None = None,
     *,
     format: str = "mermaid",

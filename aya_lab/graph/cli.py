@@ -1,6 +1,6 @@
 """``aya-lab graph ...``: schema, validate, show, draw, hash and resolve graph specs.
 
-The top-level ``aya_lab.cli`` calls :func:`register` with its sub-parsers; each command stores its
+The top-level ``aya_lab.cli`` calls :func:`register_graph` with its sub-parsers; each command stores its
 handler as ``args.func`` (``func(args) -> exit code``). Standalone: ``python -m aya_lab.graph COMMAND``
 (:mod:`aya_lab.graph.__main__`) or ``python -m aya_lab.graph.cli graph COMMAND``.
 
@@ -43,7 +43,7 @@ from aya_lab.graph.schema import json_schema
 from aya_lab.graph.show import show_spec
 from aya_lab.graph.spec import GraphSpec
 
-__all__ = ["ENTRY_POINT_GROUP", "KNOWN_REGISTRIES", "register", "main", "registry_ref", "spec_path"]
+__all__ = ["ENTRY_POINT_GROUP", "KNOWN_REGISTRIES", "register_graph", "graph_main", "registry_ref", "spec_path"]
 
 
 DEFAULT_REGISTRY = "aya_lab.room.names:aya_names"
@@ -185,7 +185,7 @@ def _with_registry(p: argparse.ArgumentParser) -> None:
     )
 
 
-def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> argparse.ArgumentParser:
+def register_graph(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> argparse.ArgumentParser:
     """Add ``graph`` (with ``schema``, ``validate``, ``show``, ``draw``, ``hash``, ``resolve``) to ``subparsers``."""
     graph = subparsers.add_parser("graph", help=group_help("graph"), description=__doc__.split("\n\n")[0])
     sub = graph.add_subparsers(dest="graph_command", metavar="COMMAND")
@@ -238,12 +238,12 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     return graph
 
 
-def main(argv: list[str] | None = None) -> int:
+def graph_main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="aya-lab")
-    register(parser.add_subparsers(dest="command", required=True))
+    register_graph(parser.add_subparsers(dest="command", required=True))
     args = parser.parse_args(argv)
     return int(args.func(args))
 
 
 if __name__ == "__main__":  # pragma: no cover
-    sys.exit(main())
+    sys.exit(graph_main())

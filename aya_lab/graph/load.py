@@ -28,13 +28,15 @@ from aya_lab.graph.reader import (
     require_mapping,
 )
 from aya_lab.graph.registry import Registry, default_registry
-from aya_lab.graph.spec import GraphSpec, Source
+from aya_lab.graph.spec import GraphSpec, SpecSource
 from aya_lab.paths import file_kind
 
 __all__ = ["load_spec", "read_spec_data", "spec_hash"]
 
 
-def read_spec_data(source: Source, *, base_dir: str | PathLike[str] | None = None) -> tuple[object, tuple[str, ...]]:
+def read_spec_data(
+    source: SpecSource, *, base_dir: str | PathLike[str] | None = None
+) -> tuple[object, tuple[str, ...]]:
     """The resolved spec data (overlays applied; a mapping, unless the source holds no spec) and its
     lineage (files, base first).
 
@@ -43,7 +45,9 @@ def read_spec_data(source: Source, *, base_dir: str | PathLike[str] | None = Non
     return _resolve(source, Path(base_dir) if base_dir else None, ())
 
 
-def _resolve(source: Source, base_dir: Path | None, seen: tuple[str, ...]) -> tuple[dict[str, Any], tuple[str, ...]]:
+def _resolve(
+    source: SpecSource, base_dir: Path | None, seen: tuple[str, ...]
+) -> tuple[dict[str, Any], tuple[str, ...]]:
     label: str | None = None
     if isinstance(source, GraphSpec):
         data: Any = source.to_dict()
@@ -94,7 +98,7 @@ def _require_regular_base(base_path: Path, problems: Problems, label: str | None
 
 
 def load_spec(
-    source: Source,
+    source: SpecSource,
     registry: Registry | None = None,
     *,
     check_registry: bool = True,
@@ -136,7 +140,7 @@ def load_spec(
     return spec
 
 
-def spec_hash(spec: Source, *, compat: str | None = None) -> str:
+def spec_hash(spec: SpecSource, *, compat: str | None = None) -> str:
     """The identity of a resolved spec: sha256 of its canonical JSON (sorted keys, no spaces, defaults left
     out), 16 hex characters. The one spec hash of the package (``aya-lab graph hash``, ``ChatRoom.spec_hash``);
     ``spec`` is loaded first, without registry checks, unless it is a :class:`GraphSpec`

@@ -34,7 +34,7 @@ import importlib
 import inspect
 import operator
 from collections.abc import Callable, Mapping
-from typing import TYPE_CHECKING, Any, Never, TypeVar, cast
+from typing import TYPE_CHECKING, Any, Never, cast
 
 from pydantic import BaseModel
 
@@ -58,11 +58,10 @@ __all__ = [
     "length",
 ]
 
-T = TypeVar("T")
 Reducer = Callable[[Never, Never], object]  # any two-argument callable: LangGraph gives it a field's values
 NodeFactory = Callable[..., object]
 EvaluationFunction = Callable[..., object]
-TABLES = ("types", "reducers", "node_factories", "evaluation_functions")
+_TABLES = ("types", "reducers", "node_factories", "evaluation_functions")
 _SINGULAR = {
     "types": "type",
     "reducers": "reducer",
@@ -222,14 +221,14 @@ class Registry:
     def copy(self) -> Registry:
         """An independent registry with the same entries."""
         new = Registry.__new__(Registry)
-        for table in TABLES:
+        for table in _TABLES:
             setattr(new, table, dict(getattr(self, table)))
         new.parameter_models = dict(self.parameter_models)
         return new
 
     def update(self, other: Registry) -> Registry:
         """Add every entry of ``other`` to this registry (``other`` wins on a clash); returns self."""
-        for table in TABLES:
+        for table in _TABLES:
             getattr(self, table).update(getattr(other, table))
         for name in other.node_factories:  # a factory comes with its model (or its lack of one)
             self.parameter_models.pop(name, None)
@@ -245,10 +244,10 @@ class Registry:
 
     def describe(self) -> dict[str, list[str]]:
         """``{table: [names]}``, e.g. for ``aya-lab graph validate`` diagnostics."""
-        return {table: self.names(table) for table in TABLES}
+        return {table: self.names(table) for table in _TABLES}
 
     def __repr__(self) -> str:
-        sizes = ", ".join(f"{t}={len(getattr(self, t))}" for t in TABLES)
+        sizes = ", ".join(f"{t}={len(getattr(self, t))}" for t in _TABLES)
         return f"Registry({sizes})"
 
 

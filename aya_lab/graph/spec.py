@@ -200,17 +200,17 @@ FLOW_KINDS: dict[str, type[_Model]] = {
 }
 
 
-Source = str | PathLike[str] | Mapping[str, object] | GraphSpec
+SpecSource = str | PathLike[str] | Mapping[str, object] | GraphSpec
 """What the loaders accept: a YAML/JSON file path, spec data, or a loaded :class:`GraphSpec`."""
 
 SPECIAL: dict[str, str] = {"START": START, "END": END, START: START, END: END}
 """kenkenpa's names for LangGraph's entry and exit, mapped to LangGraph's own."""
 
 NODE_KINDS = ("node", "stategraph")
-T = TypeVar("T")
+_T = TypeVar("_T")
 
 
-def key_list(key: T | list[T]) -> list[T]:
+def key_list(key: _T | list[_T]) -> list[_T]:
     """A ``start_key``/``end_key`` as a list (a single key becomes a one-item list)."""
     return list(key) if isinstance(key, list) else [key]
 

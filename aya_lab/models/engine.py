@@ -4,7 +4,7 @@ started on first use). See :mod:`aya_lab.models.executor` for the seam itself.""
 
 from __future__ import annotations
 
-from aya_lab.models.executor import ENGINES, EngineError, GenerationExecutor, LocalExecutor
+from aya_lab.models.executor import GENERATION_ENGINES, EngineError, GenerationExecutor, LocalExecutor
 from aya_lab.models.ray_executor import RayExecutor
 from aya_lab.settings import settings
 
@@ -18,15 +18,15 @@ def make_executor(engine: str, address: str | None = None) -> GenerationExecutor
         return LocalExecutor()
     if name == "ray":
         return RayExecutor(address=address or None)
-    raise EngineError(f"unknown engine {engine!r}; use one of {', '.join(ENGINES)}")
+    raise EngineError(f"unknown engine {engine!r}; use one of {', '.join(GENERATION_ENGINES)}")
 
 
 def executor_from_env(engine: str | None = None) -> GenerationExecutor:
     """``engine`` (e.g. a CLI flag) or ``AYA_LAB_ENGINE`` (default ``local``), with ``AYA_LAB_RAY_ADDRESS``."""
     current = settings()
     name = engine or current.engine
-    if name.strip().lower() not in ENGINES:
+    if name.strip().lower() not in GENERATION_ENGINES:
         raise EngineError(
-            f"engine {name!r} is not one of {', '.join(ENGINES)}; e.g. --engine ray or AYA_LAB_ENGINE=ray"
+            f"engine {name!r} is not one of {', '.join(GENERATION_ENGINES)}; e.g. --engine ray or AYA_LAB_ENGINE=ray"
         )
     return make_executor(name, current.ray_address)

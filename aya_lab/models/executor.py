@@ -27,7 +27,7 @@ from aya_lab.models.result import GenerationResult
 from aya_lab.models.settings import GenerationSettings
 
 __all__ = [
-    "ENGINES",
+    "GENERATION_ENGINES",
     "BatchGenerator",
     "EngineError",
     "GenerationExecutor",
@@ -37,7 +37,7 @@ __all__ = [
     "use_executor",
 ]
 
-ENGINES = ("local", "ray")
+GENERATION_ENGINES = ("local", "ray")
 
 
 class EngineError(AyaLabError, RuntimeError):

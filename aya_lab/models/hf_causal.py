@@ -39,7 +39,7 @@ if TYPE_CHECKING:
 
 __all__ = ["HFChatModel", "StopOnStrings", "to_chat_dicts"]
 
-log = logging.getLogger(__name__)
+_log = logging.getLogger(__name__)
 
 _ROLES = {"system": "system", "human": "user", "ai": "assistant", "tool": "tool"}
 
@@ -177,7 +177,7 @@ class HFChatModel(LocalChatModel):
         truncated = [len(x) > limit for x in ids]
         for i, flag in enumerate(truncated):
             if flag:
-                log.warning(
+                _log.warning(
                     "%s: prompt of %d tokens exceeds the context window (%d - %d new); truncating it from the left",
                     self.spec,
                     len(ids[i]),

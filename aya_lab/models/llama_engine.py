@@ -61,7 +61,7 @@ __all__ = [
     "llama_cpp_version",
 ]
 
-log = logging.getLogger(__name__)
+_log = logging.getLogger(__name__)
 
 _LOAD_LOCK = threading.Lock()
 _ENGINES: dict[tuple[str, int, int, int, str], LlamaEngine] = {}
@@ -184,7 +184,7 @@ class LlamaEngine(LlamaModelFacts):
             ids = self.tokenize(prompt)
             truncated.append(len(ids) > limit)
             if len(ids) > limit:
-                log.warning(
+                _log.warning(
                     "%s: prompt of %d tokens exceeds the context window (%d - %d new); truncating it from the left",
                     self.path.name,
                     len(ids),

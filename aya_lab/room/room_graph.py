@@ -24,7 +24,7 @@ from typing import Annotated, Any
 
 from aya_lab.graph import GraphSpec, Problem, Registry, SpecError, load_spec
 from aya_lab.graph.errors import format_path
-from aya_lab.graph.spec import NodeSpec, Source
+from aya_lab.graph.spec import NodeSpec, SpecSource
 from aya_lab.room.errors import RoomError
 from aya_lab.room.state import AyaState
 
@@ -130,7 +130,7 @@ def require_room_graph(spec: GraphSpec, registry: Registry) -> None:
         raise SpecError(problems, f"{spec.source} (resolved)" if len(spec.lineage) > 1 else spec.source)
 
 
-def load_room_graph(source: Source, registry: Registry) -> GraphSpec:
+def load_room_graph(source: SpecSource, registry: Registry) -> GraphSpec:
     """``source`` (a spec file) loaded against ``registry`` and checked as a room graph
     (:func:`require_room_graph`): a valid spec that is no room graph would deliver nothing."""
     spec = load_spec(source, registry=registry)

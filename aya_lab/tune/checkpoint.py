@@ -31,7 +31,7 @@ if TYPE_CHECKING:
 
 __all__ = ["Checkpoint", "RunCheckpoints", "RunState", "checkpoint_folder"]
 
-log = logging.getLogger(__name__)
+_log = logging.getLogger(__name__)
 _KEEP = 2
 _WEIGHTS, _OPTIMIZER, _STATE = "adapter_model.safetensors", "optimizer.pt", "state.json"
 
@@ -106,7 +106,7 @@ class RunCheckpoints:
                 weights = load_file(str(step_dir / _WEIGHTS))
                 optimizer = torch.load(step_dir / _OPTIMIZER, weights_only=True)
             except (OSError, ValueError, KeyError, RuntimeError) as exc:
-                log.warning("skipping damaged checkpoint %s (%s)", step_dir, exc)
+                _log.warning("skipping damaged checkpoint %s (%s)", step_dir, exc)
                 continue
             return Checkpoint(int(state["step"]), weights, optimizer, state)
         return None

@@ -13,10 +13,10 @@ from pathlib import Path
 
 from aya_lab.tune.config import QUICK_STEPS, TuneConfig
 from aya_lab.tune.parser import DEFAULTS as _DEFAULTS
-from aya_lab.tune.parser import HELP, register
+from aya_lab.tune.parser import HELP, register_tune
 from aya_lab.tune.train import train_adapter
 
-__all__ = ["HELP", "cmd_tune", "register"]
+__all__ = ["HELP", "cmd_tune", "register_tune"]
 
 
 def cmd_tune(args: argparse.Namespace) -> int:

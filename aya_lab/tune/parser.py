@@ -14,7 +14,7 @@ from aya_lab.models.registry import model_help
 from aya_lab.refs import lazy
 from aya_lab.tune.config import QUICK_STEPS, TASKS, TuneConfig
 
-__all__ = ["DEFAULTS", "HELP", "register"]
+__all__ = ["DEFAULTS", "HELP", "register_tune"]
 
 HELP = group_help("tune")
 """``aya-lab tune``'s help, from the one table of command groups (:data:`~aya_lab.cli_groups.GROUPS`)."""
@@ -22,7 +22,7 @@ DEFAULTS = TuneConfig(task="route", model="-", data="-", out=Path("."))
 """A configuration holding every default the options show (and :func:`~aya_lab.tune.cli.cmd_tune` uses)."""
 
 
-def register(sub: argparse._SubParsersAction) -> None:
+def register_tune(sub: argparse._SubParsersAction) -> None:
     """Add ``tune`` to the ``aya-lab`` parser."""
     d = DEFAULTS
     p = sub.add_parser("tune", help=HELP, description=HELP)

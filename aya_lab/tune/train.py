@@ -52,7 +52,7 @@ if TYPE_CHECKING:
 
 __all__ = ["TuneResult", "train_adapter", "training_spec", "validation_loss"]
 
-log = logging.getLogger(__name__)
+_log = logging.getLogger(__name__)
 _GEMMA_TERMS = "Gemma Terms of Use (ai.google.dev/gemma/terms): this adapter modifies Gemma; pass the terms on with it"
 
 
@@ -197,7 +197,7 @@ class _Run:
         self.losses = [float(x) for x in checkpoint.state["losses"]]
         self.seconds = float(checkpoint.state["seconds"])
         self.validation_before = float(checkpoint.state["validation_before"])
-        log.warning("resuming from %s at step %d", self.checkpoints.folder, checkpoint.step)
+        _log.warning("resuming from %s at step %d", self.checkpoints.folder, checkpoint.step)
         return checkpoint.step
 
     def validate(self) -> float:
@@ -325,7 +325,7 @@ def train_adapter(
     card = _card(run, data, base, identity, dropped)
     card = save_adapter(config.out, weights=_lora_weights(run), peft_config=_peft_config(run.peft, base), card=card,
                         replace=True)  # fmt: skip
-    log.info("adapter written to %s (%s)", config.out, CARD_FILE)
+    _log.info("adapter written to %s (%s)", config.out, CARD_FILE)
     return TuneResult(config.out, card, f"{base}+lora:{config.out}")
 
 

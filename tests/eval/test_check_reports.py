@@ -25,8 +25,14 @@ from aya_lab.eval.attacks import (
 )
 from aya_lab.eval.calibration_files import thresholds_calibration
 from aya_lab.eval.configs import AttacksConfig
-from aya_lab.eval.faithfulness import evaluate_faithfulness, faithfulness_table, picked_thresholds, report, scored_pairs
-from aya_lab.eval.grounding import TABLES, evaluate_grounding, grounding_table
+from aya_lab.eval.faithfulness import (
+    evaluate_faithfulness,
+    faithfulness_table,
+    gate_report,
+    picked_thresholds,
+    scored_pairs,
+)
+from aya_lab.eval.grounding import GROUNDING_TABLES, evaluate_grounding, grounding_table
 from aya_lab.eval.task_cli import option_values
 
 DAY = dt.date(2026, 1, 1)
@@ -70,7 +76,7 @@ def test_faithfulness_is_a_report_whose_table_is_the_wide_one(faithfulness):
     assert len(rep.items) == 36 and set(rep.items["split"]) == {"calibration", "holdout"}
     pairs, scores = scored_pairs(rep)
     held = [i for i, p in enumerate(pairs) if p.split == "holdout"]
-    wide = report([pairs[i] for i in held], scores[held], picked_thresholds(rep), n_bootstrap=20)
+    wide = gate_report([pairs[i] for i in held], scores[held], picked_thresholds(rep), n_bootstrap=20)
     pd.testing.assert_frame_equal(faithfulness_table(rep), wide)
     pd.testing.assert_frame_equal(rep.table(), wide)
     assert not ((rep.df["group"] == "kind") & (rep.df["metric"] == "precision")).any()  # left out, as in the table
@@ -92,7 +98,7 @@ def test_faithfulness_with_a_translators_floor_and_its_options(tmp_path):
         run("faithfulness", data=str(tmp_path / "pairs.jsonl"), translator="nobody")
     with pytest.raises(InputError, match="faithfulness option split='test': Input should be 'holdout' or"):
         run("faithfulness", split="test")
-    with pytest.raises(InputError, match="a thresholds calibration is made from a faithfulness report"):
+    with pytest.raises(InputError, match="a thresholds calibration is made from a faithfulness gate_report"):
         thresholds_calibration(Report("grounding", pd.DataFrame(columns=["system", "metric", "score"])))
 
 
@@ -107,14 +113,16 @@ def grounding():
 def test_grounding_is_a_report_whose_tables_round_trip(grounding, tmp_path):
     rep = grounding
     assert rep.task == "grounding" and rep.systems == ["checks"] and rep.units == ["set", "label", "kind"]
-    assert list(dict.fromkeys(rep.df["set"])) == list(TABLES) and len(rep.items) == len(rep.items["id"].unique())
+    assert list(dict.fromkeys(rep.df["set"])) == list(GROUNDING_TABLES) and len(rep.items) == len(
+        rep.items["id"].unique()
+    )
     back = Report.load(rep.save(tmp_path / "g.csv"))
     _same_report(rep, back)
-    for name in TABLES:
+    for name in GROUNDING_TABLES:
         pd.testing.assert_frame_equal(grounding_table(back, name), grounding_table(rep, name))
     pd.testing.assert_frame_equal(back.table(), grounding_table(rep, "drafts"))
     assert list(grounding_table(rep, "summaries").columns) == ["text", "n", "min", "mean", "max", "withheld"]
-    with pytest.raises(InputError, match="a grounding report has the tables drafts, rag proxies, summaries"):
+    with pytest.raises(InputError, match="a grounding gate_report has the tables drafts, rag proxies, summaries"):
         grounding_table(rep, "answers")
 
 

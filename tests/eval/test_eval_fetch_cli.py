@@ -15,7 +15,7 @@ from conftest import ENG, SWA
 
 from aya_lab.datasets.fetch import FetchError, fetch_dataset
 from aya_lab.datasets.parallel import load_parallel
-from aya_lab.eval.cli import main, register
+from aya_lab.eval.cli import eval_main, register_data_and_eval
 
 
 @pytest.fixture
@@ -94,13 +94,13 @@ def test_fetch_verifies_checksums_and_reports_failures(server, tmp_path):
 
 
 def test_cli_data_and_eval_commands(mini_data, tmp_path, capsys):
-    assert main(["data", "list"]) == 0
+    assert eval_main(["data", "list"]) == 0
     out = capsys.readouterr().out
     assert "ntrex128   present" in out and "eng fra swh yor" in out
-    assert main(["data", "languages"]) == 0
+    assert eval_main(["data", "languages"]) == 0
     assert "swh" in capsys.readouterr().out
     res = tmp_path / "r.csv"
-    code = main(
+    code = eval_main(
         [
             "eval",
             "translate",
@@ -125,7 +125,7 @@ def test_cli_data_and_eval_commands(mini_data, tmp_path, capsys):
     )
     assert code == 0 and res.exists() and not (tmp_path / "r.partial.jsonl").exists()
     assert "eng-swh" in capsys.readouterr().out
-    assert main(["eval", "compare", str(res), str(res), "--n-bootstrap", "50", "--n-ar", "50"]) == 0
+    assert eval_main(["eval", "compare", str(res), str(res), "--n-bootstrap", "50", "--n-ar", "50"]) == 0
     assert "p_bootstrap" in capsys.readouterr().out
 
 
@@ -160,7 +160,7 @@ def test_cli_data_and_eval_commands(mini_data, tmp_path, capsys):
     ],
 )
 def test_cli_bad_input_is_one_line(mini_data, capsys, argv, expected):
-    assert main(argv) == 2
+    assert eval_main(argv) == 2
     err = capsys.readouterr().err
     assert err.startswith("error: ") and expected in err and err.count("\n") == 1
 
@@ -172,5 +172,5 @@ def test_register_shares_the_eval_group():
 
     ev = command_group(sub, "eval", "evaluate")
     ev.add_parser("summarize")
-    register(sub)
+    register_data_and_eval(sub)
     assert {"summarize", "translate", "compare"} <= set(command_group(sub, "eval", "x").choices)

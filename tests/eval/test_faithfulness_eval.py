@@ -10,7 +10,7 @@ import pytest
 
 from aya_lab.cli import main
 from aya_lab.datasets.project import CorpusError
-from aya_lab.eval.faithfulness import MIN_HONEST, calibrate, report
+from aya_lab.eval.faithfulness import MIN_HONEST, calibrate, gate_report
 from aya_lab.eval.faithfulness_data import FaithPair, first_half, load_faithfulness_set, wrong_fact
 from aya_lab.eval.translation import CopySystem, ShuffledReferenceSystem, evaluate_translation
 from aya_lab.eval.translation.hallucination import hallucination_flags, hallucination_rate
@@ -34,7 +34,7 @@ def test_report_counts_withheld_outputs_per_kind_and_language():
     pairs = [_pair(0, "faithful"), _pair(1, "faithful"), _pair(2, "unfaithful"), _pair(3, "unfaithful")]
     pairs.append(_pair(4, "unfaithful", kind="partial"))
     scores = np.array([0.95, 0.70, 0.60, 0.90, 0.65])  # withheld below 0.8: pairs 1, 2, 4
-    table = report(pairs, scores, {"eng": 0.8, "fra": 0.8}, n_bootstrap=50).set_index(["group", "value"])
+    table = gate_report(pairs, scores, {"eng": 0.8, "fra": 0.8}, n_bootstrap=50).set_index(["group", "value"])
     overall = table.loc[("all", "all")]
     assert overall["precision"] == pytest.approx(2 / 3) and overall["recall"] == pytest.approx(2 / 3)
     assert overall["withheld"] == pytest.approx(1 / 2) and overall["n_unfaithful"] == 3

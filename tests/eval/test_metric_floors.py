@@ -103,9 +103,9 @@ def test_summary_floors_are_scored_with_the_summarizers_metrics():
 
 
 def test_the_cli_names_a_bad_floor_variant(capsys):
-    from aya_lab.eval.cli import main
+    from aya_lab.eval.cli import eval_main
 
-    assert main(["eval", "summarize", "--variants", "lead-x", "--no-progress"]) == 2
+    assert eval_main(["eval", "summarize", "--variants", "lead-x", "--no-progress"]) == 2
     err = capsys.readouterr().err
     assert "unknown summarizer variant 'lead-x'" in err and "copy-transcript, lead-N" in err
 

@@ -192,9 +192,9 @@ def test_routing_and_summarizer_sweeps_are_their_own_typed_evaluators():
 
 
 def test_cli_translate_accepts_model_specs(mini_data, capsys):
-    from aya_lab.eval.cli import main
+    from aya_lab.eval.cli import eval_main
 
-    code = main(
+    code = eval_main(
         [
             "eval",
             "translate",
@@ -217,7 +217,9 @@ def test_cli_translate_accepts_model_specs(mini_data, capsys):
     )
     assert code == 0
     assert "eng-fra" in capsys.readouterr().out
-    assert main(["eval", "translate", "--system", "smollm2@nope", "--dataset", "ntrex128", "--pairs", "eng-fra"]) == 2
+    assert (
+        eval_main(["eval", "translate", "--system", "smollm2@nope", "--dataset", "ntrex128", "--pairs", "eng-fra"]) == 2
+    )
     err = capsys.readouterr().err.strip()
     assert err.startswith("error: no prompt variant 'nope'") and "\n" not in err
 

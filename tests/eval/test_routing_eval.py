@@ -148,16 +148,18 @@ def test_default_examples_and_save(tmp_path):
 
 
 def test_cli_route(tmp_path, capsys):
-    from aya_lab.eval.cli import main
+    from aya_lab.eval.cli import eval_main
 
     out = tmp_path / "route.csv"
-    assert main(["eval", "route", "--model", "fake:query", "--n", "8", "--n-bootstrap", "20", "--out", str(out)]) == 0
+    assert (
+        eval_main(["eval", "route", "--model", "fake:query", "--n", "8", "--n-bootstrap", "20", "--out", str(out)]) == 0
+    )
     text = capsys.readouterr().out
     assert "accuracy" in text and "confusion (supervisor/baseline" in text and out.exists()
     assert "tool sequences" in text and "multi sequence_accuracy" in text
     assert (tmp_path / "route.sequences.csv").exists()
     assert (
-        main(
+        eval_main(
             [
                 "eval",
                 "route",
@@ -196,9 +198,9 @@ def test_cli_route(tmp_path, capsys):
     ],
 )
 def test_cli_route_bad_input_is_one_line(argv, needle, capsys):
-    from aya_lab.eval.cli import main
+    from aya_lab.eval.cli import eval_main
 
-    assert main(["eval", "route", "--model", "fake:query", *argv]) == 2
+    assert eval_main(["eval", "route", "--model", "fake:query", *argv]) == 2
     err = capsys.readouterr().err.strip()
     assert err.startswith("error: ") and needle in err and "\n" not in err
 
@@ -318,13 +320,13 @@ def test_the_loop_router_in_the_sequence_evaluation_counts_calls_failures_and_is
 
 
 def test_cli_route_with_the_loop_router_on_the_unseen_set(capsys):
-    from aya_lab.eval.cli import main
+    from aya_lab.eval.cli import eval_main
 
     argv = ["eval", "route", "--model", "fake:query", "--n", "4", "--n-bootstrap", "20", "--translate", "gold"]
-    assert main([*argv, "--routers", "multi,loop", "--paths", "gold", "--sets", "unseen"]) == 0
+    assert eval_main([*argv, "--routers", "multi,loop", "--paths", "gold", "--sets", "unseen"]) == 0
     text = capsys.readouterr().out
     assert "unseen sequence_accuracy" in text and "parse_failure_rate" in text and "loop against multi" in text
-    assert main([*argv, "--sets", "elsewhere"]) == 2
+    assert eval_main([*argv, "--sets", "elsewhere"]) == 2
     assert "unknown set ['elsewhere']" in capsys.readouterr().err
 
 

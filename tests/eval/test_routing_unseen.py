@@ -12,7 +12,7 @@ import pytest
 
 from aya_lab.datasets.project import ROUTING_LABELS, default_paths, load_routing_examples
 from aya_lab.errors import InputError
-from aya_lab.eval.cli import main
+from aya_lab.eval.cli import eval_main
 from aya_lab.eval.routing_compare import decided_by, paired_accuracy
 from aya_lab.eval.routing_sequences import SequenceResults
 from aya_lab.eval.stats import mcnemar_exact
@@ -107,7 +107,7 @@ def test_cli_route_on_the_unseen_set_splits_deciders_and_tests_paths(tmp_path, c
     out = tmp_path / "unseen.csv"
     argv = ["eval", "route", "--model", "fake:query", "--data", "unseen", "--n", "12", "--n-bootstrap", "20"]
     argv += ["--sets", "single", "--paths", "room,original", "--translate", "gold", "--no-progress", "--out", str(out)]
-    assert main(argv) == 0
+    assert eval_main(argv) == 0
     text = capsys.readouterr().out
     assert "who decided" in text and "keyword fallback" in text
     assert "original path against the room path" in text and "p_mcnemar" in text

@@ -241,10 +241,12 @@ def test_default_transcripts_and_save(tmp_path):
 
 
 def test_cli_summarize(tmp_path, capsys):
-    from aya_lab.eval.cli import main
+    from aya_lab.eval.cli import eval_main
 
     out = tmp_path / "s.csv"
-    assert main(["eval", "summarize", "--model", "fake:2", "--n", "2", "--n-bootstrap", "20", "--out", str(out)]) == 0
+    assert (
+        eval_main(["eval", "summarize", "--model", "fake:2", "--n", "2", "--n-bootstrap", "20", "--out", str(out)]) == 0
+    )
     text = capsys.readouterr().out
     assert "count_exact" in text and "one_call - two_call" in text and out.exists()
 
@@ -261,8 +263,8 @@ def test_cli_summarize(tmp_path, capsys):
     ],
 )
 def test_cli_summarize_bad_input_is_one_line(argv, needle, capsys):
-    from aya_lab.eval.cli import main
+    from aya_lab.eval.cli import eval_main
 
-    assert main(["eval", "summarize", "--model", "fake:2", *argv]) == 2
+    assert eval_main(["eval", "summarize", "--model", "fake:2", *argv]) == 2
     err = capsys.readouterr().err.strip()
     assert err.startswith("error: ") and needle in err and "\n" not in err

@@ -23,7 +23,7 @@ from aya_lab.datasets.project import (
     normalize_owner,
     record_schema,
 )
-from aya_lab.eval.cli import main
+from aya_lab.eval.cli import eval_main
 from aya_lab.eval.cli_support import NOTEBOOK_DEFAULTS
 from aya_lab.eval.metrics import score_corpus
 from aya_lab.eval.summarization import evaluate_summarizers, match_action_items
@@ -70,10 +70,10 @@ def test_several_file_pairs_in_one_run_are_scored_each_under_its_own_pair(file_p
 
 def test_cli_refuses_a_files_set_with_two_pairs_and_takes_repeated_datasets(file_pairs, capsys):
     argv = ["eval", "translate", "--system", "copy", "--n-bootstrap", "20", "--n-ar", "20", "--no-progress"]
-    assert main([*argv, "--dataset", file_pairs["sw"], "--pairs", "eng-swh,eng-hau"]) == 2
+    assert eval_main([*argv, "--dataset", file_pairs["sw"], "--pairs", "eng-swh,eng-hau"]) == 2
     err = capsys.readouterr().err
     assert err.startswith("error: ") and err.count("\n") == 1 and "one language pair" in err
-    assert main([*argv, "--dataset", file_pairs["sw_named"], "--dataset", file_pairs["fr_named"]]) == 0
+    assert eval_main([*argv, "--dataset", file_pairs["sw_named"], "--dataset", file_pairs["fr_named"]]) == 0
     out = capsys.readouterr().out
     assert "eng-swh" in out and "eng-fra" in out
 
@@ -193,7 +193,7 @@ def test_routing_requests_without_id_or_gloss_and_with_the_mention(tmp_path, cap
     items = load_routing_examples(path)
     assert [x.id for x in items] == ["req:1", "req:2"]
     assert [x.text for x in items] == [parse_aya_request(r["text"]) for r in rows]
-    assert main(["eval", "route", "--model", "fake:query", "--data", str(path), "--translate", "gold"]) == 2
+    assert eval_main(["eval", "route", "--model", "fake:query", "--data", str(path), "--translate", "gold"]) == 2
     err = capsys.readouterr().err
     assert err.count("\n") == 1 and "needs an English gloss (text_en)" in err and "req:2" in err
 
@@ -243,10 +243,10 @@ def test_cli_defaults_are_the_notebooks(command, notebook):
 def test_eval_commands_share_their_options():
     import argparse
 
-    from aya_lab.eval.cli import register
+    from aya_lab.eval.cli import register_data_and_eval
 
     parser = argparse.ArgumentParser()
-    register(parser.add_subparsers(dest="command"))
+    register_data_and_eval(parser.add_subparsers(dest="command"))
     ev = parser._subparsers._group_actions[0].choices["eval"]._aya_group
     common = {"--model", "--max-new-tokens", "--batch-size", "--n", "--out", "--n-bootstrap", "--seed", "--no-progress"}
     for name in ("translate", "summarize", "route"):
@@ -255,20 +255,20 @@ def test_eval_commands_share_their_options():
 
 def test_cli_translate_has_a_default_system_and_generation_options(mini_data, capsys):
     argv = ["eval", "translate", "--model", "fake:bonjour", "--dataset", "ntrex128", "--pairs", "eng-fra", "--n", "3"]
-    assert main([*argv, "--max-new-tokens", "8", "--n-bootstrap", "10", "--n-ar", "10", "--no-progress"]) == 0
+    assert eval_main([*argv, "--max-new-tokens", "8", "--n-bootstrap", "10", "--n-ar", "10", "--no-progress"]) == 0
     assert "fake:bonjour@baseline" in capsys.readouterr().out
-    assert main([*argv, "--max-new-tokens", "0"]) == 2
+    assert eval_main([*argv, "--max-new-tokens", "0"]) == 2
     assert "--max-new-tokens must be positive" in capsys.readouterr().err
 
 
 def test_progress_bars_on_stderr_unless_turned_off(capsys, monkeypatch):
     base = ["--n", "2", "--n-bootstrap", "10"]
-    assert main(["eval", "summarize", "--model", "fake:2", "--variants", "two_call", *base]) == 0
+    assert eval_main(["eval", "summarize", "--model", "fake:2", "--variants", "two_call", *base]) == 0
     assert "summarizing" in capsys.readouterr().err
-    assert main(["eval", "route", "--model", "fake:query", *base]) == 0
+    assert eval_main(["eval", "route", "--model", "fake:query", *base]) == 0
     assert "routing" in capsys.readouterr().err
-    assert main(["eval", "route", "--model", "fake:query", "--no-progress", *base]) == 0
+    assert eval_main(["eval", "route", "--model", "fake:query", "--no-progress", *base]) == 0
     assert capsys.readouterr().err == ""
     monkeypatch.setenv("TQDM_DISABLE", "1")  # the tqdm_disable setting (setup_notebook turns it on)
-    assert main(["eval", "route", "--model", "fake:query", *base]) == 0
+    assert eval_main(["eval", "route", "--model", "fake:query", *base]) == 0
     assert "routing" not in capsys.readouterr().err

@@ -130,7 +130,7 @@ def test_engines_by_name_and_from_the_environment(monkeypatch):
 def test_eval_translate_on_ray_gives_the_local_scores(ray_executor, tmp_path, capsys):
     import pandas as pd
 
-    from aya_lab.eval.cli import main
+    from aya_lab.eval.cli import eval_main
 
     common = [
         "eval",
@@ -149,12 +149,12 @@ def test_eval_translate_on_ray_gives_the_local_scores(ray_executor, tmp_path, ca
         "20",
         "--no-progress",
     ]
-    assert main([*common, "--out", str(tmp_path / "local.csv"), "--engine", "local"]) == 0
-    assert main([*common, "--out", str(tmp_path / "ray.csv"), "--engine", "ray"]) == 0
+    assert eval_main([*common, "--out", str(tmp_path / "local.csv"), "--engine", "local"]) == 0
+    assert eval_main([*common, "--out", str(tmp_path / "ray.csv"), "--engine", "ray"]) == 0
     local, remote = pd.read_csv(tmp_path / "local.csv"), pd.read_csv(tmp_path / "ray.csv")
     assert list(remote["score"]) == list(local["score"]) and len(local) > 0
     with pytest.raises(SystemExit) as exit_:
-        main([*common, "--engine", "spark"])
+        eval_main([*common, "--engine", "spark"])
     assert exit_.value.code == 2 and "invalid choice: 'spark'" in capsys.readouterr().err
 
 

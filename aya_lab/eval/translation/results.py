@@ -7,7 +7,7 @@ A translation :class:`~aya_lab.eval.report.Report` (task ``translation``, units 
   tests against the baseline on each row (``delta``, ``p_bootstrap``, ``p_ar``, ``p_holm``);
 - ``items`` — one row per system x pair x hop x segment (source, reference, hypothesis: :data:`OUTPUT_COLUMNS`),
   so that a saved report can be re-tested against another (:func:`compare_translations`);
-- ``paired`` — the same tests as the report's paired table (:func:`paired_table`);
+- ``paired`` — the same tests as the report's paired table (:func:`translation_paired_table`);
 - ``meta`` — the run's settings (baseline, dataset, bootstrap sizes, versions).
 """
 
@@ -35,7 +35,7 @@ __all__ = [
     "compare_translations",
     "deltas",
     "forest",
-    "paired_table",
+    "translation_paired_table",
     "translation_plot",
     "translation_report",
     "translation_table",
@@ -91,7 +91,7 @@ SHARE_METRICS = ("target_lang_share", "echo_share", "echo_source_share", "echo_e
 HOPS = ("e2e", "src-pivot", "pivot-tgt")
 TEST_COLUMNS = ["baseline", "system", "dataset_id", "pair", "hop", "metric", "score_baseline", "score_system"]
 TEST_COLUMNS += ["delta", "ci_low", "ci_high", "p", "p_ar", "p_holm", "significant", "resample_unit", "n_units", "n"]
-"""The columns of a translation report's ``paired`` table (:func:`paired_table`)."""
+"""The columns of a translation report's ``paired`` table (:func:`translation_paired_table`)."""
 
 
 def pairs_of(report: Report) -> list[str]:
@@ -99,7 +99,7 @@ def pairs_of(report: Report) -> list[str]:
     return [str(p) for p in dict.fromkeys(report.df["pair"]) if p != "pooled"]
 
 
-def paired_table(df: pd.DataFrame, baseline: str | None) -> pd.DataFrame:
+def translation_paired_table(df: pd.DataFrame, baseline: str | None) -> pd.DataFrame:
     """Each system against ``baseline`` per pair, hop and metric, from the tests on ``df``'s rows: ``delta``
     (system minus baseline) with its 95% CI, ``p`` (paired bootstrap), ``p_ar`` (approximate
     randomisation), ``p_holm`` (Holm across the pairs) and ``significant`` (``p_holm`` below 0.05)."""
@@ -126,7 +126,7 @@ def translation_report(df: pd.DataFrame, outputs: pd.DataFrame | None = None, me
     df = df.reset_index(drop=True)
     items = outputs if outputs is not None else pd.DataFrame(columns=OUTPUT_COLUMNS)
     meta = {**(meta or {}), "units": ["pair", "hop"]}
-    return Report("translation", df, items, paired_table(df, meta.get("baseline")), meta)
+    return Report("translation", df, items, translation_paired_table(df, meta.get("baseline")), meta)
 
 
 def translation_table(

@@ -8,7 +8,7 @@ from aya_lab.eval.report import Report, Task
 from aya_lab.eval.translation.evaluate import evaluate_translation
 from aya_lab.eval.translation.results import compare_translations, translation_plot, translation_table
 
-__all__ = ["TASK"]
+__all__ = ["TRANSLATION_TASK"]
 
 
 def _run(config: TaskConfig) -> Report:
@@ -17,7 +17,7 @@ def _run(config: TaskConfig) -> Report:
     return evaluate_translation(what["systems"], what["dataset"], what["pairs"], **options)
 
 
-TASK = Task(
+TRANSLATION_TASK = Task(
     "translation",
     "translation systems on a parallel test set (BLEU, chrF, chrF++, language and echo shares, hallucination rate)",
     TranslationConfig,
