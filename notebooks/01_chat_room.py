@@ -37,14 +37,10 @@ import re
 
 import pandas as pd
 
-from aya_lab.agents.guard import MARKER, ORIGINAL, UNVERIFIED
-from aya_lab.agents.reply_checks import WITHHELD_ANSWER
-from aya_lab.agents.summary_checks import SUMMARY_WITHHELD
-from aya_lab.eval.fabrications import draft_of_withheld
-from aya_lab.langid import ECHO_CHRF
+from aya_lab.agents import MARKER, ORIGINAL, SUMMARY_WITHHELD, UNVERIFIED, WITHHELD_ANSWER
+from aya_lab.eval import draft_of_withheld
 from aya_lab.models import load_chat_model
-from aya_lab.notebook_report import report
-from aya_lab.prompts import load_pool
+from aya_lab.notebook import ECHO_CHRF, load_pool, report
 from aya_lab.room import ChatRoom
 
 models = {role: load_chat_model(spec, settings={"max_new_tokens": 64}) for role, spec in notebook_models(directions=True).items()}

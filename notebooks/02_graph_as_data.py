@@ -33,10 +33,8 @@ import pandas as pd
 
 from aya_lab.graph import SpecError, draw, load_spec, spec_hash
 from aya_lab.models import load_chat_model
-from aya_lab.notebook_report import report
-from aya_lab.paths import project_root
-from aya_lab.room import ChatRoom, default_graph_path
-from aya_lab.room.nodes import aya_registry
+from aya_lab.notebook import project_root, report
+from aya_lab.room import ChatRoom, aya_registry, default_graph_path
 
 registry = aya_registry()
 base_path, variant_path = default_graph_path("aya"), default_graph_path("aya_onecall")

@@ -44,11 +44,9 @@ import matplotlib.pyplot as plt
 import numpy as np
 import pandas as pd
 
-from aya_lab.datasets.project import load_transcripts
 from aya_lab.eval import run
 from aya_lab.models import load_chat_model
-from aya_lab.notebook_report import report
-from aya_lab.prompts import load_prompt
+from aya_lab.notebook import load_prompt, load_transcripts, report
 
 model = load_chat_model(MODEL, settings={"max_new_tokens": 128})
 print(model.spec, model.fingerprint, "| device:", model.device)

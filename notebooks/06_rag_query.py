@@ -36,14 +36,10 @@ import matplotlib.pyplot as plt
 import numpy as np
 import pandas as pd
 
-from aya_lab.agents import AyaQuery
-from aya_lab.agents.query import IDK, QueryAnswer
-from aya_lab.datasets.project import list_kb_documents, load_rag_questions
-from aya_lab.eval import run
-from aya_lab.eval.retrieval import retrieval_by_question
+from aya_lab.agents import IDK, AyaQuery, QueryAnswer
+from aya_lab.eval import retrieval_by_question, run
 from aya_lab.models import load_chat_model
-from aya_lab.notebook_report import report
-from aya_lab.rag import DEFAULT_CHUNK_SIZE, KnowledgeBase
+from aya_lab.notebook import DEFAULT_CHUNK_SIZE, KnowledgeBase, list_kb_documents, load_rag_questions, report
 
 for p in runs_dir().glob("nb06_kb*"):
     p.unlink()

@@ -46,11 +46,8 @@ import os
 import pandas as pd
 from IPython.display import Markdown
 
-from aya_lab.eval import CopySystem, PromptSystem, Seq2SeqSystem, baseline_tests, run
-from aya_lab.eval.stats import ALPHA
-from aya_lab.models import load_chat_model, load_model, parse_spec
-from aya_lab.models.cache import default_cache_path
-from aya_lab.models.llama_chat import LlamaCppChatModel
+from aya_lab.eval import ALPHA, CopySystem, PromptSystem, Seq2SeqSystem, baseline_tests, run
+from aya_lab.models import LlamaCppChatModel, default_cache_path, load_chat_model, load_model, parse_spec
 
 print("roles:", MODELS)
 print("generation cache:", os.path.relpath(default_cache_path(), runs_dir().parent))

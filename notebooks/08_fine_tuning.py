@@ -59,11 +59,9 @@ from pathlib import Path
 import matplotlib.pyplot as plt
 import pandas as pd
 
-from aya_lab.eval import CopySystem, PromptSystem, deltas, run
-from aya_lab.eval.translation.systems import ShuffledReferenceSystem
+from aya_lab.eval import CopySystem, PromptSystem, ShuffledReferenceSystem, deltas, run
 from aya_lab.models import load_chat_model
-from aya_lab.notebook_report import report
-from aya_lab.tune.heldout import write_held_out
+from aya_lab.notebook import report, write_held_out
 
 ADAPTERS = Path("../data/adapters")  # relative: the spec strings printed below stay portable
 RUNS = {"eng-swh": (50, 100, 200), "swh-eng": (50, 100)}  # direction -> the saved steps of its one run

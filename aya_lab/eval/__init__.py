@@ -13,9 +13,11 @@ different models). Retrieval: ``run("retrieval", kb=kb)`` or ``evaluate_retrieva
 ``retrieval`` :class:`~aya_lab.eval.report.Report` (BM25 and a random order as floors). Routing:
 ``evaluate_routing`` / ``sweep_routing``. Data sets live in :mod:`aya_lab.datasets`.
 
-The names below are imported from their modules on first use (PEP 562), not with the package, so a
-light submodule (the CLI's option definitions, which ``aya-lab ... --help`` reads) is importable
-without the model stack.
+This package is the notebooks' one import for evaluation: besides the contract (``run``, ``compare``,
+``Report``, ``Task``) it names the systems, the statistics (``ALPHA``, ``holm``, ``analyse_group``), the
+cost tables and the helpers the notebooks' analyses use. The names are imported from their modules on
+first use (PEP 562), not with the package, so a light submodule (the CLI's option definitions, which
+``aya-lab ... --help`` reads) is importable without the model stack.
 """
 
 from __future__ import annotations
@@ -25,9 +27,15 @@ from typing import TYPE_CHECKING
 from aya_lab.refs import lazy_exports
 
 if TYPE_CHECKING:
+    from aya_lab.eval.costs import generation_costs, routing_costs, translation_costs
+    from aya_lab.eval.fabrications import draft_of_withheld
+    from aya_lab.eval.langid import covered
     from aya_lab.eval.report import Report, Task, register_task
-    from aya_lab.eval.retrieval import evaluate_retrieval
+    from aya_lab.eval.retrieval import evaluate_retrieval, retrieval_by_question
     from aya_lab.eval.routing import RoutingResults, RoutingSweep, evaluate_routing, sweep_routing
+    from aya_lab.eval.routing_compare import decided_by, paired_accuracy
+    from aya_lab.eval.routing_sequences import evaluate_sequences, load_multi_intent
+    from aya_lab.eval.stats import ALPHA, holm
     from aya_lab.eval.summarization import evaluate_summarizers
     from aya_lab.eval.summarization_compare import combine_summarizer_runs
     from aya_lab.eval.tasks import compare, run
@@ -37,6 +45,7 @@ if TYPE_CHECKING:
         PivotSystem,
         PromptSystem,
         Seq2SeqSystem,
+        ShuffledReferenceSystem,
         TranslationSystem,
         baseline_tests,
         deltas,
@@ -46,68 +55,95 @@ if TYPE_CHECKING:
         resolve_system,
         translation_report,
     )
+    from aya_lab.eval.translation.echo import echo_flags
+    from aya_lab.eval.translation.failures import failure_category, failure_counts
+    from aya_lab.eval.translation.heldapart import as_records, held_apart_examples
+    from aya_lab.eval.translation.resampling import analyse_group, units_for
     from aya_lab.eval.translation.sweep import sweep_translation
 
 _HOMES: dict[str, tuple[str, ...]] = {
-    "aya_lab.eval.routing": (
-        "RoutingResults",
-        "RoutingSweep",
-        "evaluate_routing",
-        "sweep_routing",
-    ),
+    "aya_lab.eval.costs": ("generation_costs", "routing_costs", "translation_costs"),
+    "aya_lab.eval.fabrications": ("draft_of_withheld",),
+    "aya_lab.eval.langid": ("covered",),
     "aya_lab.eval.report": ("Report", "Task", "register_task"),
-    "aya_lab.eval.retrieval": ("evaluate_retrieval",),
-    "aya_lab.eval.tasks": ("compare", "run"),
+    "aya_lab.eval.retrieval": ("evaluate_retrieval", "retrieval_by_question"),
+    "aya_lab.eval.routing": ("RoutingResults", "RoutingSweep", "evaluate_routing", "sweep_routing"),
+    "aya_lab.eval.routing_compare": ("decided_by", "paired_accuracy"),
+    "aya_lab.eval.routing_sequences": ("evaluate_sequences", "load_multi_intent"),
+    "aya_lab.eval.stats": ("ALPHA", "holm"),
     "aya_lab.eval.summarization": ("evaluate_summarizers",),
     "aya_lab.eval.summarization_compare": ("combine_summarizer_runs",),
+    "aya_lab.eval.tasks": ("compare", "run"),
     "aya_lab.eval.translation": (
         "CopySystem",
         "EvalConfig",
         "PivotSystem",
         "PromptSystem",
         "Seq2SeqSystem",
+        "ShuffledReferenceSystem",
         "TranslationSystem",
         "baseline_tests",
-        "baseline_tests",
         "deltas",
-        "forest",
         "evaluate_translation",
+        "forest",
         "register_system_kind",
         "resolve_system",
         "translation_report",
-        "translation_report",
     ),
+    "aya_lab.eval.translation.echo": ("echo_flags",),
+    "aya_lab.eval.translation.failures": ("failure_category", "failure_counts"),
+    "aya_lab.eval.translation.heldapart": ("as_records", "held_apart_examples"),
+    "aya_lab.eval.translation.resampling": ("analyse_group", "units_for"),
     "aya_lab.eval.translation.sweep": ("sweep_translation",),
 }
 
 __all__ = [
-    "baseline_tests",
-    "translation_report",
+    "ALPHA",
     "CopySystem",
     "EvalConfig",
     "PivotSystem",
     "PromptSystem",
+    "Report",
     "RoutingResults",
     "RoutingSweep",
     "Seq2SeqSystem",
-    "Report",
+    "ShuffledReferenceSystem",
     "Task",
-    "register_task",
-    "run",
     "TranslationSystem",
+    "analyse_group",
+    "as_records",
+    "baseline_tests",
+    "combine_summarizer_runs",
     "compare",
+    "covered",
+    "decided_by",
     "deltas",
-    "forest",
+    "draft_of_withheld",
+    "echo_flags",
     "evaluate_retrieval",
     "evaluate_routing",
+    "evaluate_sequences",
     "evaluate_summarizers",
-    "combine_summarizer_runs",
     "evaluate_translation",
+    "failure_category",
+    "failure_counts",
+    "forest",
+    "generation_costs",
+    "held_apart_examples",
+    "holm",
+    "load_multi_intent",
+    "paired_accuracy",
     "register_system_kind",
+    "register_task",
     "resolve_system",
+    "retrieval_by_question",
+    "routing_costs",
+    "run",
     "sweep_routing",
     "sweep_translation",
+    "translation_costs",
+    "translation_report",
+    "units_for",
 ]
-
 
 __getattr__ = lazy_exports(__name__, _HOMES)
