@@ -8,8 +8,8 @@ Translation: ``evaluate_translation(systems, dataset, pairs, n)`` (options as ke
 ``smollm2@strict+ctx3``, ``seq2seq:PATH``);
 ``sweep_translation`` runs prompt variants. Summarizers: ``evaluate_summarizers`` ->
 a ``summaries`` :class:`~aya_lab.eval.report.Report` (``combine_summarizer_runs`` joins runs on
-different models). Routing:
-``evaluate_routing`` / ``sweep_routing``. Data sets live in :mod:`aya_lab.datasets`.
+different models). Routing: ``evaluate_routing`` / ``sweep_routing`` -> a ``routing`` report
+(``run("routing", ...)``); tool sequences: ``run("sequences", ...)``. Data sets live in :mod:`aya_lab.datasets`.
 
 The names below are imported from their modules on first use (PEP 562), not with the package, so a
 light submodule (the CLI's option definitions, which ``aya-lab ... --help`` reads) is importable
@@ -24,7 +24,7 @@ from aya_lab.refs import lazy_exports
 
 if TYPE_CHECKING:
     from aya_lab.eval.report import Report, Task, register_task
-    from aya_lab.eval.routing import RoutingResults, RoutingSweep, evaluate_routing, sweep_routing
+    from aya_lab.eval.routing import evaluate_routing, sweep_routing
     from aya_lab.eval.summarization import evaluate_summarizers
     from aya_lab.eval.summarization_compare import combine_summarizer_runs
     from aya_lab.eval.tasks import run
@@ -44,12 +44,7 @@ if TYPE_CHECKING:
     from aya_lab.eval.translation.sweep import sweep_translation
 
 _HOMES: dict[str, tuple[str, ...]] = {
-    "aya_lab.eval.routing": (
-        "RoutingResults",
-        "RoutingSweep",
-        "evaluate_routing",
-        "sweep_routing",
-    ),
+    "aya_lab.eval.routing": ("evaluate_routing", "sweep_routing"),
     "aya_lab.eval.report": ("Report", "Task", "register_task"),
     "aya_lab.eval.tasks": ("run",),
     "aya_lab.eval.summarization": ("evaluate_summarizers",),
@@ -76,8 +71,6 @@ __all__ = [
     "PivotSystem",
     "PromptSystem",
     "Results",
-    "RoutingResults",
-    "RoutingSweep",
     "Seq2SeqSystem",
     "Report",
     "Task",
