@@ -2,10 +2,11 @@
 
 Every field of a task's config (:data:`aya_lab.eval.configs.CONFIGS`) becomes an option: ``--n-bootstrap``
 for ``n_bootstrap``, an ``int``/``float`` typed as such, a ``bool`` as ``--flag`` / ``--no-flag``, a list as
-a comma-separated value, a model as its spec; the field's description is the help and its default the
-default. So a new task needs no CLI code: register its config and it has a command. The command validates
-the options with the config (one line naming a bad one), runs the task, prints the report's table and,
-with ``--out PATH.csv``, saves the report. Built from light modules only: ``--help`` imports no model.
+a comma-separated value, a model as its spec (its help lists the specs the model registry takes); the
+field's description is the help and its default the default. So a new task needs no CLI code: register
+its config and it has a command. The command validates the options with the config (one line naming a
+bad one), runs the task, prints the report's table and, with ``--out PATH.csv``, saves the report. Built
+from light modules only: ``--help`` imports no model.
 """
 
 from __future__ import annotations
@@ -18,6 +19,7 @@ from pydantic.fields import FieldInfo
 
 from aya_lab.datasets.cli import command_group
 from aya_lab.eval.configs import CONFIGS, TaskConfig
+from aya_lab.models.registry import model_help
 from aya_lab.refs import lazy
 
 __all__ = ["add_task_commands", "option_values", "register_tasks"]
@@ -41,6 +43,9 @@ def _add_option(p: argparse.ArgumentParser, name: str, info: FieldInfo) -> None:
     shown = ",".join(map(str, default)) if is_list else default
     text = info.description or name
     text += "" if default is None else f" (default: {shown})"
+    extra = info.json_schema_extra if isinstance(info.json_schema_extra, dict) else {}
+    if extra.get("cli") == "spec":  # a model: the specs it takes, from the model registry, as every --model says
+        text += f"; {model_help('chat')}"
     if kind is bool:
         p.add_argument(flag, dest=name, action=argparse.BooleanOptionalAction, default=None, help=text)
     else:
