@@ -64,15 +64,15 @@ def routing_parity() -> pd.DataFrame:
         aya = load_chat_model(f"smollm2{suffix}", settings={"max_new_tokens": 64}, batch_size=16)
         translator = load_chat_model(f"gemma3-270m{suffix}", settings={"max_new_tokens": 64}, batch_size=16)
         runs[engine] = evaluate_routing(aya, prompt="supervisor/baseline", translator=translator)
-    fast, slow = (runs[e].examples.reset_index(drop=True) for e in ENGINES)
+    fast, slow = (runs[e].items.reset_index(drop=True) for e in ENGINES)
     b = int(((fast["correct"] == 1) & (slow["correct"] == 0)).sum())
     c = int(((fast["correct"] == 0) & (slow["correct"] == 1)).sum())
     rows = {}
     for engine, r in runs.items():
         acc = r.df[(r.df["metric"] == "accuracy") & (r.df["lang"] == "all")].iloc[0]
         rows[engine] = {
-            "accuracy": f"{acc['mean']:.3f} [{acc['ci_low']:.3f}, {acc['ci_high']:.3f}]",
-            "n": len(r.examples),
+            "accuracy": f"{acc['score']:.3f} [{acc['ci_low']:.3f}, {acc['ci_high']:.3f}]",
+            "n": len(r.items),
         }
     rows["llama.cpp vs transformers"] = {
         "accuracy": f"right only on llama.cpp {b}, only on transformers {c}, McNemar p = {mcnemar_exact(b, c):.3f}",

@@ -130,17 +130,17 @@ def routing_rows(cands: list[Candidate], n: int | None, n_bootstrap: int) -> lis
         evaluate_routing(c.model, prompt=c.prompt("supervisor"), n=n, translate="gold", n_bootstrap=n_bootstrap)
         for c in cands
     ]
-    base = results[0].examples["correct"].to_numpy(dtype=bool)
+    base = results[0].items["correct"].to_numpy(dtype=bool)
     rows = []
     for c, r in zip(cands, results, strict=True):
         acc = r.df[(r.df["metric"] == "accuracy") & (r.df["lang"] == "all")].iloc[0]
-        correct = r.examples["correct"].to_numpy(dtype=bool)
+        correct = r.items["correct"].to_numpy(dtype=bool)
         first = c is cands[0]
         p = np.nan if first else mcnemar_exact(int(np.sum(base & ~correct)), int(np.sum(~base & correct)))
         diff = np.nan if first else float(correct.mean() - base.mean())
         rows.append(
             _row(
-                "aya", "routing", c.name, "accuracy", acc["mean"], acc["ci_low"], acc["ci_high"], diff, p, len(correct)
+                "aya", "routing", c.name, "accuracy", acc["score"], acc["ci_low"], acc["ci_high"], diff, p, len(correct)
             )
         )
     return rows

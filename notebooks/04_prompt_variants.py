@@ -62,10 +62,11 @@ VARIANTS
 
 # %%
 from aya_lab.agents.routing import KeywordRouter
-from aya_lab.eval import CopySystem, PromptSystem, evaluate_translation, sweep_routing
+from aya_lab.eval import CopySystem, PromptSystem, evaluate_translation, run
 from aya_lab.eval.costs import generation_costs, routing_costs, translation_costs
 from aya_lab.eval.translation.failures import failure_category, failure_counts
-from aya_lab.eval.routing_sequences import evaluate_sequences
+from aya_lab.eval.routing import confusion_matrices
+from aya_lab.eval.sequence_views import paths_paired, routers_paired, sequence_costs
 from aya_lab.models import load_chat_model, record_generations
 from aya_lab.notebook_report import report
 
@@ -197,20 +198,20 @@ with pd.option_context("display.max_colwidth", 70):
 # with a bootstrap 95% CI, overall and per request language:
 
 # %%
-rt = sweep_routing(VARIANTS["supervisor"], model=aya, translator=translator)
+rt = run("routing", variants=VARIANTS["supervisor"], model=aya, translator=translator)
 rt.save(runs_dir() / "nb04_routing.csv")
 rt.table()
 
 # %%
 acc = rt.df[rt.df["metric"] == "accuracy"]
 langs = list(dict.fromkeys(acc["lang"]))
-width = 0.8 / len(rt.variants)
+width = 0.8 / len(rt.systems)
 fig, ax = plt.subplots(figsize=(8, 3.5))
-for i, (prompt, g) in enumerate(acc.groupby("prompt", sort=False)):
+for i, (prompt, g) in enumerate(acc.groupby("system", sort=False)):
     g = g.set_index("lang").reindex(langs)
-    x = np.arange(len(langs)) + (i - (len(rt.variants) - 1) / 2) * width
-    err = np.vstack([g["mean"] - g["ci_low"], g["ci_high"] - g["mean"]])
-    ax.bar(x, g["mean"], width, yerr=err, capsize=2, label=prompt)
+    x = np.arange(len(langs)) + (i - (len(rt.systems) - 1) / 2) * width
+    err = np.vstack([g["score"] - g["ci_low"], g["ci_high"] - g["score"]])
+    ax.bar(x, g["score"], width, yerr=err, capsize=2, label=prompt)
 ax.set_xticks(range(len(langs)), [f"{l}\n(n={int(n)})" for l, n in zip(langs, acc.groupby("lang", sort=False)["n"].first().reindex(langs))])
 ax.axhline(0.25, color="grey", linestyle=":", label="chance (4 tools)")
 ax.set_ylabel("routing accuracy")
@@ -238,8 +239,9 @@ report("Of each row: {calls} request translations, {prompt_tokens} prompt and {c
 # Confusion matrices (gold tool in rows, routed tool in columns):
 
 # %%
-fig, axes = plt.subplots(1, len(rt.confusion), figsize=(5 * len(rt.confusion), 4), squeeze=False)
-for ax, (name, conf) in zip(axes[0], rt.confusion.items()):
+confusions = confusion_matrices(rt)
+fig, axes = plt.subplots(1, len(confusions), figsize=(5 * len(confusions), 4), squeeze=False)
+for ax, (name, conf) in zip(axes[0], confusions.items()):
     ax.imshow(conf.to_numpy(), cmap="Blues", vmin=0, vmax=26)
     ax.set_xticks(range(len(conf.columns)), conf.columns, rotation=30)
     ax.set_yticks(range(len(conf.index)), conf.index)
@@ -258,10 +260,10 @@ plt.show()
 # counts per variant:
 
 # %%
-rex = rt.examples.assign(decided_by=rt.examples["fallback"].map({0.0: "model", 1.0: "keyword rules"}))
+rex = rt.items.assign(decided_by=rt.items["fallback"].map({0.0: "model", 1.0: "keyword rules"}))
 rex["outcome"] = rex["decided_by"] + ": " + rex["correct"].map({1.0: "right", 0.0: "wrong"})
 OUTCOMES = ["model: right", "model: wrong", "keyword rules: right", "keyword rules: wrong"]
-rt_fail = pd.crosstab(rex["prompt"], pd.Categorical(rex["outcome"], OUTCOMES), dropna=False).reindex(rt.variants)
+rt_fail = pd.crosstab(rex["system"], pd.Categorical(rex["outcome"], OUTCOMES), dropna=False).reindex(rt.systems)
 rt_fail.columns.name = None
 rt_fail
 
@@ -272,10 +274,10 @@ rt_fail
 # %%
 wrong_any = rex.groupby("id", sort=False)["correct"].min()
 ids = pd.concat([wrong_any[wrong_any == 0].sample(4, random_state=SEED), wrong_any[wrong_any == 1].sample(2, random_state=SEED)]).index
-show = rex[rex["id"].isin(ids)].pivot_table(index=["id", "lang", "label", "routed_text"], columns="prompt",
+show = rex[rex["id"].isin(ids)].pivot_table(index=["id", "lang", "label", "routed_text"], columns="system",
                                             values=["answer", "predicted", "decided_by"], aggfunc="first", sort=False)
 show.columns = [f"{p}: {c}" for c, p in show.columns]
-show = show[[f"{p}: {c}" for p in rt.variants for c in ("answer", "predicted", "decided_by")]]
+show = show[[f"{p}: {c}" for p in rt.systems for c in ("answer", "predicted", "decided_by")]]
 with pd.option_context("display.max_colwidth", 60):
     display(show.map(lambda s: s.replace("\n", " ⏎ ")))
 
@@ -285,10 +287,10 @@ with pd.option_context("display.max_colwidth", 60):
 # 52 that are not in English; "as written" routes the untranslated request (keyword rules only):
 
 # %%
-gold = sweep_routing(VARIANTS["supervisor"], model=aya, translate="gold")
+gold = run("routing", variants=VARIANTS["supervisor"], model=aya, translate="gold")
 keywords = KeywordRouter()
-base_ex = rt.examples[rt.examples["prompt"] == "baseline"].reset_index(drop=True)
-gold_ex = gold.examples[gold.examples["prompt"] == "baseline"].reset_index(drop=True)
+base_ex = rt.items[rt.items["system"] == "baseline"].reset_index(drop=True)
+gold_ex = gold.items[gold.items["system"] == "baseline"].reset_index(drop=True)
 
 
 def kw_correct(texts, labels):
@@ -298,7 +300,7 @@ def kw_correct(texts, labels):
 rows = []
 for subset, mask in (("all 104", base_ex["lang"].notna()), ("52 not in English", base_ex["lang"] != "eng")):
     for source, res, ex in (("Aya's translation (as in the room)", rt, base_ex), ("gold English", gold, gold_ex)):
-        by_prompt = res.examples.groupby("prompt", sort=False)["correct"].apply(lambda c: c.to_numpy()[mask.to_numpy()].mean())
+        by_prompt = res.items.groupby("system", sort=False)["correct"].apply(lambda c: c.to_numpy()[mask.to_numpy()].mean())
         rows.append({"requests": subset, "text routed": source, **by_prompt.to_dict(),
                      "keyword rules only": kw_correct(ex["routed_text"], ex["label"])[mask].mean()})
     rows.append({"requests": subset, "text routed": "as written (no translation)",
@@ -323,8 +325,8 @@ kw_by_text = {name: kw_correct(frame[col], frame["label"]).set_axis(frame["id"])
                                        ("as written", base_ex, "text"))}
 tr_tests = pd.DataFrame(
     [{"router": f"LLM router, {p}", "b": "gold English",
-      **paired_accuracy(by_id(rt.examples[rt.examples["prompt"] == p]).loc[non_eng_ids],
-                        by_id(gold.examples[gold.examples["prompt"] == p]).loc[non_eng_ids])} for p in VARIANTS["supervisor"]]
+      **paired_accuracy(by_id(rt.items[rt.items["system"] == p]).loc[non_eng_ids],
+                        by_id(gold.items[gold.items["system"] == p]).loc[non_eng_ids])} for p in VARIANTS["supervisor"]]
     + [{"router": "keyword rules only", "b": b, **paired_accuracy(kw_by_text["Aya's translation"], kw_by_text[b])}
        for b in ("gold English", "as written")]
 ).set_index(["router", "b"])
@@ -334,7 +336,7 @@ tr_tests.round(3)
 # The cost of the two arms (the keyword rules make no model call):
 
 # %%
-pd.concat({"Aya's translation": rt_cost, "gold English": routing_costs(gold, device=aya.device)}, names=["text routed", "prompt"])
+pd.concat({"Aya's translation": rt_cost, "gold English": routing_costs(gold, device=aya.device)}, names=["text routed", "system"])
 
 # %% [markdown]
 # ## 4. Which text to route, and requests that need two tools
@@ -349,14 +351,14 @@ pd.concat({"Aya's translation": rt_cost, "gold English": routing_costs(gold, dev
 
 # %%
 with record_generations() as seq_records:
-    seq = evaluate_sequences(aya, routers=("keyword", "llm", "multi"), paths=("room", "original", "auto"), translator=translator)
+    seq = run("sequences", model=aya, routers=("keyword", "llm", "multi"), paths=("room", "original", "auto"), translator=translator)
 seq.save(runs_dir() / "nb04_sequences.csv")
 seq.table()
 
 # %%
 seq_table = seq.df[seq.df["metric"].isin(["sequence_accuracy", "step_accuracy"])].pivot_table(
-    index=["router", "path"], columns=["set", "metric"], values="mean", sort=False)
-ex = seq.examples
+    index=["system", "path"], columns=["set", "metric"], values="score", sort=False)
+ex = seq.items
 fell_back = int((ex[ex["path"] == "auto"]["routed_text"].to_numpy() != ex[ex["path"] == "room"]["routed_text"].to_numpy()).sum())
 assert (seq_table.xs("auto", level="path") == seq_table.xs("room", level="path")).all().all()
 assert seq_table.loc[("multi", "original"), ("single", "sequence_accuracy")] > seq_table.loc[("multi", "room"), ("single", "sequence_accuracy")]
@@ -368,7 +370,7 @@ print(f"auto routed the original instead of the translation for {fell_back} of {
 # path, `only_b`: only on the other; `significant`: paired bootstrap and McNemar both p < 0.05):
 
 # %%
-seq_paths = pd.concat([seq.paired_paths("room", "original"), seq.paired_paths("room", "auto")], ignore_index=True)
+seq_paths = pd.concat([paths_paired(seq, "room", "original"), paths_paired(seq, "room", "auto")], ignore_index=True)
 seq_paths.round(3)
 
 # %% [markdown]
@@ -382,7 +384,7 @@ generation_costs(seq_records, device=aya.device)
 # Multi-intent requests the `multi` router got wrong on the room path (gold and predicted sequences):
 
 # %%
-m = seq.examples[(seq.examples["router"] == "multi") & (seq.examples["path"] == "room") & (seq.examples["set"] == "multi")]
+m = seq.items[(seq.items["system"] == "multi") & (seq.items["path"] == "room") & (seq.items["set"] == "multi")]
 with pd.option_context("display.max_colwidth", 80):
     display(m[m["sequence_accuracy"] < 1][["id", "lang", "routed_text", "gold", "predicted"]].reset_index(drop=True))
 
@@ -405,12 +407,12 @@ with pd.option_context("display.max_colwidth", 80):
 
 # %%
 with record_generations() as loop_records:
-    loop = evaluate_sequences(aya, routers=("keyword", "multi", "loop"), paths=("original",), sets=("multi", "unseen"))
+    loop = run("sequences", model=aya, routers=("keyword", "multi", "loop"), paths=("original",), sets=("multi", "unseen"))
 loop.save(runs_dir() / "nb04_loop.csv")
 SET_NAMES = {"multi": "multi_intent.jsonl (in-sample for multi)", "unseen": "multi_intent_unseen.jsonl (held out)"}
 loop_acc = loop.df[loop.df["metric"] == "sequence_accuracy"].assign(set=lambda d: d["set"].map(SET_NAMES))
-loop_acc.assign(cell=[f"{m:.3f} [{lo:.3f}, {hi:.3f}]" for m, lo, hi in zip(loop_acc["mean"], loop_acc["ci_low"], loop_acc["ci_high"])]
-                ).pivot_table(index=["router", "path"], columns="set", values="cell", aggfunc="first", sort=False)
+loop_acc.assign(cell=[f"{m:.3f} [{lo:.3f}, {hi:.3f}]" for m, lo, hi in zip(loop_acc["score"], loop_acc["ci_low"], loop_acc["ci_high"])]
+                ).pivot_table(index=["system", "path"], columns="set", values="cell", aggfunc="first", sort=False)
 
 # %% [markdown]
 # Exact tool-sequence accuracy with bootstrap 95% CIs (above). Per request: tools run, the router's own
@@ -419,7 +421,7 @@ loop_acc.assign(cell=[f"{m:.3f} [{lo:.3f}, {hi:.3f}]" for m, lo, hi in zip(loop_
 # step, and parse failures per model call:
 
 # %%
-loop_costs = loop.costs()
+loop_costs = sequence_costs(loop)
 loop_costs
 
 # %% [markdown]
@@ -428,7 +430,7 @@ loop_costs
 # `loop` right):
 
 # %%
-loop_paired = loop.paired("multi", "loop").assign(set=lambda d: d["set"].map(SET_NAMES))
+loop_paired = routers_paired(loop, "multi", "loop").assign(set=lambda d: d["set"].map(SET_NAMES))
 loop_paired
 
 # %% [markdown]
@@ -455,9 +457,9 @@ with pd.option_context("display.max_colwidth", 120):
 # %%
 unseen = ROUTING_SETS["requests_unseen.jsonl"]
 with record_generations() as un_records:
-    un_rt = sweep_routing(VARIANTS["supervisor"], model=aya, examples=unseen, translator=translator)
-    un_seq = evaluate_sequences(aya, routers=("keyword", "llm", "multi"), paths=("room", "original", "auto", "gold"),
-                                sets=("single",), single=unseen, translator=translator)
+    un_rt = run("routing", variants=VARIANTS["supervisor"], model=aya, data="unseen", translator=translator)
+    un_seq = run("sequences", model=aya, routers=("keyword", "llm", "multi"), paths=("room", "original", "auto", "gold"),
+                 sets=("single",), data="unseen", translator=translator)
 un_rt.save(runs_dir() / "nb04_routing_unseen.csv")
 un_seq.save(runs_dir() / "nb04_sequences_unseen.csv")
 un_rt.table()
@@ -473,21 +475,21 @@ def ci(mean, low, high):
 
 
 def overview(res, sq):
-    acc = res.df[(res.df["metric"] == "accuracy") & (res.df["lang"] == "all")].set_index("prompt")
-    fb = res.df[(res.df["metric"] == "fallback_rate") & (res.df["lang"] == "all")].set_index("prompt")
-    kw = sq.df[(sq.df["router"] == "keyword") & (sq.df["set"] == "single") & (sq.df["metric"] == "sequence_accuracy")].set_index("path")
-    dec = decided_by(res.examples, ["prompt"]).set_index(["prompt", "decided_by"])
-    floor = res.floor[res.floor["lang"] == "all"].iloc[0]
-    out = {"requests": str(len(res.examples) // len(res.variants))}
+    acc = res.df[(res.df["metric"] == "accuracy") & (res.df["lang"] == "all")].set_index("system")
+    fb = res.df[(res.df["metric"] == "fallback_rate") & (res.df["lang"] == "all")].set_index("system")
+    kw = sq.df[(sq.df["system"] == "keyword") & (sq.df["set"] == "single") & (sq.df["metric"] == "sequence_accuracy")].set_index("path")
+    dec = decided_by(res.items, ["system"]).set_index(["system", "decided_by"])
+    floor = res.frames["floor"][res.frames["floor"]["lang"] == "all"].iloc[0]
+    out = {"requests": str(len(res.items) // len(res.systems))}
     for path, label in (("original", "as written"), ("room", "room path")):
-        out[f"keyword rules alone, {label}"] = ci(*kw.loc[path, ["mean", "ci_low", "ci_high"]])
-    for p in res.variants:
-        out[f"LLM router {p}, room path"] = ci(*acc.loc[p, ["mean", "ci_low", "ci_high"]])
-        out[f"{p}: fallback rate"] = ci(*fb.loc[p, ["mean", "ci_low", "ci_high"]])
+        out[f"keyword rules alone, {label}"] = ci(*kw.loc[path, ["score", "ci_low", "ci_high"]])
+    for p in res.systems:
+        out[f"LLM router {p}, room path"] = ci(*acc.loc[p, ["score", "ci_low", "ci_high"]])
+        out[f"{p}: fallback rate"] = ci(*fb.loc[p, ["score", "ci_low", "ci_high"]])
         for who in ("model", "keyword fallback"):
             r = dec.loc[(p, who)]
             out[f"{p}: decided by the {who}"] = f"{int(r['n'])}, right {ci(r['accuracy'], r['ci_low'], r['ci_high'])}"
-    out["majority-class floor"] = ci(floor["mean"], floor["ci_low"], floor["ci_high"])
+    out["majority-class floor"] = ci(floor["score"], floor["ci_low"], floor["ci_high"])
     return out
 
 
@@ -505,8 +507,8 @@ un_seq.table()
 
 # %%
 un_langs = sorted({e.lang for e in unseen} - {"eng"})
-un_paths = pd.concat([un_seq.paired_paths("room", "original"), un_seq.paired_paths("room", "auto"),
-                      un_seq.paired_paths("room", "gold", langs=un_langs)], ignore_index=True)
+un_paths = pd.concat([paths_paired(un_seq, "room", "original"), paths_paired(un_seq, "room", "auto"),
+                      paths_paired(un_seq, "room", "gold", langs=un_langs)], ignore_index=True)
 display(un_paths.round(3))
 un_rt.paired.round(3)
 
@@ -555,12 +557,12 @@ report(
 )
 
 # %%
-acc_all = rt.df[(rt.df["metric"] == "accuracy") & (rt.df["lang"] == "all")].set_index("prompt")
-paired_acc = rt.paired[rt.paired["metric"] == "accuracy"].set_index("variant")
-few = rex[rex["prompt"] == "fewshot"]
+acc_all = rt.df[(rt.df["metric"] == "accuracy") & (rt.df["lang"] == "all")].set_index("system")
+paired_acc = rt.paired[rt.paired["metric"] == "accuracy"].set_index("system")
+few = rex[rex["system"] == "fewshot"]
 opening = few["answer"].str.split().str[:5].str.join(" ").mode().iloc[0]
 same_opening = int(few["answer"].str.startswith(opening).sum())
-assert paired_acc.loc["fewshot", "significant"] and paired_acc.loc["fewshot", "diff"] > 0
+assert paired_acc.loc["fewshot", "significant"] and paired_acc.loc["fewshot", "delta"] > 0
 assert rt_fail.loc["fewshot", ["model: right", "model: wrong"]].sum() == 0  # the model never decides with fewshot
 model_n = int(rt_fail.loc["baseline", ["model: right", "model: wrong"]].sum())
 kw_n = int(rt_fail.loc["baseline", ["keyword rules: right", "keyword rules: wrong"]].sum())
@@ -574,10 +576,10 @@ report(
     "{model_n}, right in {model_right}, against {kw_acc:.3f} for the rules on the other {kw_n}. The \"better "
     "prompt\" is the one that stops the model from deciding. Each variant's {calls} calls include the "
     "{tr_calls} request translations; `fewshot` costs {few_s:.0f} model s against {base_s:.0f}.",
-    few=acc_all.loc["fewshot", "mean"], few_lo=acc_all.loc["fewshot", "ci_low"], few_hi=acc_all.loc["fewshot", "ci_high"],
-    base=acc_all.loc["baseline", "mean"], base_lo=acc_all.loc["baseline", "ci_low"], base_hi=acc_all.loc["baseline", "ci_high"],
-    d=paired_acc.loc["fewshot", "diff"], d_lo=paired_acc.loc["fewshot", "ci_low"], d_hi=paired_acc.loc["fewshot", "ci_high"],
-    p=paired_acc.loc["fewshot", "p_bootstrap"], b=paired_acc.loc["fewshot", "b"], c=paired_acc.loc["fewshot", "c"],
+    few=acc_all.loc["fewshot", "score"], few_lo=acc_all.loc["fewshot", "ci_low"], few_hi=acc_all.loc["fewshot", "ci_high"],
+    base=acc_all.loc["baseline", "score"], base_lo=acc_all.loc["baseline", "ci_low"], base_hi=acc_all.loc["baseline", "ci_high"],
+    d=paired_acc.loc["fewshot", "delta"], d_lo=paired_acc.loc["fewshot", "ci_low"], d_hi=paired_acc.loc["fewshot", "ci_high"],
+    p=paired_acc.loc["fewshot", "p"], b=paired_acc.loc["fewshot", "b"], c=paired_acc.loc["fewshot", "c"],
     p_mc=paired_acc.loc["fewshot", "p_mcnemar"], n=len(few), same=same_opening, opening=opening,
     model_n=model_n, model_right=int(rt_fail.loc["baseline", "model: right"]),
     kw_acc=rt_fail.loc["baseline", "keyword rules: right"] / kw_n, kw_n=kw_n,
@@ -588,9 +590,10 @@ report(
 # %%
 def tested(t, names=("a", "b")):
     """One paired test as prose: the difference b − a, its CI, both p-values and what they support."""
-    verdict = f"significant, {names[1] if t['diff'] > 0 else names[0]} better" if t["significant"] else "not significant"
-    return (f"{t['diff']:+.3f} [{t['ci_low']:.3f}, {t['ci_high']:.3f}] (bootstrap p = {t['p_bootstrap']:.3f}; "
-            f"McNemar {int(t['only_a'])} vs {int(t['only_b'])}, p = {t['p_mcnemar']:.3f}: {verdict})")
+    t = t.rename({"diff": "delta", "p_bootstrap": "p", "only_a": "b", "only_b": "c"})  # paired_accuracy's names
+    verdict = f"significant, {names[1] if t['delta'] > 0 else names[0]} better" if t["significant"] else "not significant"
+    return (f"{t['delta']:+.3f} [{t['ci_low']:.3f}, {t['ci_high']:.3f}] (bootstrap p = {t['p']:.3f}; "
+            f"McNemar {int(t['b'])} vs {int(t['c'])}, p = {t['p_mcnemar']:.3f}: {verdict})")
 
 
 n_non_eng = len(non_eng_ids)
@@ -611,7 +614,7 @@ report(
 
 # %%
 single = seq_table[("single", "sequence_accuracy")]
-multi_ci = seq.df[(seq.df["router"] == "multi") & (seq.df["set"] == "multi") & (seq.df["metric"] == "sequence_accuracy")].set_index("path")
+multi_ci = seq.df[(seq.df["system"] == "multi") & (seq.df["set"] == "multi") & (seq.df["metric"] == "sequence_accuracy")].set_index("path")
 fell_back_ids = ex[ex["path"] == "auto"]["id"].to_numpy()[
     ex[ex["path"] == "auto"]["routed_text"].to_numpy() != ex[ex["path"] == "room"]["routed_text"].to_numpy()]
 odd = "Make the last 5 news together and check your tasks"
@@ -620,7 +623,7 @@ for s in ("single", "multi"):  # "higher on the original text for every router o
     assert (seq_table.xs("original", level="path")[(s, "step_accuracy")] > seq_table.xs("room", level="path")[(s, "step_accuracy")]).all()
 assert (seq_table.loc[["keyword", "llm"], ("multi", "sequence_accuracy")] == 0).all()
 seq_cost = generation_costs(seq_records)
-orig_tests = seq_paths[seq_paths["other"] == "original"].set_index(["set", "router"])
+orig_tests = seq_paths[seq_paths["other"] == "original"].set_index(["set", "system"])
 single_sig = [r for r in ("keyword", "llm", "multi") if orig_tests.loc[("single", r), "significant"]]
 report(
     "- **Which text to route (section 4).** On the {n_single} single-intent requests every router scores "
@@ -648,18 +651,18 @@ report(
     single_verdict=("the original text is the better path for " + ", ".join(single_sig)) if single_sig
     else "on single-intent requests no path is shown to be better",
     n_req=len(set(fell_back_ids)), n_total=ex[ex["path"] == "auto"]["id"].nunique(), fell_back=fell_back, runs=int((ex["path"] == "auto").sum()), odd=odd,
-    m_room=multi_ci.loc["room", "mean"], m_lo=multi_ci.loc["room", "ci_low"], m_hi=multi_ci.loc["room", "ci_high"],
-    m_orig=multi_ci.loc["original", "mean"], calls=int(seq_cost["calls"].sum()), secs=seq_cost["model s"].sum(),
+    m_room=multi_ci.loc["room", "score"], m_lo=multi_ci.loc["room", "ci_low"], m_hi=multi_ci.loc["room", "ci_high"],
+    m_orig=multi_ci.loc["original", "score"], calls=int(seq_cost["calls"].sum()), secs=seq_cost["model s"].sum(),
 )
 
 
 # %%
-lacc = loop.df[loop.df["metric"] == "sequence_accuracy"].set_index(["router", "set"])
+lacc = loop.df[loop.df["metric"] == "sequence_accuracy"].set_index(["system", "set"])
 lcost = loop_costs.xs("original", level="path")
-lpair = loop.paired("multi", "loop").set_index("set")
+lpair = routers_paired(loop, "multi", "loop").set_index("set")
 pf = {s: lcost.loc[("loop", s), "parse_failure_rate"] for s in ("multi", "unseen")}
-model_decided = int(loop.examples.query("router == 'loop'")["calls"].sum() - loop.examples.query("router == 'loop'")["parse_failures"].sum())
-loop_calls_n = int(loop.examples.query("router == 'loop'")["calls"].sum())
+model_decided = int(loop.items.query("system == 'loop'")["calls"].sum() - loop.items.query("system == 'loop'")["parse_failures"].sum())
+loop_calls_n = int(loop.items.query("system == 'loop'")["calls"].sum())
 assert min(pf.values()) > 0.5, "the model's answers now mostly parse: rewrite the loop conclusion"
 significant = lpair.loc["unseen", "p_mcnemar"] < 0.05 and lpair.loc["unseen", "ci_low"] * lpair.loc["unseen", "ci_high"] > 0
 verdict = ("a significant difference" if significant else
@@ -679,13 +682,13 @@ report(
     "{steps_m:.2f} tools, {calls_m:.2f} calls, {sec_m:.2f} s. The room keeps `router: re_deciding`; "
     "`router: loop` is there for a model that writes the format.",
     calls=loop_calls_n, decided=model_decided, verdict=verdict, pf_m=pf["multi"], pf_u=pf["unseen"],
-    lu=lacc.loc[("loop", "unseen"), "mean"], lu_lo=lacc.loc[("loop", "unseen"), "ci_low"], lu_hi=lacc.loc[("loop", "unseen"), "ci_high"],
-    mu=lacc.loc[("multi", "unseen"), "mean"], mu_lo=lacc.loc[("multi", "unseen"), "ci_low"], mu_hi=lacc.loc[("multi", "unseen"), "ci_high"],
-    ku=lacc.loc[("keyword", "unseen"), "mean"],
-    du=lpair.loc["unseen", "diff"], du_lo=lpair.loc["unseen", "ci_low"], du_hi=lpair.loc["unseen", "ci_high"],
-    pu=lpair.loc["unseen", "p_value"], bu=int(lpair.loc["unseen", "b"]), cu=int(lpair.loc["unseen", "c"]),
+    lu=lacc.loc[("loop", "unseen"), "score"], lu_lo=lacc.loc[("loop", "unseen"), "ci_low"], lu_hi=lacc.loc[("loop", "unseen"), "ci_high"],
+    mu=lacc.loc[("multi", "unseen"), "score"], mu_lo=lacc.loc[("multi", "unseen"), "ci_low"], mu_hi=lacc.loc[("multi", "unseen"), "ci_high"],
+    ku=lacc.loc[("keyword", "unseen"), "score"],
+    du=lpair.loc["unseen", "delta"], du_lo=lpair.loc["unseen", "ci_low"], du_hi=lpair.loc["unseen", "ci_high"],
+    pu=lpair.loc["unseen", "p"], bu=int(lpair.loc["unseen", "b"]), cu=int(lpair.loc["unseen", "c"]),
     mcu=lpair.loc["unseen", "p_mcnemar"],
-    mm=lacc.loc[("multi", "multi"), "mean"], lm=lacc.loc[("loop", "multi"), "mean"],
+    mm=lacc.loc[("multi", "multi"), "score"], lm=lacc.loc[("loop", "multi"), "score"],
     steps_l=lcost.loc[("loop", "unseen"), "steps/request"], calls_l=lcost.loc[("loop", "unseen"), "calls/request"],
     sec_l=lcost.loc[("loop", "unseen"), "model s/request"],
     steps_m=lcost.loc[("multi", "unseen"), "steps/request"], calls_m=lcost.loc[("multi", "unseen"), "calls/request"],
@@ -694,22 +697,22 @@ report(
 
 # %%
 def row(res, prompt="baseline", metric="accuracy"):
-    return res.df[(res.df["prompt"] == prompt) & (res.df["metric"] == metric) & (res.df["lang"] == "all")].iloc[0]
+    return res.df[(res.df["system"] == prompt) & (res.df["metric"] == metric) & (res.df["lang"] == "all")].iloc[0]
 
 
 def kw_row(sq, path):
-    d = sq.df[(sq.df["router"] == "keyword") & (sq.df["set"] == "single") & (sq.df["path"] == path)]
+    d = sq.df[(sq.df["system"] == "keyword") & (sq.df["set"] == "single") & (sq.df["path"] == path)]
     return d[d["metric"] == "sequence_accuracy"].iloc[0]
 
 
-un_dec = decided_by(un_rt.examples, ["prompt"]).set_index(["prompt", "decided_by"])
-in_dec = decided_by(rt.examples, ["prompt"]).set_index(["prompt", "decided_by"])
-un_floor = un_rt.floor[un_rt.floor["lang"] == "all"].iloc[0]
-un_orig = un_paths[un_paths["other"] == "original"].set_index("router")
-un_gold = un_paths[un_paths["other"] == "gold"].set_index("router")
+un_dec = decided_by(un_rt.items, ["system"]).set_index(["system", "decided_by"])
+in_dec = decided_by(rt.items, ["system"]).set_index(["system", "decided_by"])
+un_floor = un_rt.frames["floor"][un_rt.frames["floor"]["lang"] == "all"].iloc[0]
+un_orig = un_paths[un_paths["other"] == "original"].set_index("system")
+un_gold = un_paths[un_paths["other"] == "gold"].set_index("system")
 un_base = row(un_rt)
 above_floor = un_base["ci_low"] > un_floor["ci_high"] and kw_row(un_seq, "original")["ci_low"] > un_floor["ci_high"]
-drop = kw_row(seq, "original")["mean"] - kw_row(un_seq, "original")["mean"]
+drop = kw_row(seq, "original")["score"] - kw_row(un_seq, "original")["score"]
 assert un_dec.loc[("baseline", "keyword fallback"), "share"] > 0.5, "the model now decides most unseen requests: rewrite"
 report(
     "- **On requests written after the keyword rules (section 6).** The keyword rules alone, on the text as "
@@ -722,24 +725,23 @@ report(
     "(original − room): LLM router {t_llm}; keyword rules {t_kw}. Gold English − Aya's translation on the "
     "{n_ne} non-English unseen requests: LLM router {g_llm}; keyword rules {g_kw}. `fewshot` − `baseline` "
     "on the unseen set: {t_few}.",
-    kw_in=ci(*kw_row(seq, "original")[["mean", "ci_low", "ci_high"]]),
-    kw_un=ci(*kw_row(un_seq, "original")[["mean", "ci_low", "ci_high"]]), drop=-drop, n=len(unseen),
-    kwr_in=ci(*kw_row(seq, "room")[["mean", "ci_low", "ci_high"]]), kwr_un=ci(*kw_row(un_seq, "room")[["mean", "ci_low", "ci_high"]]),
-    llm_in=ci(*row(rt)[["mean", "ci_low", "ci_high"]]), llm_un=ci(*un_base[["mean", "ci_low", "ci_high"]]),
-    fb_in=row(rt, metric="fallback_rate")["mean"], fb_un=row(un_rt, metric="fallback_rate")["mean"],
+    kw_in=ci(*kw_row(seq, "original")[["score", "ci_low", "ci_high"]]),
+    kw_un=ci(*kw_row(un_seq, "original")[["score", "ci_low", "ci_high"]]), drop=-drop, n=len(unseen),
+    kwr_in=ci(*kw_row(seq, "room")[["score", "ci_low", "ci_high"]]), kwr_un=ci(*kw_row(un_seq, "room")[["score", "ci_low", "ci_high"]]),
+    llm_in=ci(*row(rt)[["score", "ci_low", "ci_high"]]), llm_un=ci(*un_base[["score", "ci_low", "ci_high"]]),
+    fb_in=row(rt, metric="fallback_rate")["score"], fb_un=row(un_rt, metric="fallback_rate")["score"],
     m_n=int(un_dec.loc[("baseline", "model"), "n"]),
     m_acc=ci(*un_dec.loc[("baseline", "model"), ["accuracy", "ci_low", "ci_high"]]),
     f_n=int(un_dec.loc[("baseline", "keyword fallback"), "n"]),
     f_acc=ci(*un_dec.loc[("baseline", "keyword fallback"), ["accuracy", "ci_low", "ci_high"]]),
     mi_n=int(in_dec.loc[("baseline", "model"), "n"]), mi_acc=in_dec.loc[("baseline", "model"), "accuracy"],
     fi_n=int(in_dec.loc[("baseline", "keyword fallback"), "n"]), fi_acc=in_dec.loc[("baseline", "keyword fallback"), "accuracy"],
-    floor=ci(un_floor["mean"], un_floor["ci_low"], un_floor["ci_high"]),
+    floor=ci(un_floor["score"], un_floor["ci_low"], un_floor["ci_high"]),
     floor_verdict="both the keyword rules and the LLM router stay above it (their intervals do not overlap it)" if above_floor
     else "the intervals of the keyword rules or the LLM router reach it",
     t_llm=tested(un_orig.loc["llm"], ("the room path", "the original")),
     t_kw=tested(un_orig.loc["keyword"], ("the room path", "the original")), n_ne=int(un_gold.loc["llm", "n"]),
     g_llm=tested(un_gold.loc["llm"], ("the translation", "the gold English")),
     g_kw=tested(un_gold.loc["keyword"], ("the translation", "the gold English")),
-    t_few=tested(un_rt.paired[un_rt.paired["metric"] == "accuracy"].rename(
-        columns={"b": "only_a", "c": "only_b", "p_bootstrap": "p_bootstrap"}).iloc[0], ("baseline", "fewshot")),
+    t_few=tested(un_rt.paired[un_rt.paired["metric"] == "accuracy"].iloc[0], ("baseline", "fewshot")),
 )

@@ -65,7 +65,7 @@ def test_the_first_screen_shows_a_room_and_an_evaluation():
     lines = (ROOT / "README.md").read_text(encoding="utf-8").splitlines()[:FIRST_SCREEN]
     blocks = PYTHON_BLOCK.findall("\n".join(lines) + "\n")
     assert len(blocks) >= 2, f"README.md's first {FIRST_SCREEN} lines should hold two whole Python examples"
-    assert "ChatRoom.open(" in blocks[0] and "run(" in blocks[1] and "\"translation\"" in blocks[1]
+    assert "ChatRoom.open(" in blocks[0] and "run(" in blocks[1] and '"translation"' in blocks[1]
     assert all(len(b.splitlines()) <= 12 for b in blocks[:2]), "the first-screen examples are about ten lines each"
 
 

@@ -11,7 +11,8 @@ Translation: ``run("translation", systems=..., dataset=..., pairs=...)`` or
 a ``summaries`` :class:`~aya_lab.eval.report.Report` (``combine_summarizer_runs`` joins runs on
 different models). Retrieval: ``run("retrieval", kb=kb)`` or ``evaluate_retrieval(kb, questions)`` -> a
 ``retrieval`` :class:`~aya_lab.eval.report.Report` (BM25 and a random order as floors). Routing:
-``evaluate_routing`` / ``sweep_routing``. Data sets live in :mod:`aya_lab.datasets`.
+``evaluate_routing`` / ``sweep_routing`` -> a ``routing`` report (``run("routing", ...)``); tool sequences:
+``run("sequences", ...)``. Data sets live in :mod:`aya_lab.datasets`.
 
 This package is the notebooks' one import for evaluation: besides the contract (``run``, ``compare``,
 ``Report``, ``Task``) it names the systems, the statistics (``ALPHA``, ``holm``, ``analyse_group``), the
@@ -32,9 +33,10 @@ if TYPE_CHECKING:
     from aya_lab.eval.langid import covered
     from aya_lab.eval.report import Report, Task, register_task
     from aya_lab.eval.retrieval import evaluate_retrieval, retrieval_by_question
-    from aya_lab.eval.routing import RoutingResults, RoutingSweep, evaluate_routing, sweep_routing
+    from aya_lab.eval.routing import evaluate_routing, sweep_routing
     from aya_lab.eval.routing_compare import decided_by, paired_accuracy
     from aya_lab.eval.routing_sequences import evaluate_sequences, load_multi_intent
+    from aya_lab.eval.sequence_views import paths_paired, routers_paired, sequence_costs
     from aya_lab.eval.stats import ALPHA, holm
     from aya_lab.eval.summarization import evaluate_summarizers
     from aya_lab.eval.summarization_compare import combine_summarizer_runs
@@ -67,9 +69,10 @@ _HOMES: dict[str, tuple[str, ...]] = {
     "aya_lab.eval.langid": ("covered",),
     "aya_lab.eval.report": ("Report", "Task", "register_task"),
     "aya_lab.eval.retrieval": ("evaluate_retrieval", "retrieval_by_question"),
-    "aya_lab.eval.routing": ("RoutingResults", "RoutingSweep", "evaluate_routing", "sweep_routing"),
+    "aya_lab.eval.routing": ("evaluate_routing", "sweep_routing"),
     "aya_lab.eval.routing_compare": ("decided_by", "paired_accuracy"),
     "aya_lab.eval.routing_sequences": ("evaluate_sequences", "load_multi_intent"),
+    "aya_lab.eval.sequence_views": ("paths_paired", "routers_paired", "sequence_costs"),
     "aya_lab.eval.stats": ("ALPHA", "holm"),
     "aya_lab.eval.summarization": ("evaluate_summarizers",),
     "aya_lab.eval.summarization_compare": ("combine_summarizer_runs",),
@@ -104,8 +107,6 @@ __all__ = [
     "PivotSystem",
     "PromptSystem",
     "Report",
-    "RoutingResults",
-    "RoutingSweep",
     "Seq2SeqSystem",
     "ShuffledReferenceSystem",
     "Task",
@@ -133,6 +134,9 @@ __all__ = [
     "holm",
     "load_multi_intent",
     "paired_accuracy",
+    "paths_paired",
+    "routers_paired",
+    "sequence_costs",
     "register_system_kind",
     "register_task",
     "resolve_system",

@@ -38,10 +38,11 @@ from aya_lab.eval.floors import is_summary_floor
 from aya_lab.eval.parsers import register_eval
 from aya_lab.eval.progress import generation_progress
 from aya_lab.eval.report import Report
-from aya_lab.eval.routing import RoutingSweep, evaluate_routing, sweep_routing
+from aya_lab.eval.routing import confusion_matrices, evaluate_routing, sweep_routing
 from aya_lab.eval.routing_compare import decided_by
 from aya_lab.eval.routing_input import as_route_on
 from aya_lab.eval.routing_sequences import check_sequence_options, evaluate_sequences, load_multi_intent
+from aya_lab.eval.sequence_views import paths_paired, routers_paired, sequence_costs
 from aya_lab.eval.summarization import evaluate_summarizers
 from aya_lab.eval.translation.evaluate import evaluate_translation
 from aya_lab.eval.translation.results import compare_translations
@@ -169,17 +170,15 @@ def _eval_route(args: argparse.Namespace) -> int:
     with generation_progress(total, "routing", enabled=not args.no_progress):
         result = _route(args, model, examples, refs, variants, translate, translator)
     _print_prompt_note(result.meta)
-    confusions = result.confusion if isinstance(result, RoutingSweep) else {result.meta["prompt"]: result.confusion}
     with pandas_display():
         print(result.table().to_string())
-        for name, conf in confusions.items():
-            print(f"\nconfusion ({name}; rows gold, columns predicted):")
+        for name, conf in confusion_matrices(result).items():
+            print(f"\nconfusion ({result.meta.get('prompt', name)}; rows gold, columns predicted):")
             print(conf.to_string())
-        paired = getattr(result, "paired", None)
-        if paired is not None and len(paired):
+        if len(result.paired):
             print()
-            print(paired.to_string(index=False, float_format=lambda x: f"{x:.4g}"))
-        decided = decided_by(result.examples, ["prompt"], n_bootstrap=args.n_bootstrap, seed=args.seed)
+            print(result.paired.to_string(index=False, float_format=lambda x: f"{x:.4g}"))
+        decided = decided_by(result.items, ["system"], n_bootstrap=args.n_bootstrap, seed=args.seed)
         print("\nwho decided (model: its answer named a tool; keyword fallback: it named none), accuracy of each:")
         print(decided.to_string(index=False, float_format=lambda x: f"{x:.3f}"))
     sequences = _route_sequences(args, model, examples, refs[0], translator)
@@ -207,13 +206,15 @@ def _route_sequences(args, model, examples, prompt, translator):
         print("\ntool sequences (exact sequence and per-step accuracy; path room = translate then route):")
         print(seq.table().to_string())
         print("\nper request (steps = tools run; calls and model s: the router's own model calls):")
-        print(seq.costs().to_string(float_format=lambda x: f"{x:.3f}"))
+        print(sequence_costs(seq).to_string(float_format=lambda x: f"{x:.3f}"))
         if {"multi", "loop"} <= set(routers):
             print("\nloop against multi (paired, exact sequence accuracy):")
-            print(seq.paired("multi", "loop").to_string(index=False, float_format=lambda x: f"{x:.4g}"))
+            loop = routers_paired(seq, "multi", "loop")
+            print(loop.to_string(index=False, float_format=lambda x: f"{x:.4g}"))
         for other in (p for p in paths if p != "room" and "room" in paths):
             print(f"\n{other} path against the room path, per router (paired, exact sequence accuracy):")
-            print(seq.paired_paths("room", other).to_string(index=False, float_format=lambda x: f"{x:.4g}"))
+            tests = paths_paired(seq, "room", other)
+            print(tests.to_string(index=False, float_format=lambda x: f"{x:.4g}"))
     return seq
 
 

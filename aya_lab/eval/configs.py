@@ -16,11 +16,22 @@ from typing import Annotated, Literal
 from pydantic import BaseModel, ConfigDict, Field, SkipValidation, ValidationInfo, create_model, field_validator
 
 from aya_lab.agents.summarizer_names import SUMMARIZER_VARIANTS
-from aya_lab.eval.names import ATTACK_CATEGORIES, DEFAULT_MEMORY_POLICY, EMBEDDERS, SUMMARY_FLOORS, Category
+from aya_lab.eval.names import (
+    ATTACK_CATEGORIES,
+    DEFAULT_MEMORY_POLICY,
+    EMBEDDERS,
+    SUMMARY_FLOORS,
+    Category,
+    SequencePath,
+    SequenceRouter,
+    SequenceSet,
+)
 from aya_lab.eval.translation.config import EvalConfig
 
 __all__ = [
     "CONFIGS",
+    "RoutingConfig",
+    "SequencesConfig",
     "AttacksConfig",
     "FaithfulnessConfig",
     "GroundingConfig",
@@ -194,6 +205,75 @@ class AttacksConfig(TaskConfig):
     progress: bool | None = Field(default=None, description="a progress bar (default: when stderr is a terminal)")
 
 
+_TRANSLATE = (
+    "which text is routed: true (translate first, the room's path), false (as written), gold (the set's "
+    "English) or auto (the translation unless it is not English)"
+)
+_TRANSLATE_SPELLINGS: dict[str, bool | str] = {"true": True, "model": True, "false": False, "none": False}
+_TRANSLATE_SPELLINGS |= {"gold": "gold", "auto": "auto"}
+
+
+class RoutingConfig(TaskConfig):
+    """Supervisor prompt variants routing the labelled requests; the first is the baseline."""
+
+    variants: list[str] = Field(
+        default_factory=lambda: ["baseline", "fewshot"],
+        min_length=1,
+        description="supervisor prompt variants (names under prompts/supervisor/ or prompt files)",
+    )
+    model: ModelRef = Field(default=None, description="the routing model (default AYA_LAB_MODEL or smollm2)")
+    translator: ModelRef = Field(default=None, description="the model that translates requests (default: model)")
+    data: str | None = Field(
+        default=None, description="the requests: a set name (unseen) or a JSONL file (default requests.jsonl)"
+    )
+    n: int | None = Field(default=None, gt=0, le=10_000_000, description="the first N requests (all when unset)")
+    translate: bool | Literal["gold", "auto"] = Field(default=True, description=_TRANSLATE)
+    n_bootstrap: int = Field(default=1000, ge=0, le=100_000, description="bootstrap resamples for CIs and tests")
+    seed: int = Field(default=0, ge=0, description="the resampling seed")
+
+    @field_validator("translate", mode="before")
+    @classmethod
+    def _translate_spelling(cls, value: object) -> object:
+        """``true``/``model``, ``false``/``none``, ``gold`` or ``auto`` (the ``eval route`` spellings too)."""
+        if isinstance(value, bool):
+            return value
+        spelled = _TRANSLATE_SPELLINGS.get(str(value).strip().lower())
+        if spelled is None:
+            raise ValueError("use true, false, gold or auto")
+        return spelled
+
+
+def _routers() -> list[SequenceRouter]:
+    return ["keyword", "llm", "multi"]
+
+
+def _paths() -> list[SequencePath]:
+    return ["room", "original"]
+
+
+def _sets() -> list[SequenceSet]:
+    return ["single", "multi"]
+
+
+class SequencesConfig(TaskConfig):
+    """Routers choosing every tool each request needs, per path and labelled set; the first is the baseline."""
+
+    routers: list[SequenceRouter] = Field(default_factory=_routers, min_length=1, description="routers to run")
+    paths: list[SequencePath] = Field(default_factory=_paths, min_length=1, description="which text each run routes")
+    sets: list[SequenceSet] = Field(default_factory=_sets, min_length=1, description="the labelled sets")
+    model: ModelRef = Field(default=None, description="the routing model (default AYA_LAB_MODEL or smollm2)")
+    translator: ModelRef = Field(default=None, description="the model that translates requests (default: model)")
+    prompt: str = Field(default="supervisor/baseline", description="the llm and multi routers' supervisor prompt")
+    loop_prompt: str | None = Field(default=None, description="the loop router's prompt (default router_loop/baseline)")
+    data: str | None = Field(
+        default=None, description="the single set: a set name (unseen) or a JSONL file (default requests.jsonl)"
+    )
+    multi_data: str | None = Field(default=None, description="the multi set: a JSONL file (default multi_intent.jsonl)")
+    n: int | None = Field(default=None, gt=0, le=10_000_000, description="the first N requests of each set")
+    n_bootstrap: int = Field(default=1000, ge=0, le=100_000, description="bootstrap resamples for CIs and tests")
+    seed: int = Field(default=0, ge=0, description="the resampling seed")
+
+
 CONFIGS: dict[str, type[TaskConfig]] = {
     "summaries": SummariesConfig,
     "translation": TranslationConfig,
@@ -201,5 +281,7 @@ CONFIGS: dict[str, type[TaskConfig]] = {
     "faithfulness": FaithfulnessConfig,
     "grounding": GroundingConfig,
     "attacks": AttacksConfig,
+    "routing": RoutingConfig,
+    "sequences": SequencesConfig,
 }
 """The config of each built-in task that the generated command covers, by task name."""

@@ -13,7 +13,7 @@ throughput, not single-request speed.
 
 Three sources: a translation :class:`~aya_lab.eval.report.Report`
 (:func:`translation_costs`: per system, summed over pairs, end-to-end hop, which for a pivot system
-includes its first hop), a routing sweep (:func:`routing_costs`: per prompt variant, the request
+includes its first hop), a ``routing`` report (:func:`routing_costs`: per prompt variant, the request
 translations included) and raw :class:`~aya_lab.models.result.GenerationRecord` lists
 (:func:`generation_costs`: per model, for evaluations that report no cost of their own).
 """
@@ -21,7 +21,6 @@ translations included) and raw :class:`~aya_lab.models.result.GenerationRecord` 
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Any
 
 import numpy as np
 import pandas as pd
@@ -85,10 +84,10 @@ def translation_costs(results: Report, *, device: str | None = None) -> pd.DataF
     return cost_table(df[(df["hop"] == "e2e") & (df["pair"] != "pooled")], "system", device=device)
 
 
-def routing_costs(sweep: Any, *, device: str | None = None) -> pd.DataFrame:
-    """Per prompt variant of a routing sweep (or one ``RoutingResults``): routing plus request translation."""
-    df = sweep.df
-    return cost_table(df[df["lang"] == "all"], "prompt", value="mean", device=device)
+def routing_costs(report: Report, *, device: str | None = None) -> pd.DataFrame:
+    """Per prompt variant (``system``) of a ``routing`` report: routing plus request translation."""
+    df = report.df
+    return cost_table(df[df["lang"] == "all"], "system", device=device)
 
 
 def generation_costs(records: Sequence[GenerationRecord], *, device: str | None = None) -> pd.DataFrame:

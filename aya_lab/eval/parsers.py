@@ -215,7 +215,8 @@ def _add_route(ev: argparse._SubParsersAction) -> None:
     add_run_options(
         p,
         "route",
-        out_help="results CSV (also .examples.csv, .confusion.csv, .floor.csv, .decided.csv, .sequences.csv, .json)",
+        out_help="the routing report's CSV (also .items.csv, .paired.csv, .confusion.csv, .floor.csv, .json, "
+        ".decided.csv and the sequences report's .sequences.csv)",
     )
     p.set_defaults(func=lazy("aya_lab.eval.cli:route_command"))
 

@@ -51,8 +51,8 @@ _TABLES = ("items", "paired")
 BUILT_IN: dict[str, str] = {
     "translation": "aya_lab.eval.translation.task:TRANSLATION_TASK",
     "summaries": "aya_lab.eval.summarization:SUMMARIES_TASK",
-    "routing": "aya_lab.eval.routing:TASK",
-    "sequences": "aya_lab.eval.routing_sequences:TASK",
+    "routing": "aya_lab.eval.routing:ROUTING_TASK",
+    "sequences": "aya_lab.eval.routing_sequences:SEQUENCES_TASK",
     "retrieval": "aya_lab.eval.retrieval:RETRIEVAL_TASK",
     "faithfulness": "aya_lab.eval.faithfulness:FAITHFULNESS_TASK",
     "grounding": "aya_lab.eval.grounding:GROUNDING_TASK",

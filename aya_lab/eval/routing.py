@@ -10,25 +10,27 @@ request not in English is first brought into English with the ``aya_translate`` 
 names no tool. Unlike ``LLMRouter.route`` (one call per request), all translations go to the model as
 one ``generate_texts`` batch, and all router prompts as another; the decisions are the same.
 
-Reported (:class:`RoutingResults`): accuracy with a percentile bootstrap 95% CI, overall and per
-request language, beside the majority-class floor's (``floor``, shown in ``table()`` as prompt
-``majority-class``: every request given the set's most frequent label, :mod:`aya_lab.eval.floors`); the fallback rate (share of answers that named no tool); LLM calls and tokens; a
-confusion matrix (gold rows x predicted columns); one row per example. Cost (``lang`` = all, translations
-included): ``llm_calls``, ``prompt_tokens``, ``completion_tokens``, ``latency_s`` (recorded model seconds).
+Both functions return a ``routing`` :class:`~aya_lab.eval.report.Report` (``run("routing", ...)``,
+``aya-lab eval run routing``); :func:`evaluate_routing` is a sweep of one prompt. Its ``df``: per
+``system`` (the prompt variant) and ``lang`` (each request language and ``all``), accuracy and the
+fallback rate (share of answers that named no tool) with a percentile bootstrap 95% CI, and the cost
+(``lang`` = all, translations included): ``llm_calls``, ``prompt_tokens``, ``completion_tokens``,
+``latency_s`` (recorded model seconds). ``items``: one row per system and request. ``frames``:
+``confusion`` (gold rows x predicted columns, a ``system`` column; :func:`confusion_matrices`) and
+``floor``, the majority-class floor's accuracy rows (system ``majority-class``: every request given the
+set's most frequent label, :mod:`aya_lab.eval.floors`), shown in the table after the variants.
 
 :func:`sweep_routing` runs several ``supervisor`` prompt variants on the same (once-translated)
-requests and tests each against the first on the same examples with two paired tests: a paired
-bootstrap of the accuracy difference (resamples shared by all variants, seeded) and McNemar's exact
-test (a two-sided binomial test on the discordant pairs, b = baseline right / variant wrong and
-c = the reverse). ``significant`` requires both at p < 0.05, as the translation tables do.
+requests and tests each against the first on the same examples (``paired``) with two paired tests: a
+paired bootstrap of the accuracy difference (resamples shared by all variants, seeded; ``p``) and
+McNemar's exact test (a two-sided binomial test on the discordant pairs, ``b`` = baseline right /
+variant wrong and ``c`` = the reverse; ``p_mcnemar``). ``significant`` is the Holm-adjusted bootstrap p
+below 0.05, one family per metric (:func:`~aya_lab.eval.report.holm_column`).
 """
 
 from __future__ import annotations
 
-import json
 from collections.abc import Sequence
-from dataclasses import dataclass, field
-from pathlib import Path
 from typing import Any
 
 import numpy as np
@@ -38,7 +40,9 @@ from aya_lab.agents.route_input import RoutedInput
 from aya_lab.agents.routing import LLMRouter
 from aya_lab.datasets.project import ROUTING_LABELS, load_routing_examples
 from aya_lab.errors import InputError
+from aya_lab.eval.configs import RoutingConfig
 from aya_lab.eval.floors import MAJORITY, majority_label
+from aya_lab.eval.report import Report, Task, holm_column
 from aya_lab.eval.routing_input import Translate, route_requests, translator_prompt
 from aya_lab.eval.stats import bootstrap_indices, mcnemar_exact, paired_binary
 from aya_lab.eval.stats import percentile_ci as _ci
@@ -46,120 +50,55 @@ from aya_lab.models import load_chat_model
 from aya_lab.prompts import load_prompt
 
 __all__ = [
-    "RoutingResults",
-    "RoutingSweep",
     "evaluate_routing",
     "sweep_routing",
+    "confusion_matrices",
+    "routing_table",
     "mcnemar_exact",
     "ROUTING_COLUMNS",
+    "ROUTING_PAIRED_COLUMNS",
+    "ROUTING_TASK",
     "as_chat_model",
     "load_router_prompt",
 ]
 
-ROUTING_COLUMNS = "prompt lang metric mean ci_low ci_high n model_fingerprint prompt_hash dataset_id".split()
-PAIRED_COLUMNS = "baseline variant lang metric mean_baseline mean_variant diff ci_low ci_high p_bootstrap b c p_mcnemar significant n".split()
+ROUTING_COLUMNS = "system lang metric score ci_low ci_high n model_fingerprint prompt_hash dataset_id".split()
+ROUTING_PAIRED_COLUMNS = (
+    "baseline system lang metric score_baseline score_system delta ci_low ci_high p b c p_mcnemar n".split()
+)
+"""The paired table's columns before :func:`~aya_lab.eval.report.holm_column` adds ``p_holm`` and ``significant``."""
 
 
-@dataclass
-class RoutingResults:
-    """``df`` (prompt x language x metric), ``examples`` (one row per request), ``confusion``."""
-
-    df: pd.DataFrame
-    examples: pd.DataFrame
-    confusion: pd.DataFrame
-    meta: dict[str, Any] = field(default_factory=dict)
-    floor: pd.DataFrame = field(default_factory=pd.DataFrame)  # the majority-class floor's accuracy rows
-
-    @property
-    def accuracy(self) -> float:
-        row = self.df[(self.df["metric"] == "accuracy") & (self.df["lang"] == "all")]
-        return float(row["mean"].iloc[0])
-
-    def __repr__(self) -> str:
-        return f"RoutingResults({self.meta.get('prompt')}: accuracy {self.accuracy:.3f} on {len(self.examples)})"
-
-    def table(self) -> pd.DataFrame:
-        """Languages as rows; accuracy ``mean [low, high]``, fallback rate and n as columns; then the
-        majority-class floor's rows (prompt ``majority-class``)."""
-        return _table(pd.concat([self.df, self.floor], ignore_index=True))
-
-    def save(self, path: str | Path) -> Path:
-        """Write ``path`` (CSV of ``df``), ``<stem>.examples.csv``, ``<stem>.confusion.csv``,
-        ``<stem>.floor.csv`` (the majority-class floor) and ``<stem>.json``."""
-        path = _csv_path(path)
-        self.df.to_csv(path, index=False)
-        self.examples.to_csv(path.with_name(path.stem + ".examples.csv"), index=False)
-        self.confusion.to_csv(path.with_name(path.stem + ".confusion.csv"))
-        self.floor.to_csv(path.with_name(path.stem + ".floor.csv"), index=False)
-        _write_meta(path, self.meta)
-        return path
-
-
-@dataclass
-class RoutingSweep:
-    """Several prompt variants on the same requests: ``df``, ``examples``, ``paired``, ``confusion``."""
-
-    df: pd.DataFrame
-    examples: pd.DataFrame
-    paired: pd.DataFrame
-    confusion: dict[str, pd.DataFrame]
-    meta: dict[str, Any] = field(default_factory=dict)
-    floor: pd.DataFrame = field(default_factory=pd.DataFrame)  # the majority-class floor's accuracy rows
-
-    @property
-    def variants(self) -> list[str]:
-        return list(self.confusion)
-
-    def __repr__(self) -> str:
-        return f"RoutingSweep(variants: {', '.join(self.variants)}; {self.meta.get('n')} requests)"
-
-    def table(self) -> pd.DataFrame:
-        """Prompt x language rows with accuracy and fallback rate, then the majority-class floor's rows."""
-        return _table(pd.concat([self.df, self.floor], ignore_index=True))
-
-    def save(self, path: str | Path) -> Path:
-        """Write ``path`` (CSV of ``df``), ``<stem>.examples.csv``, ``<stem>.paired.csv``,
-        ``<stem>.confusion.csv`` (all variants, a ``prompt`` column), ``<stem>.floor.csv`` and ``<stem>.json``."""
-        path = _csv_path(path)
-        self.df.to_csv(path, index=False)
-        self.examples.to_csv(path.with_name(path.stem + ".examples.csv"), index=False)
-        self.paired.to_csv(path.with_name(path.stem + ".paired.csv"), index=False)
-        conf = pd.concat([c.reset_index().assign(prompt=v) for v, c in self.confusion.items()], ignore_index=True)
-        conf.to_csv(path.with_name(path.stem + ".confusion.csv"), index=False)
-        self.floor.to_csv(path.with_name(path.stem + ".floor.csv"), index=False)
-        _write_meta(path, self.meta)
-        return path
-
-
-def _csv_path(path: str | Path) -> Path:
-    path = Path(path)
-    if path.suffix.lower() != ".csv":
-        raise InputError(f"results path must name a .csv file, not {path.name}")
-    path.parent.mkdir(parents=True, exist_ok=True)
-    return path
-
-
-def _write_meta(path: Path, meta: dict) -> None:
-    path.with_suffix(".json").write_text(
-        json.dumps(meta, indent=2, sort_keys=True, default=str) + "\n", encoding="utf-8"
-    )
-
-
-def _table(df: pd.DataFrame) -> pd.DataFrame:
+def routing_table(report: Report) -> pd.DataFrame:
+    """System x language rows: accuracy ``score [low, high]``, fallback rate and n; then the
+    majority-class floor's rows (system ``majority-class``)."""
+    parts = [f for f in (report.df, report.frames.get("floor")) if f is not None and len(f)]
+    df = pd.concat(parts, ignore_index=True) if parts else report.df
     acc = df[df["metric"] == "accuracy"]
-    fb = df[df["metric"] == "fallback_rate"].set_index(["prompt", "lang"])["mean"]
+    fb = df[df["metric"] == "fallback_rate"].set_index(["system", "lang"])["score"]
     rows = []
     for r in acc.itertuples(index=False):
         rows.append(
             {
-                "prompt": r.prompt,
+                "system": r.system,
                 "lang": r.lang,
-                "accuracy": f"{r.mean:.3f} [{r.ci_low:.3f}, {r.ci_high:.3f}]",
-                "fallback_rate": f"{fb.get((r.prompt, r.lang), float('nan')):.3f}",
+                "accuracy": f"{r.score:.3f} [{r.ci_low:.3f}, {r.ci_high:.3f}]",
+                "fallback_rate": f"{fb.get((r.system, r.lang), float('nan')):.3f}",
                 "n": int(r.n),
             }
         )
-    return pd.DataFrame(rows).set_index(["prompt", "lang"]) if rows else pd.DataFrame()
+    return pd.DataFrame(rows).set_index(["system", "lang"]) if rows else pd.DataFrame()
+
+
+def confusion_matrices(report: Report) -> dict[str, pd.DataFrame]:
+    """Each system's confusion matrix (gold rows x predicted columns) from the report's ``confusion`` frame."""
+    frame = report.frames.get("confusion", pd.DataFrame(columns=["system", "gold"]))
+    out = {}
+    for system, rows in frame.groupby("system", sort=False):
+        matrix = rows.drop(columns="system").set_index("gold").astype(int)
+        matrix.columns.name = "predicted"
+        out[str(system)] = matrix
+    return out
 
 
 # -- running -----------------------------------------------------------------------------------------
@@ -220,18 +159,27 @@ def _metric_rows(examples: pd.DataFrame, name: str, sig: dict, idx: np.ndarray) 
                 low, high = _ci(values[idx].mean(axis=1))
             else:  # resample within the language (its own seeded draws)
                 low, high = _ci(values[bootstrap_indices(len(values), idx.shape[0], seed=0)].mean(axis=1))
-            row = {"prompt": name, "lang": lang, "metric": metric, "mean": float(values.mean())}
+            row = {"system": name, "lang": lang, "metric": metric, "score": float(values.mean())}
             rows.append({**row, "ci_low": low, "ci_high": high, "n": int(mask.sum()), **sig})
     return rows
 
 
 def _majority_rows(items: list[Any], idx: np.ndarray, dataset_id: str) -> pd.DataFrame:
-    """The majority-class floor's accuracy rows (prompt ``majority-class``; :mod:`aya_lab.eval.floors`)."""
+    """The majority-class floor's accuracy rows (system ``majority-class``; :mod:`aya_lab.eval.floors`)."""
     label = majority_label([ex.label for ex in items])
     ex = pd.DataFrame({"lang": [e.lang for e in items], "correct": [float(e.label == label) for e in items]})
     sig = {"model_fingerprint": f"floor:{MAJORITY}({label})", "prompt_hash": "-", "dataset_id": dataset_id}
     rows = _metric_rows(ex.assign(fallback=float("nan")), MAJORITY, sig, idx)
     return pd.DataFrame([r for r in rows if r["metric"] == "accuracy"], columns=ROUTING_COLUMNS)
+
+
+def _confusion(name: str, examples: pd.DataFrame) -> pd.DataFrame:
+    """Gold x predicted counts over the routing labels, as rows of the ``confusion`` frame."""
+    labels = list(ROUTING_LABELS)
+    matrix = pd.crosstab(examples["label"], examples["predicted"]).reindex(index=labels, columns=labels, fill_value=0)
+    matrix = matrix.fillna(0).astype(int)
+    matrix.index.name, matrix.columns.name = "gold", None
+    return matrix.reset_index().assign(system=name)[["system", "gold", *labels]]
 
 
 def _run(model, prompt_file, items, routed, tr_cost, idx, dataset_id) -> tuple[pd.DataFrame, ...]:
@@ -240,7 +188,7 @@ def _run(model, prompt_file, items, routed, tr_cost, idx, dataset_id) -> tuple[p
     examples = pd.DataFrame(
         [
             {
-                "prompt": name,
+                "system": name,
                 "id": ex.id,
                 "lang": ex.lang,
                 "label": ex.label,
@@ -262,16 +210,9 @@ def _run(model, prompt_file, items, routed, tr_cost, idx, dataset_id) -> tuple[p
     }
     nan = float("nan")
     for metric, value in total.items():
-        row = {"prompt": name, "lang": "all", "metric": metric, "mean": float(value), "ci_low": nan, "ci_high": nan}
+        row = {"system": name, "lang": "all", "metric": metric, "score": float(value), "ci_low": nan, "ci_high": nan}
         rows.append({**row, "n": len(items), **sig})
-    confusion = (
-        pd.crosstab(examples["label"], examples["predicted"])
-        .reindex(index=list(ROUTING_LABELS), columns=list(ROUTING_LABELS), fill_value=0)
-        .fillna(0)
-        .astype(int)
-    )
-    confusion.index.name, confusion.columns.name = "gold", "predicted"
-    return pd.DataFrame(rows, columns=ROUTING_COLUMNS), examples, confusion
+    return pd.DataFrame(rows, columns=ROUTING_COLUMNS), examples, _confusion(name, examples)
 
 
 def evaluate_routing(
@@ -284,34 +225,18 @@ def evaluate_routing(
     n_bootstrap: int = 1000,
     seed: int = 0,
     translator: Any = None,
-) -> RoutingResults:
+) -> Report:
     """Route ``examples`` (default: ``data/routing``, first ``n``) with a ``supervisor`` prompt; score them.
 
     ``model``: a chat model or spec (default ``AYA_LAB_MODEL`` or ``smollm2``); ``prompt``:
     ``"supervisor/fewshot"``, ``"fewshot"`` or a PromptFile. The LLM-call count includes the request
     translations (one per non-English request, sent as one batch), made by ``translator`` (a chat model
-    or spec; default ``model``), as the room's ``translator`` role does.
+    or spec; default ``model``), as the room's ``translator`` role does. A ``routing`` report of one system.
     """
-    model = as_chat_model(model)
     prompt_file = load_router_prompt(prompt)
-    items = _examples(examples, n)
-    translator = as_chat_model(translator) if translator else None
-    routed, cost = route_requests(model, items, translate, translator)
-    idx = bootstrap_indices(len(items), n_bootstrap, seed)
-    dataset_id = "routing" if examples is None else "routing:custom"
-    df, ex, conf = _run(model, prompt_file, items, routed, cost, idx, dataset_id)
-    meta = {
-        "kind": "routing",
-        "prompt": prompt_file.name,
-        "n": len(items),
-        "translate": translate,
-        "n_bootstrap": n_bootstrap,
-        "seed": seed,
-        "model": getattr(model, "spec", "?"),
-        "dataset_id": dataset_id,
-        "translator_prompt": translator_prompt(model, translate, translator),
-    }
-    return RoutingResults(df, ex, conf, meta, floor=_majority_rows(items, idx, dataset_id))
+    report = _sweep([prompt_file], model, examples, n, translate, n_bootstrap, seed, translator)
+    report.meta["prompt"] = prompt_file.name
+    return report
 
 
 def sweep_routing(
@@ -324,7 +249,7 @@ def sweep_routing(
     n_bootstrap: int = 1000,
     seed: int = 0,
     translator: Any = None,
-) -> RoutingSweep:
+) -> Report:
     """Each ``supervisor`` prompt variant on the same requests; paired tests of each against the first."""
     names = [v.strip() for v in variants if v and v.strip()]
     if not names:
@@ -334,23 +259,23 @@ def sweep_routing(
     dupes = sorted({x for x in labels if labels.count(x) > 1})
     if dupes:
         raise InputError(f"prompt variants must be unique; repeated: {', '.join(dupes)}")
+    return _sweep(prompts, model, examples, n, translate, n_bootstrap, seed, translator)
+
+
+def _sweep(prompts, model, examples, n, translate, n_bootstrap, seed, translator) -> Report:
+    """The ``routing`` report of ``prompts`` (loaded prompt files) on the same, once-translated requests."""
+    labels = [p.variant or p.name for p in prompts]
     model = as_chat_model(model)
     items = _examples(examples, n)
     translator = as_chat_model(translator) if translator else None
     routed, cost = route_requests(model, items, translate, translator)
     idx = bootstrap_indices(len(items), n_bootstrap, seed)
     dataset_id = "routing" if examples is None else "routing:custom"
-    dfs, exs, confusion = [], [], {}
-    for label, p in zip(labels, prompts, strict=True):
-        df, ex, conf = _run(model, p, items, routed, cost, idx, dataset_id)
-        dfs.append(df)
-        exs.append(ex)
-        confusion[label] = conf
-    paired = _paired(exs, labels, idx)
+    runs = [_run(model, p, items, routed, cost, idx, dataset_id) for p in prompts]
     meta = {
-        "kind": "routing-sweep",
         "variants": labels,
         "baseline": labels[0],
+        "units": ["lang"],
         "translation_cost": cost,
         "n": len(items),
         "translate": translate,
@@ -360,10 +285,10 @@ def sweep_routing(
         "dataset_id": dataset_id,
         "translator_prompt": translator_prompt(model, translate, translator),
     }
-    floor = _majority_rows(items, idx, dataset_id)
-    return RoutingSweep(
-        pd.concat(dfs, ignore_index=True), pd.concat(exs, ignore_index=True), paired, confusion, meta, floor
-    )
+    frames = {"confusion": pd.concat([r[2] for r in runs], ignore_index=True)}
+    frames["floor"] = _majority_rows(items, idx, dataset_id)
+    df, items_df = (pd.concat([r[k] for r in runs], ignore_index=True) for k in (0, 1))
+    return Report("routing", df, items_df, _paired([r[1] for r in runs], labels, idx), meta, frames)
 
 
 def _paired(exs: list[pd.DataFrame], labels: list[str], idx: np.ndarray) -> pd.DataFrame:
@@ -376,20 +301,34 @@ def _paired(exs: list[pd.DataFrame], labels: list[str], idx: np.ndarray) -> pd.D
             rows.append(
                 {
                     "baseline": labels[0],
-                    "variant": label,
+                    "system": label,
                     "lang": "all",
                     "metric": metric,
-                    "mean_baseline": float(a.mean()),
-                    "mean_variant": float(b.mean()),
-                    "diff": test["diff"],
+                    "score_baseline": float(a.mean()),
+                    "score_system": float(b.mean()),
+                    "delta": test["diff"],
                     "ci_low": test["ci_low"],
                     "ci_high": test["ci_high"],
-                    "p_bootstrap": test["p_value"],
+                    "p": test["p_value"],
                     "b": test["only_a"],
                     "c": test["only_b"],
                     "p_mcnemar": test["p_mcnemar"],
-                    "significant": test["significant"],
                     "n": len(a),
                 }
             )
-    return pd.DataFrame(rows, columns=PAIRED_COLUMNS)
+    return holm_column(pd.DataFrame(rows, columns=ROUTING_PAIRED_COLUMNS))
+
+
+def _task_run(config: RoutingConfig) -> Report:
+    examples = load_routing_examples(config.data) if config.data is not None else None
+    report = sweep_routing(
+        config.variants, config.model, examples, config.n, config.translate, n_bootstrap=config.n_bootstrap,
+        seed=config.seed, translator=config.translator,
+    )  # fmt: skip
+    report.meta["data"] = config.data
+    return report
+
+
+ROUTING_TASK = Task(
+    "routing", "supervisor prompt variants routing the labelled requests", RoutingConfig, _task_run, routing_table
+)

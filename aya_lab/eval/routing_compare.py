@@ -40,8 +40,8 @@ def decided_by(
 ) -> pd.DataFrame:
     """Per group of ``keys``: rows ``all``, ``model`` and ``keyword fallback`` with ``n``, ``share`` (of the
     group's requests) and ``accuracy`` with ``ci_low``/``ci_high``. ``correct`` and ``fallback`` name 0/1
-    columns (:class:`~aya_lab.eval.routing.RoutingResults` uses ``correct``/``fallback``; the sequence
-    results ``sequence_accuracy``/``fallback_rate``)."""
+    columns (a ``routing`` report's items have ``correct``/``fallback``; a ``sequences`` report's
+    ``sequence_accuracy``/``fallback_rate``)."""
     missing = [c for c in (*keys, correct, fallback) if c not in examples.columns]
     if missing:
         raise InputError(f"decided_by: no column {missing[0]!r}; the examples have {', '.join(examples.columns)}")

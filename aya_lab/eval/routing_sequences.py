@@ -26,16 +26,23 @@ gold one exactly), ``step_accuracy`` (position-wise matches over the longer of t
 ``sequence_accuracy`` of a one-step router is today's routing accuracy. The tools only echo their name
 (``[summarize done]``): the loop router reads that as the observation. Model calls are batched: all
 translations of a set in one batch, all first router prompts of ``llm``/``multi`` in one; the loop
-router's calls are one per step, request by request. :meth:`SequenceResults.paired` tests two routers
-on the same requests (paired bootstrap of the accuracy difference, exact McNemar);
-:meth:`SequenceResults.paired_paths` tests two paths for each router the same way.
+router's calls are one per step, request by request.
+
+The result is a ``sequences`` :class:`~aya_lab.eval.report.Report` (``run("sequences", ...)``,
+``aya-lab eval run sequences``): ``df`` per ``system`` (the router), ``model``, ``path`` and ``set``;
+``items`` one row per request and run; ``paired`` each router against the first on exact sequence
+accuracy (:func:`~aya_lab.eval.sequence_views.routers_paired`, Holm over all its rows).
+:func:`~aya_lab.eval.sequence_views.routers_paired` tests two routers on the same requests (paired
+bootstrap of the accuracy difference, exact McNemar), :func:`~aya_lab.eval.sequence_views.paths_paired`
+two paths for each router the same way, and :func:`~aya_lab.eval.sequence_views.sequence_costs` gives
+the cost per request.
 """
 
 from __future__ import annotations
 
 import json
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -55,29 +62,42 @@ from aya_lab.agents.routing import (
 )
 from aya_lab.datasets.project import ROUTING_LABELS, load_routing_examples, read_data_text
 from aya_lab.errors import InputError
+from aya_lab.eval.configs import SequencesConfig
+from aya_lab.eval.names import SEQUENCE_ROUTERS, SEQUENCE_SETS
+from aya_lab.eval.report import Report, Task, holm_column
 from aya_lab.eval.routing import as_chat_model, load_router_prompt
-from aya_lab.eval.routing_compare import paired_accuracy
 from aya_lab.eval.routing_input import route_requests
-from aya_lab.eval.stats import bootstrap_indices, paired_binary
+from aya_lab.eval.sequence_views import (
+    SEQUENCE_PAIRED_COLUMNS,
+    paths_paired,
+    router_rows,
+    routers_paired,
+    sequence_costs,
+    sequence_table,
+)
+from aya_lab.eval.stats import bootstrap_indices
 from aya_lab.eval.stats import percentile_ci as _ci
 from aya_lab.models.result import record_generations
 from aya_lab.paths import project_root
 from aya_lab.prompts import fit_prompt
 
 __all__ = [
-    "ROUTERS",
+    "SEQUENCE_ROUTERS",
     "PATHS",
     "SETS",
     "MultiIntentExample",
+    "SEQUENCES_TASK",
     "check_sequence_options",
-    "SequenceResults",
     "evaluate_sequences",
     "load_multi_intent",
+    "paths_paired",
+    "routers_paired",
+    "sequence_costs",
+    "sequence_table",
     "step_accuracy",
 ]
 
-ROUTERS = ("keyword", "llm", "multi", "loop")
-SETS = ("single", "multi", "unseen")
+SETS = SEQUENCE_SETS
 """The labelled sets by the names the results table shows (its ``set`` column)."""
 PATHS: dict[str, RouteOn] = {
     "room": RouteOn.ENGLISH,
@@ -127,7 +147,7 @@ def load_multi_intent(path: str | Path | None = None) -> list[MultiIntentExample
 
 def check_sequence_options(routers: Sequence[str], paths: Sequence[str], sets: Sequence[str] = ("single",)) -> None:
     """Refuse an unknown router, path or set (or none) with a one-line error naming the choices."""
-    for name, given, known in (("router", routers, ROUTERS), ("path", paths, PATHS), ("set", sets, SETS)):
+    for name, given, known in (("router", routers, SEQUENCE_ROUTERS), ("path", paths, PATHS), ("set", sets, SETS)):
         unknown = [x for x in given if x not in known]
         if unknown or not given:
             raise InputError(f"unknown {name} {unknown or list(given)!r}; use some of {', '.join(known)}")
@@ -190,78 +210,6 @@ def _looped(model: Any, prompt: Any, texts: list[str], originals: list[str | Non
     return out
 
 
-@dataclass
-class SequenceResults:
-    """``df`` (model x router x path x set x metric), ``examples`` (one row per request and run)."""
-
-    df: pd.DataFrame
-    examples: pd.DataFrame
-    meta: dict[str, Any] = field(default_factory=dict)
-
-    def table(self) -> pd.DataFrame:
-        """Router x path rows; sequence and step accuracy per set, with CIs."""
-        df = self.df[self.df["metric"].isin(["sequence_accuracy", "step_accuracy"])]
-        df = df.assign(
-            cell=[f"{m:.3f} [{lo:.3f}, {hi:.3f}]" for m, lo, hi in zip(df["mean"], df["ci_low"], df["ci_high"])],
-            col=lambda d: d["set"] + " " + d["metric"],
-        )
-        return df.pivot_table(
-            index=["model", "router", "path"], columns="col", values="cell", aggfunc="first", sort=False
-        )
-
-    def paired(self, baseline: str, other: str, n_bootstrap: int = 1000, seed: int = 0) -> pd.DataFrame:
-        """``other`` against ``baseline`` on the same requests, per set and path: exact sequence accuracy
-        of each, the paired bootstrap difference (other - baseline) with its 95% CI and p-value, and
-        McNemar's exact test (``b``: only baseline right, ``c``: only other right)."""
-        ex, rows = self.examples, []
-        for (set_name, path), group in ex.groupby(["set", "path"], sort=False):
-            a = group[group["router"] == baseline].set_index("id")["sequence_accuracy"]
-            b = group[group["router"] == other].set_index("id")["sequence_accuracy"].reindex(a.index)
-            if a.empty or b.isna().any():
-                raise InputError(f"paired: routers {baseline!r} and {other!r} were not both run on {set_name}/{path}")
-            t = paired_binary(a.to_numpy(), b.to_numpy(), bootstrap_indices(len(a), n_bootstrap, seed))
-            rows.append(
-                {"set": set_name, "path": path, "n": len(a), baseline: a.mean(), other: b.mean(),
-                 **{k: t[k] for k in ("diff", "ci_low", "ci_high", "p_value")},
-                 "b": t["only_a"], "c": t["only_b"], "p_mcnemar": t["p_mcnemar"]}
-            )  # fmt: skip
-        return pd.DataFrame(rows)
-
-    def paired_paths(
-        self, baseline: str, other: str, *, langs: Sequence[str] | None = None, n_bootstrap: int = 1000, seed: int = 0
-    ) -> pd.DataFrame:
-        """Each router on path ``other`` against itself on ``baseline``, per set (only requests in ``langs``,
-        if given): exact sequence accuracy of each, the paired test of
-        :func:`~aya_lab.eval.routing_compare.paired_accuracy` (``diff`` = other - baseline; ``only_a``: right
-        only on ``baseline``, ``only_b``: only on ``other``)."""
-        ex = self.examples if langs is None else self.examples[self.examples["lang"].isin(list(langs))]
-        rows = []
-        for (set_name, router), group in ex.groupby(["set", "router"], sort=False):
-            a = group[group["path"] == baseline].set_index("id")["sequence_accuracy"]
-            b = group[group["path"] == other].set_index("id")["sequence_accuracy"]
-            if a.empty or b.empty:
-                raise InputError(f"paired_paths: paths {baseline!r} and {other!r} were not both run on {set_name}")
-            test = paired_accuracy(a, b, n_bootstrap=n_bootstrap, seed=seed)
-            rows.append({"set": set_name, "router": router, "baseline": baseline, "other": other, **test})
-        return pd.DataFrame(rows)
-
-    def costs(self) -> pd.DataFrame:
-        """Per router, path and set: mean steps, model calls and model seconds per request, the
-        fallback rate and the parse-failure rate (failures per router model call)."""
-        g = self.examples.groupby(["router", "path", "set"], sort=False)
-        out = g[["steps", "calls", "seconds", "fallback_rate"]].mean()
-        out["parse_failure_rate"] = g["parse_failures"].sum() / g["calls"].sum().where(lambda c: c > 0)
-        return out.rename(columns={"steps": "steps/request", "calls": "calls/request", "seconds": "model s/request"})
-
-    def save(self, path: str | Path) -> Path:
-        """Write ``path`` (CSV of ``df``) and ``<stem>.examples.csv``."""
-        path = Path(path)
-        path.parent.mkdir(parents=True, exist_ok=True)
-        self.df.to_csv(path, index=False)
-        self.examples.to_csv(path.with_name(path.stem + ".examples.csv"), index=False)
-        return path
-
-
 _METRICS = ("sequence_accuracy", "step_accuracy", "fallback_rate", "steps", "calls", "seconds", "parse_failures")
 
 
@@ -272,14 +220,14 @@ def _rows(examples: pd.DataFrame, keys: dict[str, Any], n_bootstrap: int, seed: 
         values = examples[metric].to_numpy(dtype=float)
         low, high = _ci(values[idx].mean(axis=1)) if len(values) else (float("nan"), float("nan"))
         mean = float(values.mean()) if len(values) else float("nan")  # an empty set: no score, no warning
-        rows.append({**keys, "metric": metric, "mean": mean, "ci_low": low, "ci_high": high, "n": len(values)})
+        rows.append({**keys, "metric": metric, "score": mean, "ci_low": low, "ci_high": high, "n": len(values)})
     calls, fails = examples["calls"].to_numpy(dtype=float), examples["parse_failures"].to_numpy(dtype=float)
     if calls.sum() > 0:  # failures per model call: a ratio of sums, resampled by request
         sums = calls[idx].sum(axis=1)
         low, high = _ci(fails[idx].sum(axis=1) / np.where(sums > 0, sums, np.nan))
         rate = float(fails.sum() / calls.sum())
         rows.append(
-            {**keys, "metric": "parse_failure_rate", "mean": rate, "ci_low": low, "ci_high": high, "n": len(calls)}
+            {**keys, "metric": "parse_failure_rate", "score": rate, "ci_low": low, "ci_high": high, "n": len(calls)}
         )
     return rows
 
@@ -336,8 +284,8 @@ def evaluate_sequences(
     n_bootstrap: int = 1000,
     seed: int = 0,
     translator: Any = None,
-) -> SequenceResults:
-    """Each router on each path, on each set (first ``n`` of each); see the module."""
+) -> Report:
+    """Each router on each path, on each set (first ``n`` of each): a ``sequences`` report (see the module)."""
     check_sequence_options(routers, paths, sets)
     model = as_chat_model(model)
     translator = as_chat_model(translator) if translator is not None else None
@@ -353,9 +301,31 @@ def evaluate_sequences(
                     runs = _looped(model, loop_prompt, texts, originals)
                 else:
                     runs = _batched(router_name, model, prompt_file, texts, originals)
-                keys = {"model": spec, "router": router_name, "path": path, "set": set_name}
+                keys = {"system": router_name, "model": spec, "path": path, "set": set_name}
                 frames.append(_frame(keys, items, texts, runs))
                 rows += _rows(frames[-1], keys, n_bootstrap, seed)
-    meta = {"routers": list(routers), "paths": list(paths), "sets": list(sets), "prompt": prompt_file.name,
-            "loop_prompt": str(loop_prompt), "model": spec, "n": n}  # fmt: skip
-    return SequenceResults(pd.DataFrame(rows), pd.concat(frames, ignore_index=True), meta)
+    items_df = pd.concat(frames, ignore_index=True)
+    tests = [r for other in routers[1:] for r in router_rows(items_df, routers[0], other, n_bootstrap, seed)]
+    meta = {"routers": list(routers), "baseline": routers[0], "units": ["model", "path", "set"], "paths": list(paths),
+            "sets": list(sets), "prompt": prompt_file.name, "loop_prompt": str(loop_prompt), "model": spec, "n": n,
+            "n_bootstrap": n_bootstrap, "seed": seed}  # fmt: skip
+    paired = holm_column(pd.DataFrame(tests, columns=SEQUENCE_PAIRED_COLUMNS))
+    return Report("sequences", pd.DataFrame(rows), items_df, paired, meta)
+
+
+def _task_run(config: SequencesConfig) -> Report:
+    single = load_routing_examples(config.data) if config.data is not None else None
+    multi = load_multi_intent(config.multi_data) if config.multi_data is not None else None
+    report = evaluate_sequences(
+        config.model, routers=config.routers, paths=config.paths, sets=config.sets, prompt=config.prompt,
+        loop_prompt=config.loop_prompt or LOOP_PROMPT, single=single, multi=multi, n=config.n,
+        n_bootstrap=config.n_bootstrap, seed=config.seed, translator=config.translator,
+    )  # fmt: skip
+    report.meta.update(data=config.data, multi_data=config.multi_data)
+    return report
+
+
+SEQUENCES_TASK = Task(
+    "sequences", "routers choosing every tool a request needs, per path and set", SequencesConfig, _task_run,
+    sequence_table,
+)  # fmt: skip

@@ -37,32 +37,32 @@ def test_majority_label_counts_and_breaks_ties_alphabetically():
 
 
 def _floor_rows(df):
-    assert set(df["prompt"]) == {MAJORITY} and set(df["metric"]) == {"accuracy"}
+    assert set(df["system"]) == {MAJORITY} and set(df["metric"]) == {"accuracy"}
     return df.set_index("lang")
 
 
 def test_routing_reports_the_majority_class_floor_beside_the_router(tmp_path):
     model = FakeChatModel(rules=[("Tool:", "chat")], default="chat")
     res = evaluate_routing(model, REQUESTS, translate=False, n_bootstrap=200)
-    floor = _floor_rows(res.floor)
-    assert MAJORITY not in set(res.df["prompt"])  # the router's own rows stay as they were
-    assert floor.loc["all", "mean"] == pytest.approx(3 / 6)
+    floor = _floor_rows(res.frames["floor"])
+    assert MAJORITY not in set(res.df["system"])  # the router's own rows stay as they were
+    assert floor.loc["all", "score"] == pytest.approx(3 / 6)
     assert floor.loc["all", "ci_low"] <= 0.5 <= floor.loc["all", "ci_high"]
     assert floor.loc["all", "model_fingerprint"] == "floor:majority-class(query)"
     assert (MAJORITY, "all") in res.table().index
     res.save(tmp_path / "route.csv")
-    assert (tmp_path / "route.floor.csv").read_text().startswith("prompt,lang,metric,mean")
-    assert res.accuracy == pytest.approx(1 / 6)  # the router's own figure is still the first row
+    assert (tmp_path / "route.floor.csv").read_text().startswith("system,lang,metric,score")
+    assert res.score("accuracy", lang="all") == pytest.approx(1 / 6)  # the router's own figure is still the first row
 
 
 def test_the_floor_is_per_language_the_share_of_the_global_majority_label():
     mixed = [*REQUESTS[:3], _request(6, "chat", "swh"), _request(7, "query", "swh")]
     model = FakeChatModel(rules=[("Tool:", "chat")], default="chat")
-    floor = _floor_rows(evaluate_routing(model, mixed, translate=False, n_bootstrap=50).floor)
-    assert floor.loc["eng", "mean"] == pytest.approx(2 / 3) and floor.loc["swh", "mean"] == pytest.approx(1 / 2)
+    floor = _floor_rows(evaluate_routing(model, mixed, translate=False, n_bootstrap=50).frames["floor"])
+    assert floor.loc["eng", "score"] == pytest.approx(2 / 3) and floor.loc["swh", "score"] == pytest.approx(1 / 2)
     sweep = sweep_routing(["baseline", "fewshot"], model, mixed, translate=False, n_bootstrap=50)
-    assert _floor_rows(sweep.floor).loc["all", "mean"] == pytest.approx(3 / 5)
-    assert sweep.variants == ["baseline", "fewshot"]  # the floor is no variant of the paired tests
+    assert _floor_rows(sweep.frames["floor"]).loc["all", "score"] == pytest.approx(3 / 5)
+    assert sweep.systems == ["baseline", "fewshot"]  # the floor is no variant of the paired tests
 
 
 def _transcript(messages: list[str], reference: str) -> SimpleNamespace:

@@ -178,13 +178,13 @@ def test_sweep_translation_runs_each_variant_and_names_bad_ones(mini_data):
 
 def test_routing_and_summarizer_sweeps_are_their_own_typed_evaluators():
     from aya_lab.datasets.project import load_routing_examples, load_transcripts
-    from aya_lab.eval import Report, RoutingSweep, evaluate_summarizers, sweep_routing
+    from aya_lab.eval import Report, evaluate_summarizers, sweep_routing
 
     model = FakeChatModel(rules=[("Tool:", "chat")], default="3")
     sw = sweep_routing(
         ["baseline", "fewshot"], model=model, examples=load_routing_examples()[:8], translate="gold", n_bootstrap=50
     )
-    assert isinstance(sw, RoutingSweep) and sw.variants == ["baseline", "fewshot"]
+    assert isinstance(sw, Report) and sw.task == "routing" and sw.systems == ["baseline", "fewshot"]
     res = evaluate_summarizers(["two_call"], model=model, transcripts=load_transcripts()[:2], n_bootstrap=50)
     assert isinstance(res, Report) and res.systems == ["two_call"]
     with pytest.raises(ValueError, match="unknown summarizer variant 'three_call'"):

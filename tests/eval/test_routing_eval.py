@@ -6,8 +6,15 @@ import pytest
 
 from aya_lab.agents.routing import LLMRouter
 from aya_lab.datasets.project import RoutingExample
-from aya_lab.eval.routing import evaluate_routing, mcnemar_exact, sweep_routing
-from aya_lab.eval.routing_sequences import MultiIntentExample, evaluate_sequences, load_multi_intent, step_accuracy
+from aya_lab.eval.routing import confusion_matrices, evaluate_routing, mcnemar_exact, sweep_routing
+from aya_lab.eval.routing_sequences import (
+    MultiIntentExample,
+    evaluate_sequences,
+    load_multi_intent,
+    routers_paired,
+    sequence_costs,
+    step_accuracy,
+)
 from aya_lab.models.fake import FakeChatModel
 from aya_lab.prompts import PromptError, load_prompt
 
@@ -44,7 +51,7 @@ def _model() -> FakeChatModel:
 def test_accuracy_per_language_fallback_and_confusion():
     model = _model()
     res = evaluate_routing(model, _examples(), n_bootstrap=200)
-    ex = res.examples.set_index("id")
+    ex = res.items.set_index("id")
     assert list(ex["routed_text"]) == [
         "what is the per diem?",
         "summarize the last 3 messages",
@@ -55,16 +62,16 @@ def test_accuracy_per_language_fallback_and_confusion():
     assert list(ex["predicted"]) == ["query", "summarize", "chat", "chat", "summarize"]
     assert list(ex["fallback"]) == [0, 0, 0, 1, 1]
     assert "unparseable router answer" in ex.loc["r904", "log"]
-    assert res.accuracy == pytest.approx(0.8)
+    assert res.score("accuracy", lang="all") == pytest.approx(0.8)
     scores = res.df.set_index(["lang", "metric"])
-    assert scores.loc[("eng", "accuracy"), "mean"] == pytest.approx(2 / 3)
-    assert scores.loc[("fra", "accuracy"), "mean"] == 1.0 and scores.loc[("deu", "accuracy"), "n"] == 1
-    assert scores.loc[("all", "fallback_rate"), "mean"] == pytest.approx(0.4)
+    assert scores.loc[("eng", "accuracy"), "score"] == pytest.approx(2 / 3)
+    assert scores.loc[("fra", "accuracy"), "score"] == 1.0 and scores.loc[("deu", "accuracy"), "n"] == 1
+    assert scores.loc[("all", "fallback_rate"), "score"] == pytest.approx(0.4)
     low, high = scores.loc[("all", "accuracy"), ["ci_low", "ci_high"]]
     assert 0 <= low <= 0.8 <= high <= 1
-    assert scores.loc[("all", "llm_calls"), "mean"] == 7  # 5 routings + 2 translations
+    assert scores.loc[("all", "llm_calls"), "score"] == 7  # 5 routings + 2 translations
     assert model.batches == [2, 5]  # one batch of translations, one of router prompts
-    conf = res.confusion
+    conf = confusion_matrices(res)["baseline"]
     assert list(conf.index) == ["query", "summarize", "remember", "chat"] == list(conf.columns)
     assert conf.loc["remember", "chat"] == 1 and conf.loc["summarize", "summarize"] == 2
     assert int(conf.to_numpy().sum()) == 5
@@ -76,16 +83,16 @@ def test_decisions_agree_with_the_llm_router():
     model = _model()
     res = evaluate_routing(model, _examples(), n_bootstrap=20)
     router = LLMRouter(model, load_prompt("supervisor/baseline"))
-    for text, predicted in zip(res.examples["routed_text"], res.examples["predicted"]):
+    for text, predicted in zip(res.items["routed_text"], res.items["predicted"]):
         assert router.route(text).tool == predicted
 
 
 def test_translation_modes():
     gold = evaluate_routing(_model(), _examples(), translate="gold", n_bootstrap=20)
-    assert list(gold.examples["routed_text"])[3:] == ["hello everyone", "summarize that"]
+    assert list(gold.items["routed_text"])[3:] == ["hello everyone", "summarize that"]
     raw = evaluate_routing(_model(), _examples(), translate=False, n_bootstrap=20)
-    assert list(raw.examples["routed_text"])[3:] == ["bonjour à tous", "fasse das zusammen"]
-    assert raw.df.set_index(["lang", "metric"]).loc[("all", "llm_calls"), "mean"] == 5
+    assert list(raw.items["routed_text"])[3:] == ["bonjour à tous", "fasse das zusammen"]
+    assert raw.df.set_index(["lang", "metric"]).loc[("all", "llm_calls"), "score"] == 5
     with pytest.raises(ValueError, match="translate must be"):
         evaluate_routing(_model(), _examples(), translate="yes")
 
@@ -101,11 +108,11 @@ def test_mcnemar_exact():
 def test_sweep_identical_variants_are_not_significant():
     model = FakeChatModel(rules=[("Tool:", "summarize")], default="x")
     sw = sweep_routing(["baseline", "fewshot"], model=model, examples=_examples(), translate="gold", n_bootstrap=200)
-    assert sw.variants == ["baseline", "fewshot"]
+    assert sw.systems == ["baseline", "fewshot"]
     acc = sw.paired[sw.paired["metric"] == "accuracy"].iloc[0]
-    assert (acc["diff"], acc["p_bootstrap"], acc["p_mcnemar"], acc["b"], acc["c"]) == (0, 1.0, 1.0, 0, 0)
-    assert not acc["significant"]
-    assert set(sw.df["prompt"]) == {"baseline", "fewshot"} and len(sw.examples) == 10
+    assert (acc["delta"], acc["p"], acc["p_mcnemar"], acc["b"], acc["c"]) == (0, 1.0, 1.0, 0, 0)
+    assert not acc["significant"] and acc["p_holm"] == 1.0
+    assert set(sw.df["system"]) == {"baseline", "fewshot"} and len(sw.items) == 10
 
 
 def test_sweep_detects_a_better_variant():
@@ -122,8 +129,8 @@ def test_sweep_detects_a_better_variant():
     ]
     sw = sweep_routing(["baseline", "fewshot"], model=model, examples=ex, n_bootstrap=200)
     acc = sw.paired[sw.paired["metric"] == "accuracy"].iloc[0]
-    assert (acc["mean_baseline"], acc["mean_variant"], acc["b"], acc["c"]) == (0.0, 1.0, 0, 12)
-    assert acc["p_mcnemar"] < 0.01 and acc["p_bootstrap"] < 0.01 and acc["significant"]
+    assert (acc["score_baseline"], acc["score_system"], acc["b"], acc["c"]) == (0.0, 1.0, 0, 12)
+    assert acc["p_mcnemar"] < 0.01 and acc["p"] < 0.01 and acc["significant"]
 
 
 def test_bad_input():
@@ -141,9 +148,9 @@ def test_bad_input():
 
 def test_default_examples_and_save(tmp_path):
     res = evaluate_routing(FakeChatModel(default="query"), n=6, n_bootstrap=20)
-    assert res.meta["dataset_id"] == "routing" and len(res.examples) == 6
+    assert res.meta["dataset_id"] == "routing" and len(res.items) == 6
     res.save(tmp_path / "r.csv")
-    for name in ("r.csv", "r.examples.csv", "r.confusion.csv", "r.json"):
+    for name in ("r.csv", "r.items.csv", "r.paired.csv", "r.confusion.csv", "r.floor.csv", "r.json"):
         assert (tmp_path / name).exists()
 
 
@@ -226,7 +233,7 @@ def test_step_accuracy():
 def test_sequences_per_router_and_path():
     model = _model()
     res = evaluate_sequences(model, single=_examples(), multi=_multi(), paths=("room", "original"), n_bootstrap=50)
-    df = res.df.set_index(["router", "path", "set", "metric"])["mean"]
+    df = res.df.set_index(["system", "path", "set", "metric"])["score"]
     # one-step routers never get a two-tool request right; the keyword rules (remember before query)
     # get the first tool of the summarize request only: 1 step right of 2, on 1 request of 3
     assert df[("keyword", "original", "multi", "sequence_accuracy")] == 0.0
@@ -236,8 +243,8 @@ def test_sequences_per_router_and_path():
     for path in ("room", "original"):
         assert df[("multi", path, "single", "sequence_accuracy")] == df[("llm", path, "single", "sequence_accuracy")]
     # the room path routes the model's English; the original path the text as written
-    ex = res.examples
-    fr = ex[(ex["id"] == "r904") & (ex["router"] == "keyword")].set_index("path")["routed_text"]
+    ex = res.items
+    fr = ex[(ex["id"] == "r904") & (ex["system"] == "keyword")].set_index("path")["routed_text"]
     assert fr["original"] == "bonjour à tous" and fr["room"] == "hello everyone"
     assert set(res.table().columns) == {
         "single sequence_accuracy", "single step_accuracy", "multi sequence_accuracy", "multi step_accuracy"
@@ -268,10 +275,10 @@ def test_the_keyword_fallback_reads_the_original_of_a_model_translation_not_of_a
         ],
         default="chat",
     )
-    translated = evaluate_routing(model, [german], n_bootstrap=20).examples.iloc[0]
+    translated = evaluate_routing(model, [german], n_bootstrap=20).items.iloc[0]
     assert translated["routed_text"] == "What is our flight line?" and translated["predicted"] == "query"
     assert "'richtlinie' in the original request" in translated["log"]
-    gold = evaluate_routing(model, [german], translate="gold", n_bootstrap=20).examples.iloc[0]
+    gold = evaluate_routing(model, [german], translate="gold", n_bootstrap=20).items.iloc[0]
     assert gold["predicted"] == "chat" and "original" not in gold["log"]  # a given translation: English only
 
 
@@ -283,7 +290,7 @@ def test_sequences_decide_two_requests_translated_alike_by_their_own_originals()
         default="chat",
     )
     res = evaluate_sequences(model, routers=("llm",), paths=("room",), single=single, multi=[], n_bootstrap=20)
-    ex = res.examples.set_index("id")
+    ex = res.items.set_index("id")
     assert list(ex["routed_text"]) == ["The truck arrived late."] * 2
     assert ex.loc["r907", "predicted"] == "query" and ex.loc["r908", "predicted"] == "chat"
 
@@ -303,20 +310,21 @@ def test_the_loop_router_in_the_sequence_evaluation_counts_calls_failures_and_is
     res = evaluate_sequences(
         model, routers=("multi", "loop"), paths=("gold",), sets=("unseen",), unseen=_multi(), n_bootstrap=50
     )
-    ex = res.examples[res.examples["router"] == "loop"].set_index("id")
+    ex = res.items[res.items["system"] == "loop"].set_index("id")
     assert list(ex["predicted"]) == ["summarize > remember", "remember", "remember"]  # keywords: remember first
     assert list(ex["calls"]) == [3, 2, 2] and list(ex["parse_failures"]) == [0, 1, 1]  # then "Final Answer"
     assert list(ex["fallback_rate"]) == [0.0, 1.0, 1.0] and list(ex["steps"]) == [2, 1, 1]
-    df = res.df.set_index(["router", "metric"])["mean"]
+    df = res.df.set_index(["system", "metric"])["score"]
     assert df[("loop", "parse_failure_rate")] == pytest.approx(2 / 7)
     assert df[("loop", "sequence_accuracy")] == pytest.approx(1 / 3) and df[("multi", "sequence_accuracy")] == 1.0
-    paired = res.paired("multi", "loop").iloc[0]
+    paired = routers_paired(res, "multi", "loop").iloc[0]
     assert (paired["set"], paired["n"], paired["b"], paired["c"]) == ("unseen", 3, 2, 0)
-    assert paired["diff"] == pytest.approx(-2 / 3)
-    costs = res.costs().loc[("loop", "gold", "unseen")]
+    assert paired["delta"] == pytest.approx(-2 / 3)
+    assert res.paired[["baseline", "system", "delta"]].iloc[0].tolist() == ["multi", "loop", paired["delta"]]
+    costs = sequence_costs(res).loc[("loop", "gold", "unseen")]
     assert costs["calls/request"] == pytest.approx(7 / 3) and costs["parse_failure_rate"] == pytest.approx(2 / 7)
     with pytest.raises(ValueError, match="not both run"):
-        res.paired("multi", "keyword")
+        routers_paired(res, "multi", "keyword")
 
 
 def test_cli_route_with_the_loop_router_on_the_unseen_set(capsys):

@@ -43,7 +43,7 @@ def test_the_translator_role_translates_and_the_router_model_routes():
     translator = _translator("Summarize the last five messages.")
     router = FakeChatModel(rules=[("travel policy", "query"), ("ummarize", "summarize")])
     res = evaluate_routing(router, EXAMPLES, translate=True, translator=translator, n_bootstrap=50)
-    ex = res.examples.set_index("id")
+    ex = res.items.set_index("id")
     assert ex.loc["a", "routed_text"] == "What is our travel policy for flights?"
     assert list(ex["predicted"]) == ["query", "summarize", "summarize"]
 

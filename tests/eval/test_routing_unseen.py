@@ -13,9 +13,10 @@ import pytest
 from aya_lab.datasets.project import ROUTING_LABELS, default_paths, load_routing_examples
 from aya_lab.errors import InputError
 from aya_lab.eval.cli import eval_main
+from aya_lab.eval.report import Report
 from aya_lab.eval.routing_compare import decided_by, paired_accuracy
-from aya_lab.eval.routing_sequences import SequenceResults
-from aya_lab.eval.stats import mcnemar_exact
+from aya_lab.eval.routing_sequences import paths_paired
+from aya_lab.eval.stats import holm, mcnemar_exact
 from aya_lab.languages import normalize_language
 
 
@@ -80,27 +81,29 @@ def test_paired_accuracy_counts_discordant_requests_and_needs_both_tests():
         paired_accuracy(a, b.iloc[:-1])
 
 
-def _sequences() -> SequenceResults:
+def _sequences() -> Report:
     rows = []
     for i in range(30):
         lang = "eng" if i < 10 else "fra"
         for path, right in (("room", i % 3 == 0), ("original", i % 3 == 0 or i >= 10), ("gold", True)):
             for router in ("keyword", "llm"):
-                rows.append({"set": "single", "router": router, "path": path, "id": f"r{i}", "lang": lang,
+                rows.append({"set": "single", "system": router, "path": path, "id": f"r{i}", "lang": lang,
                              "sequence_accuracy": float(right or (router == "llm" and path == "room"))})  # fmt: skip
-    return SequenceResults(pd.DataFrame(), pd.DataFrame(rows))
+    scores = pd.DataFrame({"system": ["keyword", "llm"], "metric": ["sequence_accuracy"] * 2, "score": [0.0, 0.0]})
+    return Report("sequences", scores, pd.DataFrame(rows))
 
 
 def test_paired_paths_tests_each_router_on_two_paths_of_the_same_requests():
     res = _sequences()
-    out = res.paired_paths("room", "original", n_bootstrap=200).set_index("router")
+    out = paths_paired(res, "room", "original", n_bootstrap=200).set_index("system")
     kw, llm = out.loc["keyword"], out.loc["llm"]
-    assert (kw["only_a"], kw["only_b"], kw["n"]) == (0, 14, 30) and kw["significant"]
-    assert (llm["only_a"], llm["only_b"]) == (6, 0) and llm["mean_a"] == 1.0 and llm["diff"] == pytest.approx(-0.2)
-    french = res.paired_paths("room", "gold", langs=["fra"], n_bootstrap=200).set_index("router")
-    assert french.loc["keyword", "n"] == 20 and french.loc["keyword", "only_b"] == 14
+    assert (kw["b"], kw["c"], kw["n"]) == (0, 14, 30) and kw["significant"]
+    assert (llm["b"], llm["c"]) == (6, 0) and llm["score_baseline"] == 1.0 and llm["delta"] == pytest.approx(-0.2)
+    assert out["p_holm"].tolist() == pytest.approx(holm(out["p"].to_numpy()).tolist())  # one family: the table
+    french = paths_paired(res, "room", "gold", langs=["fra"], n_bootstrap=200).set_index("system")
+    assert french.loc["keyword", "n"] == 20 and french.loc["keyword", "c"] == 14
     with pytest.raises(InputError, match="not both run"):
-        res.paired_paths("room", "auto")
+        paths_paired(res, "room", "auto")
 
 
 def test_cli_route_on_the_unseen_set_splits_deciders_and_tests_paths(tmp_path, capsys):
