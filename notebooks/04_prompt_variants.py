@@ -54,21 +54,31 @@ import matplotlib.pyplot as plt
 import numpy as np
 import pandas as pd
 
-from aya_lab.prompts import list_variants, load_prompt
+from aya_lab.notebook import list_variants, load_prompt
 
 VARIANTS = {task: list_variants(task) for task in ("user_translate", "supervisor")}  # the one list: every chat variant file
 SEED = 4  # the random samples of outputs below
 VARIANTS
 
 # %%
-from aya_lab.agents.routing import KeywordRouter
-from aya_lab.eval import CopySystem, PromptSystem, evaluate_translation, run
-from aya_lab.eval.costs import generation_costs, routing_costs, translation_costs
-from aya_lab.eval.translation.failures import failure_category, failure_counts
-from aya_lab.eval.routing import confusion_matrices
-from aya_lab.eval.sequence_views import paths_paired, routers_paired, sequence_costs
+from aya_lab.agents import KeywordRouter
+from aya_lab.eval import (
+    CopySystem,
+    PromptSystem,
+    baseline_tests,
+    confusion_matrices,
+    failure_category,
+    failure_counts,
+    generation_costs,
+    paths_paired,
+    routers_paired,
+    routing_costs,
+    run,
+    sequence_costs,
+    translation_costs,
+)
 from aya_lab.models import load_chat_model, record_generations
-from aya_lab.notebook_report import report
+from aya_lab.notebook import report
 
 models = {r: load_chat_model(spec, settings={"max_new_tokens": 64}, batch_size=16) for r, spec in notebook_models().items()}
 aya, translator = models["aya"], models["translator"]
@@ -80,10 +90,8 @@ for name, m in (("aya role", aya), ("translator role", translator), ("chat promp
 # The routing sets: requests per tool and language (single-intent), and the multi-intent sets' sizes:
 
 # %%
-from aya_lab.datasets.project import load_routing_examples
-from aya_lab.eval.routing_compare import decided_by, paired_accuracy
-from aya_lab.eval.routing_sequences import load_multi_intent
-from aya_lab.paths import project_root
+from aya_lab.eval import decided_by, load_multi_intent, paired_accuracy
+from aya_lab.notebook import load_routing_examples, project_root
 
 ROUTING_SETS = {"requests.jsonl": load_routing_examples(), "requests_unseen.jsonl": load_routing_examples("unseen")}
 for name, items in ROUTING_SETS.items():
@@ -119,7 +127,7 @@ with pd.option_context("display.max_colwidth", 700):
 PAIRS = ["eng-fra", "eng-deu"]
 tr_systems = [PromptSystem(chat_model, f"user_translate/{v}", context_window=0, name=v) for v in VARIANTS["user_translate"]]
 with record_generations() as tr_records:
-    tr = evaluate_translation([*tr_systems, CopySystem()], "workplace", PAIRS, baseline="baseline", progress=False)
+    tr = run("translation", systems=[*tr_systems, CopySystem()], dataset="workplace", pairs=PAIRS, baseline="baseline", progress=False)
 tr.save(runs_dir() / "nb04_translate.csv")
 tr.table(metrics=("chrF", "chrF++", "target_lang_share", "echo_share"))
 
@@ -143,7 +151,7 @@ plt.show()
 # are below 0.05, and what was resampled (`document`: whole conversations):
 
 # %%
-tests = tr.tests("chrF").set_index(["system", "pair"])
+tests = baseline_tests(tr, "chrF").set_index(["system", "pair"])
 tests[["score", "delta", "delta_low", "delta_high", "p_bootstrap", "p_ar", "significant", "n", "resample_unit", "n_units"]].round(3)
 
 # %% [markdown]
@@ -161,7 +169,7 @@ tests[["score", "delta", "delta_low", "delta_high", "p_bootstrap", "p_ar", "sign
 # %%
 LIMIT = chat_model.settings.max_new_tokens
 
-outs = tr.outputs[tr.outputs["hop"] == "e2e"].copy()
+outs = tr.items[tr.items["hop"] == "e2e"].copy()
 model_rows = outs["system"].isin(VARIANTS["user_translate"]).to_numpy()
 assert len(tr_records) == model_rows.sum()  # one generation per model-system line, in output order
 assert all(s in r.prompt for r, s in zip(tr_records, outs.loc[model_rows, "source"]))

@@ -33,7 +33,7 @@ if TYPE_CHECKING:
     from aya_lab.eval.langid import covered
     from aya_lab.eval.report import Report, Task, register_task
     from aya_lab.eval.retrieval import evaluate_retrieval, retrieval_by_question
-    from aya_lab.eval.routing import evaluate_routing, sweep_routing
+    from aya_lab.eval.routing import confusion_matrices, evaluate_routing, sweep_routing
     from aya_lab.eval.routing_compare import decided_by, paired_accuracy
     from aya_lab.eval.routing_sequences import evaluate_sequences, load_multi_intent
     from aya_lab.eval.sequence_views import paths_paired, routers_paired, sequence_costs
@@ -69,7 +69,7 @@ _HOMES: dict[str, tuple[str, ...]] = {
     "aya_lab.eval.langid": ("covered",),
     "aya_lab.eval.report": ("Report", "Task", "register_task"),
     "aya_lab.eval.retrieval": ("evaluate_retrieval", "retrieval_by_question"),
-    "aya_lab.eval.routing": ("evaluate_routing", "sweep_routing"),
+    "aya_lab.eval.routing": ("confusion_matrices", "evaluate_routing", "sweep_routing"),
     "aya_lab.eval.routing_compare": ("decided_by", "paired_accuracy"),
     "aya_lab.eval.routing_sequences": ("evaluate_sequences", "load_multi_intent"),
     "aya_lab.eval.sequence_views": ("paths_paired", "routers_paired", "sequence_costs"),
@@ -116,6 +116,7 @@ __all__ = [
     "baseline_tests",
     "combine_summarizer_runs",
     "compare",
+    "confusion_matrices",
     "covered",
     "decided_by",
     "deltas",

@@ -31,11 +31,12 @@ below 0.05, one family per metric (:func:`~aya_lab.eval.report.holm_column`).
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Any
+from typing import Any, cast
 
 import numpy as np
 import pandas as pd
 
+from aya_lab.agents.protocols import TextModel
 from aya_lab.agents.route_input import RoutedInput
 from aya_lab.agents.routing import LLMRouter
 from aya_lab.datasets.project import ROUTING_LABELS, load_routing_examples
@@ -43,11 +44,11 @@ from aya_lab.errors import InputError
 from aya_lab.eval.configs import RoutingConfig
 from aya_lab.eval.floors import MAJORITY, majority_label
 from aya_lab.eval.report import Report, Task, holm_column
-from aya_lab.eval.routing_input import Translate, route_requests, translator_prompt
+from aya_lab.eval.routing_input import Request, Translate, route_requests, translator_prompt
 from aya_lab.eval.stats import bootstrap_indices, mcnemar_exact, paired_binary
 from aya_lab.eval.stats import percentile_ci as _ci
 from aya_lab.models import load_chat_model
-from aya_lab.prompts import load_prompt
+from aya_lab.prompts import PromptFile, load_prompt
 
 __all__ = [
     "evaluate_routing",
@@ -104,10 +105,10 @@ def confusion_matrices(report: Report) -> dict[str, pd.DataFrame]:
 # -- running -----------------------------------------------------------------------------------------
 
 
-def as_chat_model(model: Any) -> Any:
+def as_chat_model(model: TextModel | str | None) -> TextModel:
     """``model`` itself, or the chat model a spec string (``None``: the default) names."""
     if model is None or isinstance(model, str):
-        return load_chat_model(model)
+        return cast(TextModel, load_chat_model(model))
     return model
 
 
@@ -139,7 +140,7 @@ def _route_all(model: Any, prompt: Any, routed: list[RoutedInput]) -> list[dict[
     ]
 
 
-def load_router_prompt(prompt: Any) -> Any:
+def load_router_prompt(prompt: PromptFile | str) -> PromptFile:
     """``prompt`` itself, or the prompt file a variant name (``supervisor/<name>``) or a path names."""
     if not isinstance(prompt, str):
         return prompt
@@ -216,15 +217,15 @@ def _run(model, prompt_file, items, routed, tr_cost, idx, dataset_id) -> tuple[p
 
 
 def evaluate_routing(
-    model: Any = None,
-    examples: Sequence[Any] | None = None,
-    prompt: Any = "supervisor/baseline",
+    model: TextModel | str | None = None,
+    examples: Sequence[Request] | None = None,
+    prompt: PromptFile | str = "supervisor/baseline",
     n: int | None = None,
     translate: Translate = True,
     *,
     n_bootstrap: int = 1000,
     seed: int = 0,
-    translator: Any = None,
+    translator: TextModel | str | None = None,
 ) -> Report:
     """Route ``examples`` (default: ``data/routing``, first ``n``) with a ``supervisor`` prompt; score them.
 
@@ -241,14 +242,14 @@ def evaluate_routing(
 
 def sweep_routing(
     variants: Sequence[str] = ("baseline", "fewshot"),
-    model: Any = None,
-    examples: Sequence[Any] | None = None,
+    model: TextModel | str | None = None,
+    examples: Sequence[Request] | None = None,
     n: int | None = None,
     translate: Translate = True,
     *,
     n_bootstrap: int = 1000,
     seed: int = 0,
-    translator: Any = None,
+    translator: TextModel | str | None = None,
 ) -> Report:
     """Each ``supervisor`` prompt variant on the same requests; paired tests of each against the first."""
     names = [v.strip() for v in variants if v and v.strip()]
@@ -319,11 +320,16 @@ def _paired(exs: list[pd.DataFrame], labels: list[str], idx: np.ndarray) -> pd.D
     return holm_column(pd.DataFrame(rows, columns=ROUTING_PAIRED_COLUMNS))
 
 
+def _model(ref: object) -> TextModel | str | None:
+    """A config's model field (a spec, a loaded model or unset) as the evaluators take it."""
+    return cast("TextModel | str | None", ref)
+
+
 def _task_run(config: RoutingConfig) -> Report:
     examples = load_routing_examples(config.data) if config.data is not None else None
     report = sweep_routing(
-        config.variants, config.model, examples, config.n, config.translate, n_bootstrap=config.n_bootstrap,
-        seed=config.seed, translator=config.translator,
+        config.variants, _model(config.model), examples, config.n, config.translate,
+        n_bootstrap=config.n_bootstrap, seed=config.seed, translator=_model(config.translator),
     )  # fmt: skip
     report.meta["data"] = config.data
     return report

@@ -11,8 +11,9 @@ chooses the text for each request and says whether the keyword fallback also rea
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Any, Literal
+from typing import Literal, Protocol
 
+from aya_lab.agents.protocols import TextModel
 from aya_lab.agents.route_input import RoutedInput, RouteOn, decide_input
 from aya_lab.agents.translator import AyaTranslator
 from aya_lab.errors import InputError
@@ -38,8 +39,19 @@ def as_route_on(translate: Translate) -> RouteOn:
         raise InputError(f"translate must be True, False, 'gold' or 'auto' (or a RouteOn); got {translate!r}") from None
 
 
+class Request(Protocol):
+    """A labelled request as the routing evaluations read it (single- and multi-intent examples alike)."""
+
+    @property
+    def text(self) -> str: ...
+    @property
+    def lang(self) -> str: ...
+    @property
+    def text_en(self) -> str | None: ...
+
+
 def route_requests(
-    model: Any, examples: Sequence[Any], translate: Translate = True, translator: Any = None
+    model: TextModel, examples: Sequence[Request], translate: Translate = True, translator: TextModel | None = None
 ) -> tuple[list[RoutedInput], Usage]:
     """What the router sees for each example (``text``, ``lang``, and ``text_en`` for ``gold``) and the cost
     of the translations (one batch, made by ``translator``, default ``model``, when the path translates)."""
@@ -56,7 +68,9 @@ def route_requests(
     return [decide_input(t, lang, e, route_on) for t, lang, e in zip(texts, langs, english, strict=True)], cost
 
 
-def translator_prompt(model: Any, translate: Translate = True, translator: Any = None) -> dict[str, str]:
+def translator_prompt(
+    model: TextModel, translate: Translate = True, translator: TextModel | None = None
+) -> dict[str, str]:
     """The ``aya_translate`` prompt :func:`route_requests` uses on ``translator`` (default ``model``), as
     :meth:`~aya_lab.prompts.PromptChoice.as_meta` records it (with ``prompt_note`` where a base model got the
     completion variant); ``{}`` when the path does not translate."""

@@ -44,13 +44,14 @@ import json
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
 import numpy as np
 import pandas as pd
 
 from aya_lab.agents.llm_router import LOOP_PROMPT, LoopRouter
 from aya_lab.agents.multi_intent import ReDecidingRouter, split_intents
+from aya_lab.agents.protocols import TextModel
 from aya_lab.agents.route_input import RouteOn
 from aya_lab.agents.routing import (
     KeywordRouter,
@@ -60,7 +61,7 @@ from aya_lab.agents.routing import (
     TranscriptRouter,
     as_transcript,
 )
-from aya_lab.datasets.project import ROUTING_LABELS, load_routing_examples, read_data_text
+from aya_lab.datasets.project import ROUTING_LABELS, RoutingExample, load_routing_examples, read_data_text
 from aya_lab.errors import InputError
 from aya_lab.eval.configs import SequencesConfig
 from aya_lab.eval.names import SEQUENCE_ROUTERS, SEQUENCE_SETS
@@ -79,7 +80,7 @@ from aya_lab.eval.stats import bootstrap_indices
 from aya_lab.eval.stats import percentile_ci as _ci
 from aya_lab.models.result import record_generations
 from aya_lab.paths import project_root
-from aya_lab.prompts import fit_prompt
+from aya_lab.prompts import PromptFile, fit_prompt
 
 __all__ = [
     "SEQUENCE_ROUTERS",
@@ -270,20 +271,20 @@ def _sets(names: Sequence[str], single: Any, multi: Any, unseen: Any, n: int | N
 
 
 def evaluate_sequences(
-    model: Any = None,
+    model: TextModel | str | None = None,
     *,
     routers: Sequence[str] = ("keyword", "llm", "multi"),
     paths: Sequence[str] = ("room", "original"),
     sets: Sequence[str] = ("single", "multi"),
-    prompt: Any = "supervisor/baseline",
-    loop_prompt: Any = LOOP_PROMPT,
-    single: Sequence[Any] | None = None,
+    prompt: PromptFile | str = "supervisor/baseline",
+    loop_prompt: PromptFile | str = LOOP_PROMPT,
+    single: Sequence[RoutingExample] | None = None,
     multi: Sequence[MultiIntentExample] | None = None,
     unseen: Sequence[MultiIntentExample] | None = None,
     n: int | None = None,
     n_bootstrap: int = 1000,
     seed: int = 0,
-    translator: Any = None,
+    translator: TextModel | str | None = None,
 ) -> Report:
     """Each router on each path, on each set (first ``n`` of each): a ``sequences`` report (see the module)."""
     check_sequence_options(routers, paths, sets)
@@ -317,9 +318,10 @@ def _task_run(config: SequencesConfig) -> Report:
     single = load_routing_examples(config.data) if config.data is not None else None
     multi = load_multi_intent(config.multi_data) if config.multi_data is not None else None
     report = evaluate_sequences(
-        config.model, routers=config.routers, paths=config.paths, sets=config.sets, prompt=config.prompt,
+        cast("TextModel | str | None", config.model), routers=config.routers, paths=config.paths, sets=config.sets, prompt=config.prompt,
         loop_prompt=config.loop_prompt or LOOP_PROMPT, single=single, multi=multi, n=config.n,
-        n_bootstrap=config.n_bootstrap, seed=config.seed, translator=config.translator,
+        n_bootstrap=config.n_bootstrap, seed=config.seed,
+        translator=cast("TextModel | str | None", config.translator),
     )  # fmt: skip
     report.meta.update(data=config.data, multi_data=config.multi_data)
     return report
