@@ -34,7 +34,7 @@ ALLOWED = {
     "tune": {"core", "models", "rag", "agents", "datasets", "tune"},
     "faces": {"core", "models", "rag", "agents", "graph", "datasets", "room", "eval", "tune", "faces"},
 }
-MAX_MODULE_LINES = 400
+MAX_MODULE_LINES = 600  # a backstop: a module is one concept, which the other rules here review
 MAX_FUNCTION_LINES = 60
 
 

@@ -1,5 +1,5 @@
-"""No ``Any`` in the public signatures of the models, the agents, the room, the graph package and the tuner:
-the contracts between them are protocols (``aya_lab.agents.protocols``; the models, below the agents, define
+"""No ``Any`` in the public signatures of the models, the agents, the room, the graph package, the tuner
+and the evaluations: the contracts between them are protocols (``aya_lab.agents.protocols``; the models, below the agents, define
 their own), concrete types (a third-party object's own class; the graph's parsed spec data is
 ``aya_lab.graph.spec.SpecData``), ``object`` where anything goes, type variables, or precise unions and typed
 dicts (a JSON object is ``dict[str, object]``). Parsed with ``ast``; nothing is imported.
