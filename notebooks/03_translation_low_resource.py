@@ -72,19 +72,30 @@ import numpy as np
 import pandas as pd
 from sacrebleu.metrics import CHRF
 
-from aya_lab.eval import CopySystem, PromptSystem, baseline_tests, deltas, forest, resolve_system, run, translation_report
-from aya_lab.eval.costs import translation_costs
-from aya_lab.eval.langid import covered
-from aya_lab.eval.stats import ALPHA, holm
-from aya_lab.eval.translation.echo import echo_flags
-from aya_lab.eval.translation.failures import failure_category, failure_counts
-from aya_lab.eval.translation.heldapart import as_records, held_apart_examples
-from aya_lab.eval.translation.resampling import analyse_group, units_for
-from aya_lab.eval.translation.systems import ShuffledReferenceSystem
-from aya_lab.languages import get_language
+from aya_lab.eval import (
+    ALPHA,
+    CopySystem,
+    PromptSystem,
+    ShuffledReferenceSystem,
+    analyse_group,
+    as_records,
+    baseline_tests,
+    covered,
+    deltas,
+    echo_flags,
+    failure_category,
+    failure_counts,
+    forest,
+    held_apart_examples,
+    holm,
+    resolve_system,
+    run,
+    translation_costs,
+    translation_report,
+    units_for,
+)
 from aya_lab.models import load_chat_model
-from aya_lab.notebook_report import report
-from aya_lab.prompts import load_pool, load_prompt
+from aya_lab.notebook import get_language, load_pool, load_prompt, report
 
 N, DOCS = 300, 60
 SEED = 0  # the random sample of outputs below

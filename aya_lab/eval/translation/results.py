@@ -22,7 +22,7 @@ from aya_lab.errors import InputError
 from aya_lab.eval.metrics import paired_tests, score_corpus
 from aya_lab.eval.report import Report
 from aya_lab.eval.stats import ALPHA
-from aya_lab.eval.translation.forest import forest_plot, paired_deltas
+from aya_lab.eval.translation.paired_deltas import forest_plot, paired_deltas
 
 if TYPE_CHECKING:
     from matplotlib.axes import Axes
@@ -175,7 +175,7 @@ def baseline_tests(report: Report, metric: str = "chrF", hop: str = "e2e") -> pd
 def deltas(report: Report, metric: str = "chrF", against: str | None = None, hop: str = "e2e") -> pd.DataFrame:
     """Per pair, every other system's ``metric`` minus ``against``'s (default: the baseline) with the 95%
     CI of the paired bootstrap, documents resampled where there are ids
-    (:func:`~aya_lab.eval.translation.forest.paired_deltas`, from the report's items)."""
+    (:func:`~aya_lab.eval.translation.paired_deltas.paired_deltas`, from the report's items)."""
     n_bootstrap = int(str(report.meta.get("n_bootstrap") or 1000))
     against = against or report.baseline or report.systems[0]
     return paired_deltas(report.items, against=against, metric=metric, hop=hop, n_bootstrap=n_bootstrap)
