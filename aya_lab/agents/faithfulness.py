@@ -36,7 +36,8 @@ import numpy as np
 
 from aya_lab.agents.calibration import load_thresholds, translator_record
 from aya_lab.languages import normalize_language
-from aya_lab.rag.sentence_encoder import similarity
+from aya_lab.models.cache import get_default_cache
+from aya_lab.rag.sentence_encoder import ENCODER_NAME, similarity
 
 __all__ = [
     "REAL_OUTPUT_QUANTILE",
@@ -129,8 +130,21 @@ def threshold_for(
 
 
 def faithfulness_scores(sources: Sequence[str], outputs: Sequence[str]) -> np.ndarray:
-    """The cosine similarity of each source and its output under the multilingual encoder (-1..1)."""
-    return similarity([s.strip() for s in sources], [o.strip() for o in outputs])
+    """The cosine similarity of each source and its output under the multilingual encoder (-1..1); scores the
+    generation cache recorded are read back (:meth:`~aya_lab.models.cache.GenerationCache.get_similarities`),
+    the others computed (and recorded, outside replay mode)."""
+    if len(sources) != len(outputs):
+        return similarity(list(sources), list(outputs))  # its one-line error
+    pairs = [(s.strip(), o.strip()) for s, o in zip(sources, outputs, strict=True)]
+    cache = get_default_cache()
+    known = cache.get_similarities(ENCODER_NAME, pairs) if cache is not None else {}
+    todo = [i for i in range(len(pairs)) if i not in known]
+    if todo:
+        computed = similarity([pairs[i][0] for i in todo], [pairs[i][1] for i in todo])
+        known.update(zip(todo, computed.tolist(), strict=True))
+        if cache is not None:
+            cache.put_similarities(ENCODER_NAME, [pairs[i] for i in todo], computed.tolist())
+    return np.array([known[i] for i in range(len(pairs))], dtype=np.float64)
 
 
 def unfaithful_reason(source: str, output: str, src: str, tgt: str) -> str | None:

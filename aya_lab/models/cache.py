@@ -21,6 +21,11 @@ written in WAL mode with a busy timeout, so two processes may write at once; row
 (the first writer wins, as both computed the same deterministic key). A file that is not a valid cache
 is reported with its path, never silently replaced.
 
+The same file also keeps the multilingual encoder's similarity scores (a ``similarities`` table: encoder,
+both texts -> score; :meth:`GenerationCache.get_similarities`). They are a deterministic computation, not a
+generation: a miss is computed in every mode (replay included, where nothing is written), and a hit gives
+back the score the recording computed, so a notebook that scores thousands of outputs replays in seconds.
+
 :class:`GenerationCache` also implements LangChain's ``BaseCache`` (``lookup``/``update``) so it can be
 installed as LangChain's global cache for any other chat model.
 """
@@ -90,6 +95,9 @@ CREATE TABLE IF NOT EXISTS generations (
 CREATE TABLE IF NOT EXISTS meta (name TEXT PRIMARY KEY, value TEXT NOT NULL);
 INSERT OR IGNORE INTO meta VALUES ('aya_lab_cache_version', '1');
 """
+
+
+_HAS_SIMILARITIES = "SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'similarities'"
 
 
 def _key(fingerprint: str, prompt: str, settings: str, repeat: int) -> str:
@@ -213,6 +221,32 @@ class GenerationCache(BaseCache):
                     int(result.truncated),
                 ),
             )
+
+    def get_similarities(self, encoder: str, pairs: Sequence[tuple[str, str]]) -> dict[int, float]:
+        """The recorded similarity of each pair ``(first, second)`` under ``encoder``, by position (misses left
+        out): a deterministic computation, so a miss is computed by the caller in every mode."""
+        if self._conn is None or not pairs:
+            return {}
+        keys = [_key(encoder, first, second, 0) for first, second in pairs]
+        with self._lock:
+            if not self._conn.execute(_HAS_SIMILARITIES).fetchone():
+                return {}
+            found: dict[str, float] = {}
+            for start in range(0, len(keys), 500):
+                chunk = keys[start : start + 500]
+                marks = ",".join("?" * len(chunk))
+                rows = self._conn.execute(f"SELECT key, score FROM similarities WHERE key IN ({marks})", chunk)
+                found.update((key, float(score)) for key, score in rows)
+        return {i: found[key] for i, key in enumerate(keys) if key in found}
+
+    def put_similarities(self, encoder: str, pairs: Sequence[tuple[str, str]], scores: Sequence[float]) -> None:
+        """Record computed similarities (not in replay mode, which never writes)."""
+        if self._conn is None or self.mode == "replay" or not pairs:
+            return
+        rows = [(_key(encoder, a, b, 0), float(score)) for (a, b), score in zip(pairs, scores, strict=True)]
+        with self._lock:
+            self._conn.execute("CREATE TABLE IF NOT EXISTS similarities (key TEXT PRIMARY KEY, score REAL NOT NULL)")
+            self._conn.executemany("INSERT OR IGNORE INTO similarities (key, score) VALUES (?, ?)", rows)
 
     def __len__(self) -> int:
         if self._conn is None:
