@@ -78,11 +78,11 @@ def _resolved_hash(pairs: Sequence[FaithPair]) -> str:
 
 
 def thresholds_calibration(result: Report, on: dt.date | None = None) -> ThresholdsCalibration:
-    """The thresholds file's record of ``result`` (a ``faithfulness`` gate_report that picked its thresholds on
+    """The thresholds file's record of ``result`` (a ``faithfulness`` report that picked its thresholds on
     the calibration split and reports on the held-out one), dated ``on`` (default: today). An error when
     external sets were skipped: thresholds measured on part of the set are another calibration."""
     if result.task != "faithfulness":
-        raise InputError(f"a thresholds calibration is made from a faithfulness gate_report, not a {result.task} one")
+        raise InputError(f"a thresholds calibration is made from a faithfulness report, not a {result.task} one")
     skipped = result.meta.get("skipped")
     if isinstance(skipped, Mapping) and skipped:
         missing = ", ".join(sorted(str(name) for name in skipped))

@@ -10,7 +10,7 @@ bootstrap 95% CI. The resampled units are source sentences (every pair made from
 or out together: they share words, names and length). Per kind, only the rate that kind has is shown:
 recall for an unfaithful kind, the withheld share for honest translations.
 
-The result is a ``faithfulness`` :class:`~aya_lab.eval.gate_report.Report`: ``df`` holds those rates (units
+The result is a ``faithfulness`` :class:`~aya_lab.eval.report.Report`: ``df`` holds those rates (units
 ``group`` and ``value``: ``all``/``all``, ``kind``/KIND, ``language``/LANG; ``n`` the group's pairs, with
 ``n_unfaithful`` and ``n_faithful`` beside it), ``items`` every pair of the set, both splits, with its
 score, its threshold and whether the gate withholds it, and ``meta`` the picked ``thresholds``, the
@@ -38,7 +38,7 @@ from aya_lab.agents.faithfulness import (
 from aya_lab.errors import InputError
 from aya_lab.eval.configs import FaithfulnessConfig
 from aya_lab.eval.faithfulness_data import FaithPair, load_faithfulness_set
-from aya_lab.eval.gate_report import Report, Task
+from aya_lab.eval.report import Report, Task
 from aya_lab.eval.stats import cluster_bootstrap_counts, cluster_labels, percentile_ci
 from aya_lab.rag.sentence_encoder import ENCODER_NAME
 
@@ -151,7 +151,7 @@ def _masked(group: str, value: str, metric: str) -> bool:
 
 
 def _scores(table: pd.DataFrame, system: str) -> pd.DataFrame:
-    """:func:`gate_report`'s wide ``table`` as the gate_report's tidy ``df`` (the rates it leaves out dropped)."""
+    """:func:`gate_report`'s wide ``table`` as the report's tidy ``df`` (the rates it leaves out dropped)."""
     rows = []
     for r in table.to_dict("records"):
         for metric in _RATES:
@@ -182,14 +182,14 @@ def faithfulness_table(result: Report, system: str | None = None) -> pd.DataFram
 
 
 def scored_pairs(result: Report) -> tuple[list[FaithPair], np.ndarray]:
-    """Every pair of a faithfulness gate_report's set (both splits, in file order) and its score."""
+    """Every pair of a faithfulness report's set (both splits, in file order) and its score."""
     items = result.items
     pairs = [FaithPair(*(str(row[f]) for f in _PAIR_FIELDS)) for row in items.to_dict("records")]
     return pairs, items["score"].to_numpy(dtype=float)
 
 
 def picked_thresholds(result: Report) -> dict[str, float]:
-    """The per-language thresholds a faithfulness gate_report was measured with (picked on its calibration split)."""
+    """The per-language thresholds a faithfulness report was measured with (picked on its calibration split)."""
     picked = result.meta.get("thresholds")
     return {str(k): float(v) for k, v in picked.items()} if isinstance(picked, Mapping) else {}
 
@@ -217,8 +217,8 @@ def evaluate_faithfulness(
     floor: RealOutputFloor | None = None,
 ) -> Report:
     """Score the set at ``path``, calibrate on its calibration split (unless ``thresholds`` are given)
-    and gate_report on ``split`` (``holdout``, or ``calibration`` to see the fit itself) with ``floor`` applied;
-    a ``faithfulness`` gate_report (see the module docstring) whose system is ``gate`` (``gate+floor:MODEL``)."""
+    and report on ``split`` (``holdout``, or ``calibration`` to see the fit itself) with ``floor`` applied;
+    a ``faithfulness`` report (see the module docstring) whose system is ``gate`` (``gate+floor:MODEL``)."""
     data = load_faithfulness_set(path)
     if not data.pairs:
         raise InputError(

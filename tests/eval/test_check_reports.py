@@ -98,7 +98,7 @@ def test_faithfulness_with_a_translators_floor_and_its_options(tmp_path):
         run("faithfulness", data=str(tmp_path / "pairs.jsonl"), translator="nobody")
     with pytest.raises(InputError, match="faithfulness option split='test': Input should be 'holdout' or"):
         run("faithfulness", split="test")
-    with pytest.raises(InputError, match="a thresholds calibration is made from a faithfulness gate_report"):
+    with pytest.raises(InputError, match="a thresholds calibration is made from a faithfulness report"):
         thresholds_calibration(Report("grounding", pd.DataFrame(columns=["system", "metric", "score"])))
 
 
@@ -122,7 +122,7 @@ def test_grounding_is_a_report_whose_tables_round_trip(grounding, tmp_path):
         pd.testing.assert_frame_equal(grounding_table(back, name), grounding_table(rep, name))
     pd.testing.assert_frame_equal(back.table(), grounding_table(rep, "drafts"))
     assert list(grounding_table(rep, "summaries").columns) == ["text", "n", "min", "mean", "max", "withheld"]
-    with pytest.raises(InputError, match="a grounding gate_report has the tables drafts, rag proxies, summaries"):
+    with pytest.raises(InputError, match="a grounding report has the tables drafts, rag proxies, summaries"):
         grounding_table(rep, "answers")
 
 
