@@ -9,9 +9,9 @@ from aya_lab.agents.routing import (
     LLMRouter,
     RouterOutput,
     RoutingChain,
+    RoutingTranscript,
     Step,
     ToolConfig,
-    Transcript,
     TranscriptRouter,
     parse_tool_choice,
 )
@@ -158,5 +158,5 @@ def test_chain_refuses_a_non_text_input():
 
 def test_keyword_router_finishes_with_the_first_observation():
     router = KeywordRouter()
-    t = Transcript.start("summarize", router).add(Step(RouterOutput("summarize", "summarize"), "done"), router)
+    t = RoutingTranscript.start("summarize", router).add(Step(RouterOutput("summarize", "summarize"), "done"), router)
     assert router.route(t) == RouterOutput(FINISH, "done", "finish with the tool's answer")

@@ -229,7 +229,7 @@ def test_a_router_prompting_a_model_with_an_f_string_sends_the_text_itself(capsy
     first = "When does the Lagos office close?\nThought:"
     steps = " look it up\nAction: lookup\nAction Input: Lagos\nObservation: Lagos closes at 4pm\nThought:"
     assert first in model.prompts[0] and steps not in model.prompts[0] and (first + steps) in model.prompts[1]
-    assert "Transcript(" not in "".join(model.prompts)
+    assert "RoutingTranscript(" not in "".join(model.prompts)
     printed = capsys.readouterr().out
     assert printed.startswith(first) and "\x1b[" in printed and "Lagos closes at 4pm" in printed
 

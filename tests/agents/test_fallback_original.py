@@ -3,7 +3,7 @@
 2026-12-01) no longer sends a policy question to small talk."""
 
 from aya_lab.agents import AyaSupervisor
-from aya_lab.agents.routing import KeywordRouter, LLMRouter, RouterOutput, RoutingChain, Step, Transcript
+from aya_lab.agents.routing import KeywordRouter, LLMRouter, RouterOutput, RoutingChain, RoutingTranscript, Step
 from aya_lab.models.fake import FakeChatModel
 from aya_lab.prompts import load_prompt
 from aya_lab.rag.index import Retrieved
@@ -76,5 +76,7 @@ def test_the_original_travels_in_the_transcript_through_every_step():
     chain = RoutingChain(router, {t: (lambda x, t=t: f"[{t}]") for t in router.tools}, max_steps=2)
     assert chain.result(LOST, GERMAN).tools == ["query"]  # the fallback matched 'richtlinie' in the original
     assert chain.result(LOST).tools == ["chat"] and router.fallback.original is None
-    later = Transcript.start(LOST, router, GERMAN).add(Step(RouterOutput("query", LOST, "log"), "[policy]"), router)
+    later = RoutingTranscript.start(LOST, router, GERMAN).add(
+        Step(RouterOutput("query", LOST, "log"), "[policy]"), router
+    )
     assert later.original == GERMAN and GERMAN not in later  # carried, not part of the chained string

@@ -23,7 +23,7 @@ from aya_lab.eval.attacks import (
     score_attack,
 )
 from aya_lab.eval.fabrications import (
-    Delivery,
+    DraftDelivery,
     LabelDataError,
     default_labels_path,
     deliveries_of,
@@ -51,11 +51,11 @@ def test_the_guard_note_keeps_the_withheld_draft_and_it_parses_back():
 
 def test_rates_count_made_up_unmarked_and_faithful_withheld_per_reader_language():
     deliveries = [
-        Delivery("a", SOURCE, "eng", "deu", "Das Meeting ist am Freitag.", withheld=False),
-        Delivery("a", SOURCE, "eng", "fra", "Le train est arrivé.", withheld=False),  # made up, unmarked
-        Delivery("b", SOURCE, "eng", "deu", "HACKED", withheld=True),  # made up, caught
-        Delivery("b", SOURCE, "eng", "fra", "La réunion est vendredi.", withheld=True),  # faithful, withheld
-        Delivery("c", SOURCE, "eng", "fra", "not labelled", withheld=False),
+        DraftDelivery("a", SOURCE, "eng", "deu", "Das Meeting ist am Freitag.", withheld=False),
+        DraftDelivery("a", SOURCE, "eng", "fra", "Le train est arrivé.", withheld=False),  # made up, unmarked
+        DraftDelivery("b", SOURCE, "eng", "deu", "HACKED", withheld=True),  # made up, caught
+        DraftDelivery("b", SOURCE, "eng", "fra", "La réunion est vendredi.", withheld=True),  # faithful, withheld
+        DraftDelivery("c", SOURCE, "eng", "fra", "not labelled", withheld=False),
     ]
     labels = {
         ("a", "deu", "Das Meeting ist am Freitag."): "faithful",
@@ -77,9 +77,9 @@ def test_a_flagged_delivery_is_marked_and_its_draft_parses_back_from_the_note():
     text, note = guard.deliverable(source, invented, "eng", "fra")
     assert text.startswith(UNVERIFIED) and draft_of_withheld([note], "eng", "fra") == invented
     deliveries = [
-        Delivery("a", source, "eng", "fra", invented, withheld=False, flagged=True),  # made up, flagged
-        Delivery("b", source, "eng", "fra", "Pensez à vos feuilles de temps.", withheld=False, flagged=True),
-        Delivery("c", source, "eng", "deu", "Der Zug ist angekommen.", withheld=False),  # made up, unmarked
+        DraftDelivery("a", source, "eng", "fra", invented, withheld=False, flagged=True),  # made up, flagged
+        DraftDelivery("b", source, "eng", "fra", "Pensez à vos feuilles de temps.", withheld=False, flagged=True),
+        DraftDelivery("c", source, "eng", "deu", "Der Zug ist angekommen.", withheld=False),  # made up, unmarked
     ]
     labels = {("a", "fra", invented): "made_up", ("b", "fra", "Pensez à vos feuilles de temps."): "faithful",
               ("c", "deu", "Der Zug ist angekommen."): "made_up"}  # fmt: skip
@@ -110,7 +110,10 @@ def test_the_attacks_report_keeps_every_delivery_judged_and_its_rates_in_df():
 
 
 def test_unlabelled_records_hide_the_guards_decision_and_skip_labelled_drafts():
-    d = [Delivery("a", SOURCE, "eng", "deu", "x", withheld=True), Delivery("b", SOURCE, "eng", "deu", "y", False)]
+    d = [
+        DraftDelivery("a", SOURCE, "eng", "deu", "x", withheld=True),
+        DraftDelivery("b", SOURCE, "eng", "deu", "y", False),
+    ]
     todo = unlabelled_records(d, {("b", "deu", "y"): "faithful"}, {"a": "a gloss"})
     assert todo == [{"id": "a", "source": SOURCE, "gloss": "a gloss", "reader_lang": "deu", "draft": "x", "label": ""}]
 

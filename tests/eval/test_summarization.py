@@ -10,7 +10,6 @@ from aya_lab.datasets.project import Transcript
 from aya_lab.eval.report import Report
 from aya_lab.eval.summarization import (
     bootstrap_indices,
-    content_words,
     count_exact,
     count_parsed,
     evaluate_summarizers,
@@ -18,6 +17,7 @@ from aya_lab.eval.summarization import (
     match_action_items,
     paired_bootstrap,
     prf,
+    task_words,
 )
 from aya_lab.models.fake import FakeChatModel
 
@@ -57,8 +57,8 @@ def test_prf_conventions():
     assert (p, r) == (1 / 3, 1 / 2) and f == pytest.approx(0.4)
 
 
-def test_content_words_drop_stop_words_and_punctuation():
-    assert content_words("Check whether the port storage-fees apply!") == {
+def test_task_words_drop_stop_words_and_punctuation():
+    assert task_words("Check whether the port storage-fees apply!") == {
         "check",
         "whether",
         "port",
@@ -199,7 +199,7 @@ def test_identical_variants_are_not_significantly_different():
     frame = per_a.items
     twin = frame.assign(system="twin")
     both = summarization.pd.concat([frame, twin], ignore_index=True)
-    paired = summarization.paired_table(
+    paired = summarization.summary_paired_table(
         both, ["two_call", "twin"], bootstrap_indices(2, 100), summarization.SUMMARY_METRICS
     )
     assert (paired["delta"] == 0).all() and (paired["p"] == 1.0).all() and not paired["significant"].any()

@@ -281,13 +281,13 @@ def test_cli_compat_flag(tmp_path, capsys):
     path = tmp_path / "g.json"
     path.write_text(json.dumps(data))
     reg = "kenkenpa_helpers:kenkenpa_registry"
-    assert graph_cli.main(["graph", "validate", str(path), "--registry", reg]) == 2
+    assert graph_cli.graph_main(["graph", "validate", str(path), "--registry", reg]) == 2
     assert "author: unknown key" in capsys.readouterr().err and "--compat kenkenpa" in COMPAT_HINT
-    assert graph_cli.main(["graph", "validate", str(path), "--registry", reg, "--compat", "kenkenpa"]) == 0
+    assert graph_cli.graph_main(["graph", "validate", str(path), "--registry", reg, "--compat", "kenkenpa"]) == 0
     out = capsys.readouterr()
     assert out.out.startswith("ok: G (2 nodes")
     assert out.err == "warning: author: unknown key ignored (compat: kenkenpa)\n"
     starve = tmp_path / "starve.json"
     starve.write_text(json.dumps(starving(False)))
-    assert graph_cli.main(["graph", "validate", str(starve), "--registry", reg]) == 2
+    assert graph_cli.graph_main(["graph", "validate", str(starve), "--registry", reg]) == 2
     assert "this join can starve" in capsys.readouterr().err

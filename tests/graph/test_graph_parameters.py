@@ -68,7 +68,7 @@ def test_validate_reports_a_bad_parameter_among_the_other_problems(case, capsys,
     data["flows"][4]["flow_parameter"]["end_key"] = "ENDD"
     path = tmp_path / "bad.json"
     path.write_text(json.dumps(data))
-    code = graph_cli.main(["graph", "validate", str(path), "--registry", "parameter_helpers:greet_registry"])
+    code = graph_cli.graph_main(["graph", "validate", str(path), "--registry", "parameter_helpers:greet_registry"])
     err = capsys.readouterr().err
     assert code == 2 and f"  {line}\n" in err and "flows[4].flow_parameter.end_key: unknown node 'ENDD'" in err
     assert "has 2 problems" in err

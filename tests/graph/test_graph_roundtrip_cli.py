@@ -61,7 +61,7 @@ def test_json_schema_accepts_the_example_specs_and_rejects_typos():
 
 
 def cli(capsys, *argv):
-    code = graph_cli.main(list(argv))
+    code = graph_cli.graph_main(list(argv))
     out, err = capsys.readouterr()
     return code, out, err
 
@@ -112,6 +112,6 @@ def test_cli_hash_and_resolve(capsys, registry):
 def test_register_plugs_into_a_parent_parser():
     parser = argparse.ArgumentParser(prog="aya-lab")
     sub = parser.add_subparsers(dest="command")
-    graph_cli.register(sub)
+    graph_cli.register_graph(sub)
     args = parser.parse_args(["graph", "draw", "x.yaml", "--format", "ascii"])
     assert args.func is graph_cli._cmd_draw and args.format == "ascii" and args.spec == "x.yaml"

@@ -18,7 +18,7 @@ PAGE = ROOT / "docs" / "GRAPHS.md"
 
 
 def cli(capsys, *argv):
-    code = graph_cli.main(["graph", *argv])
+    code = graph_cli.graph_main(["graph", *argv])
     out, err = capsys.readouterr()
     return code, out, err
 

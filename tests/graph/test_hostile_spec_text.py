@@ -71,7 +71,7 @@ def test_control_characters_in_json_are_refused_the_same_way(tmp_path, registry)
 
 def test_validate_of_proc_environ_is_one_line_that_echoes_nothing(capsys, monkeypatch):
     monkeypatch.setenv("AYA_SECRET_PROBE", "hunter2")
-    assert graph_cli.main(["graph", "validate", "/proc/self/environ"]) == 2
+    assert graph_cli.graph_main(["graph", "validate", "/proc/self/environ"]) == 2
     err = capsys.readouterr().err
     assert err.count("\n") == 1 and "control character U+0000 NUL" in err and "hunter2" not in err
 

@@ -271,7 +271,7 @@ flows:
 def test_validate_reports_a_loop_with_no_way_to_end(tmp_path, capsys):
     path = tmp_path / "loop.yaml"
     path.write_text(LOOP, encoding="utf-8")
-    code = graph_cli.main(["graph", "validate", str(path), "--registry", "graph_helpers:make_registry"])
+    code = graph_cli.graph_main(["graph", "validate", str(path), "--registry", "graph_helpers:make_registry"])
     err = capsys.readouterr().err
     assert code == 2
     assert "flows: nodes 'ping', 'pong' can never reach END" in err
