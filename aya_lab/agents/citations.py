@@ -57,7 +57,8 @@ _FIXED = re.compile(r"\((?:sources: [^()\n]*|no source supports this answer)\)")
 
 
 def citation_words(text: str) -> set[str]:
-    """Lowercased word tokens of ``text`` that are not stopwords."""
+    """Lowercased word tokens of ``text`` that are not :data:`STOPWORDS` (function words and the words every
+    question shares): the words a citation is decided on."""
     return {w for w in _WORD.findall(text.lower()) if w not in _STOP}
 
 

@@ -69,7 +69,8 @@ your yours yourself yourselves ll s t d m re ve
 
 
 def task_words(text: str) -> set[str]:
-    """Lowercased alphanumeric tokens minus English stop words."""
+    """Lowercased alphanumeric tokens minus English stop words: the words :func:`task_similarity`'s Jaccard
+    compares (a list of its own: not the citation rule's :data:`~aya_lab.agents.citations.STOPWORDS`)."""
     return {w for w in re.findall(r"[^\W_]+", text.lower()) if w not in _STOP}
 
 
