@@ -374,8 +374,9 @@ print(f"auto routed the original instead of the translation for {fell_back} of {
 
 # %% [markdown]
 # Is one path better? Each router on `original` (and on `auto`) against itself on the room path, paired
-# on the same requests (`diff` = other − room, exact sequence accuracy; `only_a`: right only on the room
-# path, `only_b`: only on the other; `significant`: paired bootstrap and McNemar both p < 0.05):
+# on the same requests (`delta` = other − room, exact sequence accuracy, with its 95% CI and paired-bootstrap `p`; `b`: right
+# only on the room path, `c`: only on the other, McNemar's exact `p_mcnemar`; `p_holm`: `p` Holm-adjusted
+# over the table's rows, the report's one policy; `significant`: `p_holm` < 0.05):
 
 # %%
 seq_paths = pd.concat([paths_paired(seq, "room", "original"), paths_paired(seq, "room", "auto")], ignore_index=True)
@@ -434,7 +435,7 @@ loop_costs
 
 # %% [markdown]
 # `loop` against `multi` on the same requests: the paired bootstrap difference of exact sequence accuracy
-# (`diff` = loop − multi, 95% CI, p-value) and McNemar's exact test (`b`: only `multi` right, `c`: only
+# (`delta` = loop − multi, 95% CI, `p`) and McNemar's exact test (`b`: only `multi` right, `c`: only
 # `loop` right):
 
 # %%
