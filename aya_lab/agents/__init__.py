@@ -24,6 +24,7 @@ if TYPE_CHECKING:
         ChainedInput,
         KeywordRouter,
         LLMRouter,
+        LoopRouter,
         Router,
         RouterOutput,
         RoutingChain,
@@ -32,6 +33,7 @@ if TYPE_CHECKING:
         Step,
         ToolConfig,
         TranscriptRouter,
+        aya_router,
     )
     from aya_lab.agents.summarizer import OneCallSummarizer, SummaryResult, TwoCallSummarizer, make_summarizer
     from aya_lab.agents.summary_checks import SUMMARY_WITHHELD
@@ -71,6 +73,7 @@ _HOMES: dict[str, tuple[str, ...]] = {
         "ChainedInput",
         "KeywordRouter",
         "LLMRouter",
+        "LoopRouter",
         "Router",
         "RouterOutput",
         "RoutingChain",
@@ -79,6 +82,7 @@ _HOMES: dict[str, tuple[str, ...]] = {
         "ToolConfig",
         "RoutingTranscript",
         "TranscriptRouter",
+        "aya_router",
     ),
     "aya_lab.agents.summarizer": (
         "OneCallSummarizer",
@@ -121,6 +125,7 @@ __all__ = [
     "KeywordRouter",
     "KnowledgeBaseLike",
     "LLMRouter",
+    "LoopRouter",
     "OneCallSummarizer",
     "ReDecidingRouter",
     "RoomLike",
@@ -139,6 +144,7 @@ __all__ = [
     "TranscriptRouter",
     "TwoCallSummarizer",
     "UserAgent",
+    "aya_router",
     "clean_translation",
     "decide_input",
     "make_summarizer",

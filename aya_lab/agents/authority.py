@@ -18,7 +18,9 @@ from __future__ import annotations
 
 import re
 
-from aya_lab.agents.routing import RouterOutput, TranscriptRouter, as_transcript
+from aya_lab.agents.router import TranscriptRouter
+from aya_lab.agents.routing_chain import RouterOutput
+from aya_lab.agents.routing_steps import as_transcript
 
 __all__ = ["WRITE_TOOLS", "DECLINE", "DECLINED", "AuthorityRouter", "parse_command"]
 
@@ -45,24 +47,21 @@ class AuthorityRouter(TranscriptRouter):
 
     def __init__(self, inner: TranscriptRouter, confirm: TranscriptRouter | None = None) -> None:
         self.inner, self.confirm = inner, confirm or inner
-        self.tools = tuple(inner.tools)
-        self.finish_tool_name = inner.finish_tool_name
-        self.observation_prefix, self.router_prefix = inner.observation_prefix, inner.router_prefix
-        self.starter_string = inner.starter_string
+        self.follow(inner)
 
     def route(self, transcript: str) -> RouterOutput:
         t = as_transcript(transcript, self)
         command = parse_command(t.input)
         if command is not None:
             if t.steps:
-                return self.finish(t.observations[-1])
+                return self.finish_with_last(t)
             tool, arg = command
             return RouterOutput(tool, arg, f"explicit command /{tool}", explicit=True)
         decision = self.inner.route(t)
         if decision.tool not in WRITE_TOOLS or decision.explicit:
             return decision
         if not decision.fallback:
-            check = self.confirm.route(decision.tool_input)
+            check = self.confirm.choose(decision.tool_input)
             if check.tool == decision.tool and check.explicit:
                 log = f"{decision.log}; confirmed: {check.log}"
                 return RouterOutput(decision.tool, decision.tool_input, log, explicit=True)

@@ -1,95 +1,40 @@
-"""Tool cues for routing without a model: multilingual keywords, tool-name synonyms, action parsing.
+"""The keyword kind of router: multilingual keyword rules, no model call.
 
-Shared by the routers in :mod:`aya_lab.agents.routing` and the intent splitter in
-:mod:`aya_lab.agents.multi_intent`. Matching is on accent-folded, lowercased text.
+:class:`KeywordRouter` decides one tool by the rules (then finishes with its observation); it is the
+fallback of the model routers (:mod:`~aya_lab.agents.llm_router`), and :func:`keyword_match` also cuts a
+request into intents (:mod:`~aya_lab.agents.multi_intent`). Matching is on accent-folded, lowercased text.
 """
 
 from __future__ import annotations
 
-import re
 import unicodedata
-from collections.abc import Sequence
 
-__all__ = ["KEYWORDS", "fold", "keyword_match", "parse_tool_choice", "parse_action"]
+from aya_lab.agents.router import ROUTER_TOOLS, TranscriptRouter
+from aya_lab.agents.routing_chain import RouterOutput
+from aya_lab.agents.routing_steps import as_transcript
 
-# Keywords in several languages; matched on accent-folded, lowercased text.
+__all__ = ["KEYWORDS", "fold", "keyword_match", "KeywordRouter"]
+
+# fmt: off
 KEYWORDS: list[tuple[str, tuple[str, ...]]] = [
-    (
-        "summarize",
-        (
-            "summar",
-            "recap",
-            "resum",
-            "zusammenfass",
-            "fasse",
-            "tl;dr",
-            "action item",
-            "muhtasari",
-            "总结",
-            "概括",
-            "摘要",
-            "what did i miss",
-            "catch me up",
-        ),
-    ),
-    (
-        "remember",
-        (
-            "remember",
-            "note that",
-            "keep in mind",
-            "store",
-            "save this",
-            "souviens",
-            "retiens",
-            "note que",
-            "merk",
-            "erinner",
-            "recuerda",
-            "anota",
-            "kumbuka",
-            "记住",
-        ),
-    ),
-    (
-        "query",
-        (
-            "policy",
-            "policies",
-            "allowance",
-            "per diem",
-            "per-diem",
-            "reimburs",
-            "expense",
-            "travel",
-            "leave",
-            "vacation",
-            "holiday",
-            "laptop",
-            "password",
-            "vpn",
-            "security",
-            "remote",
-            "how many days",
-            "politique",
-            "politik",
-            "richtlinie",
-            "urlaub",
-            "reise",
-            "politica",
-            "viaje",
-            "vacaciones",
-            "gastos",
-            "sera",
-            "likizo",
-            "safari",
-            "政策",
-            "报销",
-            "休假",
-            "差旅",
-        ),
-    ),
+    ("summarize", (
+        "summar", "recap", "resum", "zusammenfass", "fasse", "tl;dr", "action item", "muhtasari", "总结", "概括",
+        "摘要", "what did i miss", "catch me up",
+    )),
+    ("remember", (
+        "remember", "note that", "keep in mind", "store", "save this", "souviens", "retiens", "note que", "merk",
+        "erinner", "recuerda", "anota", "kumbuka", "记住",
+    )),
+    ("query", (
+        "policy", "policies", "allowance", "per diem", "per-diem", "reimburs", "expense", "travel", "leave",
+        "vacation", "holiday", "laptop", "password", "vpn", "security", "remote", "how many days", "politique",
+        "politik", "richtlinie", "urlaub", "reise", "politica", "viaje", "vacaciones", "gastos", "sera", "likizo",
+        "safari", "政策", "报销", "休假", "差旅",
+    )),
 ]
+# fmt: on
+"""The keyword rules in order: a tool and its words in several languages, matched on accent-folded,
+lowercased text (the first rule that matches wins)."""
 
 
 def fold(text: str) -> str:
@@ -120,55 +65,35 @@ def keyword_match(text: str, *, earliest: bool = False) -> tuple[str, str, int] 
     return tool, word, pos
 
 
-_SYNONYMS = {
-    "query": "query",
-    "question": "query",
-    "rag": "query",
-    "policy": "query",
-    "search": "query",
-    "summarize": "summarize",
-    "summarise": "summarize",
-    "summary": "summarize",
-    "summarization": "summarize",
-    "remember": "remember",
-    "memory": "remember",
-    "store": "remember",
-    "note": "remember",
-    "chat": "chat",
-    "smalltalk": "chat",
-    "greeting": "chat",
-}
+class KeywordRouter(TranscriptRouter):
+    """Rule-based router: multilingual keywords, first rule that matches wins; default ``chat``. One step,
+    then finish with the observation.
 
-
-def parse_tool_choice(answer: str, tools: Sequence[str]) -> str | None:
-    """The tool named first in a model's answer (synonyms accepted), or ``None`` when there is none."""
-    for word in re.findall(r"[a-z]+", answer.lower()):
-        tool = _SYNONYMS.get(word, word)
-        if tool in tools:
-            return tool
-    return None
-
-
-_ACTION = re.compile(r"Action\s*:\s*(?P<tool>[^\n]*?)\s*(?:\n\s*Action\s*Input\s*:\s*(?P<input>.*))?\s*$", re.I | re.S)
-
-
-def parse_action(
-    answer: str, tools: Sequence[str], finish_tool_name: str = "Final Answer"
-) -> tuple[str, str | None] | None:
-    """Parse the ReAct-style ``Action: tool`` / ``Action Input: ...`` answer of a model.
-
-    Returns ``(tool, tool_input)`` (``tool_input`` is ``None`` when the answer gave none) for a tool in
-    ``tools`` or the finish tool, or ``None`` when the answer has no ``Action:`` line naming one.
+    ``original`` (given to :meth:`choose`, else this router's) is the request as its author wrote it,
+    when the routed text is its translation: a text with no keyword is matched again on the original, so
+    "Reiserichtlinie" still reaches ``query`` when the translation lost the word.
     """
-    m = _ACTION.search(answer)
-    if m is None:
-        return None
-    named = m.group("tool").strip().strip("\"'`.")
-    if named.lower() == finish_tool_name.lower():
-        tool: str | None = finish_tool_name
-    else:
-        tool = parse_tool_choice(named, tools)
-    if tool is None:
-        return None
-    given = m.group("input")
-    return tool, (given.strip().strip('"') if given is not None and given.strip() else None)
+
+    tools = ROUTER_TOOLS
+
+    def __init__(self, original: str | None = None) -> None:
+        self.original = original
+
+    def route(self, transcript: str) -> RouterOutput:
+        """One step, then finish. At the top of a chain the rules read the routed text (and this router's
+        ``original``), not the transcript's ``original``: a router that falls back to them hands it over."""
+        t = as_transcript(transcript, self)
+        return self.finish_with_last(t) if t.steps else self.choose(t.input)
+
+    def choose(self, text: str, original: str | None = None) -> RouterOutput:
+        """The tool for ``text`` by its keywords (then by the original's, when there is one)."""
+        match = keyword_match(text)
+        if match is not None:
+            tool, word, _ = match
+            return RouterOutput(tool, text, f"keyword {word!r} -> {tool}")
+        original = original or self.original
+        match = keyword_match(original) if original else None
+        if match is not None:
+            tool, word, _ = match
+            return RouterOutput(tool, text, f"keyword {word!r} in the original request -> {tool}")
+        return RouterOutput("chat", text, "no keyword matched -> chat")

@@ -7,9 +7,9 @@ then ``remember``. :func:`split_intents` cuts a request at its conjunctions ("an
 its keywords (a remember clause keeps what follows unless it is a question) — rules, no model call,
 so a single-intent request costs exactly what it cost before.
 
-:class:`ReDecidingRouter` reads the transcript at every step. A single-intent request is handed to
-its ``first`` router whole (e.g. the :class:`~aya_lab.agents.routing.LLMRouter`: the same prompt, the
-same one model call). For several intents it names the next clause's tool with that clause as input,
+:class:`ReDecidingRouter`, the multi-intent kind of router, reads the transcript at every step. A
+single-intent request is handed to its ``first`` router whole (e.g. the
+:class:`~aya_lab.agents.llm_router.LLMRouter`: the same prompt, the same one model call). For several intents it names the next clause's tool with that clause as input,
 resolving a back-reference ("remember the action items", "note that") from the observations so far,
 and when every clause has run it finishes with one reply composed of all the observations.
 
@@ -23,8 +23,10 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from aya_lab.agents.keywords import fold, keyword_match
-from aya_lab.agents.routing import APOLOGY, KeywordRouter, RouterOutput, TranscriptRouter, as_transcript
+from aya_lab.agents.keywords import KeywordRouter, fold, keyword_match
+from aya_lab.agents.router import ROUTER_TOOLS, TranscriptRouter
+from aya_lab.agents.routing_chain import RouterOutput
+from aya_lab.agents.routing_steps import APOLOGY, as_transcript
 
 __all__ = ["Intent", "ReDecidingRouter", "split_intents", "compose_reply"]
 
@@ -127,8 +129,8 @@ class ReDecidingRouter(TranscriptRouter):
     def __init__(self, first: TranscriptRouter | None = None, clause_router: TranscriptRouter | None = None) -> None:
         self.first = first or KeywordRouter()
         self.clause_router = clause_router
-        self.tools = tuple(self.first.tools) or ("query", "summarize", "remember", "chat")
-        self.finish_tool_name = self.first.finish_tool_name
+        self.follow(self.first)
+        self.tools = self.tools or ROUTER_TOOLS
         self._plans: dict[str, list[Intent]] = {}
 
     def plan(self, text: str) -> list[Intent]:
@@ -136,7 +138,7 @@ class ReDecidingRouter(TranscriptRouter):
         if text not in self._plans:
             intents = split_intents(text)
             if len(intents) > 1 and self.clause_router is not None:
-                intents = [Intent(self.clause_router.route(i.text).tool, i.text) for i in intents]
+                intents = [Intent(self.clause_router.choose(i.text).tool, i.text) for i in intents]
             self._plans[text] = intents
         return self._plans[text]
 

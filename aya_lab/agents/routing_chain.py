@@ -16,10 +16,11 @@ What this module adds, and why: a step limit (``max_steps``: a router that never
 forever); an optional ``route_timeout`` (a hung model call inside ``route``); one located error for
 every bad input (:class:`RoutingError` and its subclasses, each naming the router or tool and the step);
 and a LangChain ``Runnable`` face (``invoke``, ``batch``, ``stream`` of :class:`Step`). The typed layer
-above the design: each string the chain hands a router is a :class:`RoutingTranscript` — a ``str`` equal to the
-design's chained input, which also carries the request and the typed steps so far, for routers that
-would rather read those than parse the text (:class:`TranscriptRouter`). ``RouterOutput`` may carry two
-flags (``fallback``, ``explicit``) that the tuple itself does not hold, so it still unpacks into three.
+above the design: each string the chain hands a router is a :class:`RoutingTranscript` — a ``str`` equal
+to the design's chained input, which also carries the request and the typed steps so far, for routers
+that would rather read those than parse the text (:class:`~aya_lab.agents.router.TranscriptRouter`).
+``RouterOutput`` may carry two flags (``fallback``, ``explicit``) that the tuple itself does not hold, so
+it still unpacks into three.
 """
 
 from __future__ import annotations

@@ -2,20 +2,14 @@
 
 Tools: ``query`` (:class:`~aya_lab.agents.query.AyaQuery`), ``summarize`` (a summarizer variant over
 the room history), ``remember`` (:class:`AyaRemember`: add a fact to the knowledge base, attributed to
-the sender, under the room's memory policy: :mod:`aya_lab.agents.memory`) and ``chat`` (:class:`AyaChat`: a short direct answer). The
-router is chosen by name (:data:`ROUTERS`): ``single``, an :class:`~aya_lab.agents.routing.LLMRouter`
-with the keyword fallback (or ``fallback``) that picks one tool; ``re_deciding``, that router wrapped in
-a :class:`~aya_lab.agents.multi_intent.ReDecidingRouter` (rules split a request into intents, so a
-request that asks for two tools runs both; a single-intent request makes exactly the same model calls
-as ``single``); ``loop``, the :class:`~aya_lab.agents.llm_router.LoopRouter`, which asks the model again
-after every observation, reading the whole chained input, so the model decides the second tool (an
-unparseable answer: the keyword fallback decides that step). ``multi_intent=True`` is the old spelling
-of ``router="re_deciding"``. An :class:`~aya_lab.agents.authority.AuthorityRouter`
-wraps the router: explicit commands (``/remember``, ``approve 3``, ``forget 7``) run without a model
-call, and a write the model did not choose becomes a fixed ``decline`` reply. Whatever happens, one typed :class:`SupervisorResult`
-leaves :meth:`AyaSupervisor.handle`: the reply, the tools in order, every step as a ``RouterOutput``
-with its observation, the notes and whether the fallback router decided. A model-written reply (query,
-summarize, chat) that repeats the request is withheld (:mod:`aya_lab.agents.echo_checks`).
+the sender, under the room's memory policy: :mod:`aya_lab.agents.memory`), the explicit commands
+``approve`` and ``forget``, ``decline`` (a write no one chose explicitly) and ``chat`` (:class:`AyaChat`: a
+short direct answer). The router is one of Aya's routers by name (``single``, ``re_deciding``, ``loop``:
+:func:`~aya_lab.agents.routing.aya_router`); ``multi_intent=True`` is the old spelling of
+``router="re_deciding"``. Whatever happens, one typed :class:`SupervisorResult` leaves
+:meth:`AyaSupervisor.handle`: the reply, the tools in order, every step as a ``RouterOutput`` with its
+observation, the notes and whether the fallback router decided. A model-written reply (query, summarize,
+chat) that repeats the request is withheld (:mod:`aya_lab.agents.echo_checks`).
 """
 
 from __future__ import annotations
@@ -23,24 +17,26 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 
-from aya_lab.agents.authority import DECLINE, DECLINED, AuthorityRouter
+from aya_lab.agents.authority import DECLINE, DECLINED
 from aya_lab.agents.echo_checks import withhold_echoed_answer, withhold_echoed_chat, withhold_echoed_summary
-from aya_lab.agents.llm_router import LOOP_PROMPT, LoopRouter
 from aya_lab.agents.memory import AyaRemember, MemoryTools, RoomMemory
-from aya_lab.agents.multi_intent import ReDecidingRouter
 from aya_lab.agents.protocols import KnowledgeBaseLike, TextModel
 from aya_lab.agents.query import AyaQuery, QueryAnswer
 from aya_lab.agents.reply_checks import CHAT_FALLBACK, chat_breach
-from aya_lab.agents.routing import KeywordRouter, LLMRouter, RoutingChain, Step, ToolConfig, TranscriptRouter
+from aya_lab.agents.routing import (
+    LOOP_PROMPT,
+    LLMRouter,
+    RoutingChain,
+    Step,
+    ToolConfig,
+    TranscriptRouter,
+    aya_router,
+)
 from aya_lab.agents.summarizer import SummaryResult, make_summarizer
-from aya_lab.errors import InputError
 from aya_lab.messages import ChatMessage
 from aya_lab.prompts import load_prompt
 
-__all__ = ["AyaSupervisor", "AyaChat", "AyaRemember", "SupervisorResult", "TOOL_DESCRIPTIONS", "ROUTERS"]
-
-ROUTERS = ("single", "re_deciding", "loop")
-"""Aya's routers by name (see the module docstring)."""
+__all__ = ["AyaSupervisor", "AyaChat", "AyaRemember", "SupervisorResult", "TOOL_DESCRIPTIONS"]
 
 TOOL_DESCRIPTIONS = {
     "query": "a question about company policies, answered from the knowledge base with its sources",
@@ -106,21 +102,14 @@ class AyaSupervisor:
         max_steps: int = 3,
         multi_intent: bool = False,
         route_timeout: float | None = None,
-        fallback: KeywordRouter | None = None,
+        fallback: TranscriptRouter | None = None,
         router: str | None = None,
         loop_prompt: str = LOOP_PROMPT,
     ) -> None:
         self.model, self.kb = model, kb
         self.router_name = router or ("re_deciding" if multi_intent else "single")
-        if self.router_name not in ROUTERS:
-            raise InputError(f"unknown router {self.router_name!r}; use one of {', '.join(ROUTERS)}")
         self.llm_router = LLMRouter(model, load_prompt(router_prompt), fallback=fallback)
-        inner: TranscriptRouter = self.llm_router
-        if self.router_name == "re_deciding":
-            inner = ReDecidingRouter(self.llm_router)
-        elif self.router_name == "loop":
-            inner = LoopRouter(model, loop_prompt, fallback=fallback)
-        self.router: TranscriptRouter = AuthorityRouter(inner, confirm=self.llm_router)
+        self.router: TranscriptRouter = aya_router(self.router_name, self.llm_router, loop_prompt=loop_prompt)
         self.summarizer = make_summarizer(summarizer, model)
         self.query = AyaQuery(model, kb, k=query_k)
         self.chat = AyaChat(model)

@@ -101,7 +101,7 @@ class SupervisorParameters(_Parameters):
     max_steps: int = Field(3, ge=1, le=10)
     """Tools one request may run before the chain finishes."""
     router: Literal["re_deciding", "loop", "single"] = "re_deciding"
-    """Aya's router (:data:`~aya_lab.agents.supervisor.ROUTERS`): ``re_deciding`` (rules split a request
+    """Aya's router (:data:`~aya_lab.agents.routing.AYA_ROUTERS`): ``re_deciding`` (rules split a request
     into intents; single-intent requests make the same model calls as ``single``), ``loop`` (the model
     reads each observation and decides the next tool or to finish) or ``single`` (one tool). The old
     ``multi_intent: true`` / ``false`` is read as ``re_deciding`` / ``single``."""

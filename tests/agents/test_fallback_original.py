@@ -50,8 +50,8 @@ def test_without_the_original_the_lost_keyword_still_means_chat_and_no_original_
 class SummarizeFallback(KeywordRouter):
     """A custom keyword fallback: everything it decides is ``summarize``."""
 
-    def choose(self, text):
-        return RouterOutput("summarize", text, f"custom fallback (original: {self.original!r})")
+    def choose(self, text, original=None):
+        return RouterOutput("summarize", text, f"custom fallback (original: {original!r})")
 
 
 def test_a_custom_fallback_on_the_supervisor_is_kept_every_call():
@@ -61,7 +61,7 @@ def test_a_custom_fallback_on_the_supervisor_is_kept_every_call():
     first = sup.handle(LOST, [], original=GERMAN)
     assert first.tools == ["summarize"] and any(f"custom fallback (original: {GERMAN!r})" in n for n in first.notes)
     assert sup.handle(LOST, []).tools == ["summarize"]  # the next call: still the custom one, no original
-    assert sup.llm_router.fallback is given and given.original is None  # read on a copy, never patched
+    assert sup.llm_router.fallback is given and given.original is None  # handed the original, never patched
 
 
 def test_a_fallback_set_on_the_router_after_construction_is_kept_too():
