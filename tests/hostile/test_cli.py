@@ -60,7 +60,7 @@ CASES = [
     ({}, ["eval", "summarize", "--variants", "nosuch", "--model", "fake:ok"], ("unknown summarizer variant 'nosuch'",)),
     ({}, ["eval", "route", "--model", "fake:ok", "--prompt", "nosuch"], ("no prompt variant 'nosuch'", "fewshot")),
     ({}, ["eval", "attacks", "--model", "fake:ok", "--categories", "nosuch"], ("unknown attack category 'nosuch'",)),
-    ({}, ["eval", "compare", "nofile.csv", "other.csv"], ("no results file at nofile.csv",)),
+    ({}, ["eval", "compare", "nofile.csv", "other.csv"], ("no report file at nofile.csv",)),
     # settings
     ({"AYA_LAB_THREADS": "abc"}, TRANSLATE, ("AYA_LAB_THREADS='abc'", "set e.g. AYA_LAB_THREADS=2")),
     ({"AYA_LAB_ENGINE": "warp"}, TRANSLATE, ("AYA_LAB_ENGINE='warp' is not one of local, ray",)),
