@@ -38,8 +38,7 @@ if TYPE_CHECKING:
     from aya_lab.eval.routing_sequences import evaluate_sequences, load_multi_intent
     from aya_lab.eval.sequence_views import paths_paired, routers_paired, sequence_costs
     from aya_lab.eval.stats import ALPHA, holm
-    from aya_lab.eval.summarization import evaluate_summarizers
-    from aya_lab.eval.summarization_compare import combine_summarizer_runs
+    from aya_lab.eval.summarization import combine_summarizer_runs, evaluate_summarizers
     from aya_lab.eval.tasks import compare, run
     from aya_lab.eval.translation import (
         CopySystem,
@@ -74,8 +73,7 @@ _HOMES: dict[str, tuple[str, ...]] = {
     "aya_lab.eval.routing_sequences": ("evaluate_sequences", "load_multi_intent"),
     "aya_lab.eval.sequence_views": ("paths_paired", "routers_paired", "sequence_costs"),
     "aya_lab.eval.stats": ("ALPHA", "holm"),
-    "aya_lab.eval.summarization": ("evaluate_summarizers",),
-    "aya_lab.eval.summarization_compare": ("combine_summarizer_runs",),
+    "aya_lab.eval.summarization": ("combine_summarizer_runs", "evaluate_summarizers"),
     "aya_lab.eval.tasks": ("compare", "run"),
     "aya_lab.eval.translation": (
         "CopySystem",

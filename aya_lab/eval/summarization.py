@@ -28,6 +28,11 @@ difference ``delta``, its 95% CI, a two-sided p-value ``p`` from a paired bootst
 Holm over the systems per metric). Resamples are drawn once (numpy, seeded) and shared by all systems
 and metrics. A system is a summarizer variant.
 
+Runs on different models (a fine-tuned model is another model, and may read the request as written):
+:func:`combine_summarizer_runs` joins chosen systems of several runs into one report under new labels — the
+same transcripts, one set of resamples, paired tests of each label against the first; rows are relabelled,
+not re-scored.
+
 Floors: the variants ``copy-transcript`` and ``lead-N`` (:class:`~aya_lab.eval.floors.SummaryFloor`) write a
 summary without a model and are scored by the same code; ``aya-lab eval summarize`` runs them by default.
 """
@@ -36,7 +41,7 @@ from __future__ import annotations
 
 import json
 import warnings
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from typing import Any, cast
 
 import numpy as np
@@ -73,6 +78,7 @@ from aya_lab.models import load_chat_model
 from aya_lab.models.base import record_generations
 
 __all__ = [
+    "combine_summarizer_runs",
     "SUMMARIES_TASK",
     "SummariesConfig",
     "transcript_messages",
@@ -331,6 +337,54 @@ def aggregate_variants(
             )
         out.append(_corpus_chrf_row(sub, base, n_bootstrap))
     return pd.DataFrame(out, columns=DF_COLUMNS)
+
+
+# -- runs on different models, joined ----------------------------------------------------------------------
+def _checked(runs: Mapping[str, tuple[Report, str]]) -> list[str]:
+    """The transcript ids every run scored (in order); one-line errors for runs that do not fit together."""
+    if len(runs) < 2:
+        raise InputError(f"combine_summarizer_runs needs at least two labelled runs, got {len(runs)}")
+    ids: list[str] | None = None
+    for label, (res, variant) in runs.items():
+        if variant not in res.systems:
+            raise InputError(f"run for {label!r} has no variant {variant!r}; it has {', '.join(res.systems)}")
+        these = list(cast(list[str], res.meta.get("transcript_ids", [])))
+        if ids is not None and these != ids:
+            raise InputError(
+                f"run for {label!r} scored other transcripts than the first run; evaluate every run on the same "
+                "transcripts (same n and order)"
+            )
+        ids = these
+    return ids or []
+
+
+def combine_summarizer_runs(
+    runs: Mapping[str, tuple[Report, str]], *, n_bootstrap: int = 1000, seed: int = 0
+) -> Report:
+    """``runs``: label -> (results, the variant of those results to take). The first label is the baseline.
+
+    All runs must have scored the same transcripts in the same order (``meta["transcript_ids"]``). The
+    result's ``meta`` keeps each label's source: model spec, variant, whether requests were translated.
+    """
+    ids = _checked(runs)
+    labels = list(runs)
+    per = []
+    sigs, sources = {}, {}
+    for label, (res, variant) in runs.items():
+        rows = res.items[res.items["system"] == variant].copy()
+        per.append(rows.assign(system=label))
+        sigs[label] = cast(dict[str, dict[str, str]], res.meta.get("signatures", {})).get(
+            variant, {"model_fingerprint": "?", "prompt_hash": "?"}
+        )
+        sources[label] = {
+            "model": res.meta.get("model", "?"),
+            "variant": variant,
+            "translate_requests": res.meta.get("translate_requests"),
+        }
+    table = pd.concat(per, ignore_index=True)
+    dataset_ids = {res.meta.get("dataset_id", "?") for res, _ in runs.values()}
+    dataset_id = str(dataset_ids.pop()) if len(dataset_ids) == 1 else "mixed"
+    return scored_results(table, labels, ids, sigs, dataset_id, n_bootstrap=n_bootstrap, seed=seed, sources=sources)
 
 
 def _fmt(mean: float, low: float, high: float) -> str:

@@ -5,8 +5,7 @@ from __future__ import annotations
 import pytest
 
 from aya_lab.errors import InputError
-from aya_lab.eval.summarization import evaluate_summarizers
-from aya_lab.eval.summarization_compare import combine_summarizer_runs
+from aya_lab.eval.summarization import combine_summarizer_runs, evaluate_summarizers
 from aya_lab.models.fake import FakeChatModel
 
 ONECALL_RIGHT = "COUNT: 3\nSUMMARY: The cargo is late.\nACTIONS:\n- none"
