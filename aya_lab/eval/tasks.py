@@ -9,14 +9,13 @@ out-of-range option is the same one-line error either way, raised before any mod
 from __future__ import annotations
 
 import argparse
-import sys
 
 import pandas as pd
 from pydantic import ValidationError
 
 from aya_lab.errors import InputError
+from aya_lab.eval.cli_support import check_out, guard, pandas_display
 from aya_lab.eval.configs import TaskConfig
-from aya_lab.eval.out_paths import out_problem
 from aya_lab.eval.report import Report, task
 from aya_lab.eval.task_cli import option_values
 
@@ -52,16 +51,13 @@ def compare(a: Report, b: Report, **options: object) -> pd.DataFrame:
     return a.compare(b, **options)
 
 
+@guard
 def run_command(args: argparse.Namespace) -> int:
-    """``aya-lab eval run TASK``: validate, run, print the table, save with ``--out``."""
-    try:
-        if args.out and (problem := out_problem(args.out, ".csv", ())):
-            raise InputError(problem)
-        report = run(args.task, **option_values(args, args.config_class))
-    except InputError as exc:
-        print(f"error: {exc}", file=sys.stderr)
-        return 2
-    with pd.option_context("display.width", 200, "display.max_columns", 50, "display.max_rows", 500):
+    """``aya-lab eval run TASK``: validate, run, print the table, save with ``--out`` (an expected error is one
+    ``error:`` line and status 2, as every ``eval`` command's)."""
+    check_out(args.out)
+    report = run(args.task, **option_values(args, args.config_class))
+    with pandas_display():
         print(report.table().to_string())
     if args.out:
         report.save(args.out)
