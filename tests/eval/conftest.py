@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import hashlib
+import json
 import unicodedata
 from pathlib import Path
 
@@ -127,3 +128,20 @@ def real_data_dir():
     if not (Path(path) / "ntrex128" / "ntrex128.eng.txt").exists():
         pytest.skip("external test data not present")
     return Path(path)
+
+
+def write_faithfulness_pairs(tmp_path: Path) -> Path:
+    """A small labelled faithfulness set (eng-fra; 12 calibration and 6 holdout pairs of each label) in
+    ``tmp_path``; its path."""
+    lines = []
+    pairs = [("The meeting moved to Friday.", "La réunion a été déplacée à vendredi."),
+             ("Please send me the invoice.", "Envoie-moi la facture, s'il te plaît."),
+             ("The printer is broken again.", "L'imprimante est encore en panne.")] * 6  # fmt: skip
+    for i, (en, fr) in enumerate(pairs):
+        base = {"split": "calibration" if i < 12 else "holdout", "src": "eng", "tgt": "fra", "source": en}
+        lines.append({**base, "id": f"f{i}", "kind": "faithful", "label": "faithful", "output": fr})
+        other = "Le camion de livraison est arrivé avec deux heures de retard ce matin."
+        lines.append({**base, "id": f"u{i}", "kind": "example_echo", "label": "unfaithful", "output": other})
+    path = tmp_path / "pairs.jsonl"
+    path.write_text("".join(json.dumps(line) + "\n" for line in lines), encoding="utf-8")
+    return path

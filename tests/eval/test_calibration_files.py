@@ -25,6 +25,7 @@ from aya_lab.eval.faithfulness import evaluate_faithfulness
 from aya_lab.eval.faithfulness_real import calibrate_floor, load_real_drafts
 from aya_lab.paths import project_root
 from aya_lab.settings import DEFAULT_ROLE_SPECS
+from tests.eval.conftest import write_faithfulness_pairs
 
 CHANGES = {"date"}  # what a re-derivation may change: the day it ran
 
@@ -72,24 +73,9 @@ def test_the_thresholds_are_rederived_from_the_committed_pairs(monkeypatch):
     _same(committed, thresholds_calibration(result))
 
 
-def _small_set(tmp_path):
-    lines = []
-    pairs = [("The meeting moved to Friday.", "La réunion a été déplacée à vendredi."),
-             ("Please send me the invoice.", "Envoie-moi la facture, s'il te plaît."),
-             ("The printer is broken again.", "L'imprimante est encore en panne.")] * 6  # fmt: skip
-    for i, (en, fr) in enumerate(pairs):
-        base = {"split": "calibration" if i < 12 else "holdout", "src": "eng", "tgt": "fra", "source": en}
-        lines.append({**base, "id": f"f{i}", "kind": "faithful", "label": "faithful", "output": fr})
-        other = "Le camion de livraison est arrivé avec deux heures de retard ce matin."
-        lines.append({**base, "id": f"u{i}", "kind": "example_echo", "label": "unfaithful", "output": other})
-    path = tmp_path / "pairs.jsonl"
-    path.write_text("".join(json.dumps(line) + "\n" for line in lines), encoding="utf-8")
-    return path
-
-
 def test_the_command_writes_both_files_and_they_load(tmp_path, capsys):
     out = tmp_path / "cal"
-    assert main(["eval", "faithfulness", "--data", str(_small_set(tmp_path)), "--n-bootstrap", "0",
+    assert main(["eval", "faithfulness", "--data", str(write_faithfulness_pairs(tmp_path)), "--n-bootstrap", "0",
                  "--write-calibration", str(out)]) == 0  # fmt: skip
     text = capsys.readouterr().out
     assert f"wrote {out / THRESHOLDS_FILE}" in text and f"wrote {translator_path('gemma3-270m', out)}" in text
@@ -110,7 +96,7 @@ def test_a_bad_folder_or_missing_external_sets_are_one_line_and_nothing_is_writt
     err = capsys.readouterr().err.strip()
     assert err == f"error: --write-calibration {str(afile)!r} is a file; pass a folder, e.g. data/calibration"
     monkeypatch.setenv("AYA_LAB_DATA_DIR", str(tmp_path / "nothing-here"))
-    data = _small_set(tmp_path)
+    data = write_faithfulness_pairs(tmp_path)
     ref = {"id": "r", "split": "holdout", "kind": "faithful", "label": "faithful", "src": "eng", "tgt": "swh"}
     ref |= {"source": {"ref": "mafand/dev/eng-swh", "line": 3}, "output": "Habari."}
     data.write_text(data.read_text(encoding="utf-8") + json.dumps(ref) + "\n", encoding="utf-8")

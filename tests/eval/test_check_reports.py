@@ -5,7 +5,6 @@ is generated from its config (help, and one line for a bad option)."""
 from __future__ import annotations
 
 import datetime as dt
-import json
 
 import pandas as pd
 import pytest
@@ -34,23 +33,9 @@ from aya_lab.eval.faithfulness import (
 )
 from aya_lab.eval.grounding import GROUNDING_TABLES, evaluate_grounding, grounding_table
 from aya_lab.eval.task_cli import option_values
+from tests.eval.conftest import write_faithfulness_pairs
 
 DAY = dt.date(2026, 1, 1)
-
-
-def _pairs(tmp_path):
-    lines = []
-    texts = [("The meeting moved to Friday.", "La réunion a été déplacée à vendredi."),
-             ("Please send me the invoice.", "Envoie-moi la facture, s'il te plaît."),
-             ("The printer is broken again.", "L'imprimante est encore en panne.")] * 6  # fmt: skip
-    for i, (en, fr) in enumerate(texts):
-        base = {"split": "calibration" if i < 12 else "holdout", "src": "eng", "tgt": "fra", "source": en}
-        lines.append({**base, "id": f"f{i}", "kind": "faithful", "label": "faithful", "output": fr})
-        other = "Le camion de livraison est arrivé avec deux heures de retard ce matin."
-        lines.append({**base, "id": f"u{i}", "kind": "example_echo", "label": "unfaithful", "output": other})
-    path = tmp_path / "pairs.jsonl"
-    path.write_text("".join(json.dumps(line) + "\n" for line in lines), encoding="utf-8")
-    return path
 
 
 def _same_report(a: Report, b: Report) -> None:
@@ -67,7 +52,7 @@ def _same_report(a: Report, b: Report) -> None:
 
 @pytest.fixture(scope="module")
 def faithfulness(tmp_path_factory):
-    return evaluate_faithfulness(_pairs(tmp_path_factory.mktemp("faith")), n_bootstrap=20)
+    return evaluate_faithfulness(write_faithfulness_pairs(tmp_path_factory.mktemp("faith")), n_bootstrap=20)
 
 
 def test_faithfulness_is_a_report_whose_table_is_the_wide_one(faithfulness):
@@ -92,7 +77,7 @@ def test_faithfulness_round_trips_and_the_loaded_report_makes_the_same_calibrati
 
 
 def test_faithfulness_with_a_translators_floor_and_its_options(tmp_path):
-    rep = run("faithfulness", data=str(_pairs(tmp_path)), translator="gemma3-270m", n_bootstrap=0)
+    rep = run("faithfulness", data=str(write_faithfulness_pairs(tmp_path)), translator="gemma3-270m", n_bootstrap=0)
     assert rep.systems == ["gate+floor:gemma3-270m"] and rep.meta["floor"]["value"] == 0.908
     with pytest.raises(InputError, match="no committed calibration record for translator 'nobody'"):
         run("faithfulness", data=str(tmp_path / "pairs.jsonl"), translator="nobody")
