@@ -30,6 +30,7 @@ from aya_lab.paths import cache_dir
 from aya_lab.prompts import PromptFile, list_variants, load_prompt
 from aya_lab.rag.facts import Fact
 from aya_lab.rag.index import Retrieved
+from aya_lab.rag.sections import Section
 
 
 class FakeRoomModel(FakeChatModel):
@@ -86,14 +87,19 @@ class FakeKnowledgeBase:
     ``relevant`` answers the best ``k`` of the scripted ``hits``, whatever the query. ``add_fact`` keeps
     ``(text, author, run_id)`` in ``rows`` under a string id, as the real store does (simplified: a fact
     of a run is listed at once, with no commit). ``facts`` lists the scripted ``notes``, then the rows,
-    dated ``created_at``; ``forget`` removes a row and appends ``(id, text, author, by, reason)`` to
+    dated ``created_at``; ``sections`` lists the scripted ``handbook``; ``forget`` removes a row and appends ``(id, text, author, by, reason)`` to
     ``audit_rows``.
     """
 
     def __init__(
-        self, hits: Sequence[Retrieved] = (), notes: Sequence[Fact] = (), created_at: str = "2026-11-30T10:00:00+00:00"
+        self,
+        hits: Sequence[Retrieved] = (),
+        notes: Sequence[Fact] = (),
+        created_at: str = "2026-11-30T10:00:00+00:00",
+        handbook: Sequence[Section] = (),
     ) -> None:
         self.hits, self.notes, self.created_at = list(hits), list(notes), created_at
+        self.handbook = list(handbook)
         self.rows: dict[str, tuple[str, str, str | None]] = {}
         self.audit_rows: list[tuple[str, str, str, str, str]] = []
 
@@ -107,6 +113,9 @@ class FakeKnowledgeBase:
 
     def facts(self) -> list[Fact]:
         return [*self.notes, *(Fact(i, text, author, self.created_at) for i, (text, author, _) in self.rows.items())]
+
+    def sections(self) -> list[Section]:
+        return list(self.handbook)
 
     def forget(self, fact_id: str, *, by: str, reason: str = "") -> None:
         text, author, _ = self.rows.pop(str(fact_id))

@@ -53,7 +53,10 @@ _STOP = frozenset(
 STOPWORDS = _STOP
 """Words that carry no content for citing (English function words and the words every question shares)."""
 _WORD = re.compile(r"[^\W_]+", re.UNICODE)
-_FIXED = re.compile(r"\((?:sources: [^()\n]*|no source supports this answer)\)")
+_FIXED = re.compile(
+    r"\((?:sources: [^()\n]*|no source supports this answer)\)"  # the sources line
+    r'|(?:From [\w./-]+\.(?:md|markdown|txt), "[^"\n]*"|Note from [^()\n:]*\(unverified\)): '  # where a quote stands
+)
 
 
 def citation_words(text: str) -> set[str]:
@@ -97,8 +100,8 @@ def sources_line(documents: Sequence[str], notes: Sequence[str]) -> str:
 
 
 def split_fixed(text: str) -> list[tuple[str, bool]]:
-    """``text`` cut into ``(piece, fixed)`` pieces: ``fixed`` pieces are sources lines set by code, to be
-    delivered verbatim; the others may be translated."""
+    """``text`` cut into ``(piece, fixed)`` pieces: ``fixed`` pieces are set by code (sources lines, where a quote
+    stands: ``From travel_policy.md, "Flights": ``), to be delivered verbatim; the others may be translated."""
     pieces: list[tuple[str, bool]] = []
     pos = 0
     for m in _FIXED.finditer(text):

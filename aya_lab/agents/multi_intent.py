@@ -106,8 +106,9 @@ def resolve_reference(intent: Intent, observations: Sequence[str]) -> str:
     if m is None:
         return intent.text
     last = observations[-1].strip()
-    if m.group("items"):
-        items = [line.strip("-•* ").strip() for line in last.splitlines() if line.strip().startswith(("-", "•", "*"))]
+    if m.group("items"):  # the bullets under "Action items:" when the summary has that heading
+        block = last.split("Action items:", 1)[-1]
+        items = [line.strip("-•* ").strip() for line in block.splitlines() if line.strip().startswith(("-", "•", "*"))]
         items = [i for i in items if i and i.lower() != "no action items"]
         last = "; ".join(items) or last
     return f"remember that {last}"

@@ -16,6 +16,7 @@ from aya_lab.messages import ChatMessage, Delivery
 from aya_lab.models.result import GenerationResult
 from aya_lab.rag.facts import Fact
 from aya_lab.rag.index import Retrieved
+from aya_lab.rag.sections import Section
 
 if TYPE_CHECKING:
     from aya_lab.models.base import Conversation
@@ -45,7 +46,8 @@ class TextModel(Protocol):
 class KnowledgeBaseLike(Protocol):
     """What the query, remember and forget tools need: retrieval above a threshold; adding a fact (with
     its author, pending until its run commits when ``run_id`` is given; returns its id); the committed
-    facts (ids for ``forget``, dates for notes' labels); removing one with an audit row naming ``by``."""
+    facts (ids for ``forget``, dates for notes' labels); removing one with an audit row naming ``by``; the
+    documents' sections (what the query agent quotes; empty when none were read)."""
 
     def relevant(self, query: str, k: int = 4, min_score: float | None = None) -> list[Retrieved]: ...
 
@@ -54,6 +56,8 @@ class KnowledgeBaseLike(Protocol):
     def facts(self) -> list[Fact]: ...
 
     def forget(self, fact_id: str, *, by: str, reason: str = "") -> None: ...
+
+    def sections(self) -> list[Section]: ...
 
 
 @runtime_checkable

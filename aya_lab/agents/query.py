@@ -1,5 +1,17 @@
-"""AyaQuery: answers policy questions from the knowledge base, citing only the sources that state the
-facts the answer states.
+"""AyaQuery: answers policy questions from the knowledge base, by quoting the handbook (the default) or with the
+model's draft, citing only the sources that state the facts the answer states.
+
+**Quoting** (``answers="quote"``, the room's default): the request as written, in any language, is searched
+against the handbook's sections with the multilingual encoder (:mod:`aya_lab.rag.sections`); when its best
+section stands out (in scope) the reply quotes the one to three sentences of it closest to the question, with
+where they stand: ``From travel_policy.md, "Flights": "Economy class for flights under 6 hours."``. A question
+written in English must also pass the English index's relevance threshold. When the handbook does not cover the
+question but a colleague's note does, the reply quotes the note, labelled unverified; otherwise "I don't know".
+No model is called: the words are the handbook's. Chosen over the model's drafts by measurement (docs/ROOM.md,
+"Answers that quote"). A knowledge base with no sections (opened without reading its documents) is answered
+with drafts.
+
+**Drafts** (``answers="draft"``): the model answers from the retrieved passages, as below.
 
 Retrieval keeps chunks above the knowledge base's relevance threshold; when none is left the answer
 is a fixed "I don't know" (no model call: a small model would invent a policy). Policy passages and
@@ -25,14 +37,18 @@ from aya_lab.agents.citations import NO_SOURCE, note_label, rank_for_answer, sou
 from aya_lab.agents.grounding import Passage, ground
 from aya_lab.agents.protocols import KnowledgeBaseLike, TextModel
 from aya_lab.agents.reply_checks import WITHHELD_ANSWER, leaked_tags, strip_tags
+from aya_lab.agents.translator import is_english
 from aya_lab.errors import InputError
 from aya_lab.prompts import PromptFile, load_prompt
 from aya_lab.rag.index import Retrieved
+from aya_lab.rag.sections import Quote, SectionIndex
 from aya_lab.spotlight import delimiter_tags
 
-__all__ = ["AyaQuery", "QueryAnswer", "IDK"]
+__all__ = ["ANSWER_MODES", "AnswerMode", "AyaQuery", "QueryAnswer", "IDK"]
 
 IDK = "I don't know: the knowledge base has nothing on this."
+ANSWER_MODES = ("quote", "draft")
+AnswerMode = Literal["quote", "draft"]
 
 
 @dataclass
@@ -46,6 +62,7 @@ class QueryAnswer:
     reason: str = ""  # why the draft failed (aya_lab.agents.grounding.Grounding.reason), or ""
     missing: list[str] = field(default_factory=list)  # the draft's facts that no shown passage states
     leaked: list[str] = field(default_factory=list)  # prompt tags the draft echoed (stripped)
+    quote: Quote | None = None  # what the reply quotes (answers="quote"), else None
 
     @property
     def note(self) -> str | None:
@@ -58,16 +75,20 @@ class QueryAnswer:
 class AyaQuery:
     def __init__(
         self,
-        model: TextModel,
+        model: TextModel | None,
         kb: KnowledgeBaseLike,
         prompt: str | PromptFile = "query/baseline",
         k: int = 3,
         min_score: float | None = None,
         unsupported: Literal["withhold", "flag"] = "withhold",
+        answers: AnswerMode = "draft",
     ) -> None:
         if unsupported not in ("withhold", "flag"):
             raise InputError(f"unsupported={unsupported!r}: use 'withhold' or 'flag'")
+        if answers not in ANSWER_MODES:
+            raise InputError(f"answers={answers!r}: use 'quote' (quote the handbook) or 'draft' (the model's answer)")
         self.model, self.kb, self.k, self.min_score = model, kb, k, min_score
+        self.answers: AnswerMode = answers
         self.unsupported = unsupported
         self.prompt = load_prompt(prompt) if isinstance(prompt, str) else prompt
 
@@ -78,7 +99,33 @@ class AyaQuery:
         dated = {f.text: f.created_at for f in self.kb.facts()}
         return {i: note_label(h.author, dated.get(h.text)) for i, h in enumerate(hits) if h.kind == "fact"}
 
-    def answer(self, question: str) -> QueryAnswer:
+    def answer(self, question: str, original: str | None = None) -> QueryAnswer:
+        """The answer to ``question`` (English, or as written); ``original``: the request as written when
+        ``question`` is its translation (quoting searches what was written)."""
+        sections = self.kb.sections() if self.answers == "quote" else []
+        if sections:
+            return self._quote(question, original, SectionIndex.shared(sections))
+        return self._draft(question)
+
+    def _quote(self, question: str, original: str | None, index: SectionIndex) -> QueryAnswer:
+        written = original or question
+        matches = index.search([written], k=self.k)
+        found = rank_for_answer(self.kb.relevant(question, k=2 * self.k, min_score=self.min_score), self.k)
+        english_ok = original is not None or not is_english(question) or any(h.kind != "fact" for h in found)
+        scores, retrieved = [m.score for m in matches], list(dict.fromkeys(m.section.source for m in matches))
+        if index.in_scope(matches) and english_ok:
+            quote = index.quote(matches[0], [written])
+            return QueryAnswer(quote.text, " ".join(quote.sentences), [quote.source], scores, retrieved, quote=quote)
+        notes = [h for h in found if h.kind == "fact"]
+        if notes:
+            label = self._labels(notes)[0]
+            text = f'{label[0].upper()}{label[1:]} (unverified): "{notes[0].text}"'
+            return QueryAnswer(text, notes[0].text, [f"{label}, unverified"], scores, retrieved)
+        return QueryAnswer(IDK, IDK, [], scores, retrieved)
+
+    def _draft(self, question: str) -> QueryAnswer:
+        if self.model is None:
+            raise InputError("the query agent needs a model for its drafts: pass one, or answers='quote'")
         found = self.kb.relevant(question, k=2 * self.k, min_score=self.min_score)
         hits = rank_for_answer(found, self.k)
         if not hits:

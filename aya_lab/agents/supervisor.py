@@ -1,7 +1,8 @@
 """AyaSupervisor: reads the English request, routes it through a routing chain, emits exactly one reply.
 
 Tools: ``query`` (:class:`~aya_lab.agents.query.AyaQuery`), ``summarize`` (a summarizer variant over
-the room history), ``remember`` (:class:`AyaRemember`: add a fact to the knowledge base, attributed to
+the room history; the reply states its window and the action items by rule, and a withheld draft becomes who
+said what: :mod:`aya_lab.agents.digest`), ``remember`` (:class:`AyaRemember`: add a fact to the knowledge base, attributed to
 the sender, under the room's memory policy: :mod:`aya_lab.agents.memory`), the explicit commands
 ``approve`` and ``forget``, ``decline`` (a write no one chose explicitly) and ``chat`` (:class:`AyaChat`: a
 short direct answer). The router is one of Aya's routers by name (``single``, ``re_deciding``, ``loop``:
@@ -18,10 +19,11 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 
 from aya_lab.agents.authority import DECLINE, DECLINED
+from aya_lab.agents.digest import with_digest
 from aya_lab.agents.echo_checks import withhold_echoed_answer, withhold_echoed_chat, withhold_echoed_summary
 from aya_lab.agents.memory import AyaRemember, MemoryTools, RoomMemory
 from aya_lab.agents.protocols import KnowledgeBaseLike, TextModel
-from aya_lab.agents.query import AyaQuery, QueryAnswer
+from aya_lab.agents.query import AnswerMode, AyaQuery, QueryAnswer
 from aya_lab.agents.reply_checks import CHAT_FALLBACK, chat_breach
 from aya_lab.agents.routing import (
     LOOP_PROMPT,
@@ -105,13 +107,14 @@ class AyaSupervisor:
         fallback: TranscriptRouter | None = None,
         router: str | None = None,
         loop_prompt: str = LOOP_PROMPT,
+        answers: AnswerMode = "quote",
     ) -> None:
         self.model, self.kb = model, kb
         self.router_name = router or ("re_deciding" if multi_intent else "single")
         self.llm_router = LLMRouter(model, load_prompt(router_prompt), fallback=fallback)
         self.router: TranscriptRouter = aya_router(self.router_name, self.llm_router, loop_prompt=loop_prompt)
         self.summarizer = make_summarizer(summarizer, model)
-        self.query = AyaQuery(model, kb, k=query_k)
+        self.query = AyaQuery(model, kb, k=query_k, answers=answers)
         self.chat = AyaChat(model)
         self.max_steps, self.route_timeout = max_steps, route_timeout
 
@@ -140,11 +143,12 @@ class AyaSupervisor:
         asked = (request_en, original)  # a model-written reply that repeats these is withheld
 
         def summarize(text: str) -> str:
-            summaries.append(withhold_echoed_summary(self.summarizer.summarize(text, history), asked))
+            checked = withhold_echoed_summary(self.summarizer.summarize(text, history), asked)
+            summaries.append(with_digest(checked, history))
             return summaries[-1].text
 
         def query(text: str) -> str:
-            answers.append(withhold_echoed_answer(self.query.answer(text), asked))
+            answers.append(withhold_echoed_answer(self.query.answer(text, original), asked))
             return answers[-1].text
 
         def chat(text: str) -> str:

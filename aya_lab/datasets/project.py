@@ -39,6 +39,10 @@ __all__ = [
     "WORKPLACE_LANGUAGES",
     "list_kb_documents",
     "load_rag_questions",
+    "load_policy_questions",
+    "POLICY_QUESTION_SETS",
+    "GoldSection",
+    "PolicyQuestion",
     "load_transcripts",
     "load_routing_examples",
     "ROUTING_SETS",
@@ -67,6 +71,8 @@ def default_paths() -> dict[str, Path]:
     return {
         "kb": data / "kb",
         "rag": data / "rag" / "questions.jsonl",
+        "rag_dev": data / "rag" / "questions_dev.jsonl",
+        "rag_unseen": data / "rag" / "questions_unseen.jsonl",
         "transcripts": data / "transcripts" / "transcripts.jsonl",
         "routing": data / "routing" / "requests.jsonl",
         "routing_unseen": data / "routing" / "requests_unseen.jsonl",
@@ -304,6 +310,45 @@ def _load_jsonl(path: Path, model: type[_M]) -> list[_M]:
 def load_rag_questions(path: str | Path | None = None) -> list[RagQuestion]:
     """Load ``data/rag/questions.jsonl`` (or ``path``)."""
     return _load_jsonl(Path(path) if path is not None else default_paths()["rag"], RagQuestion)
+
+
+class GoldSection(_Record):
+    """A handbook section that states an answer: its file and its ``##`` heading."""
+
+    doc: str = Field(min_length=1)
+    section: str = Field(min_length=1)
+
+
+class PolicyQuestion(_Record):
+    """A policy question in any language with the sections and the English fact that answer it
+    (``data/rag/README.md``); an out-of-scope question has neither."""
+
+    id: str = Field(pattern=r"^[a-z]\d{3,}$")
+    lang: str = Field(pattern=r"^[a-z]{3}$")
+    question: str = Field(min_length=1)
+    gold: list[GoldSection]
+    fact: str
+    in_scope: bool
+
+    @model_validator(mode="after")
+    def _scope_matches_gold(self) -> PolicyQuestion:
+        if self.in_scope and not (self.gold and self.fact):
+            raise ValueError("gold: an in-scope question needs at least one gold section and its fact")
+        if not self.in_scope and (self.gold or self.fact):
+            raise ValueError("gold: an out-of-scope question has no gold sections or fact")
+        return self
+
+
+POLICY_QUESTION_SETS: dict[str, str] = {"dev": "rag_dev", "unseen": "rag_unseen"}
+"""The committed multilingual question sets by name: ``dev`` (20 questions in French, German, Spanish and
+Swahili, for choosing) and ``unseen`` (75 in five languages, written and committed before any score)."""
+
+
+def load_policy_questions(path: str | Path = "unseen") -> list[PolicyQuestion]:
+    """Load a set named in :data:`POLICY_QUESTION_SETS` or a JSONL file of :class:`PolicyQuestion` records."""
+    if isinstance(path, str) and path in POLICY_QUESTION_SETS:
+        return _load_jsonl(default_paths()[POLICY_QUESTION_SETS[path]], PolicyQuestion)
+    return _load_jsonl(Path(path), PolicyQuestion)
 
 
 def load_transcripts(path: str | Path | None = None) -> list[Transcript]:

@@ -32,6 +32,7 @@ __all__ = [
     "CONFIGS",
     "RoutingConfig",
     "SequencesConfig",
+    "AnswersConfig",
     "AttacksConfig",
     "FaithfulnessConfig",
     "GroundingConfig",
@@ -177,6 +178,22 @@ class GroundingConfig(TaskConfig):
 
     data: str | None = Field(default=None, description="a drafts JSONL file (default data/adversarial/drafts.jsonl)")
     docs: str | None = Field(default=None, description="the handbook folder the drafts quote (default data/kb)")
+    n_bootstrap: int = Field(default=1000, ge=0, le=100_000, description="bootstrap resamples for the 95% CIs")
+    seed: int = Field(default=0, ge=0, description="the resampling seed")
+
+
+class AnswersConfig(TaskConfig):
+    """Aya's answers to policy questions in five languages, by answer mode; the first mode is the baseline."""
+
+    questions: str = Field(
+        default="unseen", description="the questions: unseen (75, five languages), dev (20), or a JSONL file"
+    )
+    systems: list[Literal["quote", "draft"]] = Field(
+        default=["quote"], min_length=1, description="answer modes: quote (the handbook) or draft"
+    )
+    model: ModelRef = Field(default=None, description="Aya's model for drafts (default: the aya role's)")
+    translator: ModelRef = Field(default=None, description="the request translator for drafts (default: its role's)")
+    docs: str | None = Field(default=None, description="the handbook folder (default data/kb)")
     n_bootstrap: int = Field(default=1000, ge=0, le=100_000, description="bootstrap resamples for the 95% CIs")
     seed: int = Field(default=0, ge=0, description="the resampling seed")
 

@@ -16,6 +16,8 @@ nothing changed.
 * ``relevant(query, k, min_score)`` keeps those at or above a threshold; an empty list means "I don't
   know". The default :data:`DEFAULT_MIN_SCORE` was chosen on ``data/kb`` + ``data/rag/questions.jsonl``
   with the packaged all-MiniLM-L6-v2 (how: ``data/rag/README.md``).
+* ``sections()`` gives the documents' sections as read at open (:mod:`aya_lab.rag.sections`), which the
+  query agent searches with the multilingual encoder and quotes.
 * ``add_fact(text, author=..., run_id=None)`` (Aya's ``remember`` tool) stores an attributed fact and
   returns its id: at once without a run id; with one it stays pending (invisible) until
   ``commit_run(run_id)``, and ``discard_run`` / ``discard_uncommitted`` drop it. ``forget(fact_id, by=...)``
@@ -65,6 +67,7 @@ from aya_lab.rag.embeddings import default_embeddings, embeddings_fingerprint
 from aya_lab.rag.facts import FactsMixin, ensure_schema
 from aya_lab.rag.index import Retrieved, add_rows, new_vectorstore, rank_score, to_retrieved
 from aya_lab.rag.readonly import ReadOnlyKnowledgeBase
+from aya_lab.rag.sections import Section, read_sections
 from aya_lab.rag.store import (
     SCHEMA_VERSION,
     StoredRow,
@@ -111,6 +114,7 @@ class KnowledgeBase(FactsMixin):
         self._store: FAISS | None = None  # the search index, built from the stored vectors on demand
         self._order: dict[str, int] = {}  # store id -> position (documents, then facts), breaks score ties
         self._data_version = -1
+        self._sections: list[Section] = []  # the documents' sections, when this open read them
 
     @property
     def _db(self) -> sqlite3.Connection:
@@ -166,6 +170,7 @@ class KnowledgeBase(FactsMixin):
                     key = _index_key(docs_hash(docs), fingerprint, chunk_size, chunk_overlap)
                     if meta.get("index_key") != key:
                         kb._rebuild(docs, key, chunk_size, chunk_overlap)
+                    kb._sections = read_sections(docs)
             except BaseException:
                 conn.close()
                 raise
@@ -315,6 +320,11 @@ class KnowledgeBase(FactsMixin):
         """
         threshold = self.min_score if min_score is None else min_score
         return [r for r in self.retrieve(query, k) if r.score >= threshold]
+
+    def sections(self) -> list[Section]:
+        """The documents' sections (:mod:`aya_lab.rag.sections`: what Aya quotes), as read when this store was
+        opened; empty when it was opened with ``refresh=False`` (no document was read)."""
+        return list(self._sections)
 
     def as_retriever(self, k: int = 4, min_score: float | None = None) -> KnowledgeBaseRetriever:
         """A LangChain retriever over :meth:`relevant` (metadata: source, section, score, kind, author)."""

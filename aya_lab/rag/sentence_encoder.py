@@ -61,18 +61,21 @@ class SentenceEncoder:
     def fingerprint(self) -> str:
         return ENCODER_NAME
 
-    def encode(self, texts: Sequence[str]) -> np.ndarray:
-        """An ``(len(texts), dim)`` float32 array of unit vectors (``"query: "`` prefix), in order."""
+    def encode(self, texts: Sequence[str], *, passages: bool = False) -> np.ndarray:
+        """An ``(len(texts), dim)`` float32 array of unit vectors, in order: ``"query: "`` prefix, or
+        ``"passage: "`` with ``passages=True`` (what e5 was trained to compare a query with)."""
+        keys = [f"\0passage\0{t}" if passages else t for t in texts]
+        embed = self._model.passage if passages else self._model.query
         with self._lock:
-            todo = list(dict.fromkeys(t for t in texts if t not in self._memo))
+            todo = list(dict.fromkeys((k, t) for k, t in zip(keys, texts) if k not in self._memo))
             if todo:
-                vectors = np.asarray(self._model.query(todo), dtype=np.float32).reshape(len(todo), self.dim)
-                for text, vector in zip(todo, vectors):
-                    self._memo[text] = vector
+                vectors = np.asarray(embed([t for _, t in todo]), dtype=np.float32).reshape(len(todo), self.dim)
+                for (key, _), vector in zip(todo, vectors):
+                    self._memo[key] = vector
             out = np.zeros((len(texts), self.dim), dtype=np.float32)
-            for i, text in enumerate(texts):
-                out[i] = self._memo[text]
-                self._memo.move_to_end(text)
+            for i, key in enumerate(keys):
+                out[i] = self._memo[key]
+                self._memo.move_to_end(key)
             while len(self._memo) > MEMO_SIZE:
                 self._memo.popitem(last=False)
         return out

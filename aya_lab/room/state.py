@@ -93,6 +93,7 @@ CHECKPOINTED_TYPES: tuple[tuple[str, str], ...] = (
     ("aya_lab.agents.routing_chain", "RouterOutput"),
     ("aya_lab.agents.summarizer", "SummaryResult"),
     ("aya_lab.agents.query", "QueryAnswer"),
+    ("aya_lab.rag.sections", "Quote"),
 )
 """The classes a room's checkpoints may hold (LangGraph's msgpack allow-list; anything else is refused)."""
 

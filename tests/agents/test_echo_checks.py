@@ -79,8 +79,11 @@ def test_the_supervisor_withholds_a_summary_that_is_the_request():
     model = FakeChatModel(rules=[("Tools:", "summarize")], default=request)
     history = [ChatMessage(sender="kofi", content="The printer is jammed.", lang="eng")]
     result = AyaSupervisor(model, kb()).handle(request, history)
-    assert result.reply == SUMMARY_WITHHELD and result.summaries[0].withheld
-    assert any("summary withheld" in n for n in result.notes)
+    assert result.summaries[0].withheld and SUMMARY_WITHHELD not in result.reply
+    # the reply is who said what, in the messages' own words: never the request
+    assert result.reply.startswith("The last message (kofi; ") and "\n- kofi: The printer is jammed.\n" in result.reply
+    assert "admin mode" not in result.reply
+    assert any("summary withheld" in n for n in result.notes) and any("who said what" in n for n in result.notes)
 
 
 def test_remember_may_repeat_the_request_by_design():

@@ -156,10 +156,13 @@ def test_the_supervisor_runs_two_tools_the_model_chose_after_reading_the_first_o
         default="ok",
     )
     kb = FakeKnowledgeBase()
-    result = AyaSupervisor(model, kb, router="loop").handle(REQUEST, HISTORY, author="kofi")
+    history = [ChatMessage(sender="lena", content="Meeting moved to Friday. I'll send the report.", lang="eng")]
+    result = AyaSupervisor(model, kb, router="loop").handle(REQUEST, history, author="kofi")
     assert result.tools == ["summarize", "remember"] and not result.fallback
     assert list(kb.rows.values()) == [("lena: send the report", "kofi", None)]  # the back-reference resolved
-    assert result.reply == "Plans changed.\n- lena: send the report\n\nNoted: lena: send the report"
+    window, rest = result.reply.split("\n", 1)
+    assert window.startswith("The last message (lena; ")
+    assert rest == "Plans changed.\nAction items:\n- lena: send the report\n\nNoted: lena: send the report"
 
 
 def test_the_supervisor_keyword_fallback_never_writes():

@@ -2,6 +2,7 @@ import pytest
 from langchain_core.embeddings import DeterministicFakeEmbedding
 
 from aya_lab.room import ChatRoom
+from aya_lab.room.room import default_graph_path
 from tests.fakes import FakeRoomModel
 
 KB_TEXT = {
@@ -41,3 +42,13 @@ def make_room(tmp_path, kb_dir):
             r.close()
         except Exception:
             pass
+
+
+@pytest.fixture
+def draft_graph(tmp_path):
+    """The room's graph with the query tool answering with the model's drafts (``answers: draft``)."""
+    spec = default_graph_path().read_text(encoding="utf-8").replace("answers: quote", "answers: draft")
+    assert "answers: draft" in spec
+    path = tmp_path / "aya_draft.yaml"
+    path.write_text(spec, encoding="utf-8")
+    return path

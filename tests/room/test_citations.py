@@ -111,16 +111,18 @@ def test_sources_line_and_its_fixed_pieces():
     assert split_fixed(text) == [("Yes. ", False), (line, True), ("\n\nNoted: x", False)]
 
 
-def test_delivery_translates_the_answer_and_keeps_the_sources_line_verbatim(make_room, kb_dir, tmp_path):
+def test_delivery_translates_the_quote_and_keeps_where_it_stands_verbatim(make_room, kb_dir, tmp_path):
     kb = KnowledgeBase.open(tmp_path / "kb.sqlite", kb_dir, DeterministicFakeEmbedding(size=32), min_score=-1.0)
-    model = FakeRoomModel(rules=[("Tool:", "query"), ("Answer:", "Economy class.")])
+    model = FakeRoomModel(rules=[("Tool:", "query"), ("Answer:", "Business class always.")])
     room = make_room(model=model, kb=kb)
     report = room.send("kofi", "@aya which class for a 3 hour flight?")
-    assert report.aya_reply["kofi"] == "Economy class. (sources: travel_policy.md)"
-    assert report.aya_reply["lena"] == "[German] Economy class. (sources: travel_policy.md)"
-    assert report.aya_reply["amara"] == "[Swahili] Economy class. (sources: travel_policy.md)"
-    translated = [p for p in model.prompts if "Economy class." in p and "<message>" in p]
-    assert translated and not any("sources" in p for p in translated)  # the model never saw the sources line
+    where = 'From travel_policy.md, "Flights": '
+    assert report.aya_reply["kofi"].startswith(where + '"Economy class for flights under 6 hours.')
+    assert report.aya_reply["lena"].startswith(where + "[German] ")  # the quote is translated, where it stands is not
+    assert report.aya_reply["amara"].startswith(where + "[Swahili] ")
+    translated = [p for p in model.prompts if "Economy class" in p and "<message>" in p]
+    assert translated and not any("travel_policy.md" in p for p in translated)  # the model never saw the source
+    assert not any("Business class always" in r for r in report.aya_reply.values())  # no model draft was asked for
 
 
 class SlantedEmbeddings(Embeddings):

@@ -144,9 +144,12 @@ def _policy_kb(tmp_path, kb_dir):
     return KnowledgeBase.open(tmp_path / "kb.sqlite", kb_dir, DeterministicFakeEmbedding(size=32), min_score=-1.0)
 
 
-def test_a_note_from_outside_the_policy_stores_nothing_and_900_is_never_answered(make_room, tmp_path, kb_dir):
+def test_a_note_from_outside_the_policy_stores_nothing_and_900_is_never_answered(
+    make_room, tmp_path, kb_dir, draft_graph
+):
     model = FakeRoomModel(rules=[("Tool:", "query"), ("Answer:", "The per diem is 900 EUR per day.")])
-    room = make_room(model=model, kb=_policy_kb(tmp_path, kb_dir), memory_policy=creator_policy(["kofi"]))
+    kb = _policy_kb(tmp_path, kb_dir)
+    room = make_room(model=model, kb=kb, memory_policy=creator_policy(["kofi"]), graph=draft_graph)
     refused = room.send("amara", "@aya /remember the per diem is 900 EUR")
     assert refused.aya_reply["amara"].startswith("[Swahili] Sorry amara") and room.kb.facts() == []
     report = room.send("lena", "@aya what is the per diem?")
@@ -155,9 +158,17 @@ def test_a_note_from_outside_the_policy_stores_nothing_and_900_is_never_answered
     assert any("'900 EUR'" in n for n in report.notes)
 
 
-def test_the_600_eur_draft_is_withheld_in_the_room(make_room, tmp_path, kb_dir):
+def test_the_600_eur_draft_is_withheld_in_the_room(make_room, tmp_path, kb_dir, draft_graph):
     model = FakeRoomModel(rules=[("Tool:", "query"), ("Answer:", "The per-diem is 600 EUR per full travel day.")])
-    room = make_room(model=model, kb=_policy_kb(tmp_path, kb_dir))
+    room = make_room(model=model, kb=_policy_kb(tmp_path, kb_dir), graph=draft_graph)
     report = room.send("kofi", "@aya what is the per diem?")
     assert report.aya_reply["kofi"] == WITHHELD_ANSWER and "travel_policy.md" not in report.aya_reply["kofi"]
     assert any("'600 EUR'" in n for n in report.notes)
+
+
+def test_quoting_room_answers_the_per_diem_from_the_handbook_whatever_the_model_drafts(make_room, tmp_path, kb_dir):
+    model = FakeRoomModel(rules=[("Tool:", "query"), ("Answer:", "The per-diem is 600 EUR per full travel day.")])
+    room = make_room(model=model, kb=_policy_kb(tmp_path, kb_dir))  # the shipped graph: answers quote
+    report = room.send("lena", "@aya Wie hoch ist das Tagegeld?")
+    assert report.aya_reply["kofi"].startswith('From travel_policy.md, "Flights": "')
+    assert "45 EUR" in report.aya_reply["kofi"] and not any("600" in text for text in report.aya_reply.values())

@@ -1,0 +1,41 @@
+"""The answers task: Aya's replies to policy questions in any language, scored for the gold fact and "I don't know"."""
+
+import json
+
+import pytest
+
+from aya_lab.errors import InputError
+from aya_lab.eval import run
+
+QUESTIONS = [
+    {"id": "t001", "lang": "deu", "question": "Wie lautet unsere Reiserichtlinie für Flüge?",
+     "gold": [{"doc": "travel_policy.md", "section": "Flights"}], "fact": "Economy class", "in_scope": True},
+    {"id": "t002", "lang": "eng", "question": "What is the nightly hotel limit?",
+     "gold": [{"doc": "travel_policy.md", "section": "Hotels"}], "fact": "150 EUR", "in_scope": True},
+    {"id": "t003", "lang": "spa", "question": "¿Cuándo son las elecciones del comité de empresa?",
+     "gold": [], "fact": "", "in_scope": False},
+]  # fmt: skip
+
+
+@pytest.fixture
+def questions(tmp_path):
+    path = tmp_path / "questions.jsonl"
+    path.write_text("".join(json.dumps(q, ensure_ascii=False) + "\n" for q in QUESTIONS), encoding="utf-8")
+    return path
+
+
+def test_quotes_are_scored_per_language_and_scope(questions):
+    report = run("answers", questions=str(questions), n_bootstrap=50)
+    items = report.items.set_index("id")
+    assert items.loc["t001", "reply"].startswith('From travel_policy.md, "Flights": "Economy class')
+    assert items.loc["t001", "fact"] == 1.0 and items.loc["t001", "right_section"] == 1.0
+    assert items.loc["t003", "idk"] == 1.0 and items["invented"].sum() == 0
+    assert report.score("fact", "quote", lang="all", scope="in-scope") == 1.0
+    assert report.score("idk", "quote", lang="spa", scope="out-of-scope") == 1.0
+    assert report.paired.empty  # one system: nothing to pair
+
+
+def test_a_bad_answer_mode_is_one_line_before_any_work(questions):
+    with pytest.raises(InputError, match="systems") as err:
+        run("answers", questions=str(questions), systems=["guess"])
+    assert "\n" not in str(err.value)

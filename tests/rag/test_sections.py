@@ -1,0 +1,95 @@
+"""Handbook sections: how documents are cut, which section a question in any language finds, what is quoted."""
+
+import pytest
+
+from aya_lab.datasets.project import load_policy_questions
+from aya_lab.paths import kb_dir
+from aya_lab.rag.documents import KBDocument, read_documents
+from aya_lab.rag.sections import MIN_MARGIN, Quote, SectionIndex, read_sections
+
+DOC = """# Travel Policy
+
+Kivu Logistics Ltd. Version 3.2.
+
+## Flights
+
+- Economy class for flights under 6 hours.
+- Business class is allowed only for flights longer than 10 hours and only with the approval of a
+  director.
+
+## Hotels
+
+The nightly hotel limit is **150 EUR**. In Paris the limit is 220 EUR per night.
+"""
+
+
+def test_a_markdown_document_is_cut_at_its_headings_without_its_title_block():
+    sections = read_sections([KBDocument("travel_policy.md", DOC, "x")])
+    assert [(s.title, s.heading) for s in sections] == [("Travel Policy", "Flights"), ("Travel Policy", "Hotels")]
+    flights, hotels = sections
+    assert flights.sentences == (
+        "Economy class for flights under 6 hours.",
+        "Business class is allowed only for flights longer than 10 hours and only with the approval of a director.",
+    )  # a bullet and its continuation line are one sentence
+    assert hotels.sentences == ("The nightly hotel limit is 150 EUR.", "In Paris the limit is 220 EUR per night.")
+
+
+def test_a_plain_text_document_is_cut_at_blank_lines():
+    sections = read_sections([KBDocument("notes.txt", "First rule. Second rule.\n\nThird rule.\n", "x")])
+    assert [s.sentences for s in sections] == [("First rule.", "Second rule."), ("Third rule.",)]
+
+
+def test_a_quote_says_where_it_stands_in_the_handbooks_words():
+    quote = Quote("travel_policy.md", "Flights", ("Economy class for flights under 6 hours", "Premium is allowed."))
+    assert quote.text == (
+        'From travel_policy.md, "Flights": "Economy class for flights under 6 hours. Premium is allowed."'
+    )
+
+
+@pytest.fixture(scope="module")
+def index():
+    return SectionIndex.shared(read_sections(read_documents(kb_dir())))
+
+
+@pytest.mark.parametrize(
+    "question,heading,fact",
+    [
+        ("Wie lautet unsere Reiserichtlinie für Flüge?", "Flights", "Economy class"),
+        ("¿Cuál es el límite de hotel por noche?", "Hotels", "150 EUR"),
+        ("Nina siku ngapi za likizo ya kulipwa kila mwaka?", "Annual leave", "25 days"),
+    ],
+)  # dev questions (data/rag/questions_dev.jsonl), in three languages
+def test_a_question_in_any_language_finds_its_section_and_the_quote_holds_the_fact(index, question, heading, fact):
+    best = index.search([question])[0]
+    assert best.section.heading == heading
+    assert fact in index.quote(best, [question]).text
+
+
+def test_a_question_that_names_a_policy_reads_that_policy(index):
+    best = index.search(["tell me what our travel policy says about flights"])[0]
+    assert (best.section.source, best.section.heading) == ("travel_policy.md", "Flights")
+
+
+def test_a_question_the_handbook_does_not_cover_is_out_of_scope(index):
+    matches = index.search(["¿Cuándo son las elecciones del comité de empresa?"])  # a dev question out of scope
+    assert matches[0].margin < MIN_MARGIN and not index.in_scope(matches)
+
+
+def test_the_index_is_shared_per_set_of_sections_and_refuses_an_empty_one(index):
+    assert SectionIndex.shared(list(index.sections)) is index
+    with pytest.raises(ValueError, match="at least one section"):
+        SectionIndex([])
+    with pytest.raises(ValueError, match="non-empty text"):
+        index.search(["  "])
+
+
+def test_every_unseen_and_dev_fact_is_stated_by_each_of_its_gold_sections():
+    sections = {(s.source, s.heading): s.text.lower() for s in read_sections(read_documents(kb_dir()))}
+    for name in ("unseen", "dev"):
+        questions = load_policy_questions(name)
+        for q in questions:
+            for gold in q.gold:
+                assert q.fact.lower() in " ".join(sections[(gold.doc, gold.section)].split()), (name, q.id)
+    unseen = load_policy_questions("unseen")
+    assert len(unseen) == 75 and sum(not q.in_scope for q in unseen) == 15
+    assert {q.lang for q in unseen if q.in_scope} == {"eng", "fra", "deu", "spa", "swh"}
