@@ -19,8 +19,7 @@ from collections.abc import Sequence
 import numpy as np
 
 from aya_lab.agents.faithfulness import faithfulness_scores, threshold_for
-from aya_lab.eval.stats import cluster_bootstrap_counts, percentile_ci
-from aya_lab.eval.translation.resampling import Units, sacrebleu_seed
+from aya_lab.eval.resampling import Units, cluster_bootstrap_counts, percentile_ci, sacrebleu_seed
 
 __all__ = ["HALLUCINATION_METRIC", "hallucination_flags", "hallucination_rate"]
 

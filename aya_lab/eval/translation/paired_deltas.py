@@ -14,7 +14,7 @@ from __future__ import annotations
 import pandas as pd
 
 from aya_lab.errors import InputError
-from aya_lab.eval.translation.resampling import analyse_group, units_for
+from aya_lab.eval.resampling import analyse_group, units_for
 
 __all__ = ["DELTA_COLUMNS", "paired_deltas", "forest_plot"]
 

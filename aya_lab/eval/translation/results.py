@@ -21,7 +21,7 @@ import pandas as pd
 from aya_lab.errors import InputError
 from aya_lab.eval.metrics import paired_tests, score_corpus
 from aya_lab.eval.report import Report
-from aya_lab.eval.stats import ALPHA
+from aya_lab.eval.resampling import ALPHA
 from aya_lab.eval.translation.paired_deltas import forest_plot, paired_deltas
 
 if TYPE_CHECKING:

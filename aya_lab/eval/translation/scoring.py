@@ -17,10 +17,9 @@ import numpy as np
 import aya_lab.eval.langid as _langid
 from aya_lab.datasets.parallel import ParallelSet
 from aya_lab.eval.metrics import METRICS, bleu_reliable, bleu_tokenizer
-from aya_lab.eval.stats import ALPHA, cluster_labels, holm
+from aya_lab.eval.resampling import ALPHA, Units, analyse_group, cluster_labels, holm, units_for
 from aya_lab.eval.translation.echo import echo_shares
 from aya_lab.eval.translation.hallucination import HALLUCINATION_METRIC, hallucination_rate
-from aya_lab.eval.translation.resampling import Units, analyse_group, units_for
 from aya_lab.eval.translation.systems import TranslationSystem
 
 __all__ = ["Run", "score_rows", "add_holm"]
