@@ -40,7 +40,7 @@ from aya_lab.eval.routing import evaluate_routing
 from aya_lab.eval.summarization import transcript_messages
 from aya_lab.eval.summary_scoring import count_exact, match_action_items, micro_prf, micro_prf_boot
 from aya_lab.eval.translation.evaluate import evaluate_translation
-from aya_lab.eval.translation.model_systems import PromptSystem
+from aya_lab.eval.translation.systems import PromptSystem
 from aya_lab.messages import parse_aya_request
 from aya_lab.models.loader import ROLES, load_chat_model, parse_spec
 from aya_lab.prompts import load_prompt

@@ -55,10 +55,8 @@ if TYPE_CHECKING:
         resolve_system,
         translation_report,
     )
-    from aya_lab.eval.translation.echo import echo_flags
-    from aya_lab.eval.translation.failures import failure_category, failure_counts
-    from aya_lab.eval.translation.heldapart import as_records, held_apart_examples
-    from aya_lab.eval.translation.sweep import sweep_translation
+    from aya_lab.eval.translation.evaluate import as_records, held_apart_examples, sweep_translation
+    from aya_lab.eval.translation.scoring import echo_flags, failure_category, failure_counts
 
 _HOMES: dict[str, tuple[str, ...]] = {
     "aya_lab.eval.costs": ("generation_costs", "routing_costs", "translation_costs"),
@@ -88,10 +86,8 @@ _HOMES: dict[str, tuple[str, ...]] = {
         "resolve_system",
         "translation_report",
     ),
-    "aya_lab.eval.translation.echo": ("echo_flags",),
-    "aya_lab.eval.translation.failures": ("failure_category", "failure_counts"),
-    "aya_lab.eval.translation.heldapart": ("as_records", "held_apart_examples"),
-    "aya_lab.eval.translation.sweep": ("sweep_translation",),
+    "aya_lab.eval.translation.evaluate": ("as_records", "held_apart_examples", "sweep_translation"),
+    "aya_lab.eval.translation.scoring": ("echo_flags", "failure_category", "failure_counts"),
 }
 
 __all__ = [

@@ -45,8 +45,8 @@ from aya_lab.eval.sequence_views import decided_by, paths_paired, routers_paired
 from aya_lab.eval.summarization import evaluate_summarizers
 from aya_lab.eval.translation.evaluate import evaluate_translation
 from aya_lab.eval.translation.results import compare_translations
-from aya_lab.eval.translation.specs import model_options, parse_system, resolve_system
-from aya_lab.eval.translation.systems import prompt_notes
+from aya_lab.eval.translation.specs import parse_system
+from aya_lab.eval.translation.systems import model_options, prompt_notes, resolve_system
 from aya_lab.prompts import load_prompt
 
 __all__ = [

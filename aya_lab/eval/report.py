@@ -48,7 +48,7 @@ _TABLES = ("items", "paired")
 """The tables every report has besides ``df``, saved as ``<stem>.<name>.csv``."""
 
 BUILT_IN: dict[str, str] = {
-    "translation": "aya_lab.eval.translation.task:TRANSLATION_TASK",
+    "translation": "aya_lab.eval.translation.evaluate:TRANSLATION_TASK",
     "summaries": "aya_lab.eval.summarization:SUMMARIES_TASK",
     "routing": "aya_lab.eval.routing:ROUTING_TASK",
     "sequences": "aya_lab.eval.routing_sequences:SEQUENCES_TASK",

@@ -14,7 +14,7 @@ from aya_lab.eval.faithfulness import MIN_HONEST, calibrate, gate_report
 from aya_lab.eval.faithfulness_data import FaithPair, first_half, load_faithfulness_set, wrong_fact
 from aya_lab.eval.resampling import units_for
 from aya_lab.eval.translation import CopySystem, ShuffledReferenceSystem, evaluate_translation
-from aya_lab.eval.translation.hallucination import hallucination_flags, hallucination_rate
+from aya_lab.eval.translation.scoring import hallucination_flags, hallucination_rate
 
 
 def _pair(i, label, src="eng", tgt="fra", kind=None):
