@@ -28,6 +28,7 @@ from typing import TYPE_CHECKING
 from aya_lab.refs import lazy_exports
 
 if TYPE_CHECKING:
+    from aya_lab.eval.configs import EvalConfig
     from aya_lab.eval.costs import generation_costs, routing_costs, translation_costs
     from aya_lab.eval.fabrications import draft_of_withheld
     from aya_lab.eval.langid import covered
@@ -39,26 +40,26 @@ if TYPE_CHECKING:
     from aya_lab.eval.sequence_views import decided_by, paths_paired, routers_paired, sequence_costs
     from aya_lab.eval.summarization import combine_summarizer_runs, evaluate_summarizers
     from aya_lab.eval.tasks import compare, run
-    from aya_lab.eval.translation import (
+    from aya_lab.eval.translation.evaluate import (
+        as_records,
+        evaluate_translation,
+        held_apart_examples,
+        sweep_translation,
+    )
+    from aya_lab.eval.translation.results import baseline_tests, deltas, forest, translation_report
+    from aya_lab.eval.translation.scoring import echo_flags, failure_category, failure_counts
+    from aya_lab.eval.translation.specs import TranslationSystem, register_system_kind
+    from aya_lab.eval.translation.systems import (
         CopySystem,
-        EvalConfig,
         PivotSystem,
         PromptSystem,
         Seq2SeqSystem,
         ShuffledReferenceSystem,
-        TranslationSystem,
-        baseline_tests,
-        deltas,
-        evaluate_translation,
-        forest,
-        register_system_kind,
         resolve_system,
-        translation_report,
     )
-    from aya_lab.eval.translation.evaluate import as_records, held_apart_examples, sweep_translation
-    from aya_lab.eval.translation.scoring import echo_flags, failure_category, failure_counts
 
 _HOMES: dict[str, tuple[str, ...]] = {
+    "aya_lab.eval.configs": ("EvalConfig",),
     "aya_lab.eval.costs": ("generation_costs", "routing_costs", "translation_costs"),
     "aya_lab.eval.fabrications": ("draft_of_withheld",),
     "aya_lab.eval.langid": ("covered",),
@@ -70,24 +71,23 @@ _HOMES: dict[str, tuple[str, ...]] = {
     "aya_lab.eval.sequence_views": ("decided_by", "paths_paired", "routers_paired", "sequence_costs"),
     "aya_lab.eval.summarization": ("combine_summarizer_runs", "evaluate_summarizers"),
     "aya_lab.eval.tasks": ("compare", "run"),
-    "aya_lab.eval.translation": (
+    "aya_lab.eval.translation.evaluate": (
+        "as_records",
+        "evaluate_translation",
+        "held_apart_examples",
+        "sweep_translation",
+    ),
+    "aya_lab.eval.translation.results": ("baseline_tests", "deltas", "forest", "translation_report"),
+    "aya_lab.eval.translation.scoring": ("echo_flags", "failure_category", "failure_counts"),
+    "aya_lab.eval.translation.specs": ("TranslationSystem", "register_system_kind"),
+    "aya_lab.eval.translation.systems": (
         "CopySystem",
-        "EvalConfig",
         "PivotSystem",
         "PromptSystem",
         "Seq2SeqSystem",
         "ShuffledReferenceSystem",
-        "TranslationSystem",
-        "baseline_tests",
-        "deltas",
-        "evaluate_translation",
-        "forest",
-        "register_system_kind",
         "resolve_system",
-        "translation_report",
     ),
-    "aya_lab.eval.translation.evaluate": ("as_records", "held_apart_examples", "sweep_translation"),
-    "aya_lab.eval.translation.scoring": ("echo_flags", "failure_category", "failure_counts"),
 }
 
 __all__ = [
