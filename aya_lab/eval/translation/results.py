@@ -241,7 +241,7 @@ def forest(
     ax.set_yticks(range(len(keys)), labels)
     ax.set_ylim(len(keys) - 0.5, -0.5)  # first pair on top
     units = "+".join(dict.fromkeys(table["resample_unit"]))
-    ax.set_xlabel(f"Δ {metric} against {against} (95% CI, paired bootstrap over {units}s)")
+    ax.set_xlabel(f"Δ {metric} against {table['against'].iloc[0]} (95% CI, paired bootstrap over {units}s)")
     ax.set_title(f"Δ {metric} against {against} ({hop}) on {report.meta.get('dataset', '')}")
     ax.legend(fontsize="small")
     return ax
