@@ -185,6 +185,10 @@ class SystemSpec:
     variant: str | None = None  # the prompt variant asked for (prompt systems; default baseline)
     context_window: int = 0
 
+    @property
+    def floor(self) -> bool:
+        return self.kind in KINDS and KINDS[self.kind].floor
+
 
 def split_suffixes(spec: str) -> tuple[str, str | None, int | None]:
     """``"smollm2@strict+ctx3"`` -> ``("smollm2", "strict", 3)``; an absent suffix is ``None``. Raises
