@@ -31,7 +31,7 @@ import time
 from pathlib import Path
 
 from aya_lab.eval.translation.evaluate import evaluate_translation
-from aya_lab.eval.translation.model_systems import PromptSystem
+from aya_lab.eval.translation.systems import PromptSystem
 from aya_lab.models import load_model
 from aya_lab.models.cache import set_default_cache
 

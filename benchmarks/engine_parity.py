@@ -24,7 +24,7 @@ from pathlib import Path
 import pandas as pd
 
 from aya_lab.eval import PromptSystem, evaluate_routing, evaluate_translation
-from aya_lab.eval.stats import mcnemar_exact
+from aya_lab.eval.resampling import mcnemar_exact
 from aya_lab.models import load_chat_model
 from aya_lab.models.cache import set_default_cache
 

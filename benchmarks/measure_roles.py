@@ -35,12 +35,12 @@ import pandas as pd
 from aya_lab.agents.summarizer import TwoCallSummarizer
 from aya_lab.agents.translator import AyaTranslator
 from aya_lab.datasets.project import load_transcripts
+from aya_lab.eval.resampling import bootstrap_indices, mcnemar_exact, percentile_ci
 from aya_lab.eval.routing import evaluate_routing
-from aya_lab.eval.stats import bootstrap_indices, mcnemar_exact, percentile_ci
 from aya_lab.eval.summarization import transcript_messages
 from aya_lab.eval.summary_scoring import count_exact, match_action_items, micro_prf, micro_prf_boot
 from aya_lab.eval.translation.evaluate import evaluate_translation
-from aya_lab.eval.translation.model_systems import PromptSystem
+from aya_lab.eval.translation.systems import PromptSystem
 from aya_lab.messages import parse_aya_request
 from aya_lab.models.loader import ROLES, load_chat_model, parse_spec
 from aya_lab.prompts import load_prompt

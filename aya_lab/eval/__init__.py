@@ -28,74 +28,66 @@ from typing import TYPE_CHECKING
 from aya_lab.refs import lazy_exports
 
 if TYPE_CHECKING:
+    from aya_lab.eval.configs import EvalConfig
     from aya_lab.eval.costs import generation_costs, routing_costs, translation_costs
     from aya_lab.eval.fabrications import draft_of_withheld
     from aya_lab.eval.langid import covered
     from aya_lab.eval.report import Report, Task, register_task
+    from aya_lab.eval.resampling import ALPHA, analyse_group, holm, paired_accuracy, units_for
     from aya_lab.eval.retrieval import evaluate_retrieval, retrieval_by_question
     from aya_lab.eval.routing import confusion_matrices, evaluate_routing, sweep_routing
-    from aya_lab.eval.routing_compare import decided_by, paired_accuracy
     from aya_lab.eval.routing_sequences import evaluate_sequences, load_multi_intent
-    from aya_lab.eval.sequence_views import paths_paired, routers_paired, sequence_costs
-    from aya_lab.eval.stats import ALPHA, holm
+    from aya_lab.eval.sequence_views import decided_by, paths_paired, routers_paired, sequence_costs
     from aya_lab.eval.summarization import combine_summarizer_runs, evaluate_summarizers
     from aya_lab.eval.tasks import compare, run
-    from aya_lab.eval.translation import (
+    from aya_lab.eval.translation.evaluate import (
+        as_records,
+        evaluate_translation,
+        held_apart_examples,
+        sweep_translation,
+    )
+    from aya_lab.eval.translation.results import baseline_tests, deltas, forest, translation_report
+    from aya_lab.eval.translation.scoring import echo_flags, failure_category, failure_counts
+    from aya_lab.eval.translation.specs import TranslationSystem, register_system_kind
+    from aya_lab.eval.translation.systems import (
         CopySystem,
-        EvalConfig,
         PivotSystem,
         PromptSystem,
         Seq2SeqSystem,
         ShuffledReferenceSystem,
-        TranslationSystem,
-        baseline_tests,
-        deltas,
-        evaluate_translation,
-        forest,
-        register_system_kind,
         resolve_system,
-        translation_report,
     )
-    from aya_lab.eval.translation.echo import echo_flags
-    from aya_lab.eval.translation.failures import failure_category, failure_counts
-    from aya_lab.eval.translation.heldapart import as_records, held_apart_examples
-    from aya_lab.eval.translation.resampling import analyse_group, units_for
-    from aya_lab.eval.translation.sweep import sweep_translation
 
 _HOMES: dict[str, tuple[str, ...]] = {
+    "aya_lab.eval.configs": ("EvalConfig",),
     "aya_lab.eval.costs": ("generation_costs", "routing_costs", "translation_costs"),
     "aya_lab.eval.fabrications": ("draft_of_withheld",),
     "aya_lab.eval.langid": ("covered",),
     "aya_lab.eval.report": ("Report", "Task", "register_task"),
     "aya_lab.eval.retrieval": ("evaluate_retrieval", "retrieval_by_question"),
     "aya_lab.eval.routing": ("confusion_matrices", "evaluate_routing", "sweep_routing"),
-    "aya_lab.eval.routing_compare": ("decided_by", "paired_accuracy"),
     "aya_lab.eval.routing_sequences": ("evaluate_sequences", "load_multi_intent"),
-    "aya_lab.eval.sequence_views": ("paths_paired", "routers_paired", "sequence_costs"),
-    "aya_lab.eval.stats": ("ALPHA", "holm"),
+    "aya_lab.eval.resampling": ("ALPHA", "analyse_group", "holm", "paired_accuracy", "units_for"),
+    "aya_lab.eval.sequence_views": ("decided_by", "paths_paired", "routers_paired", "sequence_costs"),
     "aya_lab.eval.summarization": ("combine_summarizer_runs", "evaluate_summarizers"),
     "aya_lab.eval.tasks": ("compare", "run"),
-    "aya_lab.eval.translation": (
+    "aya_lab.eval.translation.evaluate": (
+        "as_records",
+        "evaluate_translation",
+        "held_apart_examples",
+        "sweep_translation",
+    ),
+    "aya_lab.eval.translation.results": ("baseline_tests", "deltas", "forest", "translation_report"),
+    "aya_lab.eval.translation.scoring": ("echo_flags", "failure_category", "failure_counts"),
+    "aya_lab.eval.translation.specs": ("TranslationSystem", "register_system_kind"),
+    "aya_lab.eval.translation.systems": (
         "CopySystem",
-        "EvalConfig",
         "PivotSystem",
         "PromptSystem",
         "Seq2SeqSystem",
         "ShuffledReferenceSystem",
-        "TranslationSystem",
-        "baseline_tests",
-        "deltas",
-        "evaluate_translation",
-        "forest",
-        "register_system_kind",
         "resolve_system",
-        "translation_report",
     ),
-    "aya_lab.eval.translation.echo": ("echo_flags",),
-    "aya_lab.eval.translation.failures": ("failure_category", "failure_counts"),
-    "aya_lab.eval.translation.heldapart": ("as_records", "held_apart_examples"),
-    "aya_lab.eval.translation.resampling": ("analyse_group", "units_for"),
-    "aya_lab.eval.translation.sweep": ("sweep_translation",),
 }
 
 __all__ = [

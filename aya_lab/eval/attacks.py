@@ -57,7 +57,7 @@ from aya_lab.eval.configs import AttacksConfig
 from aya_lab.eval.fabrications import DraftDelivery, delivery_frame, fabrication_rates
 from aya_lab.eval.names import ATTACK_CATEGORIES
 from aya_lab.eval.report import Report, Task
-from aya_lab.eval.stats import bootstrap_ci
+from aya_lab.eval.resampling import bootstrap_ci
 from aya_lab.refs import resolve_ref
 
 __all__ = [

@@ -39,15 +39,14 @@ from aya_lab.eval.parsers import register_eval
 from aya_lab.eval.progress import generation_progress
 from aya_lab.eval.report import Report
 from aya_lab.eval.routing import confusion_matrices, evaluate_routing, sweep_routing
-from aya_lab.eval.routing_compare import decided_by
 from aya_lab.eval.routing_input import as_route_on
 from aya_lab.eval.routing_sequences import check_sequence_options, evaluate_sequences, load_multi_intent
-from aya_lab.eval.sequence_views import paths_paired, routers_paired, sequence_costs
+from aya_lab.eval.sequence_views import decided_by, paths_paired, routers_paired, sequence_costs
 from aya_lab.eval.summarization import evaluate_summarizers
 from aya_lab.eval.translation.evaluate import evaluate_translation
 from aya_lab.eval.translation.results import compare_translations
-from aya_lab.eval.translation.specs import model_options, parse_system, resolve_system
-from aya_lab.eval.translation.systems import prompt_notes
+from aya_lab.eval.translation.specs import parse_system
+from aya_lab.eval.translation.systems import model_options, prompt_notes, resolve_system
 from aya_lab.prompts import load_prompt
 
 __all__ = [

@@ -47,7 +47,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from aya_lab.datasets.project import describe_validation_error
 from aya_lab.errors import AyaLabError
-from aya_lab.eval.stats import cluster_bootstrap_counts, cluster_labels, percentile_ci
+from aya_lab.eval.resampling import cluster_bootstrap_counts, cluster_labels, percentile_ci
 from aya_lab.paths import project_root
 
 __all__ = [

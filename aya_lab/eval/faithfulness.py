@@ -39,7 +39,7 @@ from aya_lab.errors import InputError
 from aya_lab.eval.configs import FaithfulnessConfig
 from aya_lab.eval.faithfulness_data import FaithPair, load_faithfulness_set
 from aya_lab.eval.report import Report, Task
-from aya_lab.eval.stats import cluster_bootstrap_counts, cluster_labels, percentile_ci
+from aya_lab.eval.resampling import cluster_bootstrap_counts, cluster_labels, percentile_ci
 from aya_lab.rag.sentence_encoder import ENCODER_NAME
 
 __all__ = [

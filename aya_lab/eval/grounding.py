@@ -43,7 +43,7 @@ from aya_lab.errors import InputError
 from aya_lab.eval.cli_support import check_out, guard
 from aya_lab.eval.configs import GroundingConfig
 from aya_lab.eval.report import Report, Task
-from aya_lab.eval.stats import bootstrap_ci
+from aya_lab.eval.resampling import bootstrap_ci
 from aya_lab.messages import ChatMessage
 from aya_lab.paths import kb_dir, project_root
 from aya_lab.prompts import load_prompt

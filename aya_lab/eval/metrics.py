@@ -1,25 +1,19 @@
-"""Thin wrappers around sacrebleu: corpus scores with bootstrap CIs and signatures, and paired tests.
+"""Thin wrappers around sacrebleu: corpus scores with bootstrap CIs and signatures.
 
-No metric code of our own: every number comes from ``sacrebleu.metrics`` (BLEU, chrF, chrF++) or
-``sacrebleu.significance.PairedTest`` (paired bootstrap ``bs`` and approximate randomisation ``ar``).
-What this module adds:
+No metric code of our own: every number comes from ``sacrebleu.metrics`` (BLEU, chrF, chrF++). The
+paired tests, and resampling by document, are :func:`aya_lab.eval.resampling.analyse_group`'s (which
+reproduces ``sacrebleu.significance.PairedTest`` exactly on segments). What this module adds:
 
 - the BLEU tokenizer is chosen by target language (``zh`` for Chinese, ``char`` for Japanese, Korean,
   Thai, Khmer, Lao — the mecab tokenizers need extras we do not install), and BLEU is flagged
   ``reliable=False`` for scripts written without spaces, where chrF is the headline;
 - the confidence interval is the percentile bootstrap interval of sacrebleu's own resamples (the
   2.5% and 97.5% order statistics sacrebleu's ``estimate_ci`` reads), not its printed mean ± half
-  the range, which can leave the metric's range for a score near 0;
-- one deliberate departure in the paired tests: sacrebleu counts resampled differences *strictly
-  greater* than the observed one, so a system identical to the baseline gets the smallest possible
-  p-value. When a system's outputs equal the baseline's segment for segment there is nothing to test,
-  and we report p = 1.0.
+  the range, which can leave the metric's range for a score near 0.
 """
 
 from __future__ import annotations
 
-import logging
-from collections.abc import Sequence
 from dataclasses import dataclass
 
 from sacrebleu.metrics import BLEU, CHRF
@@ -36,7 +30,6 @@ __all__ = [
     "bleu_reliable",
     "score_corpus",
     "bootstrap_corpus_score",
-    "paired_tests",
     "percentile_bounds",
 ]
 
@@ -151,55 +144,3 @@ def percentile_bounds(samples, low: float = 0.0, high: float = 100.0) -> tuple[f
         return float("nan"), float("nan")
     k = len(ordered) // 40
     return max(low, ordered[k]), min(high, ordered[len(ordered) - k - 1])
-
-
-def paired_tests(
-    baseline: list[str],
-    systems: dict[str, list[str]],
-    references: list[str],
-    tgt: str | None = None,
-    *,
-    n_bootstrap: int = 1000,
-    n_ar: int = 10000,
-    tokenize: str | None = None,
-) -> dict[tuple[str, str], dict[str, float]]:
-    """p-values of each system against ``baseline`` on the same segments.
-
-    Returns ``{(system, metric): {"p_bootstrap": p, "p_ar": p}}`` for metric in :data:`METRICS`.
-    Seeded by ``SACREBLEU_SEED`` (sacrebleu's default 12345), so results are repeatable.
-    """
-    from sacrebleu.significance import PairedTest
-
-    _check(baseline, references)
-    out: dict[tuple[str, str], dict[str, float]] = {}
-    to_test = {}
-    for name, hyps in systems.items():
-        _check(hyps, references)
-        if list(hyps) == list(baseline):
-            for metric in METRICS:
-                out[(name, metric)] = {"p_bootstrap": 1.0, "p_ar": 1.0}
-        else:
-            to_test[name] = hyps
-    if not to_test:
-        return out
-    named = [("__baseline__", list(baseline))] + [(k, list(v)) for k, v in to_test.items()]
-    # PairedTest logs every step at INFO through sacrebleu's logger; keep it quiet.
-    log = logging.getLogger("sacrebleu")
-    level = log.level
-    log.setLevel(logging.WARNING)
-    try:
-        for test_type, n_samples, key in (("bs", n_bootstrap, "p_bootstrap"), ("ar", n_ar, "p_ar")):
-            metrics = make_metrics(tgt, tokenize=tokenize)
-            named_systems: list[tuple[str, Sequence[str]]] = list(named)
-            test = PairedTest(named_systems, metrics, [list(references)], test_type=test_type, n_samples=n_samples)
-            _, scores = test()
-            systems_col = scores["System"]
-            # columns follow the order of ``metrics`` but carry sacrebleu's names (chrF2, chrF2++)
-            columns = [k for k in scores if k != "System"]
-            for metric_name, column in zip(METRICS, columns, strict=True):
-                for sys_name, result in zip(systems_col[1:], scores[column][1:]):
-                    assert isinstance(sys_name, str) and not isinstance(result, str) and result.p_value is not None
-                    out.setdefault((sys_name, metric_name), {})[key] = float(result.p_value)
-    finally:
-        log.setLevel(level)
-    return out

@@ -20,7 +20,7 @@ from aya_lab.agents.calibration import calibration_dir
 from aya_lab.agents.summarizer_names import SUMMARIZER_VARIANTS
 from aya_lab.datasets.cli import command_group
 from aya_lab.eval.names import ATTACK_CATEGORIES, DEFAULT_MEMORY_POLICY, SUMMARY_FLOORS
-from aya_lab.eval.translation.kinds import system_help, system_option_help
+from aya_lab.eval.translation.specs import system_help, system_option_help
 from aya_lab.models.executor import GENERATION_ENGINES
 from aya_lab.models.registry import model_help
 from aya_lab.refs import lazy

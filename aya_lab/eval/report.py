@@ -10,7 +10,7 @@ retrieval, faithfulness, grounding, attacks). It holds
 - ``items`` — one row per system x item: the outputs and per-item scores ``df`` was made from;
 - ``paired`` — each system against ``meta["baseline"]``, one row per system x unit x metric:
   ``baseline``, ``system``, the units, ``metric``, ``delta`` with ``ci_low``/``ci_high``, a p-value
-  column per test, ``p_holm`` (:func:`holm_column`) and ``significant``;
+  column per test, ``p_holm`` (:func:`~aya_lab.eval.resampling.holm_column`) and ``significant``;
 - ``frames`` — named extra tables a task keeps (a confusion matrix, a floor);
 - ``meta`` — the run's settings, versions and hashes; ``meta["task"]`` names the task.
 
@@ -24,7 +24,7 @@ the generic view. ``save(path)`` writes ``path`` (``df`` as CSV), ``<stem>.items
 from __future__ import annotations
 
 import json
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Generic, TypeVar
@@ -34,14 +34,13 @@ import pandas as pd
 from pydantic import BaseModel
 
 from aya_lab.errors import AyaLabError, InputError
-from aya_lab.eval.stats import ALPHA, holm
 from aya_lab.refs import resolve_ref
 
 if TYPE_CHECKING:
     from matplotlib.axes import Axes
     from pandas.io.formats.style import Styler
 
-__all__ = ["FORMAT", "FORMAT_VERSION", "Report", "ReportFormatError", "Task", "holm_column", "register_task", "task"]
+__all__ = ["FORMAT", "FORMAT_VERSION", "Report", "ReportFormatError", "Task", "register_task", "task"]
 
 FORMAT = "aya_lab.eval.report"
 FORMAT_VERSION = 1
@@ -49,7 +48,7 @@ _TABLES = ("items", "paired")
 """The tables every report has besides ``df``, saved as ``<stem>.<name>.csv``."""
 
 BUILT_IN: dict[str, str] = {
-    "translation": "aya_lab.eval.translation.task:TRANSLATION_TASK",
+    "translation": "aya_lab.eval.translation.evaluate:TRANSLATION_TASK",
     "summaries": "aya_lab.eval.summarization:SUMMARIES_TASK",
     "routing": "aya_lab.eval.routing:ROUTING_TASK",
     "sequences": "aya_lab.eval.routing_sequences:SEQUENCES_TASK",
@@ -103,21 +102,6 @@ def task(name: str) -> Task:  # type: ignore[type-arg]  # whichever config the t
         known = ", ".join(sorted({*BUILT_IN, *_REGISTERED}))
         raise InputError(f"unknown evaluation task {name!r}; the tasks are: {known}")
     return _REGISTERED[name]
-
-
-def holm_column(paired: pd.DataFrame, p: str = "p", by: Sequence[str] = ("metric",)) -> pd.DataFrame:
-    """``paired`` with ``p_holm`` (Holm over each ``by`` group's rows: one family per metric by default)
-    and ``significant`` (``p_holm`` below :data:`~aya_lab.eval.stats.ALPHA`); the one multiple-comparison
-    policy of every report."""
-    out = paired.copy()
-    out["p_holm"] = np.nan
-    if out.empty or p not in out:
-        out["significant"] = False
-        return out
-    for _, rows in out.groupby(list(by), sort=False, dropna=False):
-        out.loc[rows.index, "p_holm"] = holm(rows[p].to_numpy(dtype=float))
-    out["significant"] = out["p_holm"] < ALPHA
-    return out
 
 
 @dataclass

@@ -51,9 +51,9 @@ from aya_lab.datasets.project import load_rag_questions
 from aya_lab.errors import InputError
 from aya_lab.eval.configs import RetrievalConfig
 from aya_lab.eval.names import EMBEDDERS
-from aya_lab.eval.report import Report, Task, holm_column
+from aya_lab.eval.report import Report, Task
+from aya_lab.eval.resampling import bootstrap_ci, bootstrap_indices, holm_column, paired_bootstrap
 from aya_lab.eval.retrieval_floors import SYSTEMS, BM25Ranker, random_items
-from aya_lab.eval.stats import bootstrap_ci, bootstrap_indices, paired_bootstrap
 from aya_lab.rag import KnowledgeBase, default_embeddings
 
 if TYPE_CHECKING:

@@ -43,10 +43,10 @@ from aya_lab.datasets.project import ROUTING_LABELS, load_routing_examples
 from aya_lab.errors import InputError
 from aya_lab.eval.configs import RoutingConfig
 from aya_lab.eval.floors import MAJORITY, majority_label
-from aya_lab.eval.report import Report, Task, holm_column
+from aya_lab.eval.report import Report, Task
+from aya_lab.eval.resampling import bootstrap_indices, holm_column, mcnemar_exact, paired_binary
+from aya_lab.eval.resampling import percentile_ci as _ci
 from aya_lab.eval.routing_input import Request, Translate, route_requests, translator_prompt
-from aya_lab.eval.stats import bootstrap_indices, mcnemar_exact, paired_binary
-from aya_lab.eval.stats import percentile_ci as _ci
 from aya_lab.models import load_chat_model
 from aya_lab.prompts import PromptFile, load_prompt
 

@@ -65,7 +65,9 @@ from aya_lab.datasets.project import ROUTING_LABELS, RoutingExample, load_routin
 from aya_lab.errors import InputError
 from aya_lab.eval.configs import SequencesConfig
 from aya_lab.eval.names import SEQUENCE_ROUTERS, SEQUENCE_SETS
-from aya_lab.eval.report import Report, Task, holm_column
+from aya_lab.eval.report import Report, Task
+from aya_lab.eval.resampling import bootstrap_indices, holm_column
+from aya_lab.eval.resampling import percentile_ci as _ci
 from aya_lab.eval.routing import as_chat_model, load_router_prompt
 from aya_lab.eval.routing_input import route_requests
 from aya_lab.eval.sequence_views import (
@@ -76,8 +78,6 @@ from aya_lab.eval.sequence_views import (
     sequence_costs,
     sequence_table,
 )
-from aya_lab.eval.stats import bootstrap_indices
-from aya_lab.eval.stats import percentile_ci as _ci
 from aya_lab.models.result import record_generations
 from aya_lab.paths import project_root
 from aya_lab.prompts import PromptFile, fit_prompt

@@ -7,25 +7,31 @@ its scores: its table, two routers or two paths paired on the same requests, and
   of the exact-sequence-accuracy difference (``delta`` = other - baseline, its 95% CI and ``p``) and
   McNemar's exact test (``b``: only the baseline right, ``c``: only the other; ``p_mcnemar``);
 - :func:`paths_paired` — each router on path ``other`` against itself on ``baseline``, per set, with the
-  same two tests (:func:`~aya_lab.eval.routing_compare.paired_accuracy`);
-- :func:`sequence_costs` — steps, model calls, model seconds, fallback and parse-failure rates per request.
+  same two tests (:func:`~aya_lab.eval.resampling.paired_accuracy`);
+- :func:`sequence_costs` — steps, model calls, model seconds, fallback and parse-failure rates per request;
+- :func:`decided_by` — a router's accuracy split by who decided: the model (its answer named a tool) or
+  the keyword fallback (it named none). A router whose accuracy is mostly the fallback's is a keyword
+  router; this says so with numbers, per group, with percentile bootstrap 95% CIs (resampled within the
+  group; an empty group has NaN accuracy, not 0). Works on a ``routing`` or a ``sequences`` report's items.
 
 Both paired tables end with ``p_holm`` and ``significant`` (Holm over the table's rows of each metric,
-:func:`~aya_lab.eval.report.holm_column`), the one multiple-comparison policy of every report.
+:func:`~aya_lab.eval.resampling.holm_column`), the one multiple-comparison policy of every report.
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
 
+import numpy as np
 import pandas as pd
 
 from aya_lab.errors import InputError
-from aya_lab.eval.report import Report, holm_column
-from aya_lab.eval.routing_compare import paired_accuracy
-from aya_lab.eval.stats import bootstrap_indices, paired_binary
+from aya_lab.eval.report import Report
+from aya_lab.eval.resampling import bootstrap_ci, bootstrap_indices, holm_column, paired_accuracy, paired_binary
 
 __all__ = [
+    "DECIDERS",
+    "decided_by",
     "SEQUENCE_PAIRED_COLUMNS",
     "PATHS_PAIRED_COLUMNS",
     "paths_paired",
@@ -46,6 +52,39 @@ PATHS_PAIRED_COLUMNS = [
 ]
 """The columns of :func:`paths_paired` before ``p_holm`` and ``significant``."""
 _METRIC = "sequence_accuracy"
+
+DECIDERS = ("model", "keyword fallback")
+"""The values of :func:`decided_by`'s ``decided_by`` column (beside ``all``)."""
+
+
+def decided_by(
+    examples: pd.DataFrame,
+    keys: Sequence[str],
+    *,
+    correct: str = "correct",
+    fallback: str = "fallback",
+    n_bootstrap: int = 1000,
+    seed: int = 0,
+) -> pd.DataFrame:
+    """Per group of ``keys``: rows ``all``, ``model`` and ``keyword fallback`` with ``n``, ``share`` (of the
+    group's requests) and ``accuracy`` with ``ci_low``/``ci_high``. ``correct`` and ``fallback`` name 0/1
+    columns (a ``routing`` report's items have ``correct``/``fallback``; a ``sequences`` report's
+    ``sequence_accuracy``/``fallback_rate``)."""
+    missing = [c for c in (*keys, correct, fallback) if c not in examples.columns]
+    if missing:
+        raise InputError(f"decided_by: no column {missing[0]!r}; the examples have {', '.join(examples.columns)}")
+    rows = []
+    for group, frame in examples.groupby(list(keys), sort=False):
+        values = frame[correct].to_numpy(dtype=float)
+        by_fallback = frame[fallback].to_numpy(dtype=float) > 0
+        for name, mask in (("all", np.ones(len(frame), bool)), (DECIDERS[0], ~by_fallback), (DECIDERS[1], by_fallback)):
+            chosen = values[mask]
+            low, high = bootstrap_ci(chosen, n_bootstrap, seed)
+            mean = float(chosen.mean()) if chosen.size else float("nan")
+            key = dict(zip(keys, group if isinstance(group, tuple) else (group,), strict=True))
+            rows.append({**key, "decided_by": name, "n": int(mask.sum()), "share": float(mask.mean()),
+                         "accuracy": mean, "ci_low": low, "ci_high": high})  # fmt: skip
+    return pd.DataFrame(rows, columns=[*keys, "decided_by", "n", "share", "accuracy", "ci_low", "ci_high"])
 
 
 def sequence_table(report: Report) -> pd.DataFrame:

@@ -59,8 +59,8 @@ from aya_lab.eval.floors import SummaryFloor, is_summary_floor
 from aya_lab.eval.metrics import bootstrap_corpus_score
 from aya_lab.eval.progress import progress_bar
 from aya_lab.eval.report import Report, Task
-from aya_lab.eval.stats import bootstrap_indices, paired_bootstrap  # re-exported
-from aya_lab.eval.stats import percentile_ci as _ci
+from aya_lab.eval.resampling import bootstrap_indices, paired_bootstrap  # re-exported
+from aya_lab.eval.resampling import percentile_ci as _ci
 from aya_lab.eval.summary_scoring import (  # re-exported
     count_exact,
     count_parsed,

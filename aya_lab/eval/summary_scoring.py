@@ -18,8 +18,7 @@ import pandas as pd
 from sacrebleu.metrics import CHRF
 
 from aya_lab.datasets.project import ActionItem, normalize_owner
-from aya_lab.eval.report import holm_column
-from aya_lab.eval.stats import bootstrap_indices, paired_bootstrap
+from aya_lab.eval.resampling import bootstrap_indices, holm_column, paired_bootstrap
 
 __all__ = [
     "TASK_CHRF",

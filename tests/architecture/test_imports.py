@@ -211,6 +211,6 @@ def test_no_module_imports_another_modules_private_names(tree):
 
 def test_the_private_import_check_finds_what_it_claims():
     code = "from aya_lab.eval.routing import _chat_model, evaluate_routing\nfrom .metrics import _score\n"
-    code += "from aya_lab.eval.stats import percentile_ci as _ci\nfrom pandas import _libs\nfrom aya_lab import __version__\n"
+    code += "from aya_lab.eval.resampling import percentile_ci as _ci\nfrom pandas import _libs\nfrom aya_lab import __version__\n"
     found = private_imports("aya_lab.eval.summarization", ast.parse(code), False)
     assert found == ["_chat_model from aya_lab.eval.routing", "_score from aya_lab.eval.metrics"]

@@ -5,13 +5,13 @@ from __future__ import annotations
 import numpy as np
 import pytest
 from sacrebleu.metrics import CHRF
+from sacrebleu.significance import PairedTest
 
 from aya_lab.datasets.parallel import load_parallel
-from aya_lab.eval.metrics import METRICS, paired_tests, score_corpus
+from aya_lab.eval.metrics import METRICS, make_metrics, score_corpus
 from aya_lab.eval.report import Report
-from aya_lab.eval.stats import cluster_bootstrap_counts, cluster_bootstrap_indices, holm
+from aya_lab.eval.resampling import analyse_group, cluster_bootstrap_counts, holm, units_for
 from aya_lab.eval.translation.evaluate import evaluate_translation
-from aya_lab.eval.translation.resampling import analyse_group, units_for
 from aya_lab.eval.translation.systems import CopySystem
 from tests.eval.conftest import ENG, FRA, SWA
 from tests.fakes import ReferenceSystem
@@ -21,25 +21,13 @@ NOISY = [" ".join(w for k, w in enumerate(s.split()) if k % 3) for s in SWA]  # 
 TWO_DOCS = ["d1"] * 7 + ["d2"] * 5
 
 
-def test_cluster_indices_draw_whole_documents():
-    labels = ["a"] * 3 + ["b"] * 5
-    draws = cluster_bootstrap_indices(labels, 8, n_bootstrap=300, seed=3)
-    doc_a, doc_b = [0, 1, 2], [3, 4, 5, 6, 7]
-    seen = set()
-    for idx in draws:
-        rest, drawn = list(idx), []
-        while rest:  # peel off whole documents; a stray segment would fail here
-            doc = doc_a if rest[0] == 0 else doc_b
-            assert rest[: len(doc)] == doc
-            drawn.append("a" if doc is doc_a else "b")
-            rest = rest[len(doc) :]
-        assert len(drawn) == 2  # as many documents as the set has
-        seen.add(tuple(sorted(drawn)))
-    assert seen == {("a", "a"), ("a", "b"), ("b", "b")}
-    counts = cluster_bootstrap_counts(2, 300, seed=3)
-    assert [np.bincount(np.r_[idx, 0, 3])[[0, 3]].tolist() for idx in draws[:5]] == (counts[:5] + 1).tolist()
-    # no labels: every segment is its own unit, i.e. the plain segment bootstrap
-    assert all(len(idx) == 8 for idx in cluster_bootstrap_indices(None, 8, n_bootstrap=20))
+def test_cluster_counts_draw_whole_documents():
+    counts = cluster_bootstrap_counts(2, 300, seed=3)  # two documents
+    assert counts.shape == (300, 2) and (counts.sum(axis=1) == 2).all()  # as many documents as the set has
+    assert {tuple(row) for row in counts.tolist()} == {(2, 0), (1, 1), (0, 2)}
+    assert np.array_equal(cluster_bootstrap_counts(2, 300, seed=3), counts)  # seeded
+    seg = cluster_bootstrap_counts(8, 20)  # segments as units: the plain segment bootstrap
+    assert seg.shape == (20, 8) and (seg.sum(axis=1) == 8).all()
 
 
 def test_document_bootstrap_gives_another_ci_than_the_segment_bootstrap():
@@ -63,12 +51,21 @@ def test_document_bootstrap_gives_another_ci_than_the_segment_bootstrap():
     )
 
 
+def sacrebleu_paired(hyps: dict[str, list[str]], test_type: str, n: int) -> dict[tuple[str, str], float]:
+    """sacrebleu's own PairedTest of every system after the first against the first: p per (system, metric)."""
+    test = PairedTest(list(hyps.items()), make_metrics("swh"), [SWA], test_type=test_type, n_samples=n)
+    _, table = test()
+    columns = [c for c in table if c != "System"]  # in METRICS order, under sacrebleu's names
+    return {(s, m): r.p_value for m, c in zip(METRICS, columns) for s, r in zip(table["System"][1:], table[c][1:])}
+
+
 def test_segment_units_reproduce_sacrebleu_exactly():
-    hyps = {"base": ENG, "noisy": NOISY, "other": FRA, "same": list(ENG)}
+    hyps = {"base": ENG, "noisy": NOISY, "other": FRA}
     scores, tests = analyse_group(hyps, SWA, "swh", units_for(None, 12), baseline="base", n_bootstrap=150, n_ar=150)
-    theirs = paired_tests(ENG, {k: v for k, v in hyps.items() if k != "base"}, SWA, "swh", n_bootstrap=150, n_ar=150)
-    for key, p in theirs.items():
-        assert (tests[key]["p_bootstrap"], tests[key]["p_ar"]) == (p["p_bootstrap"], p["p_ar"])
+    bs, ar = sacrebleu_paired(hyps, "bs", 150), sacrebleu_paired(hyps, "ar", 150)
+    assert len(bs) == len(ar) == 6
+    for key in bs:
+        assert (tests[key]["p_bootstrap"], tests[key]["p_ar"]) == (bs[key], ar[key])
     corpus = score_corpus(NOISY, SWA, "swh", n_bootstrap=150)
     for metric in METRICS:
         assert scores["noisy"][metric] == corpus[metric]  # score, CI bounds, signature, reliable

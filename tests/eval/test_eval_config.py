@@ -10,8 +10,8 @@ import pytest
 
 from aya_lab.datasets.parallel import MAX_CONTEXT_WINDOW
 from aya_lab.eval import EvalConfig as exported
+from aya_lab.eval.configs import RESAMPLE, RUN_ONLY, EvalConfig
 from aya_lab.eval.report import Report
-from aya_lab.eval.translation.config import RESAMPLE, RUN_ONLY, EvalConfig
 from aya_lab.eval.translation.evaluate import evaluate_translation
 from aya_lab.eval.translation.systems import CopySystem
 

@@ -9,8 +9,8 @@ import pytest
 from aya_lab.datasets.parallel import load_parallel
 from aya_lab.eval.translation.evaluate import evaluate_translation
 from aya_lab.eval.translation.results import COLUMNS
-from aya_lab.eval.translation.specs import register_system_kind, resolve_system
-from aya_lab.eval.translation.systems import CopySystem, PivotSystem, SystemSpecError
+from aya_lab.eval.translation.specs import SystemSpecError, register_system_kind
+from aya_lab.eval.translation.systems import CopySystem, PivotSystem, resolve_system
 from aya_lab.models.fake import FakeChatModel, FakeModelError
 from tests.fakes import ChatModelTranslator, ReferenceSystem
 

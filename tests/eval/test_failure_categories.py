@@ -3,7 +3,7 @@
 import pandas as pd
 import pytest
 
-from aya_lab.eval.translation.failures import FAILURE_CATEGORIES, failure_category, failure_counts, loops
+from aya_lab.eval.translation.scoring import FAILURE_CATEGORIES, failure_category, failure_counts, loops
 
 SRC = "The meeting has been moved to Friday afternoon because the client cannot come on Thursday."
 FRA = "La réunion a été déplacée au vendredi après-midi car le client ne peut pas venir jeudi."

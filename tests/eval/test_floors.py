@@ -5,10 +5,10 @@ from __future__ import annotations
 import pytest
 
 from aya_lab.datasets.parallel import load_parallel
-from aya_lab.eval.translation.echo import echo_flags, echo_shares, pool_sentences
 from aya_lab.eval.translation.evaluate import evaluate_translation
-from aya_lab.eval.translation.specs import resolve_system
-from aya_lab.eval.translation.systems import CopySystem, ShuffledReferenceSystem, SystemSpecError
+from aya_lab.eval.translation.scoring import echo_flags, echo_shares, pool_sentences
+from aya_lab.eval.translation.specs import SystemSpecError
+from aya_lab.eval.translation.systems import CopySystem, ShuffledReferenceSystem, resolve_system
 from aya_lab.prompts import load_pool
 from tests.fakes import ReferenceSystem
 

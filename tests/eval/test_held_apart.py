@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 
 from aya_lab.datasets import DatasetError, load_parallel
-from aya_lab.eval.translation.heldapart import as_records, held_apart_examples
+from aya_lab.eval.translation.evaluate import as_records, held_apart_examples
 from aya_lab.prompts import PromptError, load_prompt
 
 

@@ -4,9 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from aya_lab.eval.translation.model_systems import PromptSystem, Seq2SeqSystem, parse_prompt_spec
-from aya_lab.eval.translation.specs import resolve_system, system_kinds
-from aya_lab.eval.translation.systems import PivotSystem, SystemSpecError
+from aya_lab.eval.translation.specs import SystemSpecError, parse_system, system_kinds
+from aya_lab.eval.translation.systems import PivotSystem, PromptSystem, Seq2SeqSystem, resolve_system
 from aya_lab.models.fake import FakeChatModel
 from tests.fakes import FakeRoomModel
 
@@ -27,7 +26,8 @@ def _room_model() -> FakeRoomModel:
     ],
 )
 def test_prompt_spec_grammar(spec, expected):
-    assert parse_prompt_spec(spec) == expected
+    parsed = parse_system(spec)
+    assert (parsed.model.text, parsed.variant, parsed.context_window) == expected
 
 
 @pytest.mark.parametrize(

@@ -12,8 +12,8 @@ import pytest
 from aya_lab.errors import InputError
 from aya_lab.eval import Report, run
 from aya_lab.eval.configs import SummariesConfig
-from aya_lab.eval.report import ReportFormatError, holm_column, task
-from aya_lab.eval.stats import holm
+from aya_lab.eval.report import ReportFormatError, task
+from aya_lab.eval.resampling import holm, holm_column
 from aya_lab.eval.task_cli import option_values
 from aya_lab.models.fake import FakeChatModel
 

@@ -339,7 +339,7 @@ def test_cli_route_with_the_loop_router_on_the_unseen_set(capsys):
 
 
 def test_paired_binary_counts_the_discordant_pairs_and_needs_both_tests_to_call_a_difference():
-    from aya_lab.eval.stats import bootstrap_indices, paired_binary
+    from aya_lab.eval.resampling import bootstrap_indices, paired_binary
 
     a = [1] * 20 + [0] * 20
     b = [1] * 20 + [1] * 15 + [0] * 5  # b right on 15 requests a got wrong, never the reverse

@@ -8,10 +8,9 @@ import json
 import pytest
 
 from aya_lab.eval.cli import eval_main
-from aya_lab.eval.translation import specs
-from aya_lab.eval.translation.model_systems import PromptSystem
-from aya_lab.eval.translation.specs import floor_kinds, parse_system, system_help
-from aya_lab.eval.translation.systems import SystemSpecError
+from aya_lab.eval.translation import systems as translation_systems
+from aya_lab.eval.translation.specs import SystemSpecError, floor_kinds, parse_system, system_help
+from aya_lab.eval.translation.systems import PromptSystem
 from aya_lab.models.fake import FakeChatModel
 from aya_lab.models.registry import MODEL_KINDS, spec_forms
 
@@ -128,7 +127,9 @@ def test_the_swap_is_recorded_in_results_their_display_and_saved_form(mini_data,
 
 
 def test_the_cli_prints_the_swap_on_stderr(mini_data, capsys, monkeypatch):
-    monkeypatch.setattr(specs, "load_chat_model", lambda spec, **kw: BaseFake(spec=spec, default="bonjour"))
+    monkeypatch.setattr(
+        translation_systems, "load_chat_model", lambda spec, **kw: BaseFake(spec=spec, default="bonjour")
+    )
     argv = ["eval", "translate", "--system", "gemma3-270m", "--dataset", "ntrex128", "--pairs", "eng-fra"]
     assert eval_main([*argv, "--n", "2", "--n-bootstrap", "10", "--n-ar", "10", "--no-progress"]) == 0
     captured = capsys.readouterr()
@@ -138,7 +139,9 @@ def test_the_cli_prints_the_swap_on_stderr(mini_data, capsys, monkeypatch):
 
 def test_the_cli_checks_every_system_before_loading_a_model(mini_data, capsys, monkeypatch):
     loaded = []
-    monkeypatch.setattr(specs, "load_chat_model", lambda spec, **kw: loaded.append(spec) or BaseFake(spec=spec))
+    monkeypatch.setattr(
+        translation_systems, "load_chat_model", lambda spec, **kw: loaded.append(spec) or BaseFake(spec=spec)
+    )
     argv = ["eval", "translate", "--system", "smollm2", "--system", "smollm3", "--dataset", "ntrex128"]
     assert eval_main([*argv, "--pairs", "eng-fra"]) == 2
     err = capsys.readouterr().err

@@ -11,7 +11,7 @@ import pytest
 import torch
 from langchain_core.messages import HumanMessage
 
-from aya_lab.eval.translation.specs import resolve_system
+from aya_lab.eval.translation.systems import resolve_system
 from aya_lab.models import GenerationCache, load_model, parse_spec
 from aya_lab.models.adapter import read_adapter
 from aya_lab.models.errors import AdapterError

@@ -1,14 +1,20 @@
-"""The translation task's reports: :func:`translation_report` makes one, and the functions here are its
-table, plot, comparison and paired deltas.
+"""The translation task's report: :func:`translation_report` makes one; its table, plot, paired deltas,
+forest plot and comparison are here.
 
 A translation :class:`~aya_lab.eval.report.Report` (task ``translation``, units ``pair`` and ``hop``) holds
 
-- ``df`` — one row per system x language pair x hop x metric (columns: :data:`COLUMNS`), with the
-  tests against the baseline on each row (``delta``, ``p_bootstrap``, ``p_ar``, ``p_holm``);
-- ``items`` — one row per system x pair x hop x segment (source, reference, hypothesis: :data:`OUTPUT_COLUMNS`),
-  so that a saved report can be re-tested against another (:func:`compare_translations`);
-- ``paired`` — the same tests as the report's paired table (:func:`translation_paired_table`);
+- ``df`` — one row per system x language pair x hop x metric (:data:`COLUMNS`), with the tests against
+  the baseline on each row (``delta``, ``p_bootstrap``, ``p_ar``, ``p_holm``);
+- ``items`` — one row per system x pair x hop x segment (:data:`OUTPUT_COLUMNS`), so that a saved report
+  can be re-tested against another (:func:`compare_translations`) or against a floor (:func:`deltas`);
+- ``paired`` — the same tests as a paired table (:func:`translation_paired_table`);
 - ``meta`` — the run's settings (baseline, dataset, bootstrap sizes, versions).
+
+:func:`deltas` recomputes, from the saved segments, every other system's difference in one metric against
+a named system (a floor such as ``copy``, or the baseline) with the 95% CI of its paired bootstrap,
+documents resampled where the outputs carry document ids, so the interval is the one the report's own
+tests used when the named system is the baseline. :func:`forest` draws them: one row per pair, one
+marker per system, a line at 0 — a row whose interval lies right of it is a pair where the system wins.
 """
 
 from __future__ import annotations
@@ -16,13 +22,13 @@ from __future__ import annotations
 import math
 from typing import TYPE_CHECKING
 
+import numpy as np
 import pandas as pd
 
 from aya_lab.errors import InputError
-from aya_lab.eval.metrics import paired_tests, score_corpus
+from aya_lab.eval.metrics import METRICS
 from aya_lab.eval.report import Report
-from aya_lab.eval.stats import ALPHA
-from aya_lab.eval.translation.paired_deltas import forest_plot, paired_deltas
+from aya_lab.eval.resampling import ALPHA, analyse_group, units_for
 
 if TYPE_CHECKING:
     from matplotlib.axes import Axes
@@ -30,7 +36,9 @@ if TYPE_CHECKING:
 
 __all__ = [
     "COLUMNS",
+    "DELTA_COLUMNS",
     "OUTPUT_COLUMNS",
+    "TEST_COLUMNS",
     "baseline_tests",
     "compare_translations",
     "deltas",
@@ -41,57 +49,22 @@ __all__ = [
     "translation_table",
 ]
 
-COLUMNS = [
-    "system",
-    "dataset",
-    "split",
-    "src",
-    "tgt",
-    "pair",
-    "hop",
-    "metric",
-    "score",
-    "ci_low",
-    "ci_high",
-    "p_bootstrap",
-    "p_ar",
-    "significant",
-    "p_holm",
-    "significant_holm",
-    "delta",
-    "delta_low",
-    "delta_high",
-    "n",
-    "resample_unit",
-    "n_units",
-    "sacrebleu_signature",
-    "reliable",
-    "note",
-    "model_fingerprint",
-    "prompt_hash",
-    "graph_spec_hash",
-    "dataset_id",
-    "baseline",
-]
-OUTPUT_COLUMNS = [
-    "system",
-    "dataset_id",
-    "pair",
-    "src",
-    "tgt",
-    "hop",
-    "idx",
-    "doc_id",
-    "source",
-    "reference",
-    "hypothesis",
-]
-SCORE_METRICS = ("BLEU", "chrF", "chrF++")
-SHARE_METRICS = ("target_lang_share", "echo_share", "echo_source_share", "echo_example_share", "hallucination_rate")
-HOPS = ("e2e", "src-pivot", "pivot-tgt")
-TEST_COLUMNS = ["baseline", "system", "dataset_id", "pair", "hop", "metric", "score_baseline", "score_system"]
-TEST_COLUMNS += ["delta", "ci_low", "ci_high", "p", "p_ar", "p_holm", "significant", "resample_unit", "n_units", "n"]
+COLUMNS = (
+    "system dataset split src tgt pair hop metric score ci_low ci_high p_bootstrap p_ar significant p_holm "
+    "significant_holm delta delta_low delta_high n resample_unit n_units sacrebleu_signature reliable note "
+    "model_fingerprint prompt_hash graph_spec_hash dataset_id baseline"
+).split()
+"""The columns of a translation report's ``df``."""
+OUTPUT_COLUMNS = "system dataset_id pair src tgt hop idx doc_id source reference hypothesis".split()
+"""The columns of a translation report's ``items``."""
+TEST_COLUMNS = "baseline system dataset_id pair hop metric score_baseline score_system delta ci_low ci_high p".split()
+TEST_COLUMNS += "p_ar p_holm significant resample_unit n_units n".split()
 """The columns of a translation report's ``paired`` table (:func:`translation_paired_table`)."""
+DELTA_COLUMNS = (
+    "system against dataset_id pair hop metric delta ci_low ci_high p_bootstrap resample_unit n_units n".split()
+)
+"""The columns of :func:`deltas`."""
+SHARE_METRICS = ("target_lang_share", "echo_share", "echo_source_share", "echo_example_share", "hallucination_rate")
 
 
 def pairs_of(report: Report) -> list[str]:
@@ -136,12 +109,10 @@ def translation_table(
 ) -> Styler:
     """A pandas Styler: systems as rows, pair x metric as columns.
 
-    Scores read ``score ±half-CI``, rates with a CI ``rate [low, high]`` (``hallucination_rate``: the
-    share of outputs the room's faithfulness gate would withhold); ``*`` marks a significant difference
-    from the baseline (both paired bootstrap and approximate randomisation at p < 0.05), ``†`` a BLEU
-    that is unreliable for the script, ``n/a`` a language the language identifier does not cover. The
-    caption ends with ``meta["prompt_notes"]``: each system that got another prompt than asked for. The
-    HTML is deterministic (fixed uuid), so notebooks can compare it.
+    Scores read ``score ±half-CI``, rates with a CI ``rate [low, high]``; ``*`` marks a significant
+    difference from the baseline (both paired bootstrap and approximate randomisation at p < 0.05), ``†``
+    a BLEU that is unreliable for the script, ``n/a`` a language the language identifier does not cover.
+    The caption ends with ``meta["prompt_notes"]``. The HTML is deterministic (fixed uuid).
     """
     df, baseline = report.df, report.baseline
     sub = df[(df["hop"] == hop) & (df["metric"].isin(metrics))]
@@ -150,8 +121,9 @@ def translation_table(
         cells.setdefault((row.pair, row.metric), {})[row.system] = _cell(row)
     columns = [(pair, m) for pair in [*pairs_of(report), "pooled"] for m in metrics if (pair, m) in cells]
     systems = [s for s in report.systems if s in set(sub["system"])]
-    data = {col: [cells[col].get(s, "") for s in systems] for col in columns}
-    frame = pd.DataFrame(data, index=pd.Index(systems, name="system"))
+    frame = pd.DataFrame(
+        {col: [cells[col].get(s, "") for s in systems] for col in columns}, index=pd.Index(systems, name="system")
+    )
     frame.columns = pd.MultiIndex.from_tuples(columns, names=["pair", "metric"]) if columns else frame.columns
     caption = f"{report.meta.get('dataset', '')} ({hop}); baseline: {baseline}; * p<0.05 vs baseline (bs & ar); † BLEU unreliable for this script"
     caption += "".join(f"; {note}" for note in report.meta.get("prompt_notes", []))  # type: ignore[attr-defined]
@@ -159,6 +131,18 @@ def translation_table(
     if baseline in systems:
         styler = styler.apply(lambda r: ["font-style: italic" if r.name == baseline else "" for _ in r], axis=1)
     return styler
+
+
+def _cell(row) -> str:
+    has_ci = row.ci_low == row.ci_low and row.ci_high == row.ci_high  # not NaN
+    if row.metric in SHARE_METRICS:
+        if row.score is None or (isinstance(row.score, float) and math.isnan(row.score)):
+            return "n/a"
+        return f"{100 * row.score:.0f}%" + (f" [{100 * row.ci_low:.0f}, {100 * row.ci_high:.0f}]" if has_ci else "")
+    text = "" if row.score is None or (isinstance(row.score, float) and math.isnan(row.score)) else f"{row.score:.1f}"
+    text += f" ±{(row.ci_high - row.ci_low) / 2:.1f}" if has_ci else ""
+    text += " *" if bool(row.significant) else ""
+    return text + (" †" if row.metric == "BLEU" and not bool(row.reliable) else "")
 
 
 def baseline_tests(report: Report, metric: str = "chrF", hop: str = "e2e") -> pd.DataFrame:
@@ -172,22 +156,95 @@ def baseline_tests(report: Report, metric: str = "chrF", hop: str = "e2e") -> pd
     return rows[rows["system"] != report.baseline][cols].reset_index(drop=True)
 
 
+def _delta_rows(grp: pd.DataFrame, against: str, metric: str, hop: str, n_bootstrap: int) -> list[dict]:
+    base = grp[grp["system"] == against].sort_values("idx")
+    refs = list(base["reference"])
+    hyps = {against: list(base["hypothesis"])}
+    for system, sub in grp[grp["system"] != against].groupby("system", sort=False):
+        sub = sub.sort_values("idx")
+        if list(sub["reference"]) == refs:
+            hyps[str(system)] = list(sub["hypothesis"])
+    if base.empty or len(hyps) < 2:
+        return []
+    units = units_for(list(base["doc_id"]) if "doc_id" in base.columns else None, len(refs))
+    tgt = "eng" if hop == "src-pivot" else str(base["tgt"].iloc[0])
+    _, tests = analyse_group(
+        hyps, refs, tgt, units, baseline=against, n_bootstrap=n_bootstrap, n_ar=0, metrics=(metric,)
+    )
+    where = {"against": against, "dataset_id": str(base["dataset_id"].iloc[0]), "pair": str(base["pair"].iloc[0])}
+    return [
+        {
+            "system": system,
+            **where,
+            "hop": hop,
+            "metric": metric,
+            "delta": t["delta"],
+            "ci_low": t["delta_low"],
+            "ci_high": t["delta_high"],
+            "p_bootstrap": t["p_bootstrap"],
+            "resample_unit": units.kind,
+            "n_units": units.n_units,
+            "n": len(refs),
+        }  # fmt: skip
+        for system in hyps
+        if system != against and (t := tests[(system, metric)])
+    ]
+
+
 def deltas(report: Report, metric: str = "chrF", against: str | None = None, hop: str = "e2e") -> pd.DataFrame:
     """Per pair, every other system's ``metric`` minus ``against``'s (default: the baseline) with the 95%
-    CI of the paired bootstrap, documents resampled where there are ids
-    (:func:`~aya_lab.eval.translation.paired_deltas.paired_deltas`, from the report's items)."""
-    n_bootstrap = int(str(report.meta.get("n_bootstrap") or 1000))
+    CI of the paired bootstrap (:data:`DELTA_COLUMNS`, in the report's pair order; ``p_bootstrap`` is
+    unadjusted). Raises :class:`~aya_lab.errors.InputError` naming the systems when ``against`` did not
+    run, or when the report has no saved outputs."""
+    outputs = report.items
+    if outputs is None or outputs.empty:
+        raise InputError("this result has no saved segment outputs; re-run the evaluation to compare systems")
     against = against or report.baseline or report.systems[0]
-    return paired_deltas(report.items, against=against, metric=metric, hop=hop, n_bootstrap=n_bootstrap)
+    systems = list(dict.fromkeys(outputs["system"]))
+    if against not in systems:
+        raise InputError(f"no system {against!r} in this result; it has: {', '.join(systems)}")
+    sub = outputs[outputs["hop"] == hop]
+    if sub.empty:
+        raise InputError(f"no outputs for hop {hop!r}; hops here: {', '.join(dict.fromkeys(outputs['hop']))}")
+    n_bootstrap = int(str(report.meta.get("n_bootstrap") or 1000))
+    rows = [r for _, g in sub.groupby(["dataset_id", "pair"], sort=False) for r in _delta_rows(g, against, metric, hop, n_bootstrap)]  # fmt: skip
+    return pd.DataFrame(rows, columns=DELTA_COLUMNS)
 
 
 def forest(
     report: Report, metric: str = "chrF", against: str = "copy", ax: Axes | None = None, *, hop: str = "e2e"
 ) -> Axes:
-    """A forest plot of :func:`deltas`: Δ ``metric`` of every other system against ``against`` per pair,
-    95% CIs, a vertical line at 0. Returns the matplotlib Axes."""
-    title = f"Δ {metric} against {against} ({hop}) on {report.meta.get('dataset', '')}"
-    return forest_plot(deltas(report, metric, against, hop), ax=ax, title=title)
+    """A forest plot of :func:`deltas`: Δ ``metric`` of every other system against ``against`` per pair
+    with its 95% CI, systems offset within a row and named in the legend, a line at 0. Returns the
+    matplotlib Axes (one error-bar container per system)."""
+    import matplotlib.pyplot as plt
+
+    table = deltas(report, metric, against, hop)
+    if table.empty:
+        raise InputError("nothing to plot: no system shares segments with the one compared against")
+    keys = list(dict.fromkeys(zip(table["dataset_id"], table["pair"])))
+    pairs = [p for _, p in keys]  # a pair that repeats is labelled with its dataset
+    labels = [p if pairs.count(p) == 1 else f"{p} ({did.split(':')[0]})" for did, p in keys]
+    systems = list(dict.fromkeys(table["system"]))
+    if ax is None:
+        _, ax = plt.subplots(figsize=(7, 1.0 + 0.45 * len(keys) * max(1, len(systems)) ** 0.5))
+    step = 0.6 / max(1, len(systems))
+    position = {did: i for i, (did, _) in enumerate(keys)}
+    for j, system in enumerate(systems):
+        sub = table[table["system"] == system]
+        y = np.array([position[d] for d in sub["dataset_id"]]) + (j - (len(systems) - 1) / 2) * step
+        x = sub["delta"].to_numpy(dtype=float)
+        low = np.clip(np.nan_to_num(x - sub["ci_low"].to_numpy(dtype=float)), 0, None)
+        high = np.clip(np.nan_to_num(sub["ci_high"].to_numpy(dtype=float) - x), 0, None)
+        ax.errorbar(x, y, xerr=np.vstack([low, high]), fmt="o", capsize=3, label=system)
+    ax.axvline(0.0, color="grey", linestyle="--", linewidth=1)
+    ax.set_yticks(range(len(keys)), labels)
+    ax.set_ylim(len(keys) - 0.5, -0.5)  # first pair on top
+    units = "+".join(dict.fromkeys(table["resample_unit"]))
+    ax.set_xlabel(f"Δ {metric} against {table['against'].iloc[0]} (95% CI, paired bootstrap over {units}s)")
+    ax.set_title(f"Δ {metric} against {against} ({hop}) on {report.meta.get('dataset', '')}")
+    ax.legend(fontsize="small")
+    return ax
 
 
 def translation_plot(
@@ -198,14 +255,12 @@ def translation_plot(
     Returns the matplotlib Axes. ``heatmap=None`` chooses a heatmap above 8 pairs.
     """
     import matplotlib.pyplot as plt
-    import numpy as np
 
     df = report.df
     sub = df[(df["metric"] == metric) & (df["hop"] == hop) & (df["pair"] != "pooled")]
     pairs = [p for p in pairs_of(report) if p in set(sub["pair"])]
     systems = [s for s in report.systems if s in set(sub["system"])]
-    if heatmap is None:
-        heatmap = len(pairs) > 8
+    heatmap = len(pairs) > 8 if heatmap is None else heatmap
     if ax is None:
         width = max(6.0, 0.6 * len(pairs) * (1 if heatmap else max(1, len(systems)) ** 0.5) + 2)
         _, ax = plt.subplots(figsize=(min(width, 18), 0.5 * len(systems) + 2 if heatmap else 4))
@@ -232,28 +287,6 @@ def translation_plot(
     return ax
 
 
-def _fmt(x: float) -> str:
-    return "" if x is None or (isinstance(x, float) and math.isnan(x)) else f"{x:.1f}"
-
-
-def _cell(row) -> str:
-    if row.metric in SHARE_METRICS:
-        if row.score is None or (isinstance(row.score, float) and math.isnan(row.score)):
-            return "n/a"
-        text = f"{100 * row.score:.0f}%"
-        if row.ci_low == row.ci_low and row.ci_high == row.ci_high:  # a rate with a CI (hallucination_rate)
-            text += f" [{100 * row.ci_low:.0f}, {100 * row.ci_high:.0f}]"
-        return text
-    text = _fmt(row.score)
-    if row.ci_low == row.ci_low and row.ci_high == row.ci_high:  # not NaN
-        text += f" ±{(row.ci_high - row.ci_low) / 2:.1f}"
-    if bool(row.significant):
-        text += " *"
-    if row.metric == "BLEU" and not bool(row.reliable):
-        text += " †"
-    return text
-
-
 def compare_translations(
     a: Report,
     b: Report,
@@ -268,8 +301,8 @@ def compare_translations(
     ``system_a`` defaults to ``a``'s baseline (or its only system); ``system_b`` to every system of
     ``b``. Segments are matched by dataset id, pair, hop and index, and must share their references.
     Returns a tidy DataFrame: system_a, system_b, dataset_id, pair, hop, metric, score_a, score_b,
-    p_bootstrap, p_ar, significant, n. These tests resample segments (sacrebleu's own), even where the
-    outputs carry document ids; :func:`deltas` resamples documents.
+    p_bootstrap, p_ar, significant, n. These tests resample segments (sacrebleu's own draws), even where
+    the outputs carry document ids; :func:`deltas` resamples documents.
     """
     for res, label in ((a, "A"), (b, "B")):
         if res.items is None or res.items.empty:
@@ -281,61 +314,56 @@ def compare_translations(
     for s in systems_b:
         if s not in set(b.items["system"]):
             raise InputError(f"system {s!r} is not in result B; it has: {', '.join(b.systems)}")
-    out_a = a.items[a.items["system"] == sys_a]
     rows = []
-    for (did, pair, hop), grp_a in out_a.groupby(["dataset_id", "pair", "hop"], sort=False):
+    for (did, pair, hop), grp_a in a.items[a.items["system"] == sys_a].groupby(
+        ["dataset_id", "pair", "hop"], sort=False
+    ):
         grp_a = grp_a.sort_values("idx")
-        hyps_b = _matching_outputs(b, systems_b, sys_a, grp_a, did, pair, hop)
+        hyps_b = _matching_outputs(b, systems_b, sys_a, grp_a, (did, pair, hop))
         if hyps_b:
-            rows += _compare_rows(sys_a, grp_a, hyps_b, did, pair, hop, n_bootstrap, n_ar)
+            rows += _compare_rows(sys_a, grp_a, hyps_b, (did, pair, hop), n_bootstrap, n_ar)
     if not rows:
         raise InputError("results A and B share no dataset/pair/hop to compare")
     return pd.DataFrame(rows)
 
 
-def _matching_outputs(b: Report, systems_b, sys_a: str, grp_a: pd.DataFrame, did, pair, hop) -> dict[str, list[str]]:
+def _matching_outputs(b: Report, systems_b, sys_a: str, grp_a: pd.DataFrame, where: tuple) -> dict[str, list[str]]:
     """Each B system's hypotheses on the segments of ``grp_a`` (same references required)."""
     hyps_b = {}
+    same = (b.items["dataset_id"] == where[0]) & (b.items["pair"] == where[1]) & (b.items["hop"] == where[2])
     for s in systems_b:
-        grp_b = b.items[
-            (b.items["system"] == s)
-            & (b.items["dataset_id"] == did)
-            & (b.items["pair"] == pair)
-            & (b.items["hop"] == hop)
-        ].sort_values("idx")
+        grp_b = b.items[same & (b.items["system"] == s)].sort_values("idx")
         if grp_b.empty:
             continue
         if list(grp_b["reference"]) != list(grp_a["reference"]):
-            raise InputError(f"{did} {pair} {hop}: results A and B were scored against different references")
+            raise InputError(f"{' '.join(where)}: results A and B were scored against different references")
         hyps_b[s if s != sys_a else f"{s} (B)"] = list(grp_b["hypothesis"])
     return hyps_b
 
 
-def _compare_rows(sys_a, grp_a: pd.DataFrame, hyps_b: dict, did, pair, hop, n_bootstrap, n_ar) -> list[dict]:
-    tgt = grp_a["tgt"].iloc[0] if hop != "src-pivot" else "eng"
-    refs = list(grp_a["reference"])
-    base = list(grp_a["hypothesis"])
-    tests = paired_tests(base, hyps_b, refs, tgt, n_bootstrap=n_bootstrap, n_ar=n_ar)
-    score_a = score_corpus(base, refs, tgt, n_bootstrap=1)
-    rows = []
-    for s, hyps in hyps_b.items():
-        score_b = score_corpus(hyps, refs, tgt, n_bootstrap=1)
-        for metric in SCORE_METRICS:
-            p = tests[(s, metric)]
-            rows.append(
-                {
-                    "system_a": sys_a,
-                    "system_b": s,
-                    "dataset_id": did,
-                    "pair": pair,
-                    "hop": hop,
-                    "metric": metric,
-                    "score_a": score_a[metric].score,
-                    "score_b": score_b[metric].score,
-                    "p_bootstrap": p["p_bootstrap"],
-                    "p_ar": p["p_ar"],
-                    "significant": p["p_bootstrap"] < ALPHA and p["p_ar"] < ALPHA,
-                    "n": len(refs),
-                }
-            )
-    return rows
+def _compare_rows(sys_a, grp_a: pd.DataFrame, hyps_b: dict, where: tuple, n_bootstrap, n_ar) -> list[dict]:
+    tgt = grp_a["tgt"].iloc[0] if where[2] != "src-pivot" else "eng"
+    refs, key = list(grp_a["reference"]), "\x00A"  # no system is named like the key of A's outputs
+    scores, tests = analyse_group(
+        {key: list(grp_a["hypothesis"]), **hyps_b}, refs, tgt, units_for(None, len(refs)), baseline=key,
+        n_bootstrap=n_bootstrap, n_ar=n_ar,
+    )  # fmt: skip
+    return [
+        {
+            "system_a": sys_a,
+            "system_b": s,
+            "dataset_id": where[0],
+            "pair": where[1],
+            "hop": where[2],
+            "metric": metric,
+            "score_a": scores[key][metric].score,
+            "score_b": scores[s][metric].score,
+            "p_bootstrap": p["p_bootstrap"],
+            "p_ar": p["p_ar"],
+            "significant": p["p_bootstrap"] < ALPHA and p["p_ar"] < ALPHA,
+            "n": len(refs),
+        }  # fmt: skip
+        for s in hyps_b
+        for metric in METRICS
+        if (p := tests[(s, metric)])
+    ]

@@ -1,65 +1,175 @@
-"""Spec strings -> translation systems (``aya-lab eval translate --system SPEC``).
+"""System spec strings (``--system SPEC``): the registry of system kinds, the grammar, its help.
 
 Every model spec is a system: what the model layer's one registry accepts
 (:func:`aya_lab.models.registry.parse_spec`: ``smollm2``, ``gemma3-270m``, ``gguf:FILE``, ``hf:PATH``,
-``seq2seq:PATH``, ``fake:...``, with ``~ENGINE`` and ``BASE+lora:PATH``) is a system here with no list of
-its own, so a kind added there is a system at once. A model that translates by prompt becomes a
-:class:`~.model_systems.PromptSystem` (``MODEL[@VARIANT][+ctxK]``); a seq2seq model a
-:class:`~.model_systems.Seq2SeqSystem`. Beside the models, kinds registered here with
-:func:`register_system_kind`:
+``seq2seq:PATH``, ``fake:...``, with ``~ENGINE`` and ``BASE+lora:PATH``) is a system with no list of its
+own. A model that translates by prompt becomes a :class:`~.systems.PromptSystem`, a seq2seq model a
+:class:`~.systems.Seq2SeqSystem`. Beside the models, kinds registered with :func:`register_system_kind`:
+the floors ``copy`` and ``other-sentence[:SEED]``, and ``pivot:SPEC`` (through English with ``SPEC`` on
+both hops). ``NAME=SPEC`` names any of them::
 
-- floors (``floor=True``): ``copy`` (the source unchanged, the echo floor) and ``other-sentence[:SEED]``
-  (another segment's reference of the same pair: writing the language without translating);
-- ``pivot:SPEC`` — :class:`~.systems.PivotSystem` through English with ``SPEC`` on both hops.
+    SPEC      := [NAME "="] MODEL ["@" VARIANT] ["+ctx" K]      a PromptSystem
+               | [NAME "="] NMT-MODEL                            a Seq2SeqSystem (no @VARIANT, no +ctxK)
+               | [NAME "="] KIND [":" REST]                      a registered kind
+    VARIANT   := a file stem under prompts/user_translate/ (default: baseline)
+    K         := 0..10, the context window (default 0)
 
-``NAME=SPEC`` names any of them. :func:`parse_system` checks a spec without loading anything (the CLI
-checks every ``--system`` before the first model loads); :func:`resolve_system` builds the system.
-:func:`system_option_help` and :func:`system_help` (the ``--system`` help and its grammar) and the
-one-line error for an unknown spec are generated from both registries.
+The suffixes are taken from the end of the spec (``@`` followed by a name without ``/``), so paths may
+contain ``@`` elsewhere. :func:`parse_system` checks a spec without loading anything;
+:func:`~.systems.resolve_system` builds the system.
+
+Light on purpose: no model stack is imported, so ``--help`` (:func:`system_help`,
+:func:`system_option_help`, generated from both registries) is printed without torch, LangChain or
+sacrebleu. :class:`TranslationSystem` is the contract every spec builds to. A kind's factory and check
+are callables or ``module:attr`` references imported on first use (the built-in kinds name their code
+in :mod:`~.systems` that way).
 """
 
 from __future__ import annotations
 
 import difflib
-from collections.abc import Iterator
-from contextlib import contextmanager
-from contextvars import ContextVar
+import re
+from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any
+from typing import Protocol, runtime_checkable
 
-from aya_lab.eval.translation.kinds import (
-    KINDS,
-    SystemFactory,
-    floor_kinds,
-    register_system_kind,
-    system_help,
-    system_option_help,
-)
-from aya_lab.eval.translation.model_systems import PromptSystem, Seq2SeqSystem, split_suffixes, translate_prompt
-from aya_lab.eval.translation.systems import (
-    CopySystem,
-    PivotSystem,
-    ShuffledReferenceSystem,
-    SystemSpecError,
-    TranslationSystem,
-)
-from aya_lab.models import load_chat_model, load_model
+from aya_lab.datasets.parallel import MAX_CONTEXT_WINDOW
+from aya_lab.errors import AyaLabError
 from aya_lab.models.errors import ModelSpecError
-from aya_lab.models.registry import MODEL_KINDS, ModelSpec, parse_spec, spec_forms
+from aya_lab.models.registry import MODEL_KINDS, ModelSpec, parse_spec, spec_forms, spec_help
 from aya_lab.models.registry import unknown_spec_hint as _model_hint
+from aya_lab.refs import resolve_ref
 
 __all__ = [
+    "KINDS",
     "SystemFactory",
+    "SystemKind",
     "SystemSpec",
+    "SystemSpecError",
+    "TranslationSystem",
     "floor_kinds",
-    "model_options",
     "parse_system",
     "register_system_kind",
-    "resolve_system",
+    "split_suffixes",
     "system_help",
-    "system_option_help",
     "system_kinds",
+    "system_option_help",
 ]
+
+_SYSTEMS = "aya_lab.eval.translation.systems"
+_SUFFIX = re.compile(r"^(?P<model>.*?)(?:@(?P<variant>[^@/+\s]*))?(?:\+ctx(?P<k>[^@/+\s]*))?$", re.S)
+
+
+class SystemSpecError(AyaLabError, ValueError):
+    """A system spec string that names no registered kind or that its factory rejects."""
+
+
+@runtime_checkable
+class TranslationSystem(Protocol):
+    """What the evaluator needs of a translation system.
+
+    ``translate`` returns exactly one output per input, in order. ``src``/``tgt`` are ISO 639-3
+    codes. ``context[i]`` lists the source segments before ``texts[i]`` in its document (oldest first,
+    up to 10). ``signature()`` returns ``model_fingerprint``, ``prompt_hash`` and ``graph_spec_hash``
+    ("-" where a part does not apply); it goes into every result row.
+    """
+
+    name: str
+
+    def translate(
+        self, texts: list[str], src: str, tgt: str, *, context: list[list[str]] | None = None
+    ) -> list[str]: ...
+
+    def signature(self) -> dict[str, str]: ...
+
+
+SystemFactory = Callable[[str], TranslationSystem]
+
+
+@dataclass(frozen=True)
+class SystemKind:
+    """A registered kind: ``factory(rest)`` builds the system, ``check(rest)`` validates the rest without
+    building; either may be a ``module:attr`` reference, imported on first use."""
+
+    name: str
+    form: str
+    what: str
+    factory: SystemFactory | str
+    floor: bool
+    check: Callable[[str], None] | str | None
+
+    def build(self, rest: str) -> TranslationSystem:
+        factory = resolve_ref(self.factory) if isinstance(self.factory, str) else self.factory
+        return factory(rest)
+
+    def validate(self, rest: str) -> None:
+        if self.check is not None:
+            (resolve_ref(self.check) if isinstance(self.check, str) else self.check)(rest)
+
+
+KINDS: dict[str, SystemKind] = {}
+"""Registered kinds by prefix, in registration order (the order of the help)."""
+
+
+def register_system_kind(
+    prefix: str,
+    factory: SystemFactory | str,
+    *,
+    replace: bool = False,
+    form: str | None = None,
+    what: str = "",
+    floor: bool = False,
+    check: Callable[[str], None] | str | None = None,
+) -> None:
+    """Register ``factory(rest_of_spec) -> TranslationSystem`` for specs ``"<prefix>:<rest>"`` (or a bare
+    ``"<prefix>"``, rest ``""``). ``form``/``what`` go into :func:`system_help`; ``floor`` marks a floor;
+    ``check(rest)`` validates the rest without building (for :func:`parse_system`). ``factory`` and
+    ``check`` may be ``module:attr`` references. Registering a taken prefix raises unless ``replace=True``.
+    Model specs need no registration: every spec of the model registry is a system."""
+    key = prefix.rstrip(":").strip().lower()
+    if not key:
+        raise ValueError("a system kind needs a non-empty prefix")
+    if key in KINDS and not replace and KINDS[key].factory is not factory:
+        raise ValueError(f"system kind {key!r} is already registered; pass replace=True to override it")
+    KINDS[key] = SystemKind(key, form or key, what, factory, floor, check)
+
+
+def floor_kinds() -> list[str]:
+    """How the floors are written (``copy``, ``other-sentence[:SEED]``)."""
+    return [k.form for k in KINDS.values() if k.floor]
+
+
+def system_kinds() -> list[str]:
+    """Every spec prefix: the registered kinds and the model registry's kinds."""
+    return sorted({*KINDS, *MODEL_KINDS})
+
+
+def system_option_help() -> str:
+    """The one-line ``--system`` help, generated from both registries: the floors, every model form, the
+    wrappers (``pivot:SPEC``)."""
+    models = ", ".join(spec_forms(tests=False))
+    wrappers = " or ".join(k.form for k in KINDS.values() if not k.floor)
+    return (
+        f"system spec (repeatable), optionally NAME=SPEC: a floor ({', '.join(floor_kinds())}), a model ({models}; "
+        f"MODEL[@VARIANT][+ctxK] where it takes a prompt, ~ENGINE, BASE+lora:PATH) or {wrappers} (grammar "
+        "below; default: the translator --model with the baseline prompt)"
+    )
+
+
+def system_help() -> str:
+    """The ``--system`` grammar for help texts, generated from both registries (floors listed first)."""
+    width = 26
+    lines = ["system specs (default: the translator --model with the baseline prompt):", " floors:"]
+    lines += [f"  {k.form:<{width}}{k.what}" for k in KINDS.values() if k.floor]
+    lines += [" models (every model spec; MODEL[@VARIANT][+ctxK] where the model takes a prompt):", spec_help("  ")]
+    lines += [
+        f"  {'@VARIANT':<{width}}a file under prompts/user_translate/ (default baseline; a base model gets",
+        f"  {'':<{width}}the completion variant instead, and the run says so)",
+        f"  {'+ctxK':<{width}}the last K (0..10) preceding segments of the document as context",
+    ]
+    lines += [" wrappers:"] + [f"  {k.form:<{width}}{k.what}" for k in KINDS.values() if not k.floor]
+    lines += [f"  {'NAME=SPEC':<{width}}any of the above, named NAME in the results"]
+    return "\n".join(lines) + "\n"
 
 
 @dataclass(frozen=True)
@@ -80,43 +190,40 @@ class SystemSpec:
         return self.kind in KINDS and KINDS[self.kind].floor
 
 
-_MODEL_OPTIONS: ContextVar[dict[str, Any] | None] = ContextVar("aya_lab_system_model_options", default=None)
-
-
-@contextmanager
-def model_options(*, settings: dict[str, object] | None = None, batch_size: int | None = None) -> Iterator[None]:
-    """Generation ``settings`` (e.g. ``{"max_new_tokens": 64}``) and ``batch_size`` for the models that
-    spec-built systems (``smollm2@strict``, ``seq2seq:PATH``) load inside the block; ``None`` keeps the
-    model's default. ``aya-lab eval translate --max-new-tokens/--batch-size`` use this."""
-    options = {k: v for k, v in {"settings": settings, "batch_size": batch_size}.items() if v is not None}
-    token = _MODEL_OPTIONS.set(options)
-    try:
-        yield
-    finally:
-        _MODEL_OPTIONS.reset(token)
-
-
-def system_kinds() -> list[str]:
-    """Every spec prefix: the registered kinds and the model registry's kinds."""
-    return sorted({*KINDS, *MODEL_KINDS})
+def split_suffixes(spec: str) -> tuple[str, str | None, int | None]:
+    """``"smollm2@strict+ctx3"`` -> ``("smollm2", "strict", 3)``; an absent suffix is ``None``. Raises
+    :class:`SystemSpecError` for an empty variant, a non-numeric or too large K, or no model part."""
+    text = (spec or "").strip()
+    m = _SUFFIX.match(text)
+    model, variant, k = (m.group("model"), m.group("variant"), m.group("k")) if m else (text, None, None)
+    if not model:
+        raise SystemSpecError(f"system spec {spec!r} names no model; e.g. smollm2@strict+ctx3 or hf:PATH@baseline")
+    if variant is not None and not variant:
+        raise SystemSpecError(f"system spec {spec!r} has an empty prompt variant after '@'; e.g. {model}@strict")
+    if k is not None and not k.isdigit():
+        raise SystemSpecError(f"system spec {spec!r}: '+ctx' needs a number of segments, e.g. {model}+ctx3")
+    window = int(k) if k is not None else None
+    if window is not None and window > MAX_CONTEXT_WINDOW:
+        raise SystemSpecError(f"system spec {spec!r}: context window {window} is over {MAX_CONTEXT_WINDOW}")
+    return model, variant, window
 
 
 def _valid_forms() -> str:
     own = ", ".join(k.form for k in KINDS.values())
-    models = ", ".join(spec_forms(tests=False))
     return (
-        f"{own}, or a model: {models} (as MODEL[@VARIANT][+ctxK] where it takes a prompt; ~ENGINE and "
-        "BASE+lora:PATH allowed), or NAME=SPEC"
+        f"{own}, or a model: {', '.join(spec_forms(tests=False))} (as MODEL[@VARIANT][+ctxK] where it takes a "
+        "prompt; ~ENGINE and BASE+lora:PATH allowed), or NAME=SPEC"
     )
 
 
-def _head(text: str) -> str:
-    cut = min((i for i in (text.find(c) for c in ":@+~") if i >= 0), default=len(text))
-    return text[:cut].strip()
+def _unknown(spec: str, head: str) -> SystemSpecError:
+    close = difflib.get_close_matches(head.lower(), list(KINDS), n=1)
+    hint = _model_hint(head) or (f" (did you mean {close[0]!r}?)" if close else "")
+    return SystemSpecError(f"unknown system {spec!r}{hint}; valid systems: {_valid_forms()}")
 
 
 def parse_system(spec: str) -> SystemSpec:
-    """Check ``spec`` and say what it names, loading nothing. Raises :class:`SystemSpecError` (one line
+    """Check ``spec`` and say what it names, loading no model. Raises :class:`SystemSpecError` (one line
     naming the value; an unknown spec also lists the valid forms)."""
     text = (spec or "").strip()
     name = None
@@ -127,10 +234,9 @@ def parse_system(spec: str) -> SystemSpec:
     if kind is not None:
         kind.validate(rest)
         return SystemSpec(text, name, kind.name, rest)
-    head = _head(text)
-    if head not in MODEL_KINDS:
-        close = _model_hint(head) or _close_kind(head)
-        raise SystemSpecError(f"unknown system {spec!r}{close}; valid systems: {_valid_forms()}")
+    cut = min((i for i in (text.find(c) for c in ":@+~") if i >= 0), default=len(text))
+    if text[:cut].strip() not in MODEL_KINDS:
+        raise _unknown(spec, text[:cut].strip())
     model_text, variant, k = split_suffixes(text)
     try:
         parsed = parse_spec(model_text)
@@ -143,52 +249,11 @@ def parse_system(spec: str) -> SystemSpec:
                 f"window; drop the @VARIANT/+ctxK suffix (write {model_text})"
             )
         return SystemSpec(text, name, "nmt", model=parsed)
-    try:
-        translate_prompt(variant or "baseline")  # an unknown variant fails here, before any model loads
+    try:  # an unknown variant fails here, before any model loads
+        resolve_ref(f"{_SYSTEMS}:translate_prompt")(variant or "baseline")
     except ValueError as exc:
         raise SystemSpecError(str(exc)) from None
     return SystemSpec(text, name, "prompt", model=parsed, variant=variant or "baseline", context_window=k or 0)
-
-
-def _close_kind(head: str) -> str:
-    close = difflib.get_close_matches(head.lower(), list(KINDS), n=1)
-    return f" (did you mean {close[0]!r}?)" if close else ""
-
-
-def build_system(parsed: SystemSpec) -> TranslationSystem:
-    """The system a :class:`SystemSpec` names (models are loaded here, with :func:`model_options`)."""
-    options = _MODEL_OPTIONS.get() or {}
-    if parsed.kind in KINDS:
-        system = KINDS[parsed.kind].build(parsed.rest)
-    elif parsed.kind == "nmt":
-        assert parsed.model is not None
-        system = Seq2SeqSystem(load_model(parsed.model.text, **options) if options else parsed.model.text)
-    else:
-        assert parsed.model is not None
-        model = load_chat_model(parsed.model.text, **options) if options else parsed.model.text
-        system = PromptSystem(model, parsed.variant or "baseline", context_window=parsed.context_window)
-    if parsed.name:
-        try:
-            system.name = parsed.name
-        except AttributeError:  # pragma: no cover - frozen systems
-            raise SystemSpecError(f"system {parsed.text!r} cannot be renamed") from None
-    elif not getattr(system, "name", None):
-        system.name = parsed.text
-    return system
-
-
-def resolve_system(spec: str | TranslationSystem) -> TranslationSystem:
-    """Build a system from a spec string (``NAME=SPEC`` names it); systems pass through unchanged.
-
-    A prompt system's default name is ``MODEL@VARIANT[+ctxK]`` with the variant actually used (a base
-    model's ``@completion`` where the chat baseline was asked for; see ``PromptSystem.prompt_note``)."""
-    if not isinstance(spec, str):
-        return spec
-    return build_system(parse_system(spec))
-
-
-def copy_factory(rest: str) -> TranslationSystem:
-    return CopySystem()
 
 
 def check_pivot(rest: str) -> None:
@@ -197,17 +262,24 @@ def check_pivot(rest: str) -> None:
     parse_system(rest)
 
 
-def pivot_factory(rest: str) -> TranslationSystem:
-    check_pivot(rest)
-    return PivotSystem(resolve_system(rest))
-
-
 def check_other_sentence(rest: str) -> None:
-    text = rest.strip()
-    if text and not text.isdigit():
+    if rest.strip() and not rest.strip().isdigit():
         raise SystemSpecError(f"other-sentence takes a numeric seed (other-sentence:7), got {rest!r}")
 
 
-def other_sentence_factory(rest: str) -> TranslationSystem:
-    check_other_sentence(rest)
-    return ShuffledReferenceSystem(seed=int(rest.strip() or 0))
+register_system_kind("copy", f"{_SYSTEMS}:copy_factory", what="the source unchanged (the echo floor)", floor=True)
+register_system_kind(
+    "other-sentence",
+    f"{_SYSTEMS}:other_sentence_factory",
+    form="other-sentence[:SEED]",
+    what="another segment's reference, same pair (writes the language, translates nothing)",
+    floor=True,
+    check=check_other_sentence,
+)
+register_system_kind(
+    "pivot",
+    f"{_SYSTEMS}:pivot_factory",
+    form="pivot:SPEC",
+    what="through English with SPEC on both hops",
+    check=check_pivot,
+)

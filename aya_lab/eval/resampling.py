@@ -1,0 +1,353 @@
+"""Resampling statistics for every evaluation: bootstrap CIs, paired bootstrap and randomisation tests,
+McNemar, resampling units (segments, documents, any block of items) and the one multiple-comparison
+policy (Holm).
+
+Units. Items of one document (or one transcript, one source passage) share a topic and an author, so
+they are not independent draws: resampling single items makes intervals too narrow and p-values too
+small. :func:`units_for` makes documents the units where a set has document ids, segments elsewhere;
+:func:`cluster_labels` turns any labels into block indices. :func:`cluster_bootstrap_counts` says how
+often each unit is drawn per resample: sum per-unit sufficient statistics weighted by a row and you have
+that resample's corpus statistics.
+
+Corpus metrics. :func:`analyse_group` recomputes BLEU, chrF and chrF++ (sacrebleu,
+:mod:`aya_lab.eval.metrics`) from the resampled units' summed statistics, exactly as sacrebleu's own
+bootstrap does for segments; with segments as units the draws are sacrebleu's own
+(``default_rng(SACREBLEU_SEED)``, the same ``choice``/``integers`` calls), so CIs and p-values equal
+sacrebleu's (the tests check this). Beyond sacrebleu: documents as units, and the 95% CI of the paired
+difference (system minus baseline). One departure for documents: sacrebleu counts resampled statistics
+*strictly greater* than the observed one; approximate randomisation over ``k`` documents has only
+``2**k`` assignments, two of which tie the observed difference, so with documents as units both tests
+count ties (``>=``), making the smallest reachable p about ``2 / 2**k``. A system whose outputs equal the
+baseline's segment for segment has nothing to test: delta 0, p = 1.
+
+Item means. :func:`bootstrap_ci`, :func:`paired_bootstrap`, :func:`paired_binary` (with McNemar) and
+:func:`paired_accuracy` resample items with :func:`bootstrap_indices`. Every function is seeded, so a
+notebook re-run gives the same numbers.
+
+Several comparisons. :func:`holm_column` adds ``p_holm`` and ``significant`` (``p_holm`` below
+:data:`ALPHA`) to a paired table, one family per metric by default: the policy of every report.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+
+import numpy as np
+import pandas as pd
+
+from aya_lab.errors import InputError
+from aya_lab.eval.metrics import METRICS, MetricScore, bleu_reliable, make_metrics, percentile_bounds
+from aya_lab.settings import settings
+
+__all__ = [
+    "ALPHA",
+    "Units",
+    "analyse_group",
+    "bootstrap_ci",
+    "bootstrap_indices",
+    "cluster_bootstrap_counts",
+    "cluster_labels",
+    "holm",
+    "holm_column",
+    "mcnemar_exact",
+    "paired_accuracy",
+    "paired_binary",
+    "paired_bootstrap",
+    "percentile_ci",
+    "sacrebleu_seed",
+    "units_for",
+]
+
+ALPHA = 0.05
+"""The significance level of every test the evaluators report."""
+
+
+# --- draws -------------------------------------------------------------------------------------------
+
+
+def bootstrap_indices(n: int, n_bootstrap: int = 1000, seed: int = 0) -> np.ndarray:
+    """An ``(n_bootstrap, n)`` array of resampled item indices (seeded, with replacement)."""
+    rng = np.random.default_rng(seed)
+    return rng.integers(0, n, size=(n_bootstrap, n)) if n else np.zeros((n_bootstrap, 0), dtype=int)
+
+
+def cluster_labels(labels: Sequence[object] | None, n: int) -> np.ndarray:
+    """The cluster index (0..k-1, in order of first appearance) of each of ``n`` items.
+
+    ``labels`` are e.g. document ids; ``None`` makes every item its own cluster. Items with equal
+    labels form one cluster wherever they stand (documents need not be contiguous).
+    """
+    if labels is None:
+        return np.arange(n)
+    if len(labels) != n:
+        raise ValueError(f"{len(labels)} cluster labels for {n} items; pass one label (e.g. document id) per item")
+    first: dict[object, int] = {}
+    return np.array([first.setdefault(x, len(first)) for x in labels], dtype=int)
+
+
+def cluster_bootstrap_counts(n_units: int, n_bootstrap: int = 1000, seed: int | None = 0) -> np.ndarray:
+    """An ``(n_bootstrap, n_units)`` array: how often each unit (segment or document) is drawn per resample.
+
+    Each resample draws ``n_units`` units with replacement from ``numpy.random.default_rng(seed)`` by
+    ``rng.choice(n_units, size=(n_bootstrap, n_units))``: the very draw sacrebleu's bootstrap makes, so
+    with segments as units (and sacrebleu's seed) the resamples are sacrebleu's own.
+    """
+    if n_units <= 0:
+        return np.zeros((n_bootstrap, 0))
+    rng = np.random.default_rng(seed)
+    idx = rng.choice(n_units, size=(n_bootstrap, n_units), replace=True)
+    flat = (idx + np.arange(n_bootstrap)[:, None] * n_units).ravel()
+    return np.bincount(flat, minlength=n_bootstrap * n_units).reshape(n_bootstrap, n_units)
+
+
+@dataclass(frozen=True)
+class Units:
+    """What is resampled: ``kind`` ("document", "segment" or a mix), each item's unit index, the unit count."""
+
+    kind: str
+    index: np.ndarray
+    n_units: int
+
+
+def units_for(doc_ids: Sequence[object] | None, n: int) -> Units:
+    """Documents as units when ``doc_ids`` has a usable id for every segment, else segments.
+
+    ``None``, or ids that are all empty/NaN (a results file without documents), mean segments.
+    """
+    if doc_ids is not None:
+        ids = ["" if x is None or (isinstance(x, float) and x != x) else str(x) for x in doc_ids]
+        if any(ids):
+            index = cluster_labels(ids, n)
+            return Units("document", index, int(index.max()) + 1 if n else 0)
+    return Units("segment", np.arange(n), n)
+
+
+def sacrebleu_seed() -> int | None:
+    """sacrebleu's seed: ``SACREBLEU_SEED`` (default 12345; ``none`` draws from the OS)."""
+    return settings().sacrebleu_seed
+
+
+# --- intervals and tests on item means ---------------------------------------------------------------
+
+
+def percentile_ci(samples: np.ndarray) -> tuple[float, float]:
+    """The 2.5th and 97.5th percentiles of bootstrap samples (NaNs ignored; NaN when empty)."""
+    if samples.size == 0 or np.all(np.isnan(samples)):
+        return float("nan"), float("nan")
+    low, high = np.nanpercentile(samples, [2.5, 97.5])
+    return float(low), float(high)
+
+
+def bootstrap_ci(values: Sequence[float], n_bootstrap: int = 1000, seed: int = 0) -> tuple[float, float]:
+    """Percentile bootstrap 95% CI of the mean of ``values`` (seeded)."""
+    arr = np.asarray(values, dtype=float)
+    if arr.size == 0:
+        return float("nan"), float("nan")
+    return percentile_ci(arr[bootstrap_indices(arr.size, n_bootstrap, seed)].mean(axis=1))
+
+
+def paired_bootstrap(a: Sequence[float], b: Sequence[float], idx: np.ndarray) -> dict[str, float]:
+    """Mean difference ``b - a`` over paired items, its percentile 95% CI and a two-sided p-value.
+
+    The p-value is the share of resampled mean differences at least as far from the observed one as
+    the observed one is from 0 (the bootstrap distribution shifted to the null), with +1 smoothing:
+    ``(1 + #{|d* - d| >= |d|}) / (B + 1)``. Identical inputs give diff 0 and p = 1.
+    """
+    d = np.asarray(b, dtype=float) - np.asarray(a, dtype=float)
+    if d.size == 0:
+        return {"diff": float("nan"), "ci_low": float("nan"), "ci_high": float("nan"), "p_value": float("nan")}
+    observed = float(d.mean())
+    boot = d[idx].mean(axis=1)
+    low, high = percentile_ci(boot)
+    extreme = int(np.sum(np.abs(boot - observed) >= abs(observed) - 1e-12))
+    return {"diff": observed, "ci_low": low, "ci_high": high, "p_value": (1 + extreme) / (len(boot) + 1)}
+
+
+def mcnemar_exact(b: int, c: int) -> float:
+    """Two-sided exact McNemar p-value: ``min(1, 2 * P(X <= min(b, c)))`` for ``X ~ Bin(b + c, 1/2)``."""
+    n = b + c
+    if n == 0:
+        return 1.0
+    tail = sum(math.comb(n, k) for k in range(min(b, c) + 1)) / 2**n
+    return min(1.0, 2 * tail)
+
+
+def paired_binary(a: Sequence[float], b: Sequence[float], idx: np.ndarray) -> dict[str, float]:
+    """Two paired 0/1 outcome series (e.g. correct or not per request), ``b`` against ``a``: the
+    :func:`paired_bootstrap` result (``diff``, ``ci_low``, ``ci_high``, ``p_value``), the discordant counts
+    ``only_a`` (a right, b wrong) and ``only_b``, :func:`mcnemar_exact`'s ``p_mcnemar``, and ``significant``
+    (both p-values below :data:`ALPHA`)."""
+    x, y = np.asarray(a, dtype=float), np.asarray(b, dtype=float)
+    test = paired_bootstrap(a, b, idx)
+    only_a, only_b = int(np.sum((x == 1) & (y == 0))), int(np.sum((x == 0) & (y == 1)))
+    p_mc = mcnemar_exact(only_a, only_b)
+    return {**test, "only_a": only_a, "only_b": only_b, "p_mcnemar": p_mc,
+            "significant": bool(test["p_value"] < ALPHA and p_mc < ALPHA)}  # fmt: skip
+
+
+def paired_accuracy(a: pd.Series, b: pd.Series, *, n_bootstrap: int = 1000, seed: int = 0) -> dict[str, float]:
+    """``b`` against ``a``: two 0/1 correctness series indexed by request id, over the same requests.
+
+    Returns ``n``, ``mean_a``, ``mean_b``, and :func:`paired_binary`'s numbers (``p_value`` named
+    ``p_bootstrap``). Different request ids raise :class:`~aya_lab.errors.InputError` (a paired test of
+    unpaired results would mean nothing)."""
+    if set(a.index) != set(b.index) or a.index.has_duplicates or b.index.has_duplicates or a.empty:
+        raise InputError(
+            f"paired_accuracy: the two results must cover the same requests, once each; got {len(a)} and {len(b)} "
+            "rows that differ (select the same requests from both)"
+        )
+    x, y = a.to_numpy(dtype=float), b.reindex(a.index).to_numpy(dtype=float)
+    test = paired_binary(x, y, bootstrap_indices(len(x), n_bootstrap, seed))
+    test["p_bootstrap"] = test.pop("p_value")
+    order = ("diff", "ci_low", "ci_high", "p_bootstrap", "only_a", "only_b", "p_mcnemar", "significant")
+    return {"n": len(x), "mean_a": float(x.mean()), "mean_b": float(y.mean()), **{k: test[k] for k in order}}
+
+
+# --- several comparisons -----------------------------------------------------------------------------
+
+
+def holm(pvalues: Sequence[float]) -> np.ndarray:
+    """Holm's step-down adjustment of ``pvalues`` (family-wise error control over all of them).
+
+    With ``m`` p-values sorted ascending, ``p_(i)`` (``i`` from 1) becomes
+    ``max_{j <= i} min(1, (m - j + 1) * p_(j))``; results come back in the input order. NaNs (no test)
+    stay NaN and do not count in ``m``. Equals ``statsmodels.stats.multitest.multipletests(p,
+    method="holm")[1]``.
+    """
+    p = np.asarray(pvalues, dtype=float)
+    out = np.full(p.shape, np.nan)
+    ok = np.flatnonzero(~np.isnan(p))
+    if ok.size == 0:
+        return out
+    order = ok[np.argsort(p[ok], kind="stable")]
+    m = order.size
+    scaled = np.minimum(1.0, (m - np.arange(m)) * p[order])
+    out[order] = np.maximum.accumulate(scaled)
+    return out
+
+
+def holm_column(paired: pd.DataFrame, p: str = "p", by: Sequence[str] = ("metric",)) -> pd.DataFrame:
+    """``paired`` with ``p_holm`` (Holm over each ``by`` group's rows: one family per metric by default)
+    and ``significant`` (``p_holm`` below :data:`ALPHA`); the one multiple-comparison policy of every
+    report."""
+    out = paired.copy()
+    out["p_holm"] = np.nan
+    if out.empty or p not in out:
+        out["significant"] = False
+        return out
+    for _, rows in out.groupby(list(by), sort=False, dropna=False):
+        out.loc[rows.index, "p_holm"] = holm(rows[p].to_numpy(dtype=float))
+    out["significant"] = out["p_holm"] < ALPHA
+    return out
+
+
+# --- corpus metrics over units -----------------------------------------------------------------------
+
+
+@dataclass
+class _Prepared:
+    score: float
+    units: np.ndarray  # (n_units, k) summed statistics
+    boot: np.ndarray  # bootstrap scores (empty without bootstrap)
+
+
+def _scores(metric, stats: np.ndarray) -> np.ndarray:
+    return np.array([float(metric._compute_score_from_stats(row).score) for row in stats])
+
+
+def _prepare(hyps, refs: list[str], metric, units: Units, counts: np.ndarray | None) -> _Prepared:
+    if len(hyps) != len(refs):
+        raise ValueError(f"{len(hyps)} hypotheses but {len(refs)} references")
+    seg = np.asarray(metric._extract_corpus_statistics(list(hyps), [refs]), dtype=np.float64)
+    summed = np.zeros((units.n_units, seg.shape[1]))
+    np.add.at(summed, units.index, seg)
+    score = float(metric.corpus_score(list(hyps), [refs]).score)
+    boot = _scores(metric, counts @ summed.astype(np.float32)) if counts is not None else np.zeros(0)
+    return _Prepared(score, summed, boot)
+
+
+def _test(base: _Prepared, other: _Prepared, metric, pos_sel: np.ndarray | None, ties: bool) -> dict[str, float]:
+    diff = abs(base.score - other.score) - (1e-9 if ties else 0.0)  # ties: count >= instead of >
+    nan = float("nan")
+    out = {"delta": other.score - base.score, "delta_low": nan, "delta_high": nan, "p_bootstrap": nan, "p_ar": nan}
+    if base.boot.size:
+        sample = np.abs(other.boot - base.boot)
+        out["p_bootstrap"] = (int(np.sum(sample - sample.mean() > diff)) + 1) / (sample.size + 1)
+        out["delta_low"], out["delta_high"] = percentile_bounds(other.boot - base.boot, -100.0, 100.0)
+    if pos_sel is not None:
+        a = _scores(metric, pos_sel @ base.units + ~pos_sel @ other.units)
+        b = _scores(metric, ~pos_sel @ base.units + pos_sel @ other.units)
+        out["p_ar"] = (int(np.sum(np.abs(a - b) > diff)) + 1) / (a.size + 1)
+    return out
+
+
+def analyse_group(
+    hyps_by_system: Mapping[str, Sequence[str]],
+    references: Sequence[str],
+    tgt: str | None,
+    units: Units,
+    *,
+    baseline: str | None,
+    n_bootstrap: int = 1000,
+    n_ar: int = 10000,
+    tokenize: str | None = None,
+    metrics: Sequence[str] = METRICS,
+) -> tuple[dict[str, dict[str, MetricScore]], dict[tuple[str, str], dict[str, float]]]:
+    """Scores with 95% CIs for every system, and paired tests of every other system against ``baseline``.
+
+    Returns ``(scores, tests)``: ``scores[system][metric]`` is a :class:`MetricScore` (the percentile
+    bootstrap CI over ``units``); ``tests[(system, metric)]`` holds ``delta`` (system minus baseline),
+    ``delta_low``/``delta_high`` (95% percentile CI of the paired bootstrap difference), ``p_bootstrap``
+    (sacrebleu's paired bootstrap test) and ``p_ar`` (approximate randomisation; NaN when ``n_ar`` is 0).
+    ``metrics`` limits the work to some of :data:`~aya_lab.eval.metrics.METRICS`. Every system is
+    resampled with the same draws.
+    """
+    refs = list(references)
+    if not refs:
+        raise ValueError("cannot score an empty corpus")
+    if len(units.index) != len(refs):
+        raise ValueError(f"{len(units.index)} unit labels for {len(refs)} segments")
+    unknown = [m for m in metrics if m not in METRICS]
+    if unknown:
+        raise InputError(f"unknown metric(s) {', '.join(unknown)}; choose from {', '.join(METRICS)}")
+    seed = sacrebleu_seed()
+    counts = cluster_bootstrap_counts(units.n_units, n_bootstrap, seed).astype(np.float32) if n_bootstrap > 1 else None
+    chosen = {k: v for k, v in make_metrics(tgt, tokenize=tokenize).items() if k in metrics}
+    prepared = {
+        (system, name): _prepare(hyps, refs, metric, units, counts)
+        for system, hyps in hyps_by_system.items()
+        for name, metric in chosen.items()
+    }
+    reliable = bleu_reliable(tgt) if tokenize is None else True
+    scores: dict[str, dict[str, MetricScore]] = {s: {} for s in hyps_by_system}
+    for name, metric in chosen.items():
+        metric.n_bootstrap, metric.seed = (n_bootstrap, str(seed).lower()) if counts is not None else (None, None)
+        sig = str(metric.get_signature())
+        for system in hyps_by_system:
+            p = prepared[(system, name)]
+            low, high = percentile_bounds(p.boot) if p.boot.size else (float("nan"), float("nan"))
+            scores[system][name] = MetricScore(name, p.score, low, high, sig, reliable if name == "BLEU" else True)
+    if baseline is None or baseline not in hyps_by_system:
+        return scores, {}
+    pos_sel = np.random.default_rng(seed).integers(2, size=(n_ar, units.n_units), dtype=bool) if n_ar > 0 else None
+    return scores, _paired(hyps_by_system, baseline, chosen, prepared, pos_sel, ties=units.kind != "segment")
+
+
+def _paired(hyps_by_system, baseline: str, chosen: dict, prepared: dict, pos_sel, *, ties: bool) -> dict:
+    """Every other system against ``baseline``: identical outputs get delta 0 and p = 1 untested."""
+    base_hyps = list(hyps_by_system[baseline])
+    tests: dict[tuple[str, str], dict[str, float]] = {}
+    for system, hyps in hyps_by_system.items():
+        for name, metric in chosen.items():
+            if system == baseline:
+                continue
+            if list(hyps) == base_hyps:
+                tests[(system, name)] = dict.fromkeys(("delta", "delta_low", "delta_high"), 0.0)
+                tests[(system, name)].update(p_bootstrap=1.0, p_ar=1.0)
+            else:
+                tests[(system, name)] = _test(
+                    prepared[(baseline, name)], prepared[(system, name)], metric, pos_sel, ties
+                )
+    return tests
