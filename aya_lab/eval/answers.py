@@ -34,8 +34,8 @@ from aya_lab.agents.translator import AyaTranslator
 from aya_lab.datasets.project import PolicyQuestion, load_policy_questions
 from aya_lab.errors import InputError
 from aya_lab.eval.configs import AnswersConfig
-from aya_lab.eval.report import Report, Task, holm_column
-from aya_lab.eval.stats import bootstrap_ci, bootstrap_indices, paired_bootstrap
+from aya_lab.eval.report import Report, Task
+from aya_lab.eval.resampling import bootstrap_ci, bootstrap_indices, holm_column, paired_bootstrap
 from aya_lab.models.loader import default_model_spec, load_chat_model
 from aya_lab.paths import kb_dir
 from aya_lab.rag import KnowledgeBase, default_embeddings
