@@ -65,6 +65,7 @@ from aya_lab.datasets.project import ROUTING_LABELS, RoutingExample, load_routin
 from aya_lab.errors import InputError
 from aya_lab.eval.configs import SequencesConfig
 from aya_lab.eval.names import SEQUENCE_ROUTERS, SEQUENCE_SETS
+from aya_lab.eval.progress import generation_progress
 from aya_lab.eval.report import Report, Task, holm_column
 from aya_lab.eval.routing import as_chat_model, load_router_prompt
 from aya_lab.eval.routing_input import route_requests
@@ -75,6 +76,7 @@ from aya_lab.eval.sequence_views import (
     routers_paired,
     sequence_costs,
     sequence_table,
+    sequence_views,
 )
 from aya_lab.eval.stats import bootstrap_indices
 from aya_lab.eval.stats import percentile_ci as _ci
@@ -317,17 +319,18 @@ def evaluate_sequences(
 def _task_run(config: SequencesConfig) -> Report:
     single = load_routing_examples(config.data) if config.data is not None else None
     multi = load_multi_intent(config.multi_data) if config.multi_data is not None else None
-    report = evaluate_sequences(
-        cast("TextModel | str | None", config.model), routers=config.routers, paths=config.paths, sets=config.sets, prompt=config.prompt,
-        loop_prompt=config.loop_prompt or LOOP_PROMPT, single=single, multi=multi, n=config.n,
-        n_bootstrap=config.n_bootstrap, seed=config.seed,
-        translator=cast("TextModel | str | None", config.translator),
-    )  # fmt: skip
+    with generation_progress(None, "sequences", enabled=config.progress):
+        report = evaluate_sequences(
+            cast("TextModel | str | None", config.model), routers=config.routers, paths=config.paths, sets=config.sets, prompt=config.prompt,
+            loop_prompt=config.loop_prompt or LOOP_PROMPT, single=single, multi=multi, n=config.n,
+            n_bootstrap=config.n_bootstrap, seed=config.seed,
+            translator=cast("TextModel | str | None", config.translator),
+        )  # fmt: skip
     report.meta.update(data=config.data, multi_data=config.multi_data)
     return report
 
 
 SEQUENCES_TASK = Task(
     "sequences", "routers choosing every tool a request needs, per path and set", SequencesConfig, _task_run,
-    sequence_table,
+    sequence_table, views=sequence_views,
 )  # fmt: skip
