@@ -294,8 +294,14 @@ class RoutingConfig(TaskConfig):
         min_length=1,
         description="supervisor prompt variants (names under prompts/supervisor/ or prompt files)",
     )
-    model: ModelRef = Field(default=None, description="the routing model (default AYA_LAB_MODEL or smollm2)")
-    translator: ModelRef = Field(default=None, description="the model that translates requests (default: model)")
+    model: ModelRef = Field(
+        default=None, description="the routing model (default: the aya role's, AYA_LAB_MODEL or smollm2)"
+    )
+    translator: ModelRef = Field(
+        default=None,
+        description="the model that translates requests (default: from Python the model; on the command line the "
+        "translator role's, as in the room)",
+    )
     data: str | None = Field(
         default=None, description="the requests: a set name (unseen) or a JSONL file (default requests.jsonl)"
     )
@@ -335,8 +341,14 @@ class SequencesConfig(TaskConfig):
     routers: list[SequenceRouter] = Field(default_factory=_routers, min_length=1, description="routers to run")
     paths: list[SequencePath] = Field(default_factory=_paths, min_length=1, description="which text each run routes")
     sets: list[SequenceSet] = Field(default_factory=_sets, min_length=1, description="the labelled sets")
-    model: ModelRef = Field(default=None, description="the routing model (default AYA_LAB_MODEL or smollm2)")
-    translator: ModelRef = Field(default=None, description="the model that translates requests (default: model)")
+    model: ModelRef = Field(
+        default=None, description="the routing model (default: the aya role's, AYA_LAB_MODEL or smollm2)"
+    )
+    translator: ModelRef = Field(
+        default=None,
+        description="the model that translates requests (default: from Python the model; on the command line the "
+        "translator role's, as in the room)",
+    )
     prompt: str = Field(default="supervisor/baseline", description="the llm and multi routers' supervisor prompt")
     loop_prompt: str | None = Field(default=None, description="the loop router's prompt (default router_loop/baseline)")
     data: str | None = Field(

@@ -157,8 +157,9 @@ def _engine(name: str | None) -> Iterator[None]:
 def _with_models(
     name: str, config: TaskConfig, args: argparse.Namespace
 ) -> contextlib.AbstractContextManager[TaskConfig]:
-    """``config`` with its model specs loaded with ``--max-new-tokens`` and ``--batch-size`` (the translation
-    task's systems load theirs inside the block); a task that loads no model as it is."""
+    """``config`` with its models loaded with ``--max-new-tokens`` and ``--batch-size``: ``model`` (unset: the
+    aya role's) and ``translator`` (unset: the translator role's), as the room and the notebooks load them;
+    the translation task's systems load theirs inside the block; a task that loads no model as it is."""
     if name not in GENERATION:
         return contextlib.nullcontext(config)
     settings = {"settings": {"max_new_tokens": args.max_new_tokens}, "batch_size": args.batch_size}
@@ -172,13 +173,12 @@ def _with_models(
                 parse_system(spec)
         return _yielding(config, model_options(**settings))  # type: ignore[arg-type]
     from aya_lab.models import load_chat_model
+    from aya_lab.models.loader import default_model_spec
 
-    fields = dict(config)
-    loaded = (
-        {"model": load_chat_model(fields["model"], **settings)} if isinstance(fields.get("model"), str | None) else {}
-    )  # type: ignore[arg-type]
-    if isinstance(fields.get("translator"), str):
-        loaded["translator"] = load_chat_model(fields["translator"], **settings)  # type: ignore[arg-type]
+    fields, loaded = dict(config), {}
+    for role, field in (("aya", "model"), ("translator", "translator")):  # unset: the role's model, as the room
+        if field in fields and isinstance(fields[field], str | None):
+            loaded[field] = load_chat_model(fields[field] or default_model_spec(role), **settings)  # type: ignore[arg-type]
     return contextlib.nullcontext(task_config(name, config, **loaded))
 
 

@@ -1,4 +1,4 @@
-"""Calibrating the faithfulness gate (``aya-lab eval faithfulness``) and the hallucination rate of
+"""Calibrating the faithfulness gate (``aya-lab eval run faithfulness``) and the hallucination rate of
 translation evaluations (issue 25, part 1)."""
 
 from __future__ import annotations
