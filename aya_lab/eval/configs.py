@@ -299,8 +299,8 @@ class RoutingConfig(TaskConfig):
     )
     translator: ModelRef = Field(
         default=None,
-        description="the model that translates requests (default: from Python the model; on the command line the "
-        "translator role's, as in the room)",
+        description="the model that translates requests (default: model; on the command line with no model "
+        "either, the translator role's, as in the room)",
     )
     data: str | None = Field(
         default=None, description="the requests: a set name (unseen) or a JSONL file (default requests.jsonl)"
@@ -346,8 +346,8 @@ class SequencesConfig(TaskConfig):
     )
     translator: ModelRef = Field(
         default=None,
-        description="the model that translates requests (default: from Python the model; on the command line the "
-        "translator role's, as in the room)",
+        description="the model that translates requests (default: model; on the command line with no model "
+        "either, the translator role's, as in the room)",
     )
     prompt: str = Field(default="supervisor/baseline", description="the llm and multi routers' supervisor prompt")
     loop_prompt: str | None = Field(default=None, description="the loop router's prompt (default router_loop/baseline)")

@@ -90,7 +90,6 @@ __all__ = [
     "SETS",
     "MultiIntentExample",
     "SEQUENCES_TASK",
-    "check_sequence_options",
     "evaluate_sequences",
     "load_multi_intent",
     "paths_paired",
@@ -148,7 +147,7 @@ def load_multi_intent(path: str | Path | None = None) -> list[MultiIntentExample
     return items
 
 
-def check_sequence_options(routers: Sequence[str], paths: Sequence[str], sets: Sequence[str] = ("single",)) -> None:
+def _check_options(routers: Sequence[str], paths: Sequence[str], sets: Sequence[str] = ("single",)) -> None:
     """Refuse an unknown router, path or set (or none) with a one-line error naming the choices."""
     for name, given, known in (("router", routers, SEQUENCE_ROUTERS), ("path", paths, PATHS), ("set", sets, SETS)):
         unknown = [x for x in given if x not in known]
@@ -289,7 +288,7 @@ def evaluate_sequences(
     translator: TextModel | str | None = None,
 ) -> Report:
     """Each router on each path, on each set (first ``n`` of each): a ``sequences`` report (see the module)."""
-    check_sequence_options(routers, paths, sets)
+    _check_options(routers, paths, sets)
     model = as_chat_model(model)
     translator = as_chat_model(translator) if translator is not None else None
     prompt_file = load_router_prompt(prompt)

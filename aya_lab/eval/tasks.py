@@ -30,7 +30,12 @@ from aya_lab.errors import InputError
 from aya_lab.eval.configs import TaskConfig
 from aya_lab.eval.report import Report, task
 from aya_lab.eval.task_cli import GENERATION, option_values
+from aya_lab.eval.translation.specs import model_options, parse_system
+from aya_lab.models import load_chat_model
 from aya_lab.models.cache import default_cache_path
+from aya_lab.models.engine import executor_from_env
+from aya_lab.models.executor import use_executor
+from aya_lab.models.loader import default_model_spec
 from aya_lab.paths import system_folder
 from aya_lab.settings import settings as env
 
@@ -141,9 +146,6 @@ def _engine(name: str | None) -> Iterator[None]:
     if name is None:
         yield
         return
-    from aya_lab.models.engine import executor_from_env
-    from aya_lab.models.executor import use_executor
-
     executor = executor_from_env(name)
     try:
         with use_executor(executor):
@@ -158,27 +160,24 @@ def _with_models(
     name: str, config: TaskConfig, args: argparse.Namespace
 ) -> contextlib.AbstractContextManager[TaskConfig]:
     """``config`` with its models loaded with ``--max-new-tokens`` and ``--batch-size``: ``model`` (unset: the
-    aya role's) and ``translator`` (unset: the translator role's), as the room and the notebooks load them;
-    the translation task's systems load theirs inside the block; a task that loads no model as it is."""
+    aya role's) and ``translator`` (unset: ``model`` when given, else the translator role's), as the room and
+    the notebooks load them; the translation task's systems load theirs inside the block; a task that loads
+    no model as it is."""
     if name not in GENERATION:
         return contextlib.nullcontext(config)
     settings = {"settings": {"max_new_tokens": args.max_new_tokens}, "batch_size": args.batch_size}
     if env().cache_mode != "off":
         default_cache_path()  # an unusable AYA_LAB_CACHE_DIR is refused now, not after the first model call
     if name == "translation":
-        from aya_lab.eval.translation.specs import model_options, parse_system
-
         for spec in dict(config)["systems"]:  # every spec checked before the first model loads
             if isinstance(spec, str):
                 parse_system(spec)
         return _yielding(config, model_options(**settings))  # type: ignore[arg-type]
-    from aya_lab.models import load_chat_model
-    from aya_lab.models.loader import default_model_spec
-
-    fields, loaded = dict(config), {}
-    for role, field in (("aya", "model"), ("translator", "translator")):  # unset: the role's model, as the room
-        if field in fields and isinstance(fields[field], str | None):
-            loaded[field] = load_chat_model(fields[field] or default_model_spec(role), **settings)  # type: ignore[arg-type]
+    fields = dict(config)
+    specs = {"model": fields["model"] or default_model_spec("aya")}  # a loaded model (from Python) stays
+    if "translator" in fields:  # as a bare --model sets every role of a room; with none, the role's default
+        specs["translator"] = fields["translator"] or fields["model"] or default_model_spec("translator")
+    loaded = {k: load_chat_model(v, **settings) if isinstance(v, str) else v for k, v in specs.items()}  # type: ignore[arg-type]
     return contextlib.nullcontext(task_config(name, config, **loaded))
 
 
