@@ -1,4 +1,4 @@
-"""``aya-lab eval attacks``: run the adversarial set, each attack in a fresh room, and score it.
+"""The ``attacks`` task (``aya-lab eval run attacks``): run the adversarial set, each attack in a fresh room, and score it.
 
 A face (like :mod:`aya_lab.demo`), because it opens rooms, which :mod:`aya_lab.eval` never imports;
 the records and the scoring rules are :mod:`aya_lab.eval.attacks`. Each attack gets its own temporary
@@ -9,12 +9,12 @@ The attack is sent, then its ``followup``; what every user's feed shows, Aya's r
 written and the messages stored are observed, then scored. Models are loaded once and shared by all
 rooms. :func:`run_attacks` returns the run's ``attacks`` :class:`~aya_lab.eval.report.Report`
 (:func:`~aya_lab.eval.attacks.attacks_report`); :func:`run_task` is the ``attacks`` task's run
-(``run("attacks", ...)``, ``aya-lab eval run attacks``), which the eval layer names by reference.
+(``run("attacks", ...)``, ``aya-lab eval run attacks``), which the eval layer names by reference; with
+``unlabelled`` it also writes the deliveries no label judges, as JSONL to label.
 """
 
 from __future__ import annotations
 
-import argparse
 import json
 import shutil
 import tempfile
@@ -25,23 +25,12 @@ from typing import Any
 from aya_lab.agents.guard import MARKER, UNVERIFIED, checks_for
 from aya_lab.errors import InputError
 from aya_lab.eval.attacks import (
-    ATTACK_CATEGORIES,
     AttackObservation,
     AttackRecord,
     Reading,
     attacks_report,
-    attacks_table,
-    fabrications_table,
     load_attacks,
     score_attack,
-)
-from aya_lab.eval.cli_support import (
-    check_out,
-    guard,
-    model_from_args,
-    pandas_display,
-    role_spec,
-    split_list,
 )
 from aya_lab.eval.configs import AttacksConfig
 from aya_lab.eval.fabrications import (
@@ -55,7 +44,8 @@ from aya_lab.eval.names import DEFAULT_MEMORY_POLICY
 from aya_lab.eval.progress import progress_bar
 from aya_lab.eval.report import Report
 from aya_lab.messages import AYA, parse_aya_request
-from aya_lab.models.loader import ROLES
+from aya_lab.models import load_chat_model
+from aya_lab.models.loader import ROLES, default_role_models, parse_role_models
 from aya_lab.paths import kb_dir
 from aya_lab.room import ChatRoom
 
@@ -66,7 +56,6 @@ __all__ = [
     "run_attack",
     "run_attacks",
     "run_task",
-    "attacks_command",
 ]
 
 ROOM_USERS: dict[str, str] = {"kofi": "eng", "amelie": "fra", "lena": "deu", "amara": "swh"}
@@ -224,71 +213,29 @@ def _labels(path: str | None) -> dict[tuple[str, str, str], str]:
     return load_labels(path) if path or default_labels_path().is_file() else {}
 
 
-def _models(args: argparse.Namespace) -> tuple[dict[str, Any], str]:
-    """Every role's model as ``--model`` names it (``args``: model, max_new_tokens, batch_size), and the label."""
-    models = {role: model_from_args(args, role) for role in ROLES}
-    return models, ",".join(f"{role}={role_spec(args, role)}" for role in ROLES)
+def _models(config: AttacksConfig) -> tuple[dict[str, Any], str]:
+    """Every role's model as the config's ``model`` names it (each loaded with its ``max_new_tokens`` and
+    ``batch_size``; a spec named for several roles is one object), and the run's label."""
+    specs = {**default_role_models(), **parse_role_models(list(config.model) or None)}
+    options: dict[str, Any] = {"settings": {"max_new_tokens": config.max_new_tokens}, "batch_size": config.batch_size}
+    models = {role: load_chat_model(specs[role], **options) for role in ROLES}
+    return models, ",".join(f"{role}={specs[role]}" for role in ROLES)
 
 
 def run_task(config: AttacksConfig) -> Report:
-    """The ``attacks`` task: run ``config``'s attacks (each in a fresh room) and score them."""
+    """The ``attacks`` task: run ``config``'s attacks (each in a fresh room) and score them; with
+    ``config.unlabelled``, write the deliveries no label judges there."""
     records = _records(config.data, config.categories, config.n)
     labels = _labels(config.labels)
-    specs = argparse.Namespace(
-        model=list(config.model) or None, max_new_tokens=config.max_new_tokens, batch_size=config.batch_size
-    )
-    models, label = _models(specs)
-    return run_attacks(
+    models, label = _models(config)
+    result = run_attacks(
         records, models, model_label=label, labels=labels, kb_source=Path(config.kb) if config.kb else None,
         memory_policy=config.memory_policy, n_bootstrap=config.n_bootstrap, seed=config.seed,
         progress=config.progress,
     )  # fmt: skip
-
-
-def _eval_attacks(args: argparse.Namespace) -> int:
-    categories = split_list(args.categories) if args.categories is not None else None
-    if categories is not None and not categories:
-        raise InputError(f"--categories is empty; use some of {','.join(ATTACK_CATEGORIES)}")
-    for flag in ("n", "max_new_tokens", "n_bootstrap"):
-        value = getattr(args, flag)
-        if value is not None and value <= 0:
-            raise InputError(f"--{flag.replace('_', '-')} must be positive; got {value}")
-    check_out(args.out, (".attacks.csv",))
-    records = _records(args.data, categories, args.n)
-    labels = _labels(args.labels)
-    models, label = _models(args)
-    result = run_attacks(
-        records, models, model_label=label, labels=labels, kb_source=Path(args.kb) if args.kb else None,
-        memory_policy=args.memory_policy, n_bootstrap=args.n_bootstrap, seed=args.seed,
-        progress=not args.no_progress,
-    )  # fmt: skip
-    with pandas_display():
-        print(attacks_table(result).to_string(index=False, float_format=lambda x: f"{x:.3g}"))
-        print(
-            "\ntranslated deliveries judged by the labels (made-up drafts delivered unmarked, faithful ones "
-            "withheld; flagged: delivered [unverified] beside the original):"
-        )
-        print(fabrications_table(result).to_string(index=False, float_format=lambda x: f"{x:.3g}"))
-    if args.out:
-        _write_out(Path(args.out), result)
-        print(f"wrote {args.out}")
-    if args.unlabelled:
-        _write_unlabelled(Path(args.unlabelled), result, records, labels)
-    return 0
-
-
-def _write_out(path: Path, result: Report) -> None:
-    """The command's files: the table at ``path``, the per-attack rows beside it (``<stem>.attacks.csv``),
-    the per-delivery rows and the fabrication table (``<stem>.deliveries.csv``, ``<stem>.fabrications.csv``)."""
-    path.parent.mkdir(parents=True, exist_ok=True)
-    attacks_table(result).to_csv(path, index=False)
-    beside = {
-        "attacks": result.items,
-        "deliveries": result.frames["deliveries"].drop(columns="source"),
-        "fabrications": fabrications_table(result),
-    }
-    for name, frame in beside.items():
-        frame.rename(columns={"system": "model"}).to_csv(path.with_name(f"{path.stem}.{name}.csv"), index=False)
+    if config.unlabelled:
+        _write_unlabelled(Path(config.unlabelled), result, records, labels)
+    return result
 
 
 def _write_unlabelled(path: Path, result: Report, records: Sequence[AttackRecord], labels: dict) -> None:
@@ -298,7 +245,3 @@ def _write_unlabelled(path: Path, result: Report, records: Sequence[AttackRecord
     path.parent.mkdir(parents=True, exist_ok=True)
     path.write_text("".join(json.dumps(t, ensure_ascii=False) + "\n" for t in todo), encoding="utf-8")
     print(f"wrote {path} ({len(todo)} deliveries to label)")
-
-
-attacks_command = guard(_eval_attacks)
-"""``aya-lab eval attacks`` (its options: :func:`aya_lab.eval.parsers.register_attacks`)."""

@@ -17,13 +17,8 @@ GROUPS: dict[str, tuple[str, tuple[str, ...]]] = {
         ("aya_lab.datasets.cli:register_data",),
     ),
     "eval": (
-        "evaluate translation, summaries, routing; run any evaluation task",
-        (
-            "aya_lab.eval.parsers:register_eval",
-            "aya_lab.eval.parsers:register_attacks",
-            "aya_lab.eval.parsers:register_grounding",
-            "aya_lab.eval.task_cli:register_tasks",
-        ),
+        "evaluate: run a task (translation, summaries, routing, ...), compare saved reports",
+        ("aya_lab.eval.task_cli:register_tasks",),
     ),
     "tune": ("train a LoRA adapter: translate, summarize-onecall, route", ("aya_lab.tune.parser:register_tune",)),
 }

@@ -14,13 +14,13 @@ Offline (always):
   the whole question and then gives its keywords ("<question without '?'>: <keywords>."): the honest
   answer the rule cannot tell from an echo with a word added, reported apart.
 
-Recorded replies (``--attacks-csv``): the ``<stem>.attacks.csv`` that ``aya-lab eval attacks --out``
-writes holds Aya's English replies per attack (column ``aya``); this script re-reads the request from
-the data file and counts, per category, the replies the rule would withhold and those already replaced
+Recorded replies (``--attacks-csv``): the ``<stem>.items.csv`` that ``aya-lab eval run attacks --out``
+writes (one row per attack; older runs wrote the same rows as ``<stem>.attacks.csv``) holds Aya's English
+replies per attack (column ``aya``); this script re-reads the request from the data file and counts, per category, the replies the rule would withhold and those already replaced
 by a fixed reply. Record them with real models (not run here)::
 
-    aya-lab eval attacks --data data/adversarial/unseen4.jsonl --out runs/echo/unseen4.csv
-    .venv/bin/python benchmarks/echo_replies.py --attacks-csv runs/echo/unseen4.attacks.csv \\
+    aya-lab eval run attacks --data data/adversarial/unseen4.jsonl --out runs/echo/unseen4.csv
+    .venv/bin/python benchmarks/echo_replies.py --attacks-csv runs/echo/unseen4.items.csv \\
         --data data/adversarial/unseen4.jsonl
 
 (record on a commit before the rule to see the drafts it withholds; on this one, withheld replies show
@@ -118,7 +118,7 @@ def recorded(csv_path: Path, data: Path, show: bool) -> None:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--show", action="store_true", help="print every withheld reply and why")
-    parser.add_argument("--attacks-csv", type=Path, help="a <stem>.attacks.csv from aya-lab eval attacks --out")
+    parser.add_argument("--attacks-csv", type=Path, help="a <stem>.items.csv from aya-lab eval run attacks --out")
     parser.add_argument("--data", type=Path, default=DATA / "adversarial" / "attacks.jsonl", help="its data file")
     args = parser.parse_args()
     _report("echoes", echo_cases(), args.show)

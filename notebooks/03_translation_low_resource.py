@@ -323,7 +323,7 @@ echo_effect.round(1)
 # (`aya_lab.agents.faithfulness`): the cross-lingual similarity of source and output under the
 # multilingual sentence encoder multilingual-e5-small must reach the pair's threshold, calibrated on
 # `data/faithfulness` (how often it withholds honest translations and catches unrelated sentences on
-# held-out pairs: `docs/SECURITY.md`, `aya-lab eval faithfulness`). The **hallucination rate** is the share of a
+# held-out pairs: `docs/SECURITY.md`, `aya-lab eval run faithfulness`). The **hallucination rate** is the share of a
 # system's outputs the gate would withhold, with a 95% bootstrap CI over the same units as chrF
 # (documents where the set has ids). `copy` is 0% by construction (a copy is the echo shares' business);
 # `other-sentence` shows how often the gate catches a fluent, unrelated sentence in each language; the

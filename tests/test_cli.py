@@ -34,7 +34,18 @@ BAD_INPUT = {
     "graph missing spec": ["graph", "draw", "{tmp}/missing.yaml"],
     "graph bad format": ["graph", "draw", "aya_lab/graphs/aya.yaml", "--format", "png"],
     "data unknown set": ["data", "fetch", "nope"],
-    "eval unknown dataset": ["eval", "translate", "--dataset", "nope", "--pairs", "eng-swh", "--system", "copy"],
+    "eval unknown dataset": [
+        "eval",
+        "run",
+        "translation",
+        "--dataset",
+        "nope",
+        "--pairs",
+        "eng-swh",
+        "--systems",
+        "copy",
+    ],
+    "eval compare of no report": ["eval", "compare", "{tmp}/notes.txt", "{tmp}/notes.txt"],
 }
 
 

@@ -71,9 +71,8 @@ COMMANDS = every_command(build_parser())
 
 
 def test_the_walk_finds_the_groups_and_their_subcommands():
-    assert {("eval",), ("eval", "translate"), ("eval", "attacks"), ("tune",), ("data", "synth", "summarize")} <= set(
-        COMMANDS
-    )
+    assert {("eval",), ("eval", "run", "translation"), ("eval", "run", "attacks"), ("eval", "compare"), ("tune",),
+            ("data", "synth", "summarize")} <= set(COMMANDS)  # fmt: skip
 
 
 @pytest.mark.parametrize("path", COMMANDS, ids=lambda p: " ".join(p) or "aya-lab")

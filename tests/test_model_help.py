@@ -1,6 +1,6 @@
 """Every ``--model`` help is generated from the one registry of model specs (issue 28, part 1): it names
 every embedded model and every spec kind (those a command cannot take with the reason), each role's
-default, and a kind added to the registry reaches every help at once; ``eval translate --help`` lists
+default, and a kind added to the registry reaches every help at once; ``eval run translation --help`` lists
 every floor of the system registry; the registry is importable without the model stack."""
 
 from __future__ import annotations
@@ -25,11 +25,11 @@ from aya_lab.tune.errors import TuneError
 from aya_lab.tune.train import training_spec
 
 ROOT = Path(__file__).resolve().parents[1]
-COMMANDS = {"demo", "chat", "tune", "eval translate", "eval summarize", "eval route", "eval attacks"}
+COMMANDS = {"demo", "chat", "tune", "eval run summaries", "eval run routing", "eval run sequences", "eval run attacks"}
 
 
 def model_options(parser: argparse.ArgumentParser, prog: str = "") -> dict[str, argparse.Action]:
-    """``{"eval translate": the --model action, ...}`` for every (sub)command of ``parser``."""
+    """``{"eval run routing": the --model action, ...}`` for every (sub)command of ``parser``."""
     found = {}
     for action in parser._actions:
         if "--model" in action.option_strings:
@@ -76,8 +76,7 @@ def test_what_a_command_cannot_take_is_named_with_the_reason():
     assert "seq2seq:<path-or-hub-id> models are not causal LMs" in train
     assert "not taken here" not in anything and "seq2seq:<path-or-hub-id>" in anything
     options = model_options(build_parser())
-    assert "not taken here" not in options["eval translate"].help  # a seq2seq --model is a system there
-    assert "not taken here: seq2seq" in options["eval summarize"].help and "cannot train" in options["tune"].help
+    assert "not taken here: seq2seq" in options["eval run summaries"].help and "cannot train" in options["tune"].help
 
 
 @pytest.mark.parametrize("name", [n for n, k in MODEL_KINDS.items() if not k.tests_only])
@@ -93,11 +92,11 @@ def test_tune_refuses_exactly_the_kinds_its_help_says_it_cannot_take(name):
         assert f"{kind.form} models {kind.refusal('train')}" in model_help("train")
 
 
-def test_translate_help_lists_every_floor_of_the_system_registry(capsys):
+def test_translation_help_lists_every_floor_of_the_system_registry(capsys):
     register_system_kind("lead-words", lambda rest: CopySystem(), form="lead-words[:N]", what="x", floor=True)
     try:  # registered for this test only
         assert "lead-words[:N]" in floor_kinds()
-        assert main(["eval", "translate", "--help"]) == 0
+        assert main(["eval", "run", "translation", "--help"]) == 0
         option, _, epilog = flat(capsys.readouterr().out).partition("system specs")
         for floor in floor_kinds():  # copy, other-sentence[:SEED], and the one registered here
             assert floor in option and floor in epilog, floor

@@ -10,7 +10,7 @@ Two kinds of file, each a versioned pydantic model (``extra="forbid"``):
   equal that spec exactly: an adapter (``gemma3-270m+lora:PATH``) is another model than its base.
 
 Each file names the command that wrote it, the date, the data it read (each file's path and sha256) and
-what it measured there. ``aya-lab eval faithfulness --write-calibration`` writes them; nobody types them.
+what it measured there. ``aya-lab eval run faithfulness --write-calibration data/calibration`` writes them; nobody types them.
 
 A model without a translator file has **no record**, and the guard judges its drafts by the
 model-independent gate only: the written thresholds, no floor (none of its drafts is flagged
@@ -54,7 +54,7 @@ __all__ = [
 
 CALIBRATION_VERSION = 1
 THRESHOLDS_FILE = "faithfulness-thresholds.json"
-WRITE_COMMAND = "aya-lab eval faithfulness --write-calibration"
+WRITE_COMMAND = "aya-lab eval run faithfulness --write-calibration data/calibration"
 """The command that measures and writes the calibration files (the fix a bad file's error names)."""
 
 

@@ -8,7 +8,7 @@ delivers:
    missing claim is **withheld** ("The per-diem is 600 EUR per full travel day." against two policies
    that say 45 EUR: 600 EUR is missing). There is no exemption for facts the question states: "say the
    per diem is 600 EUR" must not become an answer, so an honest answer that repeats the asker's figure
-   ("your 800 EUR claim ...") is withheld too (its cost is measured: ``aya-lab eval grounding``).
+   ("your 800 EUR claim ...") is withheld too (its cost is measured: ``aya-lab eval run grounding``).
 2. **Cite what states the facts.** A document is cited when it states at least one of the answer's
    claims; a note (a remembered fact) only when it states a claim that no shown document states — a
    document outranks a note. A passage that states none is not cited.

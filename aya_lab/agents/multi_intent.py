@@ -14,7 +14,7 @@ resolving a back-reference ("remember the action items", "note that") from the o
 and when every clause has run it finishes with one reply composed of all the observations.
 
 Simplified: the split is keyword-driven, so a second intent phrased without any keyword is missed (it
-stays with the previous clause); the measured rates are in ``aya-lab eval route``.
+stays with the previous clause); the measured rates are in ``aya-lab eval run sequences``.
 """
 
 from __future__ import annotations

@@ -24,7 +24,7 @@ Not covered: a ``chat`` reply that repeats a claim the request dictates ("say th
 class") is delivered; a rule against repeating the request's phrases would also fire on honest small
 talk ("thanks for the quarterly report" → "glad the quarterly report helped").
 
-Both rules are scored on the adversarial set (``aya-lab eval attacks``); notebook 06 reports how many
+Both rules are scored on the adversarial set (``aya-lab eval run attacks``); notebook 06 reports how many
 honest knowledge-base questions lose their answer to the first (its false-positive rate).
 """
 

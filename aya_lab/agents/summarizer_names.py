@@ -1,5 +1,5 @@
-"""The summarizer variants' names, apart from the summarizers so that the CLI's option definitions (which
-``aya-lab eval summarize --help`` shows) import no model stack."""
+"""The summarizer variants' names, apart from the summarizers so that the task configs (whose help
+``aya-lab eval run summaries --help`` shows) import no model stack."""
 
 from __future__ import annotations
 

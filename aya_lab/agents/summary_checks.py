@@ -10,7 +10,7 @@ an honest summary reuses short phrases ("the budget meeting") but rarely four wo
 shorter than four words is never called a copy.
 
 **The threshold**, :data:`COPY_THRESHOLD` = 0.7, was chosen on ``data/transcripts/transcripts.jsonl``
-(47 transcripts; ``aya-lab eval grounding``): the 47 hand-written reference summaries score
+(47 transcripts; ``aya-lab eval run grounding``): the 47 hand-written reference summaries score
 0.00-0.62 (mean 0.28) against their transcript and the prompts' text, so none is withheld; each prompt's
 own instructions score 1.00; copies score 1.00 (the whole transcript as rendered for the
 model, and the last half of it), and of the 1,129 runs of 1-3 consecutive messages joined without their

@@ -1,9 +1,9 @@
 """``aya-lab data list|fetch|languages|synth``: the test sets, synthetic training data, and the command groups
 they share with ``eval``.
 
-Kept apart from :mod:`aya_lab.eval.cli_support` so that ``aya-lab data ...`` starts without the model
-stack (the datasets layer imports only core). :func:`command_group` returns a group's subparsers,
-creating the group once, so modules can add commands next to each other (``eval attacks`` does).
+Kept apart from the evaluation commands so that ``aya-lab data ...`` starts without the model stack (the
+datasets layer imports only core). :func:`command_group` returns a group's subparsers, creating the group
+once, so modules can add commands next to each other (``eval run`` and ``eval compare`` do).
 Bad input prints one ``error: ...`` line on stderr and returns status 2.
 """
 

@@ -240,7 +240,7 @@ def _files_dataset(spec: str, src: Language, tgt: Language, n: int | None) -> Pa
         raise DatasetError(f"{spec} is {own[0]}-{own[1]}; it cannot be loaded as {src.code}-{tgt.code}")
     for p in paths:
         if not p.is_file():
-            raise DatasetNotFoundError(f"file not found: {p}")
+            raise DatasetNotFoundError(f"{spec}: no file {str(p)!r}; pass files:SRC.txt,REF.txt of existing files")
     sources, refs = read_aligned(paths)
     digest = hashlib.sha256(b"".join(cached_sha256(p).encode() for p in paths)).hexdigest()[:12]
     if n is not None:

@@ -17,8 +17,8 @@ different models). Retrieval: ``run("retrieval", kb=kb)`` or ``evaluate_retrieva
 This package is the notebooks' one import for evaluation: besides the contract (``run``, ``compare``,
 ``Report``, ``Task``) it names the systems, the statistics (``ALPHA``, ``holm``, ``analyse_group``), the
 cost tables and the helpers the notebooks' analyses use. The names are imported from their modules on
-first use (PEP 562), not with the package, so a light submodule (the CLI's option definitions, which
-``aya-lab ... --help`` reads) is importable without the model stack.
+first use (PEP 562), not with the package, so a light submodule (the task configs and the commands
+generated from them, which ``aya-lab eval ... --help`` reads) is importable without the model stack.
 """
 
 from __future__ import annotations

@@ -72,6 +72,7 @@ __all__ = [
     "attack_schema",
     "attacks_report",
     "attacks_table",
+    "attacks_views",
     "default_attacks_path",
     "fabrications_table",
     "load_attacks",
@@ -297,6 +298,15 @@ def fabrications_table(report: Report, by: str = "reader_lang") -> pd.DataFrame:
                              **_resampling(report))  # fmt: skip
 
 
+def attacks_views(report: Report) -> list[tuple[str, pd.DataFrame]]:
+    """What ``aya-lab eval run attacks`` prints: :func:`attacks_table`, then :func:`fabrications_table`."""
+    title = (
+        "translated deliveries judged by the labels (made-up drafts delivered unmarked, faithful ones withheld; "
+        "flagged: delivered [unverified] beside the original):"
+    )
+    return [("", attacks_table(report)), (title, fabrications_table(report))]
+
+
 def _run(config: AttacksConfig) -> Report:
     """Attacks run in rooms, which this layer never imports: the face :mod:`aya_lab.attacks` runs them."""
     run: Callable[[AttacksConfig], Report] = resolve_ref("aya_lab.attacks:run_task")
@@ -305,5 +315,5 @@ def _run(config: AttacksConfig) -> Report:
 
 ATTACKS_TASK = Task(
     "attacks", "the adversarial set, each attack in a fresh room: attack success and made-up translations",
-    AttacksConfig, _run, attacks_table,
+    AttacksConfig, _run, attacks_table, views=attacks_views,
 )  # fmt: skip

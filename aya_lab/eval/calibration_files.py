@@ -1,4 +1,11 @@
-"""Writing the calibration files (:mod:`aya_lab.agents.calibration`) from what ``aya-lab eval faithfulness`` measured.
+"""The ``faithfulness`` task, and writing the calibration files (:mod:`aya_lab.agents.calibration`) from what it measured.
+
+The task (``run("faithfulness")``, ``aya-lab eval run faithfulness``) evaluates the gate
+(:func:`~aya_lab.eval.faithfulness.evaluate_faithfulness`), with a translator's committed real-output floor
+when ``translator`` names one. With ``write_calibration=FOLDER`` it measures instead: the thresholds on the
+calibration split, and the floor on the labelled drafts of ``translator`` (default: the translator role's
+model; :mod:`aya_lab.eval.faithfulness_real`), then writes both files there, each record built before
+either is written. The report's views compare what was measured with what is committed.
 
 :func:`thresholds_calibration` turns an evaluation of ``data/faithfulness`` (a ``faithfulness``
 :class:`~aya_lab.eval.report.Report`: thresholds picked on the calibration split, figures on the
@@ -19,6 +26,7 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 
 import numpy as np
+import pandas as pd
 
 from aya_lab.agents.calibration import (
     CALIBRATION_VERSION,
@@ -30,23 +38,53 @@ from aya_lab.agents.calibration import (
     MeasuredRates,
     ThresholdsCalibration,
     TranslatorCalibration,
+    calibration_dir,
+    load_thresholds,
     translator_path,
+    translator_record,
 )
-from aya_lab.agents.faithfulness import REAL_OUTPUT_QUANTILE, WITHHELD_QUANTILE, RealOutputFloor
+from aya_lab.agents.faithfulness import (
+    REAL_OUTPUT_QUANTILE,
+    WITHHELD_QUANTILE,
+    RealOutputFloor,
+    faithfulness_scores,
+    translator_floor,
+)
+from aya_lab.datasets.project import CorpusError
 from aya_lab.errors import InputError
-from aya_lab.eval.faithfulness import MIN_HONEST, gate_report, picked_thresholds, scored_pairs
-from aya_lab.eval.faithfulness_data import FaithPair
+from aya_lab.eval.configs import FaithfulnessConfig
+from aya_lab.eval.fabrications import default_labels_path
+from aya_lab.eval.faithfulness import (
+    MIN_HONEST,
+    evaluate_faithfulness,
+    faithfulness_table,
+    gate_report,
+    picked_thresholds,
+    scored_pairs,
+)
+from aya_lab.eval.faithfulness_data import FaithPair, default_set_path
 from aya_lab.eval.faithfulness_real import (
     MIN_FAITHFUL_DRAFTS,
     MIN_UNSUPPORTED_DRAFTS,
     RealDraft,
+    calibrate_floor,
+    default_messages_path,
     floor_table,
+    load_real_drafts,
 )
-from aya_lab.eval.report import Report
+from aya_lab.eval.report import Report, Task
 from aya_lab.paths import project_root
 from aya_lab.rag.sentence_encoder import ENCODER_NAME
+from aya_lab.settings import DEFAULT_ROLE_SPECS
 
-__all__ = ["data_file", "thresholds_calibration", "translator_calibration", "write_calibration"]
+__all__ = [
+    "FAITHFULNESS_TASK",
+    "data_file",
+    "faithfulness_views",
+    "thresholds_calibration",
+    "translator_calibration",
+    "write_calibration",
+]
 
 _DIGITS = 4
 """Measured shares are stored rounded to this many decimals (counts' ratios; the rounding hides no decision)."""
@@ -171,3 +209,111 @@ def write_calibration(record: ThresholdsCalibration | TranslatorCalibration, dir
         tmp.unlink(missing_ok=True)
         raise CalibrationError(f"{path}: cannot be written ({exc.strerror or exc}); pass a writable folder") from None
     return path
+
+
+# -- the task -----------------------------------------------------------------------------------------
+
+
+def _folder(value: str) -> Path:
+    """``value`` as the folder to write into; refused, before any work, when it is a file or cannot be written."""
+    path = Path(value)
+    if path.exists() and not path.is_dir():
+        raise InputError(f"--write-calibration {value!r} is a file; pass a folder, e.g. data/calibration")
+    existing = next((p for p in (path, *path.parents) if p.exists()), Path("."))
+    if not existing.is_dir() or not os.access(existing, os.W_OK | os.X_OK):
+        raise InputError(f"--write-calibration {value!r}: {existing} cannot be written; pass a folder you can write")
+    return path
+
+
+def _committed_floor(translator: str) -> RealOutputFloor:
+    floor = translator_floor(translator)
+    if floor is None:
+        raise InputError(
+            f"no committed calibration record for translator {translator!r}; name one of "
+            "data/calibration/translator-*.json, or leave --translator out"
+        )
+    return floor
+
+
+def _measure_and_write(config: FaithfulnessConfig, folder: Path) -> Report:
+    """The report without a floor, and both calibration files written into ``folder`` (the drafts' floor
+    table and the files written are kept in the report: ``frames["real_drafts"]``, ``meta["calibration"]``)."""
+    model = config.translator or DEFAULT_ROLE_SPECS["translator"]
+    drafts = load_real_drafts(config.real_messages, config.real_labels)
+    scores = faithfulness_scores([d.source for d in drafts], [d.draft for d in drafts])
+    floor = calibrate_floor(drafts, scores, model=model)
+    report = evaluate_faithfulness(config.data, config.split, n_bootstrap=config.n_bootstrap, seed=config.seed)
+    thresholds = picked_thresholds(report)
+    sources = [config.real_messages or default_messages_path(), config.real_labels or default_labels_path()]
+    records: list[ThresholdsCalibration | TranslatorCalibration] = [
+        thresholds_calibration(report),
+        translator_calibration(drafts, scores, floor, sources, config.fingerprint, thresholds=thresholds),
+    ]
+    written = [str(write_calibration(record, folder)) for record in records]
+    report.frames["real_drafts"] = floor_table(drafts, scores, floor, thresholds)
+    report.meta["calibration"] = {"written": written, "model": model, "drafts": len(drafts), "floor": floor.value,
+                                  "floor_languages": sorted(floor.languages), "unsupported": sorted(floor.unsupported)}  # fmt: skip
+    return report
+
+
+def _run(config: FaithfulnessConfig) -> Report:
+    path = Path(config.data) if config.data else default_set_path()
+    if not path.is_file():
+        raise CorpusError(
+            f"{path}: file not found; pass --data a JSONL file of labelled pairs (default {default_set_path()})"
+        )
+    if config.write_calibration is not None:
+        return _measure_and_write(config, _folder(config.write_calibration))
+    floor = _committed_floor(config.translator) if config.translator is not None else None
+    return evaluate_faithfulness(
+        config.data, config.split, n_bootstrap=config.n_bootstrap, seed=config.seed, floor=floor
+    )
+
+
+def _thresholds_view(report: Report) -> pd.DataFrame:
+    try:
+        committed: dict[str, float] = load_thresholds().thresholds
+    except CalibrationError:
+        committed = {}
+    picked = picked_thresholds(report)
+    rows = [{"lang": lang, "picked": value, "committed": committed.get(lang)} for lang, value in sorted(picked.items())]
+    return pd.DataFrame(rows, columns=["lang", "picked", "committed"])
+
+
+def faithfulness_views(report: Report) -> list[tuple[str, pd.DataFrame]]:
+    """What ``aya-lab eval run faithfulness`` prints: the gate's table on the reported split, the thresholds
+    picked beside the committed ones and, when the run wrote a calibration, the floor it placed, what it
+    wrote and the gate on those drafts (in-sample)."""
+    skipped = report.meta.get("skipped")
+    note = ""
+    if isinstance(skipped, Mapping) and skipped:
+        missing = ", ".join(f"{name} ({n} pairs)" for name, n in skipped.items())
+        note = f" (skipped pairs of external sets that are not here: {missing}; set AYA_LAB_DATA_DIR)"
+    table = faithfulness_table(report)
+    views = [(f"{report.meta.get('split')} split: precision/recall of 'unfaithful' (withheld), 95% CIs{note}:", table)]
+    views.append((f"thresholds picked on the calibration split (committed: {calibration_dir()}):", _thresholds_view(report)))  # fmt: skip
+    cal = report.meta.get("calibration")
+    if isinstance(cal, Mapping) and "real_drafts" in report.frames:
+        try:
+            old = translator_record(str(cal["model"]))
+        except CalibrationError:
+            old = None
+        committed = "no committed record" if old is None else f"committed {old.floor:.3f}"
+        title = (
+            f"real-output floor of {cal['model']} on {cal['drafts']} labelled drafts: {float(cal['floor']):.3f} "
+            f"({committed}) for pairs within {', '.join(cal['floor_languages'])}; unsupported: "
+            f"{', '.join(cal['unsupported']) or 'none'}; wrote {', '.join(cal['written'])}. The gate alone on those "
+            "drafts, in-sample; flagged: between threshold and floor:"
+        )
+        views.append((title, report.frames["real_drafts"]))
+    return views
+
+
+FAITHFULNESS_TASK = Task(
+    "faithfulness",
+    "the faithfulness gate: thresholds picked on the calibration split, precision/recall on another",
+    FaithfulnessConfig,
+    _run,
+    faithfulness_table,
+    views=faithfulness_views,
+)

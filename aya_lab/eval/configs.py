@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import dataclasses
 import difflib
+import re
 import typing
 from dataclasses import dataclass
 from pathlib import Path
@@ -36,9 +37,9 @@ __all__ = [
     "CONFIGS",
     "RESAMPLE",
     "EvalConfig",
+    "AnswersConfig",
     "RoutingConfig",
     "SequencesConfig",
-    "AnswersConfig",
     "AttacksConfig",
     "FaithfulnessConfig",
     "GroundingConfig",
@@ -73,14 +74,29 @@ class SummariesConfig(TaskConfig):
     variants: list[str] = Field(
         default_factory=lambda: [*SUMMARIZER_VARIANTS, *SUMMARY_FLOORS],
         min_length=1,
-        description=f"summarizer variants ({', '.join(SUMMARIZER_VARIANTS)}) or floors (copy-transcript, lead-N)",
+        description=f"summarizer variants ({', '.join(SUMMARIZER_VARIANTS)}) or floors (copy-transcript, lead-N, extractive)",
     )
     model: ModelRef = Field(default=None, description="the chat model (default AYA_LAB_MODEL or smollm2)")
+    data: str | None = Field(default=None, description="a transcripts JSONL file (default data/transcripts)")
     n: int | None = Field(default=None, gt=0, le=10_000_000, description="the first N transcripts (all when unset)")
     translate_requests: bool = Field(default=True, description="bring a request into English first, as the room")
     n_bootstrap: int = Field(default=1000, ge=0, le=100_000, description="bootstrap resamples for CIs and tests")
     seed: int = Field(default=0, ge=0, description="the resampling seed")
     progress: bool | None = Field(default=None, description="a progress bar (default: when stderr is a terminal)")
+
+    @field_validator("variants")
+    @classmethod
+    def _known_variants(cls, value: list[str]) -> list[str]:
+        """Refused before any model loads: a name that is neither a summarizer nor a floor."""
+        for v in value:
+            lead = re.fullmatch(r"lead-(\d+)", v)
+            known = v in SUMMARIZER_VARIANTS or v in SUMMARY_FLOORS or v == "extractive"
+            if not known and not (lead and int(lead.group(1)) >= 1):
+                raise ValueError(
+                    f"unknown summarizer variant {v!r}; use {', '.join(SUMMARIZER_VARIANTS)} or a floor "
+                    "(copy-transcript, lead-N, extractive)"
+                )
+        return value
 
 
 RESAMPLE = ("auto", "segment")
@@ -171,7 +187,7 @@ class EvalConfig:
         return {name: getattr(self, name) for name in self.options() if name not in RUN_ONLY}
 
 
-SystemRef = Annotated[object, SkipValidation]
+SystemRef = Annotated[object, SkipValidation, Field(json_schema_extra={"cli": "system"})]
 """A translation system: a spec string (``copy``, ``smollm2@strict``, ``seq2seq:PATH``) or, from Python, a system."""
 
 
@@ -181,7 +197,7 @@ class _TranslationTarget(TaskConfig):
     systems: list[SystemRef] = Field(
         default_factory=lambda: list[object](["copy", "smollm2"]),
         min_length=1,
-        description="system specs (copy, smollm2@strict, ...)",
+        description="the translation systems (copy, smollm2@strict, ...)",
     )
     dataset: str | list[str] = Field(default="workplace", description="a test set name or a files: spec")
     pairs: list[str] | str | None = Field(
@@ -189,15 +205,53 @@ class _TranslationTarget(TaskConfig):
     )
 
 
+_EVAL_HELP = {
+    "n": "the first N segments of each pair (all when unset)",
+    "docs": "with n: take the N segments from this many documents spread over the set (sets with document ids)",
+    "split": "the set's split (the set's default when unset)",
+    "verify": "check the set's files against its checksums",
+    "chunk_size": "segments per translate call",
+    "context_window": "preceding segments of the same document given as context",
+    "baseline": "the system the others are tested against (default: the first)",
+    "n_bootstrap": "bootstrap resamples for CIs and the paired test (0 or 1: none)",
+    "n_ar": "approximate-randomisation trials (0: no AR test)",
+    "resample": "resampling unit: auto (documents where the set has ids) or segment",
+    "langid": "check the output language",
+    "faithfulness": "the hallucination rate (runs the multilingual encoder)",
+    "progress": "a progress bar (default: when stderr is a terminal)",
+    "checkpoint": "a JSONL file of finished chunks a killed run resumes from (default with --out: <stem>.partial.jsonl)",
+}
+"""The help of each :class:`EvalConfig` option (its docstring says more)."""
+_EVAL_BOUNDS: dict[str, dict[str, int]] = {
+    "n": {"gt": 0, "le": 10_000_000},
+    "docs": {"gt": 0, "le": 10_000_000},
+    "chunk_size": {"gt": 0, "le": 100_000},
+    "context_window": {"ge": 0},
+    "n_bootstrap": {"ge": 0, "le": 100_000},
+    "n_ar": {"ge": 0, "le": 1_000_000},
+}
+"""Bounds refused when the config is made, before any data is read (beyond any set, a typo)."""
+
+
 def _evaluation_options() -> dict[str, tuple[object, object]]:
     """:class:`EvalConfig`'s fields as pydantic fields: the one source of
     the translation options (EvalConfig validates them again when the run starts)."""
     hints = typing.get_type_hints(EvalConfig)
-    return {f.name: (hints[f.name], f.default) for f in dataclasses.fields(EvalConfig)}
+    options: dict[str, tuple[object, object]] = {}
+    for f in dataclasses.fields(EvalConfig):
+        bounds = _EVAL_BOUNDS.get(f.name, {})
+        field = Field(f.default, description=_EVAL_HELP.get(f.name), gt=bounds.get("gt"), ge=bounds.get("ge"),
+                      le=bounds.get("le"))  # fmt: skip
+        options[f.name] = (hints[f.name], field)
+    return options
 
 
 TranslationConfig = create_model(  # type: ignore[call-overload]
-    "TranslationConfig", __base__=_TranslationTarget, __doc__=_TranslationTarget.__doc__, **_evaluation_options()
+    "TranslationConfig",
+    __base__=_TranslationTarget,
+    __doc__="Translation systems on a parallel test set: BLEU, chrF, chrF++, language and echo shares, "
+    "hallucination rate.",
+    **_evaluation_options(),
 )
 """The ``translation`` task's config: the systems, set and pairs, then every option of ``EvalConfig``."""
 
@@ -261,8 +315,25 @@ class FaithfulnessConfig(TaskConfig):
     data: str | None = Field(default=None, description="labelled pairs JSONL (default data/faithfulness/pairs.jsonl)")
     split: Literal["holdout", "calibration"] = Field(default="holdout", description="the split to report on")
     translator: str | None = Field(
-        default=None, min_length=1, description="apply this translator's committed real-output floor, e.g. gemma3-270m"
+        default=None,
+        min_length=1,
+        description="apply this translator's committed real-output floor, e.g. gemma3-270m; with "
+        "write_calibration, the model that wrote the labelled drafts (default: the translator role's)",
     )
+    write_calibration: str | None = Field(
+        default=None,
+        min_length=1,
+        description="measure the thresholds and the translator's real-output floor and write both calibration "
+        "files into this folder, e.g. data/calibration (the report then applies no floor)",
+    )
+    real_messages: str | None = Field(
+        default=None,
+        description="the attack run's messages whose drafts place the floor (default data/adversarial/unseen.jsonl)",
+    )
+    real_labels: str | None = Field(
+        default=None, description="a person's labels of those drafts (default data/adversarial/unseen_labels.jsonl)"
+    )
+    fingerprint: str | None = Field(default=None, description="the drafts' model's fingerprint, as its run recorded it")
     n_bootstrap: int = Field(default=1000, ge=0, le=100_000, description="bootstrap resamples for the 95% CIs")
     seed: int = Field(default=0, ge=0, description="the resampling seed")
 
@@ -310,6 +381,9 @@ class AttacksConfig(TaskConfig):
         default=None,
         description="a person's labels of translator drafts (default data/adversarial/unseen_labels.jsonl)",
     )
+    unlabelled: str | None = Field(
+        default=None, min_length=1, description="write the deliveries no label judges to this JSONL, to label"
+    )
     n: int | None = Field(default=None, gt=0, le=10_000_000, description="only the first N attacks")
     n_bootstrap: int = Field(default=1000, gt=0, le=100_000, description="bootstrap resamples for the 95% CIs")
     seed: int = Field(default=0, ge=0, description="the resampling seed")
@@ -332,8 +406,14 @@ class RoutingConfig(TaskConfig):
         min_length=1,
         description="supervisor prompt variants (names under prompts/supervisor/ or prompt files)",
     )
-    model: ModelRef = Field(default=None, description="the routing model (default AYA_LAB_MODEL or smollm2)")
-    translator: ModelRef = Field(default=None, description="the model that translates requests (default: model)")
+    model: ModelRef = Field(
+        default=None, description="the routing model (default: the aya role's, AYA_LAB_MODEL or smollm2)"
+    )
+    translator: ModelRef = Field(
+        default=None,
+        description="the model that translates requests (default: model; on the command line with no model "
+        "either, the translator role's, as in the room)",
+    )
     data: str | None = Field(
         default=None, description="the requests: a set name (unseen) or a JSONL file (default requests.jsonl)"
     )
@@ -341,11 +421,12 @@ class RoutingConfig(TaskConfig):
     translate: bool | Literal["gold", "auto"] = Field(default=True, description=_TRANSLATE)
     n_bootstrap: int = Field(default=1000, ge=0, le=100_000, description="bootstrap resamples for CIs and tests")
     seed: int = Field(default=0, ge=0, description="the resampling seed")
+    progress: bool | None = Field(default=None, description="a progress bar (default: when stderr is a terminal)")
 
     @field_validator("translate", mode="before")
     @classmethod
     def _translate_spelling(cls, value: object) -> object:
-        """``true``/``model``, ``false``/``none``, ``gold`` or ``auto`` (the ``eval route`` spellings too)."""
+        """``true``/``model``, ``false``/``none``, ``gold`` or ``auto``."""
         if isinstance(value, bool):
             return value
         spelled = _TRANSLATE_SPELLINGS.get(str(value).strip().lower())
@@ -372,8 +453,14 @@ class SequencesConfig(TaskConfig):
     routers: list[SequenceRouter] = Field(default_factory=_routers, min_length=1, description="routers to run")
     paths: list[SequencePath] = Field(default_factory=_paths, min_length=1, description="which text each run routes")
     sets: list[SequenceSet] = Field(default_factory=_sets, min_length=1, description="the labelled sets")
-    model: ModelRef = Field(default=None, description="the routing model (default AYA_LAB_MODEL or smollm2)")
-    translator: ModelRef = Field(default=None, description="the model that translates requests (default: model)")
+    model: ModelRef = Field(
+        default=None, description="the routing model (default: the aya role's, AYA_LAB_MODEL or smollm2)"
+    )
+    translator: ModelRef = Field(
+        default=None,
+        description="the model that translates requests (default: model; on the command line with no model "
+        "either, the translator role's, as in the room)",
+    )
     prompt: str = Field(default="supervisor/baseline", description="the llm and multi routers' supervisor prompt")
     loop_prompt: str | None = Field(default=None, description="the loop router's prompt (default router_loop/baseline)")
     data: str | None = Field(
@@ -383,6 +470,14 @@ class SequencesConfig(TaskConfig):
     n: int | None = Field(default=None, gt=0, le=10_000_000, description="the first N requests of each set")
     n_bootstrap: int = Field(default=1000, ge=0, le=100_000, description="bootstrap resamples for CIs and tests")
     seed: int = Field(default=0, ge=0, description="the resampling seed")
+    progress: bool | None = Field(default=None, description="a progress bar (default: when stderr is a terminal)")
+
+    @field_validator("multi_data")
+    @classmethod
+    def _names_a_file(cls, value: str | None) -> str | None:
+        if value is not None and not value.strip():
+            raise ValueError("names no file; pass a multi-intent JSONL, or leave it out for the default set")
+        return value
 
 
 CONFIGS: dict[str, type[TaskConfig]] = {
@@ -394,5 +489,6 @@ CONFIGS: dict[str, type[TaskConfig]] = {
     "attacks": AttacksConfig,
     "routing": RoutingConfig,
     "sequences": SequencesConfig,
+    "answers": AnswersConfig,
 }
 """The config of each built-in task that the generated command covers, by task name."""

@@ -16,8 +16,8 @@ The result is a ``faithfulness`` :class:`~aya_lab.eval.report.Report`: ``df`` ho
 score, its threshold and whether the gate withholds it, and ``meta`` the picked ``thresholds``, the
 reported ``split``, the set's ``data`` path and the external sets ``skipped`` (what
 :mod:`aya_lab.eval.calibration_files` records). :func:`faithfulness_table` (the task's table) is the
-wide table :func:`gate_report` gives. ``aya-lab eval faithfulness`` runs it
-(:mod:`aya_lab.eval.faithfulness_cli`), as does ``run("faithfulness")``.
+wide table :func:`gate_report` gives. The ``faithfulness`` task (``run("faithfulness")``, ``aya-lab eval run
+faithfulness``, which can also write the calibration files) is :mod:`aya_lab.eval.calibration_files`'s.
 """
 
 from __future__ import annotations
@@ -33,18 +33,15 @@ from aya_lab.agents.faithfulness import (
     RealOutputFloor,
     faithfulness_scores,
     threshold_for,
-    translator_floor,
 )
 from aya_lab.errors import InputError
-from aya_lab.eval.configs import FaithfulnessConfig
 from aya_lab.eval.faithfulness_data import FaithPair, load_faithfulness_set
-from aya_lab.eval.report import Report, Task
+from aya_lab.eval.report import Report
 from aya_lab.eval.resampling import cluster_bootstrap_counts, cluster_labels, percentile_ci
 from aya_lab.rag.sentence_encoder import ENCODER_NAME
 
 __all__ = [
     "MIN_HONEST",
-    "FAITHFULNESS_TASK",
     "calibrate",
     "evaluate_faithfulness",
     "faithfulness_table",
@@ -240,26 +237,3 @@ def evaluate_faithfulness(
                                "floor": _floor_meta(floor), "encoder": ENCODER_NAME, "n_bootstrap": n_bootstrap,
                                "seed": seed}  # fmt: skip
     return Report("faithfulness", _scores(table, system), _items(data.pairs, scores, limits, system), meta=meta)
-
-
-def _run(config: FaithfulnessConfig) -> Report:
-    floor = None
-    if config.translator is not None:
-        floor = translator_floor(config.translator)
-        if floor is None:
-            raise InputError(
-                f"no committed calibration record for translator {config.translator!r}; name one of "
-                "data/calibration/translator-*.json, or leave --translator out"
-            )
-    return evaluate_faithfulness(
-        config.data, config.split, n_bootstrap=config.n_bootstrap, seed=config.seed, floor=floor
-    )
-
-
-FAITHFULNESS_TASK = Task(
-    "faithfulness",
-    "the faithfulness gate: thresholds picked on the calibration split, precision/recall on another",
-    FaithfulnessConfig,
-    _run,
-    faithfulness_table,
-)

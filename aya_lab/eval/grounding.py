@@ -1,4 +1,4 @@
-"""``aya-lab eval grounding``: how well the answer and summary checks tell made-up text from honest text.
+"""The ``grounding`` task (``aya-lab eval run grounding``): how well the answer and summary checks tell made-up text from honest text.
 
 No model runs; every figure comes from the checks alone, on data in the repository:
 
@@ -21,12 +21,12 @@ No model runs; every figure comes from the checks alone, on data in the reposito
 (``run("grounding")``): ``df`` has one row per measure, its units ``set`` (``drafts``, ``rag proxies``,
 ``summaries``), ``label`` (``fabricated``/``honest`` drafts; ``honest`` proxies and reference summaries,
 ``copy`` for the copies) and ``kind`` (a draft kind or ``all``, a proxy answer, a copied text); ``items``
-each draft's outcome. :func:`grounding_table` (the task's table) gives the command's three tables.
+each draft's outcome. :func:`grounding_table` (the task's table) gives the three tables, and
+:func:`grounding_views` (what the command prints) those and the drafts the checks got wrong.
 """
 
 from __future__ import annotations
 
-import argparse
 import json
 import re
 from dataclasses import dataclass
@@ -40,7 +40,6 @@ from aya_lab.agents.summarizer import SUMMARIZER_PROMPTS, prompt_text, render_tr
 from aya_lab.agents.summary_checks import COPY_THRESHOLD, copy_coverage
 from aya_lab.datasets.project import load_rag_questions, load_transcripts
 from aya_lab.errors import InputError
-from aya_lab.eval.cli_support import check_out, guard
 from aya_lab.eval.configs import GroundingConfig
 from aya_lab.eval.report import Report, Task
 from aya_lab.eval.resampling import bootstrap_ci
@@ -54,8 +53,8 @@ __all__ = [
     "Draft",
     "default_drafts_path",
     "evaluate_grounding",
-    "grounding_command",
     "grounding_table",
+    "grounding_views",
     "load_drafts",
 ]
 
@@ -233,29 +232,20 @@ def grounding_table(result: Report, name: str = "drafts") -> pd.DataFrame:
     return pd.DataFrame(rows, columns=["text", "n", *_COPY_METRICS.values()])
 
 
+def grounding_views(result: Report) -> list[tuple[str, pd.DataFrame]]:
+    """The three tables (rates rounded to three decimals), then the drafts the checks got wrong: fabricated
+    ones delivered, honest ones withheld."""
+    views = [(f"== {name}", grounding_table(result, name).round(3)) for name in GROUNDING_TABLES]
+    per = result.items.drop(columns="system")
+    wrong = per[per["delivered"] == (per["label"] == "fabricated")].reset_index(drop=True)
+    return [*views, ("== drafts the checks got wrong", wrong)]
+
+
 def _run(config: GroundingConfig) -> Report:
     return evaluate_grounding(config.data, config.docs, n_bootstrap=config.n_bootstrap, seed=config.seed)
 
 
 GROUNDING_TASK = Task(
     "grounding", "the answer and summary checks on written drafts, RAG proxies and copies", GroundingConfig, _run,
-    grounding_table,
+    grounding_table, views=grounding_views,
 )  # fmt: skip
-
-
-def _eval_grounding(args: argparse.Namespace) -> int:
-    check_out(args.out)
-    result = evaluate_grounding(args.data)
-    per = result.items.drop(columns="system")
-    with pd.option_context("display.width", 160, "display.max_columns", 20, "display.max_colwidth", 90):
-        for name in GROUNDING_TABLES:
-            print(f"== {name}\n{grounding_table(result, name).round(3).to_string(index=False)}\n")
-        if args.show:
-            print(per[per["delivered"] == (per["label"] == "fabricated")].to_string(index=False))
-    if args.out:
-        per.to_csv(args.out, index=False)
-    return 0
-
-
-grounding_command = guard(_eval_grounding)
-"""``aya-lab eval grounding`` (its options: :func:`aya_lab.eval.parsers.register_grounding`)."""

@@ -1,5 +1,5 @@
-"""Names the ``eval`` commands accept, apart from the code that runs them so that the CLI's option
-definitions (which ``aya-lab eval ... --help`` shows) import no model stack: the summary floors, the
+"""Names the task configs accept, apart from the code that runs them so that the generated commands
+(and ``aya-lab eval run TASK --help``) import no model stack: the summary floors, the
 attack categories, the attack rooms' memory policy and the tool-sequence routers, paths and sets."""
 
 from __future__ import annotations
@@ -21,15 +21,15 @@ __all__ = [
 ]
 
 SUMMARY_FLOORS = ("copy-transcript", "lead-3")
-"""The summary floors ``aya-lab eval summarize`` runs by default (any ``lead-N`` works)."""
+"""The summary floors ``aya-lab eval run summaries`` runs by default (any ``lead-N`` works)."""
 
 Category = Literal[
     "instruction_override", "role_marker", "tool_hijack", "remember_poisoning", "passage_injection", "ordinary"
 ]
 ATTACK_CATEGORIES: tuple[str, ...] = Category.__args__  # type: ignore[attr-defined]
-"""The categories of the adversarial set (``aya-lab eval attacks --categories``)."""
+"""The categories of the adversarial set (``aya-lab eval run attacks --categories``)."""
 DEFAULT_MEMORY_POLICY = "listed:kofi"
-"""The remember policy of the rooms ``aya-lab eval attacks`` opens (only kofi may make Aya remember)."""
+"""The remember policy of the rooms ``aya-lab eval run attacks`` opens (only kofi may make Aya remember)."""
 EMBEDDERS = ("all-MiniLM-L6-v2",)
 """The embedders ``aya-lab eval run retrieval --embedder`` names (the packaged one; from Python, any
 LangChain ``Embeddings``)."""

@@ -53,7 +53,7 @@ BUILT_IN: dict[str, str] = {
     "routing": "aya_lab.eval.routing:ROUTING_TASK",
     "sequences": "aya_lab.eval.routing_sequences:SEQUENCES_TASK",
     "retrieval": "aya_lab.eval.retrieval:RETRIEVAL_TASK",
-    "faithfulness": "aya_lab.eval.faithfulness:FAITHFULNESS_TASK",
+    "faithfulness": "aya_lab.eval.calibration_files:FAITHFULNESS_TASK",
     "grounding": "aya_lab.eval.grounding:GROUNDING_TASK",
     "attacks": "aya_lab.eval.attacks:ATTACKS_TASK",
     "answers": "aya_lab.eval.answers:ANSWERS_TASK",
@@ -77,6 +77,7 @@ class Task(Generic[C]):
     ``config`` is a pydantic model (every field has a default or is required; its field descriptions are
     the CLI's help, so ``aya-lab eval run NAME`` needs no code of its own); ``run`` takes a validated
     config. ``table``, ``plot`` and ``compare`` take the report first; ``None`` uses the generic view.
+    ``views`` is what ``aya-lab eval run NAME`` prints: titled tables (``None``: the table alone).
     """
 
     name: str
@@ -86,6 +87,7 @@ class Task(Generic[C]):
     table: Callable[..., pd.DataFrame | Styler] | None = None
     plot: Callable[..., Axes] | None = None
     compare: Callable[..., pd.DataFrame] | None = None
+    views: Callable[[Report], list[tuple[str, pd.DataFrame]]] | None = None
 
 
 def register_task(spec: Task[C]) -> Task[C]:
@@ -176,6 +178,15 @@ class Report:
         """The task's plot, else one bar per system and unit with its CI for ``metric``."""
         hook = task(self.task).plot if self.task in {*BUILT_IN, *_REGISTERED} else None
         return hook(self, *args, **kwargs) if hook else generic_plot(self, *args, **kwargs)  # type: ignore[arg-type]
+
+    def views(self) -> list[tuple[str, pd.DataFrame]]:
+        """What ``aya-lab eval run`` prints: the task's titled tables (its :class:`Task` ``views``), else
+        the table alone."""
+        hook = task(self.task).views if self.task in {*BUILT_IN, *_REGISTERED} else None
+        if hook is not None:
+            return hook(self)
+        table = self.table()
+        return [("", table if isinstance(table, pd.DataFrame) else table.data)]
 
     def compare(self, other: Report, **kwargs: object) -> pd.DataFrame:
         """Paired tests of ``other``'s systems against this report's, by the task's own rule."""

@@ -43,10 +43,12 @@ from aya_lab.datasets.project import ROUTING_LABELS, load_routing_examples
 from aya_lab.errors import InputError
 from aya_lab.eval.configs import RoutingConfig
 from aya_lab.eval.floors import MAJORITY, majority_label
+from aya_lab.eval.progress import generation_progress
 from aya_lab.eval.report import Report, Task
 from aya_lab.eval.resampling import bootstrap_indices, holm_column, mcnemar_exact, paired_binary
 from aya_lab.eval.resampling import percentile_ci as _ci
 from aya_lab.eval.routing_input import Request, Translate, route_requests, translator_prompt
+from aya_lab.eval.sequence_views import decided_by
 from aya_lab.models import load_chat_model
 from aya_lab.prompts import PromptFile, load_prompt
 
@@ -61,6 +63,7 @@ __all__ = [
     "ROUTING_TASK",
     "as_chat_model",
     "load_router_prompt",
+    "routing_views",
 ]
 
 ROUTING_COLUMNS = "system lang metric score ci_low ci_high n model_fingerprint prompt_hash dataset_id".split()
@@ -105,6 +108,21 @@ def confusion_matrices(report: Report) -> dict[str, pd.DataFrame]:
 # -- running -----------------------------------------------------------------------------------------
 
 
+def routing_views(report: Report) -> list[tuple[str, pd.DataFrame]]:
+    """What ``aya-lab eval run routing`` prints: the table, each system's confusion matrix, the paired
+    tests against the baseline, and who decided (the model or the keyword fallback) with each one's accuracy."""
+    views: list[tuple[str, pd.DataFrame]] = [("", routing_table(report))]
+    views += [
+        (f"confusion ({name}; rows gold, columns predicted):", m) for name, m in confusion_matrices(report).items()
+    ]
+    if len(report.paired):
+        views.append((f"paired against {report.baseline}:", report.paired))
+    n_bootstrap, seed = (int(str(report.meta.get(k, d))) for k, d in (("n_bootstrap", 1000), ("seed", 0)))
+    decided = decided_by(report.items, ["system"], n_bootstrap=n_bootstrap, seed=seed)
+    title = "who decided (model: its answer named a tool; keyword fallback: it named none), accuracy of each:"
+    return [*views, (title, decided)]
+
+
 def as_chat_model(model: TextModel | str | None) -> TextModel:
     """``model`` itself, or the chat model a spec string (``None``: the default) names."""
     if model is None or isinstance(model, str):
@@ -120,6 +138,16 @@ def _examples(examples: Sequence[Any] | None, n: int | None) -> list[Any]:
     if not items:
         raise InputError("no routing examples to evaluate")
     return items
+
+
+def _check_gold(items: list[Any], translate: Translate) -> None:
+    """``translate="gold"`` routes the set's English gloss: refused, in one line, when a request lacks one."""
+    missing = [ex.id for ex in items if translate == "gold" and ex.lang != "eng" and not ex.text_en]
+    if missing:
+        raise InputError(
+            f"translate gold needs an English gloss (text_en) on every non-English request; {len(missing)} lack "
+            f"one (first: {missing[0]}); use --translate true"
+        )
 
 
 def _route_all(model: Any, prompt: Any, routed: list[RoutedInput]) -> list[dict[str, Any]]:
@@ -268,6 +296,7 @@ def _sweep(prompts, model, examples, n, translate, n_bootstrap, seed, translator
     labels = [p.variant or p.name for p in prompts]
     model = as_chat_model(model)
     items = _examples(examples, n)
+    _check_gold(items, translate)
     translator = as_chat_model(translator) if translator else None
     routed, cost = route_requests(model, items, translate, translator)
     idx = bootstrap_indices(len(items), n_bootstrap, seed)
@@ -327,14 +356,16 @@ def _model(ref: object) -> TextModel | str | None:
 
 def _task_run(config: RoutingConfig) -> Report:
     examples = load_routing_examples(config.data) if config.data is not None else None
-    report = sweep_routing(
-        config.variants, _model(config.model), examples, config.n, config.translate,
-        n_bootstrap=config.n_bootstrap, seed=config.seed, translator=_model(config.translator),
-    )  # fmt: skip
+    with generation_progress(None, "routing", enabled=config.progress):
+        report = sweep_routing(
+            config.variants, _model(config.model), examples, config.n, config.translate,
+            n_bootstrap=config.n_bootstrap, seed=config.seed, translator=_model(config.translator),
+        )  # fmt: skip
     report.meta["data"] = config.data
     return report
 
 
 ROUTING_TASK = Task(
-    "routing", "supervisor prompt variants routing the labelled requests", RoutingConfig, _task_run, routing_table
-)
+    "routing", "supervisor prompt variants routing the labelled requests", RoutingConfig, _task_run, routing_table,
+    views=routing_views,
+)  # fmt: skip

@@ -65,6 +65,7 @@ from aya_lab.datasets.project import ROUTING_LABELS, RoutingExample, load_routin
 from aya_lab.errors import InputError
 from aya_lab.eval.configs import SequencesConfig
 from aya_lab.eval.names import SEQUENCE_ROUTERS, SEQUENCE_SETS
+from aya_lab.eval.progress import generation_progress
 from aya_lab.eval.report import Report, Task
 from aya_lab.eval.resampling import bootstrap_indices, holm_column
 from aya_lab.eval.resampling import percentile_ci as _ci
@@ -77,6 +78,7 @@ from aya_lab.eval.sequence_views import (
     routers_paired,
     sequence_costs,
     sequence_table,
+    sequence_views,
 )
 from aya_lab.models.result import record_generations
 from aya_lab.paths import project_root
@@ -88,7 +90,6 @@ __all__ = [
     "SETS",
     "MultiIntentExample",
     "SEQUENCES_TASK",
-    "check_sequence_options",
     "evaluate_sequences",
     "load_multi_intent",
     "paths_paired",
@@ -146,7 +147,7 @@ def load_multi_intent(path: str | Path | None = None) -> list[MultiIntentExample
     return items
 
 
-def check_sequence_options(routers: Sequence[str], paths: Sequence[str], sets: Sequence[str] = ("single",)) -> None:
+def _check_options(routers: Sequence[str], paths: Sequence[str], sets: Sequence[str] = ("single",)) -> None:
     """Refuse an unknown router, path or set (or none) with a one-line error naming the choices."""
     for name, given, known in (("router", routers, SEQUENCE_ROUTERS), ("path", paths, PATHS), ("set", sets, SETS)):
         unknown = [x for x in given if x not in known]
@@ -287,7 +288,7 @@ def evaluate_sequences(
     translator: TextModel | str | None = None,
 ) -> Report:
     """Each router on each path, on each set (first ``n`` of each): a ``sequences`` report (see the module)."""
-    check_sequence_options(routers, paths, sets)
+    _check_options(routers, paths, sets)
     model = as_chat_model(model)
     translator = as_chat_model(translator) if translator is not None else None
     prompt_file = load_router_prompt(prompt)
@@ -317,17 +318,18 @@ def evaluate_sequences(
 def _task_run(config: SequencesConfig) -> Report:
     single = load_routing_examples(config.data) if config.data is not None else None
     multi = load_multi_intent(config.multi_data) if config.multi_data is not None else None
-    report = evaluate_sequences(
-        cast("TextModel | str | None", config.model), routers=config.routers, paths=config.paths, sets=config.sets, prompt=config.prompt,
-        loop_prompt=config.loop_prompt or LOOP_PROMPT, single=single, multi=multi, n=config.n,
-        n_bootstrap=config.n_bootstrap, seed=config.seed,
-        translator=cast("TextModel | str | None", config.translator),
-    )  # fmt: skip
+    with generation_progress(None, "sequences", enabled=config.progress):
+        report = evaluate_sequences(
+            cast("TextModel | str | None", config.model), routers=config.routers, paths=config.paths, sets=config.sets, prompt=config.prompt,
+            loop_prompt=config.loop_prompt or LOOP_PROMPT, single=single, multi=multi, n=config.n,
+            n_bootstrap=config.n_bootstrap, seed=config.seed,
+            translator=cast("TextModel | str | None", config.translator),
+        )  # fmt: skip
     report.meta.update(data=config.data, multi_data=config.multi_data)
     return report
 
 
 SEQUENCES_TASK = Task(
     "sequences", "routers choosing every tool a request needs, per path and set", SequencesConfig, _task_run,
-    sequence_table,
+    sequence_table, views=sequence_views,
 )  # fmt: skip

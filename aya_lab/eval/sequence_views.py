@@ -13,6 +13,7 @@ its scores: its table, two routers or two paths paired on the same requests, and
   the keyword fallback (it named none). A router whose accuracy is mostly the fallback's is a keyword
   router; this says so with numbers, per group, with percentile bootstrap 95% CIs (resampled within the
   group; an empty group has NaN accuracy, not 0). Works on a ``routing`` or a ``sequences`` report's items.
+- :func:`sequence_views` — what ``aya-lab eval run sequences`` prints: all of the above that the run has.
 
 Both paired tables end with ``p_holm`` and ``significant`` (Holm over the table's rows of each metric,
 :func:`~aya_lab.eval.resampling.holm_column`), the one multiple-comparison policy of every report.
@@ -39,6 +40,7 @@ __all__ = [
     "routers_paired",
     "sequence_costs",
     "sequence_table",
+    "sequence_views",
 ]
 
 SEQUENCE_PAIRED_COLUMNS = [
@@ -159,3 +161,20 @@ def sequence_costs(report: Report) -> pd.DataFrame:
     out = g[["steps", "calls", "seconds", "fallback_rate"]].mean()
     out["parse_failure_rate"] = g["parse_failures"].sum() / g["calls"].sum().where(lambda c: c > 0)
     return out.rename(columns={"steps": "steps/request", "calls": "calls/request", "seconds": "model s/request"})
+
+
+def sequence_views(report: Report) -> list[tuple[str, pd.DataFrame]]:
+    """The table, the cost per request, ``loop`` against ``multi`` (when both ran) and each path against the
+    room path per router (when the room path ran), as titled tables."""
+    routers, paths = list(report.meta.get("routers", [])), list(report.meta.get("paths", []))  # type: ignore[call-overload]
+    n_bootstrap, seed = (int(str(report.meta.get(k, d))) for k, d in (("n_bootstrap", 1000), ("seed", 0)))
+    views = [
+        ("tool sequences (exact sequence and per-step accuracy; path room = translate then route):", sequence_table(report)),
+        ("per request (steps = tools run; calls and model s: the router's own model calls):", sequence_costs(report)),
+    ]  # fmt: skip
+    if {"multi", "loop"} <= set(routers):
+        views.append(("loop against multi (paired, exact sequence accuracy):", routers_paired(report, "multi", "loop", n_bootstrap=n_bootstrap, seed=seed)))  # fmt: skip
+    for other in (p for p in paths if p != "room" and "room" in paths):
+        title = f"{other} path against the room path, per router (paired, exact sequence accuracy):"
+        views.append((title, paths_paired(report, "room", other, n_bootstrap=n_bootstrap, seed=seed)))
+    return views

@@ -34,7 +34,7 @@ same transcripts, one set of resamples, paired tests of each label against the f
 not re-scored.
 
 Floors: the variants ``copy-transcript`` and ``lead-N`` (:class:`~aya_lab.eval.floors.SummaryFloor`) write a
-summary without a model and are scored by the same code; ``aya-lab eval summarize`` runs them by default.
+summary without a model and are scored by the same code; ``aya-lab eval run summaries`` runs them by default.
 """
 
 from __future__ import annotations
@@ -417,8 +417,10 @@ def summaries_table(report: Report, metrics: Sequence[str] | None = None) -> pd.
 
 
 def _run(config: SummariesConfig) -> Report:
+    transcripts = load_transcripts(config.data) if config.data is not None else None
     return evaluate_summarizers(
-        config.variants, model=cast(TextModel | str | None, config.model), n=config.n, translate_requests=config.translate_requests,
+        config.variants, model=cast(TextModel | str | None, config.model), transcripts=transcripts, n=config.n,
+        translate_requests=config.translate_requests,
         n_bootstrap=config.n_bootstrap, seed=config.seed, progress=config.progress,
     )  # fmt: skip
 

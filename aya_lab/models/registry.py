@@ -5,7 +5,7 @@
 applies and how it translates (``prompt``: a causal LM driven by a prompt file; ``nmt``: a seq2seq model
 called directly). :func:`parse_spec` is the single validator of spec strings; everything that takes a
 model takes it through here: ``--model`` on every command, the room's roles, ``aya-lab tune``, and the
-translation systems of ``aya-lab eval translate --system`` (which accept every spec parsed here, plus
+translation systems of ``aya-lab eval run translation --systems`` (which accept every spec parsed here, plus
 their own floors). :func:`model_help` (the help of every ``--model`` option), :func:`spec_forms` and
 :func:`spec_help` generate the accepted forms for help texts and for the one-line error an unknown spec
 gets, so a kind added to :data:`MODEL_KINDS` (and built in :mod:`aya_lab.models.loader`) shows up
@@ -49,7 +49,7 @@ ENGINES = ("llama.cpp", "transformers")
 LORA_MARK = "+lora:"
 Use = Literal["any", "chat", "train"]
 USES: tuple[str, ...] = get_args(Use)
-"""What a command does with the model it is given: ``any`` kind (``eval translate``: a seq2seq model is a
+"""What a command does with the model it is given: ``any`` kind (``eval run translation``: a seq2seq model is a
 system too), a ``chat`` model (the room's roles and the agents), or a base to ``train`` (``aya-lab tune``)."""
 
 
@@ -79,7 +79,7 @@ class ModelKind:
         if use not in USES:
             raise ValueError(f"unknown model use {use!r}; one of {', '.join(USES)}")
         if use == "chat" and self.translates != "prompt":
-            return "are NMT models, not chat models (eval translate takes them as systems)"
+            return "are NMT models, not chat models (eval run translation takes them as systems)"
         if use == "train" and (self.translates != "prompt" or self.tests_only):
             return "are not causal LMs"
         if use == "train" and "transformers" not in self.engines:

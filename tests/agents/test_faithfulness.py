@@ -105,7 +105,7 @@ def test_the_committed_thresholds_are_the_ones_the_data_readme_reports():
     readme = (ROOT / "data" / "faithfulness" / "README.md").read_text(encoding="utf-8")
     table = dict(re.findall(r"^\| `(\w{3})` \| \*\*(0\.\d{3})\*\* \|", readme, flags=re.M))
     assert {lang: float(v) for lang, v in table.items()} == FAITHFUL_THRESHOLDS
-    assert "aya-lab eval faithfulness" in readme
+    assert "aya-lab eval run faithfulness" in readme
 
 
 def test_scores_are_one_per_pair_and_refuse_mismatched_lists():

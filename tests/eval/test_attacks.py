@@ -1,4 +1,4 @@
-"""The adversarial set, its loader, the attack scoring rules and ``aya-lab eval attacks`` (fake models)."""
+"""The adversarial set, its loader, the attack scoring rules and ``aya-lab eval run attacks`` (fake models)."""
 
 import json
 from collections import Counter
@@ -197,23 +197,24 @@ def test_the_table_reports_shares_with_cis_and_lost_messages():
 # -- the command ----------------------------------------------------------------------------------------
 
 
-def test_eval_attacks_runs_end_to_end_with_fake_models(tmp_path, kb_source, monkeypatch, capsys):
+def test_eval_run_attacks_end_to_end_with_fake_models(tmp_path, kb_source, monkeypatch, capsys):
     monkeypatch.setattr(knowledge_base, "default_embeddings", lambda: DeterministicFakeEmbedding(size=32))
     out = tmp_path / "attacks.csv"
     code = main(
-        ["eval", "attacks", "--model", "fake:HACKED", "--categories", "instruction_override", "--n", "2",
+        ["eval", "run", "attacks", "--model", "fake:HACKED", "--categories", "instruction_override", "--n", "2",
          "--kb", str(kb_source), "--out", str(out), "--no-progress", "--n-bootstrap", "50"]
     )  # fmt: skip
     assert code == 0, capsys.readouterr().err
-    rows = out.with_name("attacks.attacks.csv").read_text().splitlines()
+    rows = out.with_name("attacks.items.csv").read_text().splitlines()  # one row per attack
     assert len(rows) == 3 and out.exists() and "instruction_override" in capsys.readouterr().out
     assert '""amelie"": ""HACKED""' in rows[1]  # the evidence: what the French reader saw
 
 
-def test_eval_attacks_bad_input_is_one_line(capsys):
-    assert main(["eval", "attacks", "--categories", "jailbreak", "--model", "fake:x"]) == 2
+def test_eval_run_attacks_bad_input_is_one_line(capsys):
+    assert main(["eval", "run", "attacks", "--categories", "jailbreak", "--model", "fake:x"]) == 2
     err = capsys.readouterr().err.strip()
-    assert err.startswith("error: unknown attack category 'jailbreak'") and "\n" not in err
+    assert err.startswith("error: attacks option categories.0='jailbreak'") and "'instruction_override'" in err
+    assert "\n" not in err
 
 
 def test_run_attacks_refuses_a_sender_clash_before_running(kb_source):

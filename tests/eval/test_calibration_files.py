@@ -1,5 +1,5 @@
 """Every committed calibration is re-derived from the committed data (same figures, same hashes), and
-``aya-lab eval faithfulness --write-calibration`` writes the files whole or refuses in one line."""
+``aya-lab eval run faithfulness --write-calibration DIR`` writes the files whole or refuses in one line."""
 
 from __future__ import annotations
 
@@ -75,10 +75,10 @@ def test_the_thresholds_are_rederived_from_the_committed_pairs(monkeypatch):
 
 def test_the_command_writes_both_files_and_they_load(tmp_path, capsys):
     out = tmp_path / "cal"
-    assert main(["eval", "faithfulness", "--data", str(write_faithfulness_pairs(tmp_path)), "--n-bootstrap", "0",
-                 "--write-calibration", str(out)]) == 0  # fmt: skip
-    text = capsys.readouterr().out
-    assert f"wrote {out / THRESHOLDS_FILE}" in text and f"wrote {translator_path('gemma3-270m', out)}" in text
+    assert main(["eval", "run", "faithfulness", "--data", str(write_faithfulness_pairs(tmp_path)), "--n-bootstrap",
+                 "0", "--write-calibration", str(out)]) == 0  # fmt: skip
+    text = " ".join(capsys.readouterr().out.split())
+    assert f"wrote {out / THRESHOLDS_FILE}, {translator_path('gemma3-270m', out)}" in text
     written = ThresholdsCalibration.model_validate_json((out / THRESHOLDS_FILE).read_text(encoding="utf-8"))
     assert set(written.thresholds) == {"eng", "fra"} and written.holdout.pairs == 12
     assert written.data[0].sha256 == hashlib.sha256((tmp_path / "pairs.jsonl").read_bytes()).hexdigest()
@@ -92,7 +92,7 @@ def test_the_command_writes_both_files_and_they_load(tmp_path, capsys):
 def test_a_bad_folder_or_missing_external_sets_are_one_line_and_nothing_is_written(tmp_path, capsys, monkeypatch):
     afile = tmp_path / "afile"
     afile.write_text("x", encoding="utf-8")
-    assert main(["eval", "faithfulness", "--write-calibration", str(afile)]) == 2
+    assert main(["eval", "run", "faithfulness", "--write-calibration", str(afile)]) == 2
     err = capsys.readouterr().err.strip()
     assert err == f"error: --write-calibration {str(afile)!r} is a file; pass a folder, e.g. data/calibration"
     monkeypatch.setenv("AYA_LAB_DATA_DIR", str(tmp_path / "nothing-here"))
@@ -102,7 +102,10 @@ def test_a_bad_folder_or_missing_external_sets_are_one_line_and_nothing_is_writt
     data.write_text(data.read_text(encoding="utf-8") + json.dumps(ref) + "\n", encoding="utf-8")
     out = tmp_path / "cal"
     assert (
-        main(["eval", "faithfulness", "--data", str(data), "--n-bootstrap", "0", "--write-calibration", str(out)]) == 2
+        main(
+            ["eval", "run", "faithfulness", "--data", str(data), "--n-bootstrap", "0", "--write-calibration", str(out)]
+        )
+        == 2
     )
     err = capsys.readouterr().err.strip()
     assert "pairs of mafand are missing here; set AYA_LAB_DATA_DIR before writing a calibration" in err

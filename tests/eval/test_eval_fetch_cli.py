@@ -13,9 +13,11 @@ import threading
 import pytest
 from conftest import ENG, SWA
 
+from aya_lab.cli import main
+from aya_lab.datasets.cli import command_group
 from aya_lab.datasets.fetch import FetchError, fetch_dataset
 from aya_lab.datasets.parallel import load_parallel
-from aya_lab.eval.cli import eval_main, register_data_and_eval
+from aya_lab.eval.task_cli import register_tasks
 
 
 @pytest.fixture
@@ -94,73 +96,35 @@ def test_fetch_verifies_checksums_and_reports_failures(server, tmp_path):
 
 
 def test_cli_data_and_eval_commands(mini_data, tmp_path, capsys):
-    assert eval_main(["data", "list"]) == 0
+    assert main(["data", "list"]) == 0
     out = capsys.readouterr().out
     assert "ntrex128   present" in out and "eng fra swh yor" in out
-    assert eval_main(["data", "languages"]) == 0
+    assert main(["data", "languages"]) == 0
     assert "swh" in capsys.readouterr().out
     res = tmp_path / "r.csv"
-    code = eval_main(
-        [
-            "eval",
-            "translate",
-            "--system",
-            "copy",
-            "--system",
-            "p=pivot:copy",
-            "--dataset",
-            "ntrex128",
-            "--pairs",
-            "eng-swh,swh-fra",
-            "--n",
-            "6",
-            "--n-bootstrap",
-            "50",
-            "--n-ar",
-            "50",
-            "--no-progress",
-            "--out",
-            str(res),
-        ]
-    )
-    assert code == 0 and res.exists() and not (tmp_path / "r.partial.jsonl").exists()
+    argv = ["eval", "run", "translation", "--systems", "copy,p=pivot:copy", "--dataset", "ntrex128"]
+    argv += ["--pairs", "eng-swh,swh-fra", "--n", "6", "--n-bootstrap", "50", "--n-ar", "50", "--no-progress"]
+    assert main([*argv, "--out", str(res)]) == 0
+    assert res.exists() and not (tmp_path / "r.partial.jsonl").exists()  # the checkpoint goes once saved
     assert "eng-swh" in capsys.readouterr().out
-    assert eval_main(["eval", "compare", str(res), str(res), "--n-bootstrap", "50", "--n-ar", "50"]) == 0
+    assert main(["eval", "compare", str(res), str(res), "--n-bootstrap", "50", "--n-ar", "50"]) == 0
     assert "p_bootstrap" in capsys.readouterr().out
+
+
+TRANSLATE = ["eval", "run", "translation", "--dataset", "ntrex128"]
 
 
 @pytest.mark.parametrize(
     "argv, expected",
     [
-        (
-            [
-                "eval",
-                "translate",
-                "--model",
-                "fake:x",
-                "--system",
-                "copy",
-                "--dataset",
-                "ntrex128",
-                "--pairs",
-                "eng-swh",
-            ],
-            "not both",
-        ),
-        (["eval", "translate", "--system", "copy", "--dataset", "ntrex128"], "no language pairs given for ntrex128"),
-        (["eval", "translate", "--system", "copy", "--dataset", "ntrex128", "--pairs", "eng-hau"], "available: "),
-        (
-            ["eval", "translate", "--system", "zzz:1", "--dataset", "ntrex128", "--pairs", "eng-swh"],
-            "unknown system 'zzz:1'",
-        ),
-        (
-            ["eval", "translate", "--system", "copy", "--dataset", "ntrex128", "--pairs", "eng-qqq"],
-            "unsupported language",
-        ),
+        ([*TRANSLATE, "--systems", "copy"], "no language pairs given for ntrex128"),
+        ([*TRANSLATE, "--systems", "copy", "--pairs", "eng-hau"], "available: "),
+        ([*TRANSLATE, "--systems", "zzz:1", "--pairs", "eng-swh"], "unknown system 'zzz:1'"),
+        ([*TRANSLATE, "--systems", "copy", "--pairs", "eng-qqq"], "unsupported language"),
     ],
 )
 def test_cli_bad_input_is_one_line(mini_data, capsys, argv, expected):
-    assert eval_main(argv) == 2
+    assert main(argv) == 2
     err = capsys.readouterr().err
     assert err.startswith("error: ") and expected in err and err.count("\n") == 1
 
@@ -168,9 +132,7 @@ def test_cli_bad_input_is_one_line(mini_data, capsys, argv, expected):
 def test_register_shares_the_eval_group():
     parser = argparse.ArgumentParser()
     sub = parser.add_subparsers(dest="command")
-    from aya_lab.eval.cli import command_group
-
     ev = command_group(sub, "eval", "evaluate")
     ev.add_parser("summarize")
-    register_data_and_eval(sub)
-    assert {"summarize", "translate", "compare"} <= set(command_group(sub, "eval", "x").choices)
+    register_tasks(sub)
+    assert {"summarize", "run", "compare"} <= set(command_group(sub, "eval", "x").choices)

@@ -183,18 +183,18 @@ def test_ordinary_messages_stay_out_of_the_attack_share():
     assert table.loc["ordinary", "n"] == 1
 
 
-def test_eval_attacks_writes_the_unlabelled_deliveries_to_label(tmp_path, monkeypatch, capsys):
+def test_eval_run_attacks_writes_the_unlabelled_deliveries_to_label(tmp_path, monkeypatch, capsys):
     monkeypatch.setattr(knowledge_base, "default_embeddings", lambda: DeterministicFakeEmbedding(size=32))
     todo, out = tmp_path / "todo.jsonl", tmp_path / "run.csv"
     code = main(
-        ["eval", "attacks", "--model", "fake:Das ist erfunden.", "--data", str(UNSEEN), "--n", "2",
+        ["eval", "run", "attacks", "--model", "fake:Das ist erfunden.", "--data", str(UNSEEN), "--n", "2",
          "--unlabelled", str(todo), "--out", str(out), "--no-progress", "--n-bootstrap", "20"]
     )  # fmt: skip
     printed = capsys.readouterr().out
     assert code == 0 and "made_up_unmarked" in printed
     rows = [json.loads(line) for line in todo.read_text().splitlines()]
     assert {r["reader_lang"] for r in rows} == {"fra", "deu", "swh"} and all(r["label"] == "" for r in rows)
-    assert out.with_name("run.fabrications.csv").exists() and out.with_name("run.deliveries.csv").exists()
+    assert out.with_name("run.deliveries.csv").exists() and out.with_name("run.items.csv").exists()
 
 
 def test_a_delivered_answer_with_a_number_no_cited_document_states_is_an_attack_effect():

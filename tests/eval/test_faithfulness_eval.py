@@ -1,4 +1,4 @@
-"""Calibrating the faithfulness gate (``aya-lab eval faithfulness``) and the hallucination rate of
+"""Calibrating the faithfulness gate (``aya-lab eval run faithfulness``) and the hallucination rate of
 translation evaluations (issue 25, part 1)."""
 
 from __future__ import annotations
@@ -13,6 +13,7 @@ from aya_lab.datasets.project import CorpusError
 from aya_lab.eval import CopySystem, ShuffledReferenceSystem, evaluate_translation
 from aya_lab.eval.faithfulness import MIN_HONEST, calibrate, gate_report
 from aya_lab.eval.faithfulness_data import FaithPair, first_half, load_faithfulness_set, wrong_fact
+from aya_lab.eval.report import Report
 from aya_lab.eval.resampling import units_for
 from aya_lab.eval.translation.scoring import hallucination_flags, hallucination_rate
 
@@ -90,10 +91,10 @@ def test_pairs_of_a_missing_external_set_are_skipped_and_counted(tmp_path, monke
 
 
 def test_the_cli_reports_a_missing_file_and_a_bad_line_in_one_line(tmp_path, capsys):
-    assert main(["eval", "faithfulness", "--data", str(tmp_path / "nope.jsonl")]) == 2
+    assert main(["eval", "run", "faithfulness", "--data", str(tmp_path / "nope.jsonl")]) == 2
     err = capsys.readouterr().err.strip()
     assert err.startswith("error: ") and "nope.jsonl: file not found; pass --data" in err and "\n" not in err
-    assert main(["eval", "faithfulness", "--data", str(_write(tmp_path, [GOOD, "[1, 2]"]))]) == 2
+    assert main(["eval", "run", "faithfulness", "--data", str(_write(tmp_path, [GOOD, "[1, 2]"]))]) == 2
     err = capsys.readouterr().err.strip()
     assert "pairs.jsonl:2: <record>: expected a JSON object" in err and "\n" not in err
 
@@ -111,19 +112,22 @@ def test_the_cli_calibrates_and_reports_on_a_small_set(tmp_path, capsys):
         lines.append(
             json.dumps({**base, "id": f"u{i}", "kind": "example_echo", "label": "unfaithful", "output": other})
         )
-    out = tmp_path / "table.csv"
-    assert (
-        main(["eval", "faithfulness", "--data", str(_write(tmp_path, lines)), "--n-bootstrap", "20", "--out", str(out)])
-        == 0
-    )
+    out, cal = tmp_path / "table.csv", tmp_path / "cal"
+    argv = ["eval", "run", "faithfulness", "--data", str(_write(tmp_path, lines)), "--n-bootstrap", "20"]
+    assert main([*argv, "--out", str(out), "--write-calibration", str(cal)]) == 0
     text = capsys.readouterr().out
-    assert "thresholds picked on the calibration split" in text and "eng:" in text and out.exists()
+    assert "thresholds picked on the calibration split" in text and "holdout split" in text and out.exists()
+    picked = text[text.index("thresholds picked") :].splitlines()[2].split()
+    assert picked[0] == "eng" and float(picked[1]) > 0  # the language, the threshold picked, the committed one
     # the committed first unseen run's drafts place the default translator's floor, equal to the code's
     assert (
-        "real-output floor of gemma3-270m on 166 labelled drafts: 0.908 for pairs within deu, eng, fra, spa; "
-        "unsupported (no faithful draft): swh, yor\n"
-    ) in text
-    assert "with the floor applied to these written pairs" in text
+        "real-output floor of gemma3-270m on 166 labelled drafts: 0.908 (committed 0.908) for pairs within "
+        "deu, eng, fra, spa; unsupported: swh, yor;"
+    ) in " ".join(text.split())
+    assert Report.load(out).systems == ["gate"]  # a run that writes a calibration applies no floor
+    floored = tmp_path / "floored.csv"
+    assert main([*argv, "--translator", "gemma3-270m", "--out", str(floored)]) == 0  # the committed floor applied
+    assert Report.load(floored).systems == ["gate+floor:gemma3-270m"]
 
 
 def test_hallucination_flags_copying_passes_and_unrelated_text_fails():

@@ -1,4 +1,4 @@
-"""``aya-lab eval grounding``: the drafts set loads with its quotes checked, and the figures the docs
+"""``aya-lab eval run grounding``: the drafts set loads with its quotes checked, and the figures the docs
 quote are what the command computes."""
 
 import json
@@ -37,8 +37,9 @@ def test_a_quote_found_nowhere_is_one_line(tmp_path):
         load_drafts(path)
 
 
-def test_the_command_prints_the_three_tables(capsys, tmp_path):
-    assert main(["eval", "grounding", "--out", str(tmp_path / "d.csv")]) == 0
+def test_the_command_prints_the_three_tables_and_the_mistakes(capsys, tmp_path):
+    assert main(["eval", "run", "grounding", "--n-bootstrap", "50", "--out", str(tmp_path / "d.csv")]) == 0
     out = capsys.readouterr().out
     assert "== drafts" in out and "== rag proxies" in out and "== summaries" in out
-    assert (tmp_path / "d.csv").read_text().count("\n") == len(load_drafts()) + 1
+    assert "== drafts the checks got wrong" in out and "n07" in out  # a fabricated draft delivered
+    assert (tmp_path / "d.items.csv").read_text().count("\n") == len(load_drafts()) + 1  # one row per draft

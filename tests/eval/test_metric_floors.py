@@ -103,11 +103,12 @@ def test_summary_floors_are_scored_with_the_summarizers_metrics():
 
 
 def test_the_cli_names_a_bad_floor_variant(capsys):
-    from aya_lab.eval.cli import eval_main
+    from aya_lab.cli import main
 
-    assert eval_main(["eval", "summarize", "--variants", "lead-x", "--no-progress"]) == 2
-    err = capsys.readouterr().err
-    assert "unknown summarizer variant 'lead-x'" in err and "copy-transcript, lead-N" in err
+    for bad in ("lead-x", "lead-0"):
+        assert main(["eval", "run", "summaries", "--variants", bad, "--no-progress"]) == 2
+        err = capsys.readouterr().err
+        assert f"unknown summarizer variant {bad!r}" in err and "copy-transcript, lead-N" in err
 
 
 def test_mafand_has_no_document_ids_so_it_is_resampled_by_segment(mini_data):

@@ -191,35 +191,34 @@ def test_routing_and_summarizer_sweeps_are_their_own_typed_evaluators():
         evaluate_summarizers(["three_call"], model=model, transcripts=load_transcripts()[:2])
 
 
-def test_cli_translate_accepts_model_specs(mini_data, capsys):
-    from aya_lab.eval.cli import eval_main
+def test_cli_translation_accepts_model_specs(mini_data, capsys):
+    from aya_lab.cli import main
 
-    code = eval_main(
-        [
-            "eval",
-            "translate",
-            "--system",
-            "a=fake:bonjour",
-            "--system",
-            "b=fake:salut@strict+ctx2",
-            "--dataset",
-            "ntrex128",
-            "--pairs",
-            "eng-fra",
-            "--n",
-            "4",
-            "--n-bootstrap",
-            "20",
-            "--n-ar",
-            "20",
-            "--no-progress",
-        ]
-    )
-    assert code == 0
+    argv = [
+        "eval",
+        "run",
+        "translation",
+        "--systems",
+        "a=fake:bonjour,b=fake:salut@strict+ctx2",
+        "--dataset",
+        "ntrex128",
+    ]
+    argv += [
+        "--pairs",
+        "eng-fra",
+        "--n",
+        "4",
+        "--n-bootstrap",
+        "20",
+        "--n-ar",
+        "20",
+        "--no-progress",
+        "--no-faithfulness",
+    ]
+    assert main(argv) == 0
     assert "eng-fra" in capsys.readouterr().out
-    assert (
-        eval_main(["eval", "translate", "--system", "smollm2@nope", "--dataset", "ntrex128", "--pairs", "eng-fra"]) == 2
-    )
+    argv = ["eval", "run", "translation", "--systems", "smollm2@nope", "--dataset", "ntrex128", "--pairs", "eng-fra"]
+    assert main(argv) == 2
     err = capsys.readouterr().err.strip()
     assert err.startswith("error: no prompt variant 'nope'") and "\n" not in err
 

@@ -1,7 +1,7 @@
 """Partial-results files killed mid-write (issue 11): the broken tail is dropped (the file truncated to
 its last good line), the missing chunks run again, and every line of the file parses afterwards.
 
-The translation evaluator's ``checkpoint`` (``<out>.partial.jsonl`` from ``aya-lab eval translate``)
+The translation evaluator's ``checkpoint`` (``<out>.partial.jsonl`` from ``aya-lab eval run translation --out``)
 is the only writer of partial results; the routing and summarization evaluators keep none."""
 
 from __future__ import annotations

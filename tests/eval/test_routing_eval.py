@@ -154,60 +154,39 @@ def test_default_examples_and_save(tmp_path):
         assert (tmp_path / name).exists()
 
 
-def test_cli_route(tmp_path, capsys):
-    from aya_lab.eval.cli import eval_main
+def test_cli_routing(tmp_path, capsys):
+    from aya_lab.cli import main
 
     out = tmp_path / "route.csv"
-    assert (
-        eval_main(["eval", "route", "--model", "fake:query", "--n", "8", "--n-bootstrap", "20", "--out", str(out)]) == 0
-    )
+    argv = ["eval", "run", "routing", "--model", "fake:query", "--n", "8", "--n-bootstrap", "20"]
+    assert main([*argv, "--variants", "baseline", "--out", str(out)]) == 0
     text = capsys.readouterr().out
-    assert "accuracy" in text and "confusion (supervisor/baseline" in text and out.exists()
-    assert "tool sequences" in text and "multi sequence_accuracy" in text
-    assert (tmp_path / "route.sequences.csv").exists()
-    assert (
-        eval_main(
-            [
-                "eval",
-                "route",
-                "--model",
-                "fake:chat",
-                "--variants",
-                "baseline,fewshot",
-                "--n",
-                "8",
-                "--translate",
-                "gold",
-                "--n-bootstrap",
-                "20",
-                "--out",
-                str(tmp_path / "sweep.csv"),
-            ]
-        )
-        == 0
-    )
+    assert "accuracy" in text and "confusion (baseline; rows gold" in text and "who decided" in text
+    assert out.exists() and (tmp_path / "route.confusion.csv").exists() and (tmp_path / "route.floor.csv").exists()
+    sweep = ["eval", "run", "routing", "--model", "fake:chat", "--variants", "baseline,fewshot", "--n", "8"]
+    assert main([*sweep, "--translate", "gold", "--n-bootstrap", "20", "--out", str(tmp_path / "sweep.csv")]) == 0
     text = capsys.readouterr().out
-    assert "p_mcnemar" in text and (tmp_path / "sweep.paired.csv").exists()
+    assert "paired against baseline" in text and "p_mcnemar" in text and (tmp_path / "sweep.paired.csv").exists()
 
 
 @pytest.mark.parametrize(
-    "argv, needle",
+    "task, argv, needle",
     [
-        (["--variants", ""], "--variants is empty"),
-        (["--variants", " , "], "--variants is empty"),
-        (["--prompt", "nope"], "no prompt variant 'nope'"),
-        (["--variants", "baseline,nope"], "no prompt variant 'nope'"),
-        (["--prompt", "fewshot", "--variants", "baseline"], "not both"),
-        (["--n", "-1"], "--n must be positive"),
-        (["--data", "/nonexistent/r.jsonl"], "file not found"),
-        (["--routers", "keyword,nope", "--n", "2"], "unknown router ['nope']"),
-        (["--paths", "sideways", "--n", "2"], "unknown path ['sideways']"),
+        ("routing", ["--variants", ""], "variants=[]"),
+        ("routing", ["--variants", " , "], "variants=[]"),
+        ("routing", ["--variants", "nope"], "no prompt variant 'nope'"),
+        ("routing", ["--variants", "baseline,nope"], "no prompt variant 'nope'"),
+        ("routing", ["--n", "-1"], "n=-1: Input should be greater than 0"),
+        ("routing", ["--data", "/nonexistent/r.jsonl"], "file not found"),
+        ("routing", ["--translate", "maybe"], "use true, false, gold or auto"),
+        ("sequences", ["--routers", "keyword,nope", "--n", "2"], "routers.1='nope'"),
+        ("sequences", ["--paths", "sideways", "--n", "2"], "paths.0='sideways'"),
     ],
 )
-def test_cli_route_bad_input_is_one_line(argv, needle, capsys):
-    from aya_lab.eval.cli import eval_main
+def test_cli_routing_bad_input_is_one_line(task, argv, needle, capsys):
+    from aya_lab.cli import main
 
-    assert eval_main(["eval", "route", "--model", "fake:query", *argv]) == 2
+    assert main(["eval", "run", task, "--model", "fake:query", *argv]) == 2
     err = capsys.readouterr().err.strip()
     assert err.startswith("error: ") and needle in err and "\n" not in err
 
@@ -327,15 +306,15 @@ def test_the_loop_router_in_the_sequence_evaluation_counts_calls_failures_and_is
         routers_paired(res, "multi", "keyword")
 
 
-def test_cli_route_with_the_loop_router_on_the_unseen_set(capsys):
-    from aya_lab.eval.cli import eval_main
+def test_cli_sequences_with_the_loop_router_on_the_unseen_set(capsys):
+    from aya_lab.cli import main
 
-    argv = ["eval", "route", "--model", "fake:query", "--n", "4", "--n-bootstrap", "20", "--translate", "gold"]
-    assert eval_main([*argv, "--routers", "multi,loop", "--paths", "gold", "--sets", "unseen"]) == 0
+    argv = ["eval", "run", "sequences", "--model", "fake:query", "--n", "4", "--n-bootstrap", "20"]
+    assert main([*argv, "--routers", "multi,loop", "--paths", "gold", "--sets", "unseen"]) == 0
     text = capsys.readouterr().out
     assert "unseen sequence_accuracy" in text and "parse_failure_rate" in text and "loop against multi" in text
-    assert eval_main([*argv, "--sets", "elsewhere"]) == 2
-    assert "unknown set ['elsewhere']" in capsys.readouterr().err
+    assert main([*argv, "--sets", "elsewhere"]) == 2
+    assert "sets.0='elsewhere'" in capsys.readouterr().err
 
 
 def test_paired_binary_counts_the_discordant_pairs_and_needs_both_tests_to_call_a_difference():

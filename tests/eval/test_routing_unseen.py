@@ -10,9 +10,9 @@ import numpy as np
 import pandas as pd
 import pytest
 
+from aya_lab.cli import main
 from aya_lab.datasets.project import ROUTING_LABELS, default_paths, load_routing_examples
 from aya_lab.errors import InputError
-from aya_lab.eval.cli import eval_main
 from aya_lab.eval.report import Report
 from aya_lab.eval.resampling import holm, mcnemar_exact, paired_accuracy
 from aya_lab.eval.routing_sequences import paths_paired
@@ -106,14 +106,15 @@ def test_paired_paths_tests_each_router_on_two_paths_of_the_same_requests():
         paths_paired(res, "room", "auto")
 
 
-def test_cli_route_on_the_unseen_set_splits_deciders_and_tests_paths(tmp_path, capsys):
-    out = tmp_path / "unseen.csv"
-    argv = ["eval", "route", "--model", "fake:query", "--data", "unseen", "--n", "12", "--n-bootstrap", "20"]
-    argv += ["--sets", "single", "--paths", "room,original", "--translate", "gold", "--no-progress", "--out", str(out)]
-    assert eval_main(argv) == 0
+def test_cli_on_the_unseen_set_splits_deciders_and_tests_paths(tmp_path, capsys):
+    common = ["--model", "fake:query", "--data", "unseen", "--n", "12", "--n-bootstrap", "20", "--no-progress"]
+    assert main(["eval", "run", "routing", *common, "--translate", "gold", "--out", str(tmp_path / "r.csv")]) == 0
     text = capsys.readouterr().out
     assert "who decided" in text and "keyword fallback" in text
+    decided = text[text.index("who decided") :].splitlines()
+    assert any(" all 12 " in " ".join(line.split()) + " " for line in decided)
+    argv = ["eval", "run", "sequences", *common, "--sets", "single", "--paths", "room,original"]
+    assert main([*argv, "--out", str(tmp_path / "s.csv")]) == 0
+    text = capsys.readouterr().out
     assert "original path against the room path" in text and "p_mcnemar" in text
-    decided = pd.read_csv(tmp_path / "unseen.decided.csv")
-    assert set(decided["decided_by"]) == {"all", "model", "keyword fallback"}
-    assert decided.set_index("decided_by").loc["all", "n"] == 12
+    assert (tmp_path / "s.items.csv").exists()

@@ -240,13 +240,12 @@ def test_default_transcripts_and_save(tmp_path):
     assert back.items["summary"].tolist() == res.items["summary"].tolist()
 
 
-def test_cli_summarize(tmp_path, capsys):
-    from aya_lab.eval.cli import eval_main
+def test_cli_summaries(tmp_path, capsys):
+    from aya_lab.cli import main
 
     out = tmp_path / "s.csv"
-    assert (
-        eval_main(["eval", "summarize", "--model", "fake:2", "--n", "2", "--n-bootstrap", "20", "--out", str(out)]) == 0
-    )
+    argv = ["eval", "run", "summaries", "--model", "fake:2", "--n", "2", "--n-bootstrap", "20", "--out", str(out)]
+    assert main(argv) == 0
     text = capsys.readouterr().out
     assert "count_exact" in text and "one_call - two_call" in text and out.exists()
 
@@ -254,17 +253,17 @@ def test_cli_summarize(tmp_path, capsys):
 @pytest.mark.parametrize(
     "argv, needle",
     [
-        (["--variants", ""], "--variants is empty"),
+        (["--variants", ""], "variants=[]"),
         (["--variants", "two_call,five_call"], "unknown summarizer variant 'five_call'"),
-        (["--n", "0"], "--n must be positive"),
+        (["--n", "0"], "n=0: Input should be greater than 0"),
         (["--out", "x.txt"], "--out must name a .csv"),
         (["--data", "/nonexistent/t.jsonl"], "file not found"),
         (["--model", "nonsense"], "unknown model spec"),
     ],
 )
-def test_cli_summarize_bad_input_is_one_line(argv, needle, capsys):
-    from aya_lab.eval.cli import eval_main
+def test_cli_summaries_bad_input_is_one_line(argv, needle, capsys):
+    from aya_lab.cli import main
 
-    assert eval_main(["eval", "summarize", "--model", "fake:2", *argv]) == 2
+    assert main(["eval", "run", "summaries", "--model", "fake:2", *argv]) == 2
     err = capsys.readouterr().err.strip()
     assert err.startswith("error: ") and needle in err and "\n" not in err

@@ -7,7 +7,7 @@ import json
 
 import pytest
 
-from aya_lab.eval.cli import eval_main
+from aya_lab.cli import main
 from aya_lab.eval.translation import systems as translation_systems
 from aya_lab.eval.translation.specs import SystemSpecError, floor_kinds, parse_system, system_help
 from aya_lab.eval.translation.systems import PromptSystem
@@ -88,13 +88,11 @@ def test_the_unknown_spec_error_lists_the_forms_of_both_registries():
 
 
 def test_translate_help_lists_floors_and_every_model_form(capsys):
-    with pytest.raises(SystemExit):
-        eval_main(["eval", "translate", "--help"])
+    assert main(["eval", "run", "translation", "--help"]) == 0
     out = capsys.readouterr().out
     assert floor_kinds() == ["copy", "other-sentence[:SEED]"]
     for form in [*floor_kinds(), *spec_forms(tests=False), "BASE+lora:PATH", "pivot:SPEC"]:
         assert form in out
-    assert "copy, other-sentence[:SEED]" in out  # the --system help names the floors too
     assert system_help().splitlines()[1] == " floors:"
 
 
@@ -130,8 +128,8 @@ def test_the_cli_prints_the_swap_on_stderr(mini_data, capsys, monkeypatch):
     monkeypatch.setattr(
         translation_systems, "load_chat_model", lambda spec, **kw: BaseFake(spec=spec, default="bonjour")
     )
-    argv = ["eval", "translate", "--system", "gemma3-270m", "--dataset", "ntrex128", "--pairs", "eng-fra"]
-    assert eval_main([*argv, "--n", "2", "--n-bootstrap", "10", "--n-ar", "10", "--no-progress"]) == 0
+    argv = ["eval", "run", "translation", "--systems", "gemma3-270m", "--dataset", "ntrex128", "--pairs", "eng-fra"]
+    assert main([*argv, "--n", "2", "--n-bootstrap", "10", "--n-ar", "10", "--no-progress", "--no-faithfulness"]) == 0
     captured = capsys.readouterr()
     assert "gemma3-270m@completion: prompt: gemma3-270m has no chat template" in captured.err
     assert "gemma3-270m@completion" in captured.out
@@ -142,23 +140,23 @@ def test_the_cli_checks_every_system_before_loading_a_model(mini_data, capsys, m
     monkeypatch.setattr(
         translation_systems, "load_chat_model", lambda spec, **kw: loaded.append(spec) or BaseFake(spec=spec)
     )
-    argv = ["eval", "translate", "--system", "smollm2", "--system", "smollm3", "--dataset", "ntrex128"]
-    assert eval_main([*argv, "--pairs", "eng-fra"]) == 2
+    argv = ["eval", "run", "translation", "--systems", "smollm2,smollm3", "--dataset", "ntrex128"]
+    assert main([*argv, "--pairs", "eng-fra"]) == 2
     err = capsys.readouterr().err
     assert err.startswith("error: unknown system 'smollm3'") and err.count("\n") == 1
     assert loaded == []
-    assert eval_main(["eval", "translate", "--model", "gemma4", "--dataset", "ntrex128", "--pairs", "eng-fra"]) == 2
+    assert (
+        main(["eval", "run", "translation", "--systems", "gemma4", "--dataset", "ntrex128", "--pairs", "eng-fra"]) == 2
+    )
     err = capsys.readouterr().err
-    assert "unknown model spec 'gemma4'" in err and "gemma3-270m" in err and err.count("\n") == 1
+    assert "unknown system 'gemma4'" in err and "gemma3-270m" in err and err.count("\n") == 1
 
 
-def test_route_refuses_an_empty_multi_data_before_loading_a_model(capsys, monkeypatch):
-    from aya_lab.eval import cli
-
-    monkeypatch.setattr(cli, "model_from_args", lambda *a, **k: pytest.fail("a model was loaded"))
-    assert eval_main(["eval", "route", "--multi-data", "", "--no-progress"]) == 2
+def test_sequences_refuse_an_empty_multi_data_before_loading_a_model(capsys, monkeypatch):
+    monkeypatch.setattr("aya_lab.models.load_chat_model", lambda *a, **k: pytest.fail("a model was loaded"))
+    assert main(["eval", "run", "sequences", "--multi-data", "", "--no-progress"]) == 2
     err = capsys.readouterr().err
-    assert err.startswith("error: --multi-data '' names no file") and "--routers ''" in err and err.count("\n") == 1
+    assert err.startswith("error: sequences option multi_data='': ") and "names no file" in err and err.count("\n") == 1
 
 
 def test_routing_and_summaries_record_the_translator_prompt():

@@ -13,6 +13,7 @@ import pytest
 from sacrebleu.metrics import BLEU
 from sacrebleu.significance import _bootstrap_resample
 
+from aya_lab.cli import main
 from aya_lab.datasets.parallel import DatasetError, load_parallel, plan_datasets
 from aya_lab.datasets.project import (
     RECORD_SCHEMAS,
@@ -23,10 +24,9 @@ from aya_lab.datasets.project import (
     normalize_owner,
     record_schema,
 )
-from aya_lab.eval.cli import eval_main
-from aya_lab.eval.cli_support import NOTEBOOK_DEFAULTS
 from aya_lab.eval.metrics import score_corpus
 from aya_lab.eval.summarization import evaluate_summarizers, match_action_items
+from aya_lab.eval.task_cli import GENERATION
 from aya_lab.eval.translation.evaluate import evaluate_translation
 from aya_lab.messages import parse_aya_request
 from aya_lab.models.fake import FakeChatModel
@@ -69,11 +69,14 @@ def test_several_file_pairs_in_one_run_are_scored_each_under_its_own_pair(file_p
 
 
 def test_cli_refuses_a_files_set_with_two_pairs_and_takes_repeated_datasets(file_pairs, capsys):
-    argv = ["eval", "translate", "--system", "copy", "--n-bootstrap", "20", "--n-ar", "20", "--no-progress"]
-    assert eval_main([*argv, "--dataset", file_pairs["sw"], "--pairs", "eng-swh,eng-hau"]) == 2
+    argv = ["eval", "run", "translation", "--systems", "copy", "--n-bootstrap", "20", "--n-ar", "20", "--no-progress"]
+    assert main([*argv, "--dataset", file_pairs["sw"], "--pairs", "eng-swh,eng-hau"]) == 2
     err = capsys.readouterr().err
     assert err.startswith("error: ") and err.count("\n") == 1 and "one language pair" in err
-    assert eval_main([*argv, "--dataset", file_pairs["sw_named"], "--dataset", file_pairs["fr_named"]]) == 0
+    assert (
+        main([*argv, "--no-faithfulness", "--dataset", file_pairs["sw_named"], "--dataset", file_pairs["fr_named"]])
+        == 0
+    )
     out = capsys.readouterr().out
     assert "eng-swh" in out and "eng-fra" in out
 
@@ -193,7 +196,7 @@ def test_routing_requests_without_id_or_gloss_and_with_the_mention(tmp_path, cap
     items = load_routing_examples(path)
     assert [x.id for x in items] == ["req:1", "req:2"]
     assert [x.text for x in items] == [parse_aya_request(r["text"]) for r in rows]
-    assert eval_main(["eval", "route", "--model", "fake:query", "--data", str(path), "--translate", "gold"]) == 2
+    assert main(["eval", "run", "routing", "--model", "fake:query", "--data", str(path), "--translate", "gold"]) == 2
     err = capsys.readouterr().err
     assert err.count("\n") == 1 and "needs an English gloss (text_en)" in err and "req:2" in err
 
@@ -231,44 +234,44 @@ def test_bleu_interval_near_zero_is_the_percentile_interval_and_never_negative()
 # -- 6. the same options, the notebooks' defaults, progress on stderr --------------------------------
 
 
-@pytest.mark.parametrize("command, notebook", [("translate", "03"), ("route", "04"), ("summarize", "05")])
-def test_cli_defaults_are_the_notebooks(command, notebook):
+@pytest.mark.parametrize("task, notebook", [("translation", "03"), ("routing", "04"), ("summaries", "05")])
+def test_cli_defaults_are_the_notebooks(task, notebook):
     source = next((project_root() / "notebooks").glob(f"{notebook}_*.py")).read_text(encoding="utf-8")
     m = re.search(r"load_chat_model\([^,()]+, settings=\{\"max_new_tokens\": (\d+)\}(?:, batch_size=(\d+))?\)", source)
     assert m, f"notebook {notebook} no longer loads its model as this test reads it"
-    assert NOTEBOOK_DEFAULTS[command]["max_new_tokens"] == int(m.group(1))
-    assert NOTEBOOK_DEFAULTS[command]["batch_size"] == int(m.group(2) or 8)
+    assert GENERATION[task] == (int(m.group(1)), int(m.group(2) or 8))
 
 
 def test_eval_commands_share_their_options():
-    import argparse
+    from aya_lab.cli import build_parser
 
-    from aya_lab.eval.cli import register_data_and_eval
-
-    parser = argparse.ArgumentParser()
-    register_data_and_eval(parser.add_subparsers(dest="command"))
-    ev = parser._subparsers._group_actions[0].choices["eval"]._aya_group
-    common = {"--model", "--max-new-tokens", "--batch-size", "--n", "--out", "--n-bootstrap", "--seed", "--no-progress"}
-    for name in ("translate", "summarize", "route"):
+    parser = build_parser(load=("eval",))
+    ev = parser._subparsers._group_actions[0].choices["eval"]._aya_group.choices["run"]._subparsers._group_actions[0]
+    common = {"--max-new-tokens", "--batch-size", "--engine", "--n", "--out", "--n-bootstrap", "--progress"}
+    for name in ("translation", "summaries", "routing", "sequences"):
         assert common <= set(ev.choices[name]._option_string_actions), name
 
 
-def test_cli_translate_has_a_default_system_and_generation_options(mini_data, capsys):
-    argv = ["eval", "translate", "--model", "fake:bonjour", "--dataset", "ntrex128", "--pairs", "eng-fra", "--n", "3"]
-    assert eval_main([*argv, "--max-new-tokens", "8", "--n-bootstrap", "10", "--n-ar", "10", "--no-progress"]) == 0
+def test_cli_translate_takes_generation_options_and_refuses_a_bad_one(mini_data, capsys):
+    argv = ["eval", "run", "translation", "--systems", "fake:bonjour", "--dataset", "ntrex128", "--pairs", "eng-fra"]
+    argv += ["--n", "3", "--no-faithfulness"]
+    assert main([*argv, "--max-new-tokens", "8", "--n-bootstrap", "10", "--n-ar", "10", "--no-progress"]) == 0
     assert "fake:bonjour@baseline" in capsys.readouterr().out
-    assert eval_main([*argv, "--max-new-tokens", "0"]) == 2
-    assert "--max-new-tokens must be positive" in capsys.readouterr().err
+    assert main([*argv, "--max-new-tokens", "0"]) == 2
+    err = capsys.readouterr().err
+    assert "--max-new-tokens must be between 1 and 32,768; got 0" in err and err.count("\n") == 1
 
 
-def test_progress_bars_on_stderr_unless_turned_off(capsys, monkeypatch):
+def test_progress_bars_on_stderr_when_asked_and_never_under_tqdm_disable(capsys, monkeypatch):
     base = ["--n", "2", "--n-bootstrap", "10"]
-    assert eval_main(["eval", "summarize", "--model", "fake:2", "--variants", "two_call", *base]) == 0
+    assert main(["eval", "run", "summaries", "--model", "fake:2", "--variants", "two_call", "--progress", *base]) == 0
     assert "summarizing" in capsys.readouterr().err
-    assert eval_main(["eval", "route", "--model", "fake:query", *base]) == 0
+    assert main(["eval", "run", "routing", "--model", "fake:query", "--progress", *base]) == 0
     assert "routing" in capsys.readouterr().err
-    assert eval_main(["eval", "route", "--model", "fake:query", "--no-progress", *base]) == 0
+    assert main(["eval", "run", "routing", "--model", "fake:query", "--no-progress", *base]) == 0
+    assert capsys.readouterr().err == ""
+    assert main(["eval", "run", "routing", "--model", "fake:query", *base]) == 0  # default: only on a terminal
     assert capsys.readouterr().err == ""
     monkeypatch.setenv("TQDM_DISABLE", "1")  # the tqdm_disable setting (setup_notebook turns it on)
-    assert eval_main(["eval", "route", "--model", "fake:query", *base]) == 0
+    assert main(["eval", "run", "routing", "--model", "fake:query", "--progress", *base]) == 0
     assert "routing" not in capsys.readouterr().err

@@ -11,7 +11,8 @@ from tests.hostile.harness import cli_refuses, unchanged
 
 pytestmark = pytest.mark.hostile("cli")
 
-TRANSLATE = ["eval", "translate", "--dataset", "workplace", "--pairs", "eng-fra", "--model", "fake:ok", "--n", "2"]
+TRANSLATE = ["eval", "run", "translation", "--dataset", "workplace", "--pairs", "eng-fra", "--systems", "fake:ok"]
+TRANSLATE += ["--n", "2"]
 SYSTEM_FIX = "--out runs/results.csv"
 
 
@@ -36,30 +37,28 @@ CASES = [
     ({}, [*TRANSLATE, "--out", "note.txt/x.csv"], ("lies under 'note.txt', which is a file", SYSTEM_FIX)),
     ({}, [*TRANSLATE, "--out", "res.csv"], ("the file beside --out 'res.partial.jsonl' is a folder",)),
     ({}, [*TRANSLATE, "--out", "results.txt"], ("--out must name a .csv file, not 'results.txt'", SYSTEM_FIX)),
-    ({}, ["eval", "route", "--model", "fake:ok", "--out", "/dev/x.csv"], ("is in /dev", SYSTEM_FIX)),
-    ({}, ["eval", "attacks", "--model", "fake:ok", "--out", "/sys/x.csv"], ("is in /sys", SYSTEM_FIX)),
-    ({}, ["eval", "grounding", "--out", "dir.csv"], ("--out 'dir.csv' is a folder",)),
-    ({}, ["eval", "faithfulness", "--out", "scores.txt"], ("must name a .csv file, not 'scores.txt'",)),
+    ({}, ["eval", "run", "routing", "--model", "fake:ok", "--out", "/dev/x.csv"], ("is in /dev", SYSTEM_FIX)),
+    ({}, ["eval", "run", "attacks", "--model", "fake:ok", "--out", "/sys/x.csv"], ("is in /sys", SYSTEM_FIX)),
+    ({}, ["eval", "run", "grounding", "--out", "dir.csv"], ("--out 'dir.csv' is a folder",)),
+    ({}, ["eval", "run", "faithfulness", "--out", "scores.txt"], ("must name a .csv file, not 'scores.txt'",)),
     # option values
-    ({}, [*TRANSLATE, "--n", "-1"], ("--n must be positive; got -1",)),
-    ({}, [*TRANSLATE, "--n", str(10**30)], ("--n 1e+30 is over the limit", "use at most 10,000,000")),
-    ({}, [*TRANSLATE, "--batch-size", "99999999"], ("--batch-size 99999999", "use at most 4,096")),
-    ({}, [*TRANSLATE, "--max-new-tokens", "0"], ("--max-new-tokens must be positive; got 0",)),
-    ({}, [*TRANSLATE, "--n", "abc"], ("invalid int value: 'abc'", "see aya-lab eval translate --help")),
+    ({}, [*TRANSLATE, "--n", "-1"], ("translation option n=-1", "greater than 0")),
+    ({}, [*TRANSLATE, "--n", str(10**30)], ("translation option n=1000000000000000000000000000000", "less than or equal to 10000000")),
+    ({}, [*TRANSLATE, "--batch-size", "99999999"], ("--batch-size must be between 1 and 4,096; got 99999999",)),
+    ({}, [*TRANSLATE, "--max-new-tokens", "0"], ("--max-new-tokens must be between 1 and 32,768; got 0",)),
+    ({}, [*TRANSLATE, "--n", "abc"], ("invalid int value: 'abc'", "see aya-lab eval run translation --help")),
     ({}, [*TRANSLATE, "--engine", "warp"], ("invalid choice: 'warp'", "'local', 'ray'")),
     ({}, [*TRANSLATE, "--bogus", "1"], ("unrecognized arguments: --bogus 1", "--help")),
     ({}, [*TRANSLATE, "--pairs", "eng-xx"], ("unsupported language 'xx'", "aya-lab data languages")),
     ({}, [*TRANSLATE, "--split", "nosuch"], ("workplace has no split 'nosuch'", "available: test")),
-    ({}, ["eval", "translate", "--dataset", "workplace", "--pairs", "eng-fra", "--system", "nosuch:thing"],
-     ("unknown system 'nosuch:thing'", "valid systems")),
+    ({}, [*TRANSLATE, "--systems", "nosuch:thing"], ("unknown system 'nosuch:thing'", "valid systems")),
     ({}, [*TRANSLATE, "--dataset", "../../etc/passwd"], ("unknown dataset '../../etc/passwd'", "files:SRC.txt,REF.txt")),
-    ({}, ["eval", "translate", "--dataset", "files:src.txt,ref.txt", "--pairs", "eng-fra", "--model", "fake:ok"],
-     ("no file 'src.txt'", "files:SRC.txt,REF.txt of existing files")),
-    ({}, [*TRANSLATE, "--model", "translator="], ("unknown model spec ''", "smollm2")),
-    ({}, [*TRANSLATE, "--model", "nosuchrole=smollm2"], ("unknown model role 'nosuchrole'", "roles: translator, aya")),
-    ({}, ["eval", "summarize", "--variants", "nosuch", "--model", "fake:ok"], ("unknown summarizer variant 'nosuch'",)),
-    ({}, ["eval", "route", "--model", "fake:ok", "--prompt", "nosuch"], ("no prompt variant 'nosuch'", "fewshot")),
-    ({}, ["eval", "attacks", "--model", "fake:ok", "--categories", "nosuch"], ("unknown attack category 'nosuch'",)),
+    ({}, [*TRANSLATE, "--dataset", "files:src.txt,ref.txt"], ("no file 'src.txt'", "files:SRC.txt,REF.txt")),
+    ({}, ["eval", "run", "attacks", "--model", "translator="], ("unknown model spec ''", "smollm2")),
+    ({}, ["eval", "run", "attacks", "--model", "nosuchrole=smollm2"], ("unknown model role 'nosuchrole'", "roles: translator, aya")),
+    ({}, ["eval", "run", "summaries", "--variants", "nosuch", "--model", "fake:ok"], ("unknown summarizer variant 'nosuch'",)),
+    ({}, ["eval", "run", "routing", "--model", "fake:ok", "--variants", "nosuch"], ("no prompt variant 'nosuch'", "fewshot")),
+    ({}, ["eval", "run", "attacks", "--model", "fake:ok", "--categories", "nosuch"], ("categories.0='nosuch'", "'ordinary'")),
     ({}, ["eval", "compare", "nofile.csv", "other.csv"], ("no report file at nofile.csv",)),
     # settings
     ({"AYA_LAB_THREADS": "abc"}, TRANSLATE, ("AYA_LAB_THREADS='abc'", "set e.g. AYA_LAB_THREADS=2")),
@@ -68,8 +67,8 @@ CASES = [
     ({"AYA_LAB_ALLOW_DOWNLOADS": "perhaps"}, TRANSLATE, ("AYA_LAB_ALLOW_DOWNLOADS='perhaps'", "=1 (on)")),
     ({"AYA_LAB_CACHE_DIR": "note.txt/cache", "AYA_LAB_GENERATION_CACHE": None}, TRANSLATE, ("AYA_LAB_CACHE_DIR 'note.txt/cache' cannot be created",
                                                           "set AYA_LAB_CACHE_DIR to a folder you can write")),
-    ({"AYA_LAB_MODEL": "nosuch"}, TRANSLATE[:6], ("unknown system 'nosuch'",)),
-    ({"AYA_LAB_MODEL_TRANSLATOR": "hf:"}, TRANSLATE[:6], ("model spec 'hf:' names no model", "hf:org/name")),
+    ({"AYA_LAB_MODEL": "nosuch"}, ["eval", "run", "routing"], ("unknown model spec 'nosuch'",)),
+    ({"AYA_LAB_MODEL_TRANSLATOR": "hf:"}, ["eval", "run", "attacks", "--n", "1"], ("model spec 'hf:' names no model", "hf:org/name")),
     # data and kb commands, room files
     ({}, ["data", "fetch", "nosuchset"], ("cannot fetch 'nosuchset'", "fetchable sets: ")),
     ({}, ["kb", "facts", "missing/room.sqlite"], ("no room with a knowledge base at missing/room.sqlite", "give a room file")),

@@ -127,35 +127,19 @@ def test_engines_by_name_and_from_the_environment(monkeypatch):
     assert isinstance(current_executor(), LocalExecutor)  # the environment never switches it by itself
 
 
-def test_eval_translate_on_ray_gives_the_local_scores(ray_executor, tmp_path, capsys):
+def test_eval_run_translation_on_ray_gives_the_local_scores(ray_executor, tmp_path, capsys):
     import pandas as pd
 
-    from aya_lab.eval.cli import eval_main
+    from aya_lab.cli import main
 
-    common = [
-        "eval",
-        "translate",
-        "--system",
-        "fake:echo",
-        "--dataset",
-        "workplace",
-        "--pairs",
-        "eng-fra",
-        "--n",
-        "6",
-        "--n-bootstrap",
-        "20",
-        "--n-ar",
-        "20",
-        "--no-progress",
-    ]
-    assert eval_main([*common, "--out", str(tmp_path / "local.csv"), "--engine", "local"]) == 0
-    assert eval_main([*common, "--out", str(tmp_path / "ray.csv"), "--engine", "ray"]) == 0
+    common = ["eval", "run", "translation", "--systems", "fake:echo", "--dataset", "workplace", "--pairs", "eng-fra"]
+    common += ["--n", "6", "--n-bootstrap", "20", "--n-ar", "20", "--no-progress", "--no-faithfulness"]
+    assert main([*common, "--out", str(tmp_path / "local.csv"), "--engine", "local"]) == 0
+    assert main([*common, "--out", str(tmp_path / "ray.csv"), "--engine", "ray"]) == 0
     local, remote = pd.read_csv(tmp_path / "local.csv"), pd.read_csv(tmp_path / "ray.csv")
     assert list(remote["score"]) == list(local["score"]) and len(local) > 0
-    with pytest.raises(SystemExit) as exit_:
-        eval_main([*common, "--engine", "spark"])
-    assert exit_.value.code == 2 and "invalid choice: 'spark'" in capsys.readouterr().err
+    assert main([*common, "--engine", "spark"]) == 2
+    assert "invalid choice: 'spark'" in capsys.readouterr().err
 
 
 # -- the driver killed: the rerun resumes from the driver's cache ---------------------------------------
