@@ -13,6 +13,7 @@ from aya_lab.refs import lazy_exports
 
 if TYPE_CHECKING:
     from aya_lab.agents.authority import AuthorityRouter, parse_command
+    from aya_lab.agents.citations import split_fixed
     from aya_lab.agents.guard import MARKER, ORIGINAL, UNVERIFIED
     from aya_lab.agents.memory import MemoryPolicy, MemoryTools, RoomMemory
     from aya_lab.agents.multi_intent import ReDecidingRouter, split_intents
@@ -60,6 +61,7 @@ _HOMES: dict[str, tuple[str, ...]] = {
         "RoomLike",
         "TextModel",
     ),
+    "aya_lab.agents.citations": ("split_fixed",),
     "aya_lab.agents.guard": ("MARKER", "ORIGINAL", "UNVERIFIED"),
     "aya_lab.agents.query": ("IDK", "AyaQuery", "QueryAnswer"),
     "aya_lab.agents.reply_checks": ("WITHHELD_ANSWER",),
@@ -104,6 +106,7 @@ _HOMES: dict[str, tuple[str, ...]] = {
 }
 
 __all__ = [
+    "split_fixed",
     "IDK",
     "MARKER",
     "ORIGINAL",

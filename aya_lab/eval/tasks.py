@@ -30,7 +30,7 @@ from aya_lab.errors import InputError
 from aya_lab.eval.configs import TaskConfig
 from aya_lab.eval.report import Report, task
 from aya_lab.eval.task_cli import GENERATION, option_values
-from aya_lab.eval.translation.specs import parse_system
+from aya_lab.eval.translation.specs import model_options, parse_system
 from aya_lab.models import load_chat_model
 from aya_lab.models.cache import default_cache_path
 from aya_lab.models.engine import executor_from_env
@@ -172,8 +172,6 @@ def _with_models(
         for spec in dict(config)["systems"]:  # every spec checked before the first model loads
             if isinstance(spec, str):
                 parse_system(spec)
-        from aya_lab.eval.translation.systems import model_options  # the model stack: only for a run
-
         return _yielding(config, model_options(**settings))  # type: ignore[arg-type]
     fields = dict(config)
     specs = {"model": fields["model"] or default_model_spec("aya")}  # a loaded model (from Python) stays

@@ -96,10 +96,16 @@ def test_two_tool_request_gives_one_reply_using_both_observations():
     rules = [("<request>remember that", "remember"), *RULES]  # the model confirms the remember clause
     result, prompts, kb = _supervisor_run(True, "summarize the last 2 messages and remember the action items", rules)
     assert result.tools == ["summarize", "remember"] and result.tool == "summarize"
-    assert list(kb.rows.values()) == [("lena: send the report", "kofi", None)]  # attributed to the sender
-    assert result.reply == "Plans changed.\n- lena: send the report\n\nNoted: lena: send the report"
+    # the action items are the rule's (what the messages state), attributed to the sender of the request
+    assert list(kb.rows.values()) == [("kofi: send the budget on Monday", "kofi", None)]
+    window, rest = result.reply.split("\n", 1)
+    assert window.startswith("The last 2 messages (kofi, lena; ")
+    assert (
+        rest
+        == "Plans changed.\nAction items:\n- kofi: send the budget on Monday\n\nNoted: kofi: send the budget on Monday"
+    )
     # the clauses were routed by their keywords; the write alone was put to the model, once
-    assert [p for p in prompts if "Tool:" in p] == [p for p in prompts if "<request>remember that lena" in p]
+    assert [p for p in prompts if "Tool:" in p] == [p for p in prompts if "<request>remember that kofi" in p]
     assert len([p for p in prompts if "Tool:" in p]) == 1
     assert len(result.summaries) == 1 and not result.fallback
     assert [s.observation is None for s in result.steps] == [False, False, True]

@@ -12,6 +12,7 @@ from aya_lab.agents.memory import MemoryPolicy, creator_policy
 from aya_lab.agents.reply_checks import WITHHELD_ANSWER
 from aya_lab.cli import main
 from aya_lab.demo import USERS, run_demo
+from aya_lab.paths import kb_dir as project_kb_dir
 from aya_lab.rag import KnowledgeBase
 from aya_lab.room import ChatRoom, default_graph_path
 from aya_lab.settings import DEFAULT_ROLE_SPECS
@@ -166,9 +167,10 @@ def test_the_600_eur_draft_is_withheld_in_the_room(make_room, tmp_path, kb_dir, 
     assert any("'600 EUR'" in n for n in report.notes)
 
 
-def test_quoting_room_answers_the_per_diem_from_the_handbook_whatever_the_model_drafts(make_room, tmp_path, kb_dir):
+def test_quoting_room_answers_the_per_diem_from_the_handbook_whatever_the_model_drafts(make_room, tmp_path):
     model = FakeRoomModel(rules=[("Tool:", "query"), ("Answer:", "The per-diem is 600 EUR per full travel day.")])
-    room = make_room(model=model, kb=_policy_kb(tmp_path, kb_dir))  # the shipped graph: answers quote
-    report = room.send("lena", "@aya Wie hoch ist das Tagegeld?")
-    assert report.aya_reply["kofi"].startswith('From travel_policy.md, "Flights": "')
-    assert "45 EUR" in report.aya_reply["kofi"] and not any("600" in text for text in report.aya_reply.values())
+    handbook = KnowledgeBase.open(tmp_path / "kb.sqlite", project_kb_dir(), DeterministicFakeEmbedding(size=32))
+    room = make_room(model=model, kb=handbook)  # the shipped graph: answers quote
+    report = room.send("lena", "@aya Wie viel wird pro Mahlzeit abgezogen, wenn ein Kunde das Essen bezahlt?")
+    assert report.aya_reply["kofi"].startswith('From travel_policy.md, "Per-diem (meal allowance)": "')
+    assert "15 EUR per meal" in report.aya_reply["kofi"] and not any("600" in t for t in report.aya_reply.values())

@@ -29,9 +29,11 @@ from __future__ import annotations
 
 import difflib
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from contextvars import ContextVar
 from dataclasses import dataclass
-from typing import Protocol, runtime_checkable
+from typing import Any, Protocol, runtime_checkable
 
 from aya_lab.datasets.parallel import MAX_CONTEXT_WINDOW
 from aya_lab.errors import AyaLabError
@@ -41,6 +43,8 @@ from aya_lab.models.registry import unknown_spec_hint as _model_hint
 from aya_lab.refs import resolve_ref
 
 __all__ = [
+    "current_model_options",
+    "model_options",
     "KINDS",
     "SystemFactory",
     "SystemKind",
@@ -283,3 +287,24 @@ register_system_kind(
     what="through English with SPEC on both hops",
     check=check_pivot,
 )
+
+
+_MODEL_OPTIONS: ContextVar[dict[str, Any] | None] = ContextVar("aya_lab_system_model_options", default=None)
+
+
+@contextmanager
+def model_options(*, settings: dict[str, object] | None = None, batch_size: int | None = None) -> Iterator[None]:
+    """Generation ``settings`` (e.g. ``{"max_new_tokens": 64}``) and ``batch_size`` for the models that
+    spec-built systems load inside the block; ``None`` keeps the model's default."""
+    token = _MODEL_OPTIONS.set(
+        {k: v for k, v in {"settings": settings, "batch_size": batch_size}.items() if v is not None}
+    )
+    try:
+        yield
+    finally:
+        _MODEL_OPTIONS.reset(token)
+
+
+def current_model_options() -> dict[str, object]:
+    """The options :func:`model_options` set for the models built now (empty outside a block)."""
+    return dict(_MODEL_OPTIONS.get() or {})

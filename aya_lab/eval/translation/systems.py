@@ -28,10 +28,8 @@ from __future__ import annotations
 import hashlib
 import json
 import random
-from collections.abc import Iterator, Sequence
-from contextlib import contextmanager
-from contextvars import ContextVar
-from typing import Any, Protocol, cast
+from collections.abc import Sequence
+from typing import Protocol, cast
 
 from aya_lab.agents.protocols import TextModel
 from aya_lab.agents.user import UserAgent
@@ -43,11 +41,13 @@ from aya_lab.eval.translation.specs import (
     TranslationSystem,
     check_other_sentence,
     check_pivot,
+    current_model_options,
     parse_system,
 )
 from aya_lab.languages import get_language
 from aya_lab.messages import ChatMessage
 from aya_lab.models import load_chat_model, load_model
+from aya_lab.models.loader import LoadOptions
 from aya_lab.models.result import GenerationResult
 from aya_lab.prompts import PromptFile, load_prompt
 
@@ -59,7 +59,6 @@ __all__ = [
     "PromptSystem",
     "Seq2SeqSystem",
     "ShuffledReferenceSystem",
-    "model_options",
     "prompt_notes",
     "resolve_system",
     "signature_hash",
@@ -327,24 +326,8 @@ class Seq2SeqSystem:
         return {**NO_SIGNATURE, "model_fingerprint": self.model.fingerprint}
 
 
-_MODEL_OPTIONS: ContextVar[dict[str, Any] | None] = ContextVar("aya_lab_system_model_options", default=None)
-
-
-@contextmanager
-def model_options(*, settings: dict[str, object] | None = None, batch_size: int | None = None) -> Iterator[None]:
-    """Generation ``settings`` (e.g. ``{"max_new_tokens": 64}``) and ``batch_size`` for the models that
-    spec-built systems load inside the block; ``None`` keeps the model's default."""
-    token = _MODEL_OPTIONS.set(
-        {k: v for k, v in {"settings": settings, "batch_size": batch_size}.items() if v is not None}
-    )
-    try:
-        yield
-    finally:
-        _MODEL_OPTIONS.reset(token)
-
-
 def _build(parsed: SystemSpec) -> TranslationSystem:
-    options = _MODEL_OPTIONS.get() or {}
+    options = cast("LoadOptions", current_model_options())
     if parsed.kind in KINDS:
         system = KINDS[parsed.kind].build(parsed.rest)
     elif parsed.kind == "nmt":
