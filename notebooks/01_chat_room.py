@@ -340,7 +340,7 @@ summary_note = next(n for n in summary.notes if n.startswith("summary withheld")
 copied = re.search(r"copies the transcript \((\d+)% of its words", summary_note)
 assert copied is not None and int(copied.group(1)) >= 70  # the model's "summary" copied the transcript
 kofi_summary = summary.aya_reply["kofi"]
-assert kofi_summary.startswith("The last 4 messages (amara, lena, kofi, sophie;") and SUMMARY_WITHHELD not in kofi_summary
+assert kofi_summary.startswith("The last 4 messages (amara, lena, kofi, sophie):\n") and SUMMARY_WITHHELD not in kofi_summary
 assert "\n- amara [swh]: Habari timu" in kofi_summary and "\n- sophie [fra]: Parfait." in kofi_summary
 assert "Action items:\n- lena: send the revised report by Thursday\n- kofi: book the meeting room and invite finance" in kofi_summary
 flights = 'From travel_policy.md, "Flights": "Economy class for flights under 6 hours.'

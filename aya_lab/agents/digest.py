@@ -1,8 +1,7 @@
 """What a summary reply states besides the model's summary: the window it covers, who said what in it, and
 action items found by rule; and the faithful reply when the model's draft is withheld.
 
-* :func:`window_line`: ``The last 4 messages (lena, kofi, sophie; 10:02 to 10:05 UTC):`` — how many, who wrote
-  them, and when.
+* :func:`window_line`: ``The last 4 messages (lena, kofi, sophie):`` — how many, and who wrote them.
 * :func:`who_said_what`: one line per message, ``- sender: text``, cut at :data:`MAX_WORDS` words: its English
   when it was written in English or its translation passed the guard (:func:`verified_english`), else the
   message as written, marked with its language (``- amara [swh]: Habari timu, ...``).
@@ -42,17 +41,12 @@ _ASK = re.compile(
 )
 
 
-def _clock(stamp: str) -> str:
-    return stamp[11:16] if len(stamp) >= 16 else ""
-
-
 def window_line(window: Sequence[ChatMessage]) -> str:
-    """``The last N messages (senders; HH:MM to HH:MM UTC):`` for a non-empty window."""
+    """``The last N messages (senders):`` for a non-empty window. No clock time: a reply is a pure function of the
+    messages, so a recorded room replays (and its translations hit the generation cache)."""
     senders = ", ".join(dict.fromkeys(m.sender for m in window))
-    start, end = _clock(window[0].created_at), _clock(window[-1].created_at)
-    when = f"; {start} to {end} UTC" if start and end else ""
     noun = "message" if len(window) == 1 else f"{len(window)} messages"
-    return f"The last {noun} ({senders}{when}):"
+    return f"The last {noun} ({senders}):"
 
 
 def _cut(text: str) -> str:

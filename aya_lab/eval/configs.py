@@ -398,14 +398,9 @@ _TRANSLATE_SPELLINGS: dict[str, bool | str] = {"true": True, "model": True, "fal
 _TRANSLATE_SPELLINGS |= {"gold": "gold", "auto": "auto"}
 
 
-class RoutingConfig(TaskConfig):
-    """Supervisor prompt variants routing the labelled requests; the first is the baseline."""
+class _RoutingModels(TaskConfig):
+    """The two models a routing task loads (their options come first on the command line)."""
 
-    variants: list[str] = Field(
-        default_factory=lambda: ["baseline", "fewshot"],
-        min_length=1,
-        description="supervisor prompt variants (names under prompts/supervisor/ or prompt files)",
-    )
     model: ModelRef = Field(
         default=None, description="the routing model (default: the aya role's, AYA_LAB_MODEL or smollm2)"
     )
@@ -413,6 +408,16 @@ class RoutingConfig(TaskConfig):
         default=None,
         description="the model that translates requests (default: model; on the command line with no model "
         "either, the translator role's, as in the room)",
+    )
+
+
+class RoutingConfig(_RoutingModels):
+    """Supervisor prompt variants routing the labelled requests; the first is the baseline."""
+
+    variants: list[str] = Field(
+        default_factory=lambda: ["baseline", "fewshot"],
+        min_length=1,
+        description="supervisor prompt variants (names under prompts/supervisor/ or prompt files)",
     )
     data: str | None = Field(
         default=None, description="the requests: a set name (unseen) or a JSONL file (default requests.jsonl)"
@@ -447,20 +452,12 @@ def _sets() -> list[SequenceSet]:
     return ["single", "multi"]
 
 
-class SequencesConfig(TaskConfig):
+class SequencesConfig(_RoutingModels):
     """Routers choosing every tool each request needs, per path and labelled set; the first is the baseline."""
 
     routers: list[SequenceRouter] = Field(default_factory=_routers, min_length=1, description="routers to run")
     paths: list[SequencePath] = Field(default_factory=_paths, min_length=1, description="which text each run routes")
     sets: list[SequenceSet] = Field(default_factory=_sets, min_length=1, description="the labelled sets")
-    model: ModelRef = Field(
-        default=None, description="the routing model (default: the aya role's, AYA_LAB_MODEL or smollm2)"
-    )
-    translator: ModelRef = Field(
-        default=None,
-        description="the model that translates requests (default: model; on the command line with no model "
-        "either, the translator role's, as in the room)",
-    )
     prompt: str = Field(default="supervisor/baseline", description="the llm and multi routers' supervisor prompt")
     loop_prompt: str | None = Field(default=None, description="the loop router's prompt (default router_loop/baseline)")
     data: str | None = Field(

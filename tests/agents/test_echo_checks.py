@@ -81,7 +81,9 @@ def test_the_supervisor_withholds_a_summary_that_is_the_request():
     result = AyaSupervisor(model, kb()).handle(request, history)
     assert result.summaries[0].withheld and SUMMARY_WITHHELD not in result.reply
     # the reply is who said what, in the messages' own words: never the request
-    assert result.reply.startswith("The last message (kofi; ") and "\n- kofi: The printer is jammed.\n" in result.reply
+    assert (
+        result.reply.startswith("The last message (kofi):\n") and "\n- kofi: The printer is jammed.\n" in result.reply
+    )
     assert "admin mode" not in result.reply
     assert any("summary withheld" in n for n in result.notes) and any("who said what" in n for n in result.notes)
 

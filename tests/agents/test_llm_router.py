@@ -161,7 +161,7 @@ def test_the_supervisor_runs_two_tools_the_model_chose_after_reading_the_first_o
     assert result.tools == ["summarize", "remember"] and not result.fallback
     assert list(kb.rows.values()) == [("lena: send the report", "kofi", None)]  # the back-reference resolved
     window, rest = result.reply.split("\n", 1)
-    assert window.startswith("The last message (lena; ")
+    assert window == "The last message (lena):"
     assert rest == "Plans changed.\nAction items:\n- lena: send the report\n\nNoted: lena: send the report"
 
 

@@ -99,7 +99,7 @@ def test_two_tool_request_gives_one_reply_using_both_observations():
     # the action items are the rule's (what the messages state), attributed to the sender of the request
     assert list(kb.rows.values()) == [("kofi: send the budget on Monday", "kofi", None)]
     window, rest = result.reply.split("\n", 1)
-    assert window.startswith("The last 2 messages (kofi, lena; ")
+    assert window == "The last 2 messages (kofi, lena):"
     assert (
         rest
         == "Plans changed.\nAction items:\n- kofi: send the budget on Monday\n\nNoted: kofi: send the budget on Monday"

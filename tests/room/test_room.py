@@ -129,7 +129,7 @@ def test_a_two_tool_request_gets_one_reply_using_both(make_room):
     report = room.send("kofi", "@aya summarize the last 2 messages and remember the action items")
     assert report.aya_tools == ["summarize", "remember"] and report.aya_tool == "summarize"
     window, summary = report.aya_reply["kofi"].split("\n", 1)
-    assert re.fullmatch(r"The last 2 messages \(amara, lena; \d\d:\d\d to \d\d:\d\d UTC\):", window)
+    assert window == "The last 2 messages (amara, lena):"
     # the action items are the rule's (what the messages state), not the model's
     assert (
         summary == "Plans changed.\nAction items:\n- lena: send the report today\n\nNoted: lena: send the report today"
