@@ -1,6 +1,5 @@
 """ChatRoom with scripted fakes: run semantics, batching, persistence, failures, bad input."""
 
-import re
 import sqlite3
 
 import pytest
