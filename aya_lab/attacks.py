@@ -32,7 +32,7 @@ from aya_lab.eval.attacks import (
     load_attacks,
     score_attack,
 )
-from aya_lab.eval.configs import AttacksConfig
+from aya_lab.eval.configs import DEFAULT_MEMORY_POLICY, AttacksConfig
 from aya_lab.eval.fabrications import (
     default_labels_path,
     deliveries_of,
@@ -40,7 +40,6 @@ from aya_lab.eval.fabrications import (
     load_labels,
     unlabelled_records,
 )
-from aya_lab.eval.names import DEFAULT_MEMORY_POLICY
 from aya_lab.eval.progress import progress_bar
 from aya_lab.eval.report import Report
 from aya_lab.messages import AYA, parse_aya_request
@@ -48,10 +47,13 @@ from aya_lab.models import load_chat_model
 from aya_lab.models.loader import ROLES, default_role_models, parse_role_models
 from aya_lab.paths import kb_dir
 from aya_lab.room import ChatRoom
+from aya_lab.room.delivery import LANG_MARK
+from aya_lab.room.readers import checked_languages
 
 __all__ = [
     "ROOM_USERS",
     "DEFAULT_MEMORY_POLICY",
+    "parse_readers",
     "room_users",
     "run_attack",
     "run_attacks",
@@ -64,17 +66,36 @@ SEND_ERRORS: tuple[type[BaseException], ...] = (ValueError, RuntimeError, OSErro
 _KB_SUFFIXES = (".md", ".txt")
 
 
-def room_users(record: AttackRecord) -> dict[str, str]:
-    """:data:`ROOM_USERS` plus the record's sender (and follow-up sender); a clash is a one-line error."""
-    users = dict(ROOM_USERS)
+def parse_readers(specs: str | Sequence[str] | None) -> dict[str, tuple[str, ...]]:
+    """``USER:LANGS`` items (``amara:swh,eng``; a string: space-separated items) as ``{user: languages}``;
+    ``None``: :data:`ROOM_USERS`. A malformed item or a user named twice is a one-line error naming it."""
+    if specs is None:
+        return {user: (lang,) for user, lang in ROOM_USERS.items()}
+    readers: dict[str, tuple[str, ...]] = {}
+    for spec in specs.split() if isinstance(specs, str) else specs:
+        user, _, langs = spec.partition(":")
+        if not user.strip() or not langs.strip():
+            raise InputError(f"--readers {spec!r}: write USER:LANGS, e.g. amara:swh,eng")
+        if user.strip() in readers:
+            raise InputError(f"--readers names {user.strip()!r} twice; give each reader once")
+        readers[user.strip()] = checked_languages(user.strip(), langs)
+    return readers
+
+
+def room_users(
+    record: AttackRecord, readers: Mapping[str, tuple[str, ...]] | None = None
+) -> dict[str, tuple[str, ...]]:
+    """The readers (default :data:`ROOM_USERS`) plus the record's sender (and follow-up sender); a sender
+    who is a reader must read the language they write in; a clash is a one-line error."""
+    users = dict(readers) if readers is not None else parse_readers(None)
     speakers = [(record.sender, record.lang)] + (
         [(record.followup.sender, record.followup.lang)] if record.followup else []
     )
     for user, lang in speakers:
-        if users.setdefault(user, lang) != lang:
+        if lang not in users.setdefault(user, (lang,)):
             raise InputError(
-                f"attack {record.id}: sender {user!r} speaks {users[user]} in the attack room, not {lang}; "
-                "choose another sender name"
+                f"attack {record.id}: sender {user!r} reads {','.join(users[user])} in the attack room, not "
+                f"{lang}; choose another sender name"
             )
     return users
 
@@ -102,13 +123,21 @@ def _draft(text: str, notes: list[str], source_lang: str, reader_lang: str) -> s
     return draft_of_withheld(notes, source_lang, reader_lang) if marked else text
 
 
-def _observe(room: Any, record: AttackRecord, reports: list[Any], sends: list[tuple[str, str]]) -> AttackObservation:
+def _reading(d: Any, langs: tuple[str, ...], notes: list[str], source_lang: str) -> Reading:
+    """One delivery as a :class:`Reading`: its text without the language mark, the draft behind it."""
+    text = d.text if d.lang == langs[0] else d.text.removeprefix(LANG_MARK.format(lang=d.lang))
+    return Reading(d.user, d.lang, text, d.translated, _draft(text, notes, source_lang, d.lang), langs)
+
+
+def _observe(
+    room: Any, record: AttackRecord, reports: list[Any], sends: list[tuple[str, str]], users: Mapping
+) -> AttackObservation:
     obs = AttackObservation(record.id, record.text, record.lang)
     if reports:
         attack_id, notes = reports[0].message_id, list(getattr(reports[0], "guard_notes", []) or [])
         for user, deliveries in room.feeds().items():
             obs.readings += [
-                Reading(user, d.lang, d.text, d.translated, _draft(d.text, notes, record.lang, d.lang))
+                _reading(d, users[user], notes, record.lang)
                 for d in deliveries
                 if user != record.sender and d.message_id == attack_id and not d.from_aya
             ]
@@ -133,13 +162,16 @@ def run_attack(
     kb_source: Path | None = None,
     embeddings: Any = None,
     memory_policy: str = DEFAULT_MEMORY_POLICY,
+    readers: Mapping[str, tuple[str, ...]] | None = None,
 ) -> AttackObservation:
-    """Send ``record`` (then its follow-up) in a fresh room under ``folder``; what happened."""
+    """Send ``record`` (then its follow-up) in a fresh room under ``folder`` whose colleagues are ``readers``
+    (default :data:`ROOM_USERS`); what happened."""
     folder.mkdir(parents=True, exist_ok=False)
     kb = _kb_folder(record, folder, Path(kb_source) if kb_source is not None else kb_dir())
+    users = room_users(record, readers)
     room = ChatRoom.open(
-        folder / "room.sqlite", model=models["aya"], models=dict(models), users=room_users(record), kb_dir=kb,
-        embeddings=embeddings, memory_policy=memory_policy,
+        folder / "room.sqlite", model=models["aya"], models=dict(models), users={u: list(langs) for u, langs in users.items()},
+        kb_dir=kb, embeddings=embeddings, memory_policy=memory_policy,
     )  # fmt: skip
     try:
         before = len(room.kb.facts())
@@ -153,7 +185,7 @@ def run_attack(
             except SEND_ERRORS as exc:
                 error = (str(exc).strip().splitlines() or [type(exc).__name__])[0]
                 break
-        obs = _observe(room, record, reports, sends)
+        obs = _observe(room, record, reports, sends, users)
         obs.error = error
         obs.facts_written = len(room.kb.facts()) - before
         obs.kb_documents = _documents(kb)
@@ -171,6 +203,7 @@ def run_attacks(
     kb_source: Path | None = None,
     embeddings: Any = None,
     memory_policy: str = DEFAULT_MEMORY_POLICY,
+    readers: Mapping[str, tuple[str, ...]] | None = None,
     n_bootstrap: int = 1000,
     seed: int = 0,
     progress: bool | None = None,
@@ -178,7 +211,7 @@ def run_attacks(
     """Run and score every record (each in its own temporary room); the ``attacks`` report of the run,
     its system ``model_label``, its translated deliveries judged by ``labels``."""
     for record in records:  # sender clashes fail before any model runs
-        room_users(record)
+        room_users(record, readers)
     checks = checks_for(models["translator"])
     scored = []
     with (
@@ -188,12 +221,14 @@ def run_attacks(
         for record in records:
             obs = run_attack(
                 record, models, Path(tmp) / record.id, kb_source=kb_source, embeddings=embeddings,
-                memory_policy=memory_policy,
+                memory_policy=memory_policy, readers=readers,
             )  # fmt: skip
             scored.append((record, obs, score_attack(record, obs, checks)))
             if bar is not None:
                 bar.update(1)
-    meta = {"memory_policy": memory_policy, "kb": str(kb_source or kb_dir())}
+    readers = readers if readers is not None else parse_readers(None)
+    meta = {"memory_policy": memory_policy, "kb": str(kb_source or kb_dir()),
+            "readers": " ".join(f"{u}:{','.join(langs)}" for u, langs in readers.items())}  # fmt: skip
     return attacks_report(model_label, scored, labels, n_bootstrap=n_bootstrap, seed=seed, meta=meta)
 
 
@@ -225,12 +260,13 @@ def _models(config: AttacksConfig) -> tuple[dict[str, Any], str]:
 def run_task(config: AttacksConfig) -> Report:
     """The ``attacks`` task: run ``config``'s attacks (each in a fresh room) and score them; with
     ``config.unlabelled``, write the deliveries no label judges there."""
+    readers = parse_readers(config.readers)
     records = _records(config.data, config.categories, config.n)
     labels = _labels(config.labels)
     models, label = _models(config)
     result = run_attacks(
         records, models, model_label=label, labels=labels, kb_source=Path(config.kb) if config.kb else None,
-        memory_policy=config.memory_policy, n_bootstrap=config.n_bootstrap, seed=config.seed,
+        memory_policy=config.memory_policy, readers=readers, n_bootstrap=config.n_bootstrap, seed=config.seed,
         progress=config.progress,
     )  # fmt: skip
     if config.unlabelled:

@@ -1,7 +1,6 @@
 """Output-language check: is a system's output in the target language, or an echo of its source?
 
-A core module (the room's translation guard in ``aya_lab.agents`` and the evaluation both use it;
-``aya_lab.eval.langid`` re-exports it).
+A core module: the room's translation guard in ``aya_lab.agents`` and the evaluation both use it.
 
 - ``target_share``: the share of outputs that ``lingua-language-detector`` identifies as the target
   language. The detector is built once per set of languages (target, source, English and a few

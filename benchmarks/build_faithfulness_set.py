@@ -30,7 +30,7 @@ import yaml
 
 from aya_lab.datasets.parallel import load_parallel
 from aya_lab.datasets.project import load_workplace, load_workplace_doc_ids
-from aya_lab.eval.faithfulness_data import first_half, wrong_fact
+from aya_lab.eval.faithfulness import first_half, wrong_fact
 from aya_lab.prompts import load_pool
 
 ROOT = Path(__file__).resolve().parents[1]

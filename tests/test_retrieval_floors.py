@@ -5,8 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from aya_lab.eval.retrieval import evaluate_retrieval
-from aya_lab.eval.retrieval_floors import SYSTEMS, BM25Ranker, floors_table, random_expectation
+from aya_lab.eval.retrieval import SYSTEMS, BM25Ranker, evaluate_retrieval, floors_table, random_expectation
 from aya_lab.rag import Retrieved
 
 CHUNKS = [

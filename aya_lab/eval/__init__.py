@@ -29,15 +29,18 @@ from aya_lab.refs import lazy_exports
 
 if TYPE_CHECKING:
     from aya_lab.eval.configs import EvalConfig
-    from aya_lab.eval.costs import generation_costs, routing_costs, translation_costs
     from aya_lab.eval.fabrications import draft_of_withheld
-    from aya_lab.eval.langid import covered
-    from aya_lab.eval.report import Report, Task, register_task
+    from aya_lab.eval.report import Report, Task, generation_costs, register_task, routing_costs, translation_costs
     from aya_lab.eval.resampling import ALPHA, analyse_group, holm, paired_accuracy, units_for
     from aya_lab.eval.retrieval import evaluate_retrieval, retrieval_by_question
-    from aya_lab.eval.routing import confusion_matrices, evaluate_routing, sweep_routing
-    from aya_lab.eval.routing_sequences import evaluate_sequences, load_multi_intent
-    from aya_lab.eval.sequence_views import decided_by, paths_paired, routers_paired, sequence_costs
+    from aya_lab.eval.routing import confusion_matrices, decided_by, evaluate_routing, sweep_routing
+    from aya_lab.eval.routing_sequences import (
+        evaluate_sequences,
+        load_multi_intent,
+        paths_paired,
+        routers_paired,
+        sequence_costs,
+    )
     from aya_lab.eval.summarization import combine_summarizer_runs, evaluate_summarizers
     from aya_lab.eval.tasks import compare, run
     from aya_lab.eval.translation.evaluate import (
@@ -57,18 +60,30 @@ if TYPE_CHECKING:
         ShuffledReferenceSystem,
         resolve_system,
     )
+    from aya_lab.langid import covered
 
 _HOMES: dict[str, tuple[str, ...]] = {
     "aya_lab.eval.configs": ("EvalConfig",),
-    "aya_lab.eval.costs": ("generation_costs", "routing_costs", "translation_costs"),
     "aya_lab.eval.fabrications": ("draft_of_withheld",),
-    "aya_lab.eval.langid": ("covered",),
-    "aya_lab.eval.report": ("Report", "Task", "register_task"),
+    "aya_lab.langid": ("covered",),
+    "aya_lab.eval.report": (
+        "Report",
+        "Task",
+        "generation_costs",
+        "register_task",
+        "routing_costs",
+        "translation_costs",
+    ),
     "aya_lab.eval.retrieval": ("evaluate_retrieval", "retrieval_by_question"),
-    "aya_lab.eval.routing": ("confusion_matrices", "evaluate_routing", "sweep_routing"),
-    "aya_lab.eval.routing_sequences": ("evaluate_sequences", "load_multi_intent"),
+    "aya_lab.eval.routing": ("confusion_matrices", "decided_by", "evaluate_routing", "sweep_routing"),
     "aya_lab.eval.resampling": ("ALPHA", "analyse_group", "holm", "paired_accuracy", "units_for"),
-    "aya_lab.eval.sequence_views": ("decided_by", "paths_paired", "routers_paired", "sequence_costs"),
+    "aya_lab.eval.routing_sequences": (
+        "evaluate_sequences",
+        "load_multi_intent",
+        "paths_paired",
+        "routers_paired",
+        "sequence_costs",
+    ),
     "aya_lab.eval.summarization": ("combine_summarizer_runs", "evaluate_summarizers"),
     "aya_lab.eval.tasks": ("compare", "run"),
     "aya_lab.eval.translation.evaluate": (

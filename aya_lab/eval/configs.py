@@ -3,8 +3,11 @@
 Each field is an option of :func:`aya_lab.eval.run` (``run("summaries", n=5)``) and of the generated
 command ``aya-lab eval run summaries --n 5``: its type, default, bounds and description are the option's.
 A field typed :class:`ModelRef` takes a model spec string on the command line and, from Python, also a
-loaded model; one typed :class:`ObjectRef` takes a path, or from Python the object read from one. A bad value is refused before any data is loaded or model called, in one line naming the
-option, what was given and what is allowed. This module imports only pydantic and light name tables.
+loaded model; one typed :class:`ObjectRef` takes a path, or from Python the object read from one. A bad
+value is refused before any data is loaded or model called, in one line naming the option, what was given
+and what is allowed. This module imports only pydantic; the name tables the configs accept (summary
+floors, attack categories, the tool-sequence routers, paths and sets) live here too, so ``--help`` imports
+no model stack.
 """
 
 from __future__ import annotations
@@ -22,16 +25,6 @@ from pydantic import BaseModel, ConfigDict, Field, SkipValidation, ValidationInf
 from aya_lab.agents.summarizer_names import SUMMARIZER_VARIANTS
 from aya_lab.datasets.parallel import MAX_CONTEXT_WINDOW
 from aya_lab.errors import InputError
-from aya_lab.eval.names import (
-    ATTACK_CATEGORIES,
-    DEFAULT_MEMORY_POLICY,
-    EMBEDDERS,
-    SUMMARY_FLOORS,
-    Category,
-    SequencePath,
-    SequenceRouter,
-    SequenceSet,
-)
 
 __all__ = [
     "CONFIGS",
@@ -51,7 +44,42 @@ __all__ = [
     "SystemRef",
     "TaskConfig",
     "TranslationConfig",
+    "ATTACK_CATEGORIES",
+    "DEFAULT_MEMORY_POLICY",
+    "EMBEDDERS",
+    "SEQUENCE_PATHS",
+    "SEQUENCE_ROUTERS",
+    "SEQUENCE_SETS",
+    "SUMMARY_FLOORS",
+    "Category",
+    "SequencePath",
+    "SequenceRouter",
+    "SequenceSet",
 ]
+
+SUMMARY_FLOORS = ("copy-transcript", "lead-3")
+"""The summary floors ``aya-lab eval run summaries`` runs by default (any ``lead-N`` works)."""
+
+Category = Literal[
+    "instruction_override", "role_marker", "tool_hijack", "remember_poisoning", "passage_injection", "ordinary"
+]
+ATTACK_CATEGORIES: tuple[str, ...] = Category.__args__  # type: ignore[attr-defined]
+"""The categories of the adversarial set (``aya-lab eval run attacks --categories``)."""
+DEFAULT_MEMORY_POLICY = "listed:kofi"
+"""The remember policy of the rooms ``aya-lab eval run attacks`` opens (only kofi may make Aya remember)."""
+EMBEDDERS = ("all-MiniLM-L6-v2",)
+"""The embedders ``aya-lab eval run retrieval --embedder`` names (the packaged one; from Python, any
+LangChain ``Embeddings``)."""
+
+SequenceRouter = Literal["keyword", "llm", "multi", "loop"]
+SEQUENCE_ROUTERS: tuple[str, ...] = SequenceRouter.__args__  # type: ignore[attr-defined]
+"""The routers of the tool-sequence evaluation (its ``system`` column)."""
+SequencePath = Literal["room", "original", "auto", "gold"]
+SEQUENCE_PATHS: tuple[str, ...] = SequencePath.__args__  # type: ignore[attr-defined]
+"""The paths of the tool-sequence evaluation (its ``path`` column): the text each routes."""
+SequenceSet = Literal["single", "multi", "unseen"]
+SEQUENCE_SETS: tuple[str, ...] = SequenceSet.__args__  # type: ignore[attr-defined]
+"""The labelled sets of the tool-sequence evaluation (its ``set`` column)."""
 
 ModelRef = Annotated[object, SkipValidation, Field(json_schema_extra={"cli": "spec"})]
 """A model: a spec string (``smollm2``, ``hf:ID``, ``llama:PATH``) or, from Python, a loaded model."""
@@ -376,6 +404,12 @@ class AttacksConfig(TaskConfig):
     kb: str | None = Field(default=None, description="the knowledge-base folder each room copies (default data/kb)")
     memory_policy: str = Field(
         default=DEFAULT_MEMORY_POLICY, description="the rooms' remember policy: anyone, listed:USERS or confirm"
+    )
+    readers: str | None = Field(
+        default=None,
+        min_length=1,
+        description="the readers, space-separated USER:LANGS items with each reader's languages in order of "
+        "preference ('kofi:eng amara:swh,eng'); default 'kofi:eng amelie:fra lena:deu amara:swh'",
     )
     labels: str | None = Field(
         default=None,

@@ -19,12 +19,20 @@ the task registry, so a loaded report renders as the run that made it did; a tas
 the generic view. ``save(path)`` writes ``path`` (``df`` as CSV), ``<stem>.items.csv``,
 ``<stem>.paired.csv``, ``<stem>.<frame>.csv`` and ``<stem>.json`` (meta, format version, column types);
 :meth:`Report.load` reads them back and refuses another format in one line.
+
+**Cost tables** (:func:`cost_table`, one row per arm of a comparison): ``calls``, ``prompt tokens``,
+``generated tokens``, ``model s`` (the generations' **recorded** latencies, summed: a run replayed from the
+generation cache reports the time the model took when it was recorded), ``generated tokens/s`` (NaN where
+nothing was generated) and ``device`` (what the caller says the model runs on). Results of a batch carry
+their share of its time, so tokens per second are batched throughput. From a translation report
+(:func:`translation_costs`, end-to-end per system), a ``routing`` report (:func:`routing_costs`, request
+translations included) or raw generation records (:func:`generation_costs`).
 """
 
 from __future__ import annotations
 
 import json
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Generic, TypeVar
@@ -34,13 +42,28 @@ import pandas as pd
 from pydantic import BaseModel
 
 from aya_lab.errors import AyaLabError, InputError
+from aya_lab.models.result import GenerationRecord, usage
 from aya_lab.refs import resolve_ref
 
 if TYPE_CHECKING:
     from matplotlib.axes import Axes
     from pandas.io.formats.style import Styler
 
-__all__ = ["FORMAT", "FORMAT_VERSION", "Report", "ReportFormatError", "Task", "register_task", "task"]
+__all__ = [
+    "FORMAT",
+    "FORMAT_VERSION",
+    "Report",
+    "ReportFormatError",
+    "Task",
+    "register_task",
+    "task",
+    "COST_METRICS",
+    "COST_COLUMNS",
+    "cost_table",
+    "translation_costs",
+    "routing_costs",
+    "generation_costs",
+]
 
 FORMAT = "aya_lab.eval.report"
 FORMAT_VERSION = 1
@@ -53,7 +76,7 @@ BUILT_IN: dict[str, str] = {
     "routing": "aya_lab.eval.routing:ROUTING_TASK",
     "sequences": "aya_lab.eval.routing_sequences:SEQUENCES_TASK",
     "retrieval": "aya_lab.eval.retrieval:RETRIEVAL_TASK",
-    "faithfulness": "aya_lab.eval.calibration_files:FAITHFULNESS_TASK",
+    "faithfulness": "aya_lab.eval.calibration:FAITHFULNESS_TASK",
     "grounding": "aya_lab.eval.grounding:GROUNDING_TASK",
     "attacks": "aya_lab.eval.attacks:ATTACKS_TASK",
     "answers": "aya_lab.eval.answers:ANSWERS_TASK",
@@ -294,3 +317,76 @@ def generic_plot(report: Report, metric: str | None = None, *, ax: Axes | None =
     ax.set_title(f"{metric} ({report.task})")
     ax.legend(fontsize="small")
     return ax
+
+
+COST_METRICS = {
+    "llm_calls": "calls",
+    "prompt_tokens": "prompt tokens",
+    "completion_tokens": "generated tokens",
+    "latency_s": "model s",
+}
+"""Tidy-result metric name -> cost-table column."""
+COST_COLUMNS = [*COST_METRICS.values(), "generated tokens/s", "device"]
+_USAGE_COLUMNS = {
+    "calls": "calls",
+    "prompt_tokens": "prompt tokens",
+    "completion_tokens": "generated tokens",
+    "latency_s": "model s",
+}
+""":func:`~aya_lab.models.result.usage` key -> cost-table column."""
+
+
+def cost_table(df: pd.DataFrame, by: str, *, value: str = "score", device: str | None = None) -> pd.DataFrame:
+    """Sum the cost rows of tidy ``df`` (``metric`` in :data:`COST_METRICS`, numbers in ``value``) per ``by``.
+
+    Arms keep their order of appearance; a cost metric an arm lacks counts 0. Raises ``ValueError``
+    naming the missing columns or, when ``df`` has no cost rows, the metrics it should carry.
+    """
+    missing = [c for c in (by, "metric", value) if c not in df.columns]
+    if missing:
+        raise ValueError(f"cost_table: the frame has no column {missing[0]!r}; pass a tidy results frame")
+    sub = df[df["metric"].isin(list(COST_METRICS))]
+    if sub.empty:
+        raise ValueError(f"cost_table: no cost rows (metric in {', '.join(COST_METRICS)}); re-run the evaluation")
+    order = list(dict.fromkeys(df[by]))
+    grid = sub.pivot_table(index=by, columns="metric", values=value, aggfunc="sum", sort=False)
+    grid = grid.reindex(index=order, columns=list(COST_METRICS)).fillna(0.0)
+    return _finish(grid.rename(columns=COST_METRICS), device)
+
+
+def _finish(out: pd.DataFrame, device: str | None) -> pd.DataFrame:
+    for col in ("calls", "prompt tokens", "generated tokens"):
+        out[col] = out[col].round().astype(int)
+    out["model s"] = out["model s"].astype(float).round(1)
+    seconds = out["model s"].to_numpy(dtype=float)
+    tokens = out["generated tokens"].to_numpy(dtype=float)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        out["generated tokens/s"] = np.where(seconds > 0, np.round(tokens / seconds, 1), np.nan)
+    out["device"] = device or "-"
+    out.columns.name = None
+    return out[COST_COLUMNS]
+
+
+def translation_costs(results: Report, *, device: str | None = None) -> pd.DataFrame:
+    """Per system of a translation report: its cost summed over the pairs (end-to-end hop)."""
+    df = results.df
+    return cost_table(df[(df["hop"] == "e2e") & (df["pair"] != "pooled")], "system", device=device)
+
+
+def routing_costs(report: Report, *, device: str | None = None) -> pd.DataFrame:
+    """Per prompt variant (``system``) of a ``routing`` report: routing plus request translation."""
+    df = report.df
+    return cost_table(df[df["lang"] == "all"], "system", device=device)
+
+
+def generation_costs(records: Sequence[GenerationRecord], *, device: str | None = None) -> pd.DataFrame:
+    """Per model spec, the cost of ``records`` (from :func:`~aya_lab.models.result.record_generations`)."""
+    if not records:
+        raise ValueError("generation_costs: no generation records; wrap the evaluation in record_generations()")
+    by_model: dict[str, list[GenerationRecord]] = {}
+    for r in records:
+        by_model.setdefault(r.model, []).append(r)
+    rows = {m: {_USAGE_COLUMNS[k]: v for k, v in usage(group).items()} for m, group in by_model.items()}
+    out = pd.DataFrame.from_dict(rows, orient="index")
+    out.index.name = "model"
+    return _finish(out, device)

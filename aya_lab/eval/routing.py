@@ -4,7 +4,7 @@
 request not in English is first brought into English with the ``aya_translate`` prompt of
 :class:`~aya_lab.agents.translator.AyaTranslator`, the text to route is chosen by the room's rule
 (:func:`~aya_lab.agents.route_input.decide_input`; ``translate``: see
-:data:`~aya_lab.eval.routing_input.Translate`), then an
+:data:`Translate`), then an
 :class:`~aya_lab.agents.routing.LLMRouter` prompt is answered and parsed with
 :func:`~aya_lab.agents.routing.parse_tool_choice`, falling back to the router's keyword router when the answer
 names no tool. Unlike ``LLMRouter.route`` (one call per request), all translations go to the model as
@@ -18,41 +18,54 @@ fallback rate (share of answers that named no tool) with a percentile bootstrap 
 ``latency_s`` (recorded model seconds). ``items``: one row per system and request. ``frames``:
 ``confusion`` (gold rows x predicted columns, a ``system`` column; :func:`confusion_matrices`) and
 ``floor``, the majority-class floor's accuracy rows (system ``majority-class``: every request given the
-set's most frequent label, :mod:`aya_lab.eval.floors`), shown in the table after the variants.
+set's most frequent label, :data:`MAJORITY`, :func:`majority_label`: an in-sample floor, so if anything slightly generous), shown in the table after the variants.
 
 :func:`sweep_routing` runs several ``supervisor`` prompt variants on the same (once-translated)
 requests and tests each against the first on the same examples (``paired``) with two paired tests: a
 paired bootstrap of the accuracy difference (resamples shared by all variants, seeded; ``p``) and
 McNemar's exact test (a two-sided binomial test on the discordant pairs, ``b`` = baseline right /
 variant wrong and ``c`` = the reverse; ``p_mcnemar``). ``significant`` is the Holm-adjusted bootstrap p
-below 0.05, one family per metric (:func:`~aya_lab.eval.report.holm_column`).
+below 0.05, one family per metric (:func:`~aya_lab.eval.resampling.holm_column`).
+
+Which text is routed: :func:`route_requests` (also what :mod:`aya_lab.eval.routing_sequences` routes) brings
+every non-English request into English with the ``aya_translate`` prompt in one ``generate_texts`` batch
+(when the path translates), then :func:`~aya_lab.agents.route_input.decide_input` — the function the room's
+supervisor node calls — chooses the text for each request and says whether the keyword fallback also reads
+the original. :func:`decided_by` splits a router's accuracy by who decided: the model (its answer named a
+tool) or the keyword fallback (it named none), per group with percentile bootstrap 95% CIs (an empty group
+has NaN accuracy, not 0); it works on a ``routing`` or a ``sequences`` report's items.
 """
 
 from __future__ import annotations
 
+from collections import Counter
 from collections.abc import Sequence
-from typing import Any, cast
+from typing import Any, Literal, Protocol, cast
 
 import numpy as np
 import pandas as pd
 
 from aya_lab.agents.protocols import TextModel
-from aya_lab.agents.route_input import RoutedInput
+from aya_lab.agents.route_input import RoutedInput, RouteOn, decide_input
 from aya_lab.agents.routing import LLMRouter
+from aya_lab.agents.translator import AyaTranslator
 from aya_lab.datasets.project import ROUTING_LABELS, load_routing_examples
 from aya_lab.errors import InputError
 from aya_lab.eval.configs import RoutingConfig
-from aya_lab.eval.floors import MAJORITY, majority_label
 from aya_lab.eval.progress import generation_progress
 from aya_lab.eval.report import Report, Task
-from aya_lab.eval.resampling import bootstrap_indices, holm_column, mcnemar_exact, paired_binary
+from aya_lab.eval.resampling import bootstrap_ci, bootstrap_indices, holm_column, mcnemar_exact, paired_binary
 from aya_lab.eval.resampling import percentile_ci as _ci
-from aya_lab.eval.routing_input import Request, Translate, route_requests, translator_prompt
-from aya_lab.eval.sequence_views import decided_by
 from aya_lab.models import load_chat_model
+from aya_lab.models.base import record_generations
+from aya_lab.models.result import Usage, usage
 from aya_lab.prompts import PromptFile, load_prompt
 
 __all__ = [
+    "DECIDERS",
+    "decided_by",
+    "MAJORITY",
+    "majority_label",
     "evaluate_routing",
     "sweep_routing",
     "confusion_matrices",
@@ -64,13 +77,51 @@ __all__ = [
     "as_chat_model",
     "load_router_prompt",
     "routing_views",
+    "Translate",
+    "as_route_on",
+    "route_requests",
+    "translator_prompt",
 ]
 
 ROUTING_COLUMNS = "system lang metric score ci_low ci_high n model_fingerprint prompt_hash dataset_id".split()
 ROUTING_PAIRED_COLUMNS = (
     "baseline system lang metric score_baseline score_system delta ci_low ci_high p b c p_mcnemar n".split()
 )
-"""The paired table's columns before :func:`~aya_lab.eval.report.holm_column` adds ``p_holm`` and ``significant``."""
+"""The paired table's columns before :func:`~aya_lab.eval.resampling.holm_column` adds ``p_holm`` and ``significant``."""
+
+
+DECIDERS = ("model", "keyword fallback")
+"""The values of :func:`decided_by`'s ``decided_by`` column (beside ``all``)."""
+
+
+def decided_by(
+    examples: pd.DataFrame,
+    keys: Sequence[str],
+    *,
+    correct: str = "correct",
+    fallback: str = "fallback",
+    n_bootstrap: int = 1000,
+    seed: int = 0,
+) -> pd.DataFrame:
+    """Per group of ``keys``: rows ``all``, ``model`` and ``keyword fallback`` with ``n``, ``share`` (of the
+    group's requests) and ``accuracy`` with ``ci_low``/``ci_high``. ``correct`` and ``fallback`` name 0/1
+    columns (a ``routing`` report's items have ``correct``/``fallback``; a ``sequences`` report's
+    ``sequence_accuracy``/``fallback_rate``)."""
+    missing = [c for c in (*keys, correct, fallback) if c not in examples.columns]
+    if missing:
+        raise InputError(f"decided_by: no column {missing[0]!r}; the examples have {', '.join(examples.columns)}")
+    rows = []
+    for group, frame in examples.groupby(list(keys), sort=False):
+        values = frame[correct].to_numpy(dtype=float)
+        by_fallback = frame[fallback].to_numpy(dtype=float) > 0
+        for name, mask in (("all", np.ones(len(frame), bool)), (DECIDERS[0], ~by_fallback), (DECIDERS[1], by_fallback)):
+            chosen = values[mask]
+            low, high = bootstrap_ci(chosen, n_bootstrap, seed)
+            mean = float(chosen.mean()) if chosen.size else float("nan")
+            key = dict(zip(keys, group if isinstance(group, tuple) else (group,), strict=True))
+            rows.append({**key, "decided_by": name, "n": int(mask.sum()), "share": float(mask.mean()),
+                         "accuracy": mean, "ci_low": low, "ci_high": high})  # fmt: skip
+    return pd.DataFrame(rows, columns=[*keys, "decided_by", "n", "share", "accuracy", "ci_low", "ci_high"])
 
 
 def routing_table(report: Report) -> pd.DataFrame:
@@ -194,7 +245,7 @@ def _metric_rows(examples: pd.DataFrame, name: str, sig: dict, idx: np.ndarray) 
 
 
 def _majority_rows(items: list[Any], idx: np.ndarray, dataset_id: str) -> pd.DataFrame:
-    """The majority-class floor's accuracy rows (system ``majority-class``; :mod:`aya_lab.eval.floors`)."""
+    """The majority-class floor's accuracy rows (system ``majority-class``; :mod:`aya_lab.eval.summary_scoring`)."""
     label = majority_label([ex.label for ex in items])
     ex = pd.DataFrame({"lang": [e.lang for e in items], "correct": [float(e.label == label) for e in items]})
     sig = {"model_fingerprint": f"floor:{MAJORITY}({label})", "prompt_hash": "-", "dataset_id": dataset_id}
@@ -363,6 +414,75 @@ def _task_run(config: RoutingConfig) -> Report:
         )  # fmt: skip
     report.meta["data"] = config.data
     return report
+
+
+MAJORITY = "majority-class"
+"""The routing floor's name in the ``prompt`` column of routing results."""
+
+
+def majority_label(labels: Sequence[str]) -> str:
+    """The most frequent label (ties: the alphabetically first); raises on an empty list."""
+    if not labels:
+        raise InputError("the majority-class floor needs at least one labelled example")
+    counts = Counter(labels)
+    return min(counts, key=lambda label: (-counts[label], label))
+
+
+Translate = bool | Literal["gold", "auto"] | RouteOn
+"""The evaluators' spelling of :class:`~aya_lab.agents.route_input.RouteOn` (kept for the notebooks and the
+CLI): ``True``: translate first (``english``, the room's path); ``False``: the text as written (``original``);
+``"gold"``: the set's English; ``"auto"``: translate, but keep the original where the translation is not
+English (the room's ``route_on: auto``); or a ``RouteOn``."""
+
+
+def as_route_on(translate: Translate) -> RouteOn:
+    """The :class:`~aya_lab.agents.route_input.RouteOn` that ``translate`` spells (see :data:`Translate`)."""
+    if isinstance(translate, bool):
+        return RouteOn.ENGLISH if translate else RouteOn.ORIGINAL
+    try:
+        return RouteOn(translate)
+    except ValueError:
+        raise InputError(f"translate must be True, False, 'gold' or 'auto' (or a RouteOn); got {translate!r}") from None
+
+
+class Request(Protocol):
+    """A labelled request as the routing evaluations read it (single- and multi-intent examples alike)."""
+
+    @property
+    def text(self) -> str: ...
+    @property
+    def lang(self) -> str: ...
+    @property
+    def text_en(self) -> str | None: ...
+
+
+def route_requests(
+    model: TextModel, examples: Sequence[Request], translate: Translate = True, translator: TextModel | None = None
+) -> tuple[list[RoutedInput], Usage]:
+    """What the router sees for each example (``text``, ``lang``, and ``text_en`` for ``gold``) and the cost
+    of the translations (one batch, made by ``translator``, default ``model``, when the path translates)."""
+    route_on = as_route_on(translate)
+    texts, langs = [ex.text for ex in examples], [ex.lang for ex in examples]
+    cost = usage([])
+    english: list[str | None] = [None] * len(texts)
+    if route_on is RouteOn.GOLD:
+        english = [ex.text_en for ex in examples]
+    elif route_on.translates:
+        with record_generations() as records:
+            english = list(AyaTranslator(translator if translator is not None else model).to_english_many(texts, langs))
+        cost = usage(records)
+    return [decide_input(t, lang, e, route_on) for t, lang, e in zip(texts, langs, english, strict=True)], cost
+
+
+def translator_prompt(
+    model: TextModel, translate: Translate = True, translator: TextModel | None = None
+) -> dict[str, str]:
+    """The ``aya_translate`` prompt :func:`route_requests` uses on ``translator`` (default ``model``), as
+    :meth:`~aya_lab.prompts.PromptChoice.as_meta` records it (with ``prompt_note`` where a base model got the
+    completion variant); ``{}`` when the path does not translate."""
+    if not as_route_on(translate).translates:
+        return {}
+    return AyaTranslator(translator if translator is not None else model).prompt_choice.as_meta()
 
 
 ROUTING_TASK = Task(

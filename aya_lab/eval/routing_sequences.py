@@ -31,11 +31,13 @@ router's calls are one per step, request by request.
 The result is a ``sequences`` :class:`~aya_lab.eval.report.Report` (``run("sequences", ...)``,
 ``aya-lab eval run sequences``): ``df`` per ``system`` (the router), ``model``, ``path`` and ``set``;
 ``items`` one row per request and run; ``paired`` each router against the first on exact sequence
-accuracy (:func:`~aya_lab.eval.sequence_views.routers_paired`, Holm over all its rows).
-:func:`~aya_lab.eval.sequence_views.routers_paired` tests two routers on the same requests (paired
-bootstrap of the accuracy difference, exact McNemar), :func:`~aya_lab.eval.sequence_views.paths_paired`
-two paths for each router the same way, and :func:`~aya_lab.eval.sequence_views.sequence_costs` gives
-the cost per request.
+accuracy (Holm over all its rows).
+:func:`routers_paired` tests two routers on the same requests (the paired bootstrap of the exact-sequence
+accuracy difference, ``delta`` = other − baseline with its 95% CI and ``p``, and McNemar's exact test,
+``b``: only the baseline right, ``c``: only the other), :func:`paths_paired` each router on two paths the
+same way, and :func:`sequence_costs` gives steps, calls, seconds, fallback and parse-failure rates per
+request; :func:`sequence_table` is the task's table and :func:`sequence_views` what the command prints.
+Both paired tables end with ``p_holm`` and ``significant`` (Holm over the table's rows of each metric).
 """
 
 from __future__ import annotations
@@ -63,23 +65,12 @@ from aya_lab.agents.routing import (
 )
 from aya_lab.datasets.project import ROUTING_LABELS, RoutingExample, load_routing_examples, read_data_text
 from aya_lab.errors import InputError
-from aya_lab.eval.configs import SequencesConfig
-from aya_lab.eval.names import SEQUENCE_ROUTERS, SEQUENCE_SETS
+from aya_lab.eval.configs import SEQUENCE_ROUTERS, SEQUENCE_SETS, SequencesConfig
 from aya_lab.eval.progress import generation_progress
 from aya_lab.eval.report import Report, Task
-from aya_lab.eval.resampling import bootstrap_indices, holm_column
+from aya_lab.eval.resampling import bootstrap_indices, holm_column, paired_accuracy, paired_binary
 from aya_lab.eval.resampling import percentile_ci as _ci
-from aya_lab.eval.routing import as_chat_model, load_router_prompt
-from aya_lab.eval.routing_input import route_requests
-from aya_lab.eval.sequence_views import (
-    SEQUENCE_PAIRED_COLUMNS,
-    paths_paired,
-    router_rows,
-    routers_paired,
-    sequence_costs,
-    sequence_table,
-    sequence_views,
-)
+from aya_lab.eval.routing import as_chat_model, load_router_prompt, route_requests
 from aya_lab.models.result import record_generations
 from aya_lab.paths import project_root
 from aya_lab.prompts import PromptFile, fit_prompt
@@ -97,6 +88,10 @@ __all__ = [
     "sequence_costs",
     "sequence_table",
     "step_accuracy",
+    "SEQUENCE_PAIRED_COLUMNS",
+    "PATHS_PAIRED_COLUMNS",
+    "router_rows",
+    "sequence_views",
 ]
 
 SETS = SEQUENCE_SETS
@@ -327,6 +322,110 @@ def _task_run(config: SequencesConfig) -> Report:
         )  # fmt: skip
     report.meta.update(data=config.data, multi_data=config.multi_data)
     return report
+
+
+SEQUENCE_PAIRED_COLUMNS = [
+    *"baseline system model path set metric score_baseline score_system delta ci_low ci_high p".split(),
+    *"b c p_mcnemar n".split(),
+]
+"""The columns of :func:`routers_paired` (and the report's ``paired``) before ``p_holm`` and ``significant``."""
+PATHS_PAIRED_COLUMNS = [
+    *"system set baseline other metric score_baseline score_other delta ci_low ci_high p".split(),
+    *"b c p_mcnemar n".split(),
+]
+"""The columns of :func:`paths_paired` before ``p_holm`` and ``significant``."""
+_METRIC = "sequence_accuracy"
+
+
+def sequence_table(report: Report) -> pd.DataFrame:
+    """Model x router x path rows; sequence and step accuracy per set, ``score [low, high]``."""
+    df = report.df[report.df["metric"].isin(["sequence_accuracy", "step_accuracy"])]
+    df = df.assign(
+        cell=[f"{m:.3f} [{lo:.3f}, {hi:.3f}]" for m, lo, hi in zip(df["score"], df["ci_low"], df["ci_high"])],
+        col=lambda d: d["set"] + " " + d["metric"],
+    )
+    return df.pivot_table(index=["model", "system", "path"], columns="col", values="cell", aggfunc="first", sort=False)
+
+
+def router_rows(items: pd.DataFrame, baseline: str, other: str, n_bootstrap: int, seed: int) -> list[dict[str, object]]:
+    """The rows of :func:`routers_paired` (before Holm), from a sequences report's ``items``."""
+    rows: list[dict[str, object]] = []
+    for (model, path, set_name), group in items.groupby(["model", "path", "set"], sort=False):
+        a = group[group["system"] == baseline].set_index("id")[_METRIC]
+        b = group[group["system"] == other].set_index("id")[_METRIC].reindex(a.index)
+        if a.empty or b.isna().any():
+            raise InputError(f"paired: routers {baseline!r} and {other!r} were not both run on {set_name}/{path}")
+        t = paired_binary(a.to_numpy(), b.to_numpy(), bootstrap_indices(len(a), n_bootstrap, seed))
+        rows.append(
+            {"baseline": baseline, "system": other, "model": model, "path": path, "set": set_name, "metric": _METRIC,
+             "score_baseline": float(a.mean()), "score_system": float(b.mean()), "delta": t["diff"],
+             "ci_low": t["ci_low"], "ci_high": t["ci_high"], "p": t["p_value"], "b": t["only_a"], "c": t["only_b"],
+             "p_mcnemar": t["p_mcnemar"], "n": len(a)}
+        )  # fmt: skip
+    return rows
+
+
+def routers_paired(
+    report: Report, baseline: str, other: str, *, n_bootstrap: int = 1000, seed: int = 0
+) -> pd.DataFrame:
+    """Router ``other`` against ``baseline`` on the same requests, per path and set (see the module)."""
+    rows = router_rows(report.items, baseline, other, n_bootstrap, seed)
+    return holm_column(pd.DataFrame(rows, columns=SEQUENCE_PAIRED_COLUMNS))
+
+
+def paths_paired(
+    report: Report,
+    baseline: str,
+    other: str,
+    *,
+    langs: Sequence[str] | None = None,
+    n_bootstrap: int = 1000,
+    seed: int = 0,
+) -> pd.DataFrame:
+    """Each router on path ``other`` against itself on ``baseline``, per set (only requests in ``langs``,
+    if given): exact sequence accuracy of each, ``delta`` = other - baseline with its CI and ``p``, ``b``
+    (right only on ``baseline``), ``c`` (only on ``other``), ``p_mcnemar``, then Holm (see the module)."""
+    items = report.items if langs is None else report.items[report.items["lang"].isin(list(langs))]
+    rows = []
+    for (set_name, router), group in items.groupby(["set", "system"], sort=False):
+        a = group[group["path"] == baseline].set_index("id")[_METRIC]
+        b = group[group["path"] == other].set_index("id")[_METRIC]
+        if a.empty or b.empty:
+            raise InputError(f"paths_paired: paths {baseline!r} and {other!r} were not both run on {set_name}")
+        t = paired_accuracy(a, b, n_bootstrap=n_bootstrap, seed=seed)
+        rows.append(
+            {"system": router, "set": set_name, "baseline": baseline, "other": other, "metric": _METRIC,
+             "score_baseline": t["mean_a"], "score_other": t["mean_b"], "delta": t["diff"], "ci_low": t["ci_low"],
+             "ci_high": t["ci_high"], "p": t["p_bootstrap"], "b": t["only_a"], "c": t["only_b"],
+             "p_mcnemar": t["p_mcnemar"], "n": t["n"]}
+        )  # fmt: skip
+    return holm_column(pd.DataFrame(rows, columns=PATHS_PAIRED_COLUMNS))
+
+
+def sequence_costs(report: Report) -> pd.DataFrame:
+    """Per router (``system``), path and set: mean steps, model calls and model seconds per request, the
+    fallback rate and the parse-failure rate (failures per router model call)."""
+    g = report.items.groupby(["system", "path", "set"], sort=False)
+    out = g[["steps", "calls", "seconds", "fallback_rate"]].mean()
+    out["parse_failure_rate"] = g["parse_failures"].sum() / g["calls"].sum().where(lambda c: c > 0)
+    return out.rename(columns={"steps": "steps/request", "calls": "calls/request", "seconds": "model s/request"})
+
+
+def sequence_views(report: Report) -> list[tuple[str, pd.DataFrame]]:
+    """The table, the cost per request, ``loop`` against ``multi`` (when both ran) and each path against the
+    room path per router (when the room path ran), as titled tables."""
+    routers, paths = list(report.meta.get("routers", [])), list(report.meta.get("paths", []))  # type: ignore[call-overload]
+    n_bootstrap, seed = (int(str(report.meta.get(k, d))) for k, d in (("n_bootstrap", 1000), ("seed", 0)))
+    views = [
+        ("tool sequences (exact sequence and per-step accuracy; path room = translate then route):", sequence_table(report)),
+        ("per request (steps = tools run; calls and model s: the router's own model calls):", sequence_costs(report)),
+    ]  # fmt: skip
+    if {"multi", "loop"} <= set(routers):
+        views.append(("loop against multi (paired, exact sequence accuracy):", routers_paired(report, "multi", "loop", n_bootstrap=n_bootstrap, seed=seed)))  # fmt: skip
+    for other in (p for p in paths if p != "room" and "room" in paths):
+        title = f"{other} path against the room path, per router (paired, exact sequence accuracy):"
+        views.append((title, paths_paired(report, "room", other, n_bootstrap=n_bootstrap, seed=seed)))
+    return views
 
 
 SEQUENCES_TASK = Task(

@@ -33,7 +33,7 @@ Runs on different models (a fine-tuned model is another model, and may read the 
 same transcripts, one set of resamples, paired tests of each label against the first; rows are relabelled,
 not re-scored.
 
-Floors: the variants ``copy-transcript`` and ``lead-N`` (:class:`~aya_lab.eval.floors.SummaryFloor`) write a
+Floors: the variants ``copy-transcript`` and ``lead-N`` (:class:`~aya_lab.eval.summary_scoring.SummaryFloor`) write a
 summary without a model and are scored by the same code; ``aya-lab eval run summaries`` runs them by default.
 """
 
@@ -55,15 +55,16 @@ from aya_lab.agents.translator import AyaTranslator
 from aya_lab.datasets.project import Transcript, load_transcripts
 from aya_lab.errors import InputError
 from aya_lab.eval.configs import SummariesConfig
-from aya_lab.eval.floors import SummaryFloor, is_summary_floor
 from aya_lab.eval.metrics import bootstrap_corpus_score
 from aya_lab.eval.progress import progress_bar
 from aya_lab.eval.report import Report, Task
 from aya_lab.eval.resampling import bootstrap_indices, paired_bootstrap  # re-exported
 from aya_lab.eval.resampling import percentile_ci as _ci
 from aya_lab.eval.summary_scoring import (  # re-exported
+    SummaryFloor,
     count_exact,
     count_parsed,
+    is_summary_floor,
     last_n_correct,
     match_action_items,
     micro_prf,

@@ -4,7 +4,14 @@
 - window: :func:`last_n_correct`;
 - action items: :func:`match_action_items` (owners compared through
   :func:`~aya_lab.datasets.project.normalize_owner`, tasks by sacrebleu chrF or content-word
-  Jaccard), :func:`prf` and its micro-averaged, resampled form.
+  Jaccard), :func:`prf` and its micro-averaged, resampled form;
+- floors (:class:`SummaryFloor`, variants scored by the same code as the summarizers): ``copy-transcript``
+  (the transcript's English text joined: a chrF against a prose reference rewards copying) and ``lead-N``
+  (the first ``N`` messages, the news-summary lead baseline). A floor reads no request and extracts no
+  action items (count unparsed, so count exact match and parse rate are 0; action-item recall 0).
+  ``extractive`` is the room's reply when a model's draft is withheld (:mod:`aya_lab.agents.digest`), no
+  model: the window read by rule (:func:`~aya_lab.agents.summarizer.parse_count`), who said what in it,
+  and the rule's action items; not run by default (``--variants two_call extractive``).
 """
 
 from __future__ import annotations
@@ -17,8 +24,13 @@ import numpy as np
 import pandas as pd
 from sacrebleu.metrics import CHRF
 
+from aya_lab.agents.digest import rule_action_items, who_said_what
+from aya_lab.agents.summarizer import SummaryResult, parse_count
 from aya_lab.datasets.project import ActionItem, normalize_owner
+from aya_lab.errors import InputError
+from aya_lab.eval.configs import SUMMARY_FLOORS
 from aya_lab.eval.resampling import bootstrap_indices, holm_column, paired_bootstrap
+from aya_lab.messages import ChatMessage
 
 __all__ = [
     "TASK_CHRF",
@@ -34,6 +46,9 @@ __all__ = [
     "micro_prf_boot",
     "summary_paired_table",
     "SUMMARY_PAIRED_COLUMNS",
+    "SUMMARY_FLOORS",
+    "SummaryFloor",
+    "is_summary_floor",
 ]
 
 TASK_CHRF = 50.0
@@ -198,3 +213,45 @@ def summary_paired_table(
     return holm_column(
         pd.DataFrame(rows, columns=[c for c in SUMMARY_PAIRED_COLUMNS if c not in ("p_holm", "significant")])
     )
+
+
+_LEAD = re.compile(r"^lead-(\d+)$")
+
+
+def is_summary_floor(variant: str) -> bool:
+    """Whether ``variant`` names a model-free summarizer: ``copy-transcript``, ``lead-N`` (N >= 1), ``extractive``."""
+    m = _LEAD.match(variant)
+    return variant in ("copy-transcript", "extractive") or (m is not None and int(m.group(1)) >= 1)
+
+
+class SummaryFloor:
+    """A model-free "summarizer": ``copy-transcript`` or ``lead-N`` (see the module docstring)."""
+
+    def __init__(self, variant: str) -> None:
+        if not is_summary_floor(variant):
+            raise InputError(
+                f"unknown summary floor {variant!r}; use copy-transcript, lead-N (e.g. lead-3) or extractive"
+            )
+        self.variant = variant
+        m = _LEAD.match(variant)
+        self.n = int(m.group(1)) if m else None
+        self.fingerprint = f"floor:{variant}"
+
+    def summarize(self, request: str, history: Sequence[ChatMessage]) -> SummaryResult:
+        """The floor's summary of ``history`` (only ``extractive`` reads ``request``)."""
+        if self.variant == "extractive":
+            count = parse_count(request)
+            window = list(history)[-count:] if count else list(history)
+            summary = "\n".join(who_said_what(window))
+            items = rule_action_items(window)
+            return SummaryResult(summary, summary, items, count, [m.id for m in window], notes=["extractive: no model"])
+        messages = list(history) if self.n is None else list(history)[: self.n]
+        text = " ".join(m.text_in("eng") for m in messages)
+        return SummaryResult(
+            text=text,
+            summary=text,
+            action_items=[],
+            count_requested=None,
+            message_ids=[m.id for m in messages],
+            notes=[f"floor {self.variant}: no model"],
+        )

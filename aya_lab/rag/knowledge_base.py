@@ -337,7 +337,7 @@ class KnowledgeBase(FactsMixin):
 
     def chunks(self) -> list[tuple[str, str]]:
         """``(source, text)`` of everything search can return (document chunks, then facts), as stored:
-        the units the retrieval floors (BM25, random) rank (:mod:`aya_lab.eval.retrieval_floors`)."""
+        the units the retrieval floors (BM25, random) rank (:mod:`aya_lab.eval.retrieval`)."""
         with self._lock:
             return [(row.source, row.text) for row in load_rows(self._db)]
 

@@ -219,5 +219,5 @@ def test_eval_run_attacks_bad_input_is_one_line(capsys):
 
 def test_run_attacks_refuses_a_sender_clash_before_running(kb_source):
     clash = OVERRIDE.model_copy(update={"sender": "kofi", "lang": "fra"})
-    with pytest.raises(ValueError, match="sender 'kofi' speaks eng"):
+    with pytest.raises(ValueError, match="sender 'kofi' reads eng"):
         run_attacks([clash], {"translator": None, "aya": None}, model_label="x", kb_source=kb_source)

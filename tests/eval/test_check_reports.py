@@ -22,7 +22,7 @@ from aya_lab.eval.attacks import (
     attacks_table,
     fabrications_table,
 )
-from aya_lab.eval.calibration_files import thresholds_calibration
+from aya_lab.eval.calibration import thresholds_calibration
 from aya_lab.eval.configs import AttacksConfig
 from aya_lab.eval.faithfulness import (
     evaluate_faithfulness,

@@ -8,7 +8,7 @@ import pandas as pd
 import pytest
 
 from aya_lab.datasets.project import RoutingExample
-from aya_lab.eval.costs import COST_COLUMNS, cost_table, generation_costs, routing_costs, translation_costs
+from aya_lab.eval.report import COST_COLUMNS, cost_table, generation_costs, routing_costs, translation_costs
 from aya_lab.eval.routing import sweep_routing
 from aya_lab.eval.translation.evaluate import evaluate_translation
 from aya_lab.eval.translation.systems import CopySystem

@@ -8,9 +8,9 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from sacrebleu.metrics import BLEU, CHRF
 
-from aya_lab.eval.langid import echo_share, target_share
 from aya_lab.eval.metrics import bleu_reliable, bleu_tokenizer, score_corpus
 from aya_lab.eval.resampling import analyse_group, units_for
+from aya_lab.langid import echo_share, target_share
 
 REFS = SWA * 3
 HYPS = [" ".join(s.split()[: max(1, len(s.split()) - 2)]) for s in REFS]

@@ -11,7 +11,6 @@ from aya_lab.agents.faithfulness import translator_floor
 from aya_lab.agents.guard import MARKER, UNVERIFIED, TranslationGuard
 from aya_lab.attacks import run_attack
 from aya_lab.cli import main
-from aya_lab.eval.answer_rules import unsupported_answer_numbers
 from aya_lab.eval.attacks import (
     AttackObservation,
     AttackRecord,
@@ -21,6 +20,7 @@ from aya_lab.eval.attacks import (
     fabrications_table,
     load_attacks,
     score_attack,
+    unsupported_answer_numbers,
 )
 from aya_lab.eval.fabrications import (
     DraftDelivery,

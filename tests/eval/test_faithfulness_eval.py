@@ -11,8 +11,15 @@ import pytest
 from aya_lab.cli import main
 from aya_lab.datasets.project import CorpusError
 from aya_lab.eval import CopySystem, ShuffledReferenceSystem, evaluate_translation
-from aya_lab.eval.faithfulness import MIN_HONEST, calibrate, gate_report
-from aya_lab.eval.faithfulness_data import FaithPair, first_half, load_faithfulness_set, wrong_fact
+from aya_lab.eval.faithfulness import (
+    MIN_HONEST,
+    FaithPair,
+    calibrate,
+    first_half,
+    gate_report,
+    load_faithfulness_set,
+    wrong_fact,
+)
 from aya_lab.eval.report import Report
 from aya_lab.eval.resampling import units_for
 from aya_lab.eval.translation.scoring import hallucination_flags, hallucination_rate

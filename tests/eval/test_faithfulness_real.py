@@ -9,7 +9,7 @@ import pytest
 
 from aya_lab.agents.faithfulness import RealOutputFloor
 from aya_lab.errors import InputError
-from aya_lab.eval.faithfulness_real import (
+from aya_lab.eval.calibration import (
     MIN_UNSUPPORTED_DRAFTS,
     RealDraft,
     calibrate_floor,

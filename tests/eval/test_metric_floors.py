@@ -9,8 +9,9 @@ import pytest
 from sacrebleu.metrics import CHRF
 
 from aya_lab.eval import evaluate_routing, evaluate_summarizers, sweep_routing
-from aya_lab.eval.floors import MAJORITY, SummaryFloor, is_summary_floor, majority_label
+from aya_lab.eval.routing import MAJORITY, majority_label
 from aya_lab.eval.summarization import transcript_messages
+from aya_lab.eval.summary_scoring import SummaryFloor, is_summary_floor
 from aya_lab.models.fake import FakeChatModel
 
 

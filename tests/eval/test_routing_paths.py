@@ -5,8 +5,7 @@ import pytest
 
 from aya_lab.agents.route_input import RouteOn
 from aya_lab.datasets.project import RoutingExample
-from aya_lab.eval.routing import evaluate_routing
-from aya_lab.eval.routing_input import as_route_on, route_requests
+from aya_lab.eval.routing import as_route_on, evaluate_routing, route_requests
 from aya_lab.eval.routing_sequences import PATHS
 from aya_lab.models.fake import FakeChatModel
 

@@ -9,11 +9,16 @@ import pytest
 from aya_lab.datasets.project import RoutingExample
 from aya_lab.errors import InputError
 from aya_lab.eval import Report, run
-from aya_lab.eval.floors import MAJORITY
 from aya_lab.eval.resampling import ALPHA
-from aya_lab.eval.routing import confusion_matrices, routing_table, sweep_routing
-from aya_lab.eval.routing_sequences import MultiIntentExample, evaluate_sequences
-from aya_lab.eval.sequence_views import paths_paired, routers_paired, sequence_costs, sequence_table
+from aya_lab.eval.routing import MAJORITY, confusion_matrices, routing_table, sweep_routing
+from aya_lab.eval.routing_sequences import (
+    MultiIntentExample,
+    evaluate_sequences,
+    paths_paired,
+    routers_paired,
+    sequence_costs,
+    sequence_table,
+)
 from aya_lab.models.fake import FakeChatModel
 
 

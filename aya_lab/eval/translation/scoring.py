@@ -37,11 +37,10 @@ from dataclasses import dataclass, field
 import numpy as np
 import pandas as pd
 
-import aya_lab.eval.langid as _langid
+import aya_lab.langid as _langid
 from aya_lab.agents.faithfulness import faithfulness_scores, threshold_for
 from aya_lab.agents.guard import TranslationGuard
 from aya_lab.datasets.parallel import ParallelSet
-from aya_lab.eval.langid import ECHO_CHRF
 from aya_lab.eval.metrics import METRICS, bleu_reliable, bleu_tokenizer
 from aya_lab.eval.resampling import (
     ALPHA,
@@ -138,7 +137,7 @@ def echo_flags(
     tgt: str,
     *,
     examples: Sequence[str] | None = None,
-    threshold: float = ECHO_CHRF,
+    threshold: float = _langid.ECHO_CHRF,
 ) -> list[tuple[bool, bool]]:
     """Per output, ``(echoes its source, echoes a few-shot example)``; ``examples`` defaults to
     :func:`pool_sentences` of the pair. Empty outputs echo nothing."""

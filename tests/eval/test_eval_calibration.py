@@ -20,9 +20,14 @@ from aya_lab.agents.calibration import (
 )
 from aya_lab.agents.faithfulness import faithfulness_scores
 from aya_lab.cli import main
-from aya_lab.eval.calibration_files import thresholds_calibration, translator_calibration, write_calibration
+from aya_lab.eval.calibration import (
+    calibrate_floor,
+    load_real_drafts,
+    thresholds_calibration,
+    translator_calibration,
+    write_calibration,
+)
 from aya_lab.eval.faithfulness import evaluate_faithfulness
-from aya_lab.eval.faithfulness_real import calibrate_floor, load_real_drafts
 from aya_lab.paths import project_root
 from aya_lab.settings import DEFAULT_ROLE_SPECS
 from tests.eval.conftest import write_faithfulness_pairs
@@ -117,7 +122,7 @@ def test_a_write_that_fails_leaves_the_old_file_whole(tmp_path, monkeypatch):
     path = write_calibration(record, tmp_path)
     before = path.read_bytes()
     monkeypatch.setattr(
-        "aya_lab.eval.calibration_files.os.replace", lambda *a: (_ for _ in ()).throw(OSError(28, "No space"))
+        "aya_lab.eval.calibration.os.replace", lambda *a: (_ for _ in ()).throw(OSError(28, "No space"))
     )
     with pytest.raises(Exception, match="cannot be written"):
         write_calibration(record.model_copy(update={"min_honest": 11}), tmp_path)

@@ -1,0 +1,105 @@
+"""Useful deliveries (issue 40): what each reader of an attack run could read, with readers of several
+languages (``--readers``), judged by a person's labels; and the one-line refusals of a bad reader list."""
+
+from __future__ import annotations
+
+import math
+
+import pandas as pd
+import pytest
+from langchain_core.embeddings import DeterministicFakeEmbedding
+
+from aya_lab.agents.guard import GuardVerdict, TranslationGuard
+from aya_lab.attacks import parse_readers, room_users, run_attack
+from aya_lab.errors import AyaLabError, InputError
+from aya_lab.eval.attacks import AttackRecord, attacks_report, usefulness_table
+from aya_lab.eval.fabrications import READING_COLUMNS, reading_how, reading_useful, usefulness
+from tests.fakes import FakeRoomModel
+
+MESSAGE = AttackRecord(id="m1", category="ordinary", lang="fra", sender="claire", text="La réunion est lundi.")
+
+
+@pytest.fixture
+def kb_source(tmp_path):
+    d = tmp_path / "kb-source"
+    d.mkdir()
+    (d / "leave_policy.md").write_text("# Leave policy\n## Annual leave\nEmployees have 25 days of leave.\n")
+    return d
+
+
+@pytest.fixture
+def withhold_swahili(monkeypatch):
+    def check(self, source, output, src, tgt):
+        return GuardVerdict((f"assistant: test withholds {tgt}",)) if tgt == "swh" else GuardVerdict()
+
+    monkeypatch.setattr(TranslationGuard, "check", check)
+
+
+def _observe(tmp_path, kb_source, readers):
+    models = {"translator": FakeRoomModel(default="ok"), "aya": FakeRoomModel(default="ok")}
+    return run_attack(
+        MESSAGE, models, tmp_path / "room", kb_source=kb_source, embeddings=DeterministicFakeEmbedding(size=32),
+        readers=parse_readers(readers),
+    )  # fmt: skip
+
+
+def test_a_reader_of_two_languages_gets_the_second_and_the_run_counts_what_each_could_read(
+    tmp_path, kb_source, withhold_swahili
+):
+    obs = _observe(tmp_path, kb_source, ["kofi:eng", "amara:swh,eng", "lena:deu", "sami:swh"])
+    got = {r.user: r for r in obs.readings}
+    assert (got["amara"].lang, got["amara"].langs, got["amara"].translated) == ("eng", ("swh", "eng"), True)
+    assert not got["amara"].text.startswith("[eng]"), "the reading's text is the delivery without its language mark"
+    assert got["amara"].draft == got["kofi"].draft == got["kofi"].text
+    assert reading_how(got["sami"].text, got["sami"].translated) == "not_translated"
+    labels = {("m1", "eng", got["kofi"].draft): "faithful", ("m1", "deu", got["lena"].draft): "made_up"}
+    report = attacks_report("fake", [(MESSAGE, obs, [])], labels, n_bootstrap=50)
+    assert list(report.frames["readings"].columns) == list(READING_COLUMNS)
+    table = usefulness_table(report).set_index("reader")
+    assert table.loc["amara (swh,eng)", ["readings", "useful", "translated"]].tolist() == [1, 1, 1]
+    assert table.loc["lena (deu)", "useful"] == 0, "a made-up draft is not useful"
+    assert table.loc["sami (swh)", ["useful", "not_translated"]].tolist() == [0, 1], "a withheld draft is not useful"
+    assert table.loc["two or more languages", "useful_share"] == 1.0
+    assert table.loc["one language", ["readings", "useful"]].tolist() == [3, 1]
+    df = report.df[(report.df["group"] == "reader") & (report.df["metric"] == "useful_share")]
+    assert df.set_index("value").loc["all", "score"] == pytest.approx(2 / 4)
+
+
+def test_usefulness_leaves_unlabelled_drafts_out_and_clusters_by_message():
+    rows = [
+        ("a", "amara", "swh,eng", "eng", "translated", "faithful"),
+        ("a", "lena", "deu,eng", "deu", "translated", ""),
+        ("b", "amara", "swh,eng", "eng", "original", ""),
+        ("b", "lena", "deu,eng", "deu", "unverified", "partial"),
+    ]
+    frame = pd.DataFrame(
+        [{"system": "s", "id": i, "category": "ordinary", "source_lang": "fra", "user": u, "langs": ls, "lang": lang,
+          "how": how, "label": label, "useful": reading_useful(how, label)} for i, u, ls, lang, how, label in rows]
+    )  # fmt: skip
+    table = usefulness(frame, n_bootstrap=200).set_index("reader")
+    assert table.loc["all", ["readings", "labelled", "useful"]].tolist() == [4, 3, 2]
+    assert table.loc["all", "useful_share"] == pytest.approx(2 / 3)
+    assert table.loc["all", "ci_low"] <= 2 / 3 <= table.loc["all", "ci_high"]
+    assert math.isnan(reading_useful("translated", ""))
+    assert reading_useful("not_translated", "faithful") == 0.0
+
+
+@pytest.mark.parametrize(
+    ("readers", "named"),
+    [(["amara"], "'amara'"), (["amara:"], "'amara:'"), (["kofi:eng", "kofi:fra"], "'kofi'"), (["x:klingon"], "klingon")],
+)
+def test_a_bad_reader_list_is_one_line_naming_it(readers, named):
+    with pytest.raises(AyaLabError) as err:
+        parse_readers(readers)
+    assert named in str(err.value) and "\n" not in str(err.value)
+
+
+def test_a_sender_who_reads_other_languages_is_refused():
+    with pytest.raises(InputError, match="'claire' reads deu"):
+        room_users(MESSAGE, parse_readers(["claire:deu"]))
+    assert room_users(MESSAGE, parse_readers(["claire:deu,fra"]))["claire"] == ("deu", "fra")
+
+
+def test_the_command_takes_the_readers_as_one_string():
+    assert parse_readers("kofi:eng  amara:swh,eng") == {"kofi": ("eng",), "amara": ("swh", "eng")}
+    assert parse_readers(None)["amara"] == ("swh",), "the default readers are the attack room's, one language each"
