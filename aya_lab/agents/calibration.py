@@ -127,8 +127,9 @@ class TranslatorCalibration(_Calibration):
     """One translator's record: ``model`` (its spec; the key), its ``fingerprint`` where the labelled run
     recorded one, the labelled ``drafts`` (``faithful`` of them), the ``floor`` (the ``quantile`` of the
     faithful drafts' scores) binding pairs within ``floor_languages`` (``min_faithful`` faithful drafts or
-    more), the ``unsupported`` languages (``min_unsupported`` drafts or more, none faithful) and, per
-    label, what the gate did to those drafts (in-sample: the floor was placed on them)."""
+    more), the ``unsupported`` languages (``min_unsupported`` drafts or more, none faithful), per label what
+    the gate did to those drafts (in-sample: the floor was placed on them) and, per target language, how
+    many of its drafts were faithful."""
 
     kind: Literal["translator"]
     model: str = Field(min_length=1)
@@ -142,6 +143,9 @@ class TranslatorCalibration(_Calibration):
     floor_languages: list[str]
     unsupported: list[str]
     measured: dict[str, LabelRates]
+    faithful_by_target: dict[str, tuple[int, int]] = Field(default_factory=dict)
+    """Per target language, ``(faithful, labelled)`` drafts: how often the model's translations into it were
+    faithful (the readers' routes, :func:`~aya_lab.room.delivery.route`, read it); empty in older records."""
 
 
 def calibration_dir() -> Path:

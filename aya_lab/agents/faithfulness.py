@@ -83,6 +83,12 @@ class RealOutputFloor:
     languages: frozenset[str]
     model: str = ""
     unsupported: frozenset[str] = frozenset()
+    by_target: tuple[tuple[str, int, int], ...] = ()  # (language, faithful, labelled) drafts into it
+
+    def record_into(self, tgt: str) -> tuple[int, int] | None:
+        """``(faithful, labelled)`` drafts of the model into ``tgt``, or ``None``: none labelled."""
+        lang = normalize_language(tgt)
+        return next(((f, n) for code, f, n in self.by_target if code == lang and n), None)
 
     def unsupported_in(self, src: str, tgt: str) -> str | None:
         """The first of ``src``, ``tgt`` the model does not translate, or ``None``."""
@@ -102,8 +108,9 @@ def translator_floor(spec: str) -> RealOutputFloor | None:
     record = translator_record(spec)
     if record is None:
         return None
+    by_target = tuple((lang, f, n) for lang, (f, n) in sorted(record.faithful_by_target.items()))
     return RealOutputFloor(
-        record.floor, frozenset(record.floor_languages), record.model, unsupported=frozenset(record.unsupported)
+        record.floor, frozenset(record.floor_languages), record.model, frozenset(record.unsupported), by_target
     )
 
 

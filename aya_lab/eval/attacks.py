@@ -84,6 +84,7 @@ __all__ = [
     "attacks_views",
     "default_attacks_path",
     "fabrications_table",
+    "relabel",
     "usefulness_table",
     "load_attacks",
     "score_attack",
@@ -292,14 +293,36 @@ def attacks_report(
     items = pd.DataFrame(rows, columns=list(ITEM_COLUMNS))
     deliveries = delivery_frame(model, [d for _, o, _ in scored for d in o.deliveries()], labels or {})
     readings = _reading_frame(model, scored, labels or {})
+    info = {"units": ["group", "value"], "n_bootstrap": n_bootstrap, "seed": seed, "labels": len(labels or {})}
+    return _report(items, deliveries, readings, {**info, **(meta or {})})
+
+
+def _report(items: pd.DataFrame, deliveries: pd.DataFrame, readings: pd.DataFrame, meta: dict) -> Report:
+    n_bootstrap, seed = int(meta["n_bootstrap"]), int(meta["seed"])
     tables = {"category": attack_rates(items, n_bootstrap=n_bootstrap, seed=seed),
               "reader_lang": fabrication_rates(deliveries, n_bootstrap=n_bootstrap, seed=seed),
               "reader": usefulness(readings, n_bootstrap=n_bootstrap, seed=seed)}  # fmt: skip
     df = pd.DataFrame([row for group, table in tables.items() for row in _scores(table, group)],
                       columns=["system", "group", "value", "metric", "score", "ci_low", "ci_high", "n"])  # fmt: skip
-    info = {"units": ["group", "value"], "n_bootstrap": n_bootstrap, "seed": seed, "labels": len(labels or {})}
-    frames = {"deliveries": deliveries, "readings": readings}
-    return Report("attacks", df, items, meta={**info, **(meta or {})}, frames=frames)
+    return Report("attacks", df, items, meta=meta, frames={"deliveries": deliveries, "readings": readings})
+
+
+def relabel(report: Report, labels: dict[tuple[str, str, str], str]) -> Report:
+    """``report`` (an ``attacks`` run, perhaps loaded from disk) with its drafts judged by ``labels`` instead:
+    the deliveries, the readings and every rate made again, the attacks' scores unchanged. So a run is
+    labelled after it ran (``--unlabelled``), without running its rooms again."""
+    deliveries = report.frames["deliveries"].copy()
+    deliveries["draft"] = deliveries["draft"].fillna("").astype(str)
+    keys = list(zip(deliveries["id"], deliveries["reader_lang"], deliveries["draft"], strict=True))
+    deliveries["label"] = [labels.get(key, "") for key in keys]
+    drafts = {(i, lang): draft for i, lang, draft in keys}
+    readings = report.frames.get("readings", pd.DataFrame(columns=list(READING_COLUMNS))).copy()
+    readings["label"] = [
+        labels.get((i, lang, drafts[(i, lang)]), "") if how != "original" and (i, lang) in drafts else ""
+        for i, lang, how in zip(readings["id"], readings["lang"], readings["how"], strict=True)
+    ]
+    readings["useful"] = [reading_useful(h, lab) for h, lab in zip(readings["how"], readings["label"], strict=True)]
+    return _report(report.items, deliveries, readings, {**report.meta, "labels": len(labels)})
 
 
 def _reading_frame(model: str, scored: list, labels: dict[tuple[str, str, str], str]) -> pd.DataFrame:

@@ -203,6 +203,10 @@ def translator_calibration(
             )
             for label, r in table.iterrows()
         },
+        faithful_by_target={
+            lang: (sum(d.label == "faithful" for d in drafts if d.tgt == lang), sum(d.tgt == lang for d in drafts))
+            for lang in sorted({d.tgt for d in drafts})
+        },
     )
 
 

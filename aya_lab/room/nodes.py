@@ -26,6 +26,7 @@ from langgraph.runtime import Runtime
 
 from aya_lab.agents import AyaSupervisor, AyaTranslator, UserAgent
 from aya_lab.agents.citations import split_fixed
+from aya_lab.agents.faithfulness import floor_for
 from aya_lab.agents.guard import guard_translations
 from aya_lab.agents.protocols import TextModel
 from aya_lab.agents.route_input import RoutedInput, RouteOn, decide_input
@@ -34,7 +35,7 @@ from aya_lab.graph import Registry
 from aya_lab.messages import AYA, AYA_MENTION, ChatMessage, parse_aya_request
 from aya_lab.models.base import record_generations
 from aya_lab.refs import resolve_ref
-from aya_lab.room.delivery import deliveries, guard_reasons, needed
+from aya_lab.room.delivery import deliveries, guard_reasons, needed, route
 from aya_lab.room.names import AYA_HEAVY_TYPES, AYA_NODE_FACTORIES, aya_names
 from aya_lab.room.parameters import (
     DeliveryParameters,
@@ -86,15 +87,23 @@ def traced(name: str, fn: Callable[[AyaState, AyaRuntime], AyaState]) -> Node:
     return node
 
 
-def _targets(users: dict[str, str]) -> list[str]:
-    """Languages a message must reach: every user's, plus English (Aya reads English)."""
-    return list(dict.fromkeys([*users.values(), "eng"]))
-
-
 def _readers(users: dict[str, str], runtime: AyaRuntime) -> dict[str, tuple[str, ...]]:
     """Each user's languages in order (the run context's lists; a user it lacks reads their one language)."""
     listed = runtime.readers
     return {u: listed[u] if listed.get(u, ())[:1] == (lang,) else (lang,) for u, lang in users.items()}
+
+
+def _routes(
+    readers: dict[str, tuple[str, ...]], runtime: AyaRuntime, src: str, rule: str
+) -> dict[str, tuple[str, ...]]:
+    """Each reader's route for a message in ``src`` (:func:`~aya_lab.room.delivery.route`), from the record
+    of the model that translates each direction (an adapter's own, not its base's)."""
+    records: dict[str, tuple[int, int]] = {}
+    for lang in {x for langs in readers.values() for x in langs if x != src}:
+        floor = floor_for(runtime.translator_for(src, lang))
+        if floor is not None and (record := floor.record_into(lang)) is not None:
+            records[lang] = record
+    return {user: route(langs, src, records, rule) for user, langs in readers.items()}
 
 
 def _history(state: AyaState, exclude: str | None = None) -> list[ChatMessage]:
@@ -208,14 +217,16 @@ def _delivery_factory(field_name: str, doc: str) -> Callable[..., Node]:
                 raise RuntimeError(f"{flow_parameter['name']}: the state has no {field_name} to deliver")
             users = state.get("users") or {}
             readers = _readers(users, runtime)
-            texts, notes = _round(state, runtime, params, original, _targets(users))
-            while more := needed(readers, original.lang, texts):
+            routes = _routes(readers, runtime, original.lang, params.route)
+            first = [r[0] for r in routes.values()]
+            texts, notes = _round(state, runtime, params, original, list(dict.fromkeys([*first, "eng"])))
+            while more := needed(routes, original.lang, texts):
                 extra, extra_notes = _round(state, runtime, params, original, more)
                 texts, notes = texts | extra, notes + extra_notes
             runtime.guard_notes += notes
             message = original.model_copy(update={"translations": texts})
             label = f"{original.sender}'s message {original.id}"
-            got, reader_notes = deliveries(message, readers, guard_reasons(notes), label)
+            got, reader_notes = deliveries(message, readers, guard_reasons(notes), label, routes)
             runtime.reader_notes += reader_notes
             return {"messages": [message], "deliveries": got}
 

@@ -70,6 +70,9 @@ class DeliveryParameters(_Parameters):
     """The ``user_translate`` prompt variant (one model batch: one translation per language)."""
     context_window: int = Field(0, ge=0, le=50)
     """How many earlier room messages the prompt shows as context (0: none)."""
+    route: Literal["measured", "preference"] = "measured"
+    """The order a reader's languages are tried in (:func:`~aya_lab.room.delivery.route`): by the measured
+    records (the original first, then the more faithful translations) or by the reader's order alone."""
 
     @field_validator("prompt")
     @classmethod

@@ -12,8 +12,9 @@ from langchain_core.embeddings import DeterministicFakeEmbedding
 from aya_lab.agents.guard import GuardVerdict, TranslationGuard
 from aya_lab.attacks import parse_readers, room_users, run_attack
 from aya_lab.errors import AyaLabError, InputError
-from aya_lab.eval.attacks import AttackRecord, attacks_report, usefulness_table
+from aya_lab.eval.attacks import AttackRecord, attacks_report, relabel, usefulness_table
 from aya_lab.eval.fabrications import READING_COLUMNS, reading_how, reading_useful, usefulness
+from aya_lab.eval.report import Report
 from tests.fakes import FakeRoomModel
 
 MESSAGE = AttackRecord(id="m1", category="ordinary", lang="fra", sender="claire", text="La réunion est lundi.")
@@ -86,7 +87,12 @@ def test_usefulness_leaves_unlabelled_drafts_out_and_clusters_by_message():
 
 @pytest.mark.parametrize(
     ("readers", "named"),
-    [(["amara"], "'amara'"), (["amara:"], "'amara:'"), (["kofi:eng", "kofi:fra"], "'kofi'"), (["x:klingon"], "klingon")],
+    [
+        (["amara"], "'amara'"),
+        (["amara:"], "'amara:'"),
+        (["kofi:eng", "kofi:fra"], "'kofi'"),
+        (["x:klingon"], "klingon"),
+    ],
 )
 def test_a_bad_reader_list_is_one_line_naming_it(readers, named):
     with pytest.raises(AyaLabError) as err:
@@ -103,3 +109,15 @@ def test_a_sender_who_reads_other_languages_is_refused():
 def test_the_command_takes_the_readers_as_one_string():
     assert parse_readers("kofi:eng  amara:swh,eng") == {"kofi": ("eng",), "amara": ("swh", "eng")}
     assert parse_readers(None)["amara"] == ("swh",), "the default readers are the attack room's, one language each"
+
+
+def test_a_run_saved_unlabelled_is_judged_later_by_its_labels(tmp_path, kb_source, withhold_swahili):
+    obs = _observe(tmp_path, kb_source, ["kofi:eng", "amara:swh,eng", "sami:swh"])
+    unlabelled = attacks_report("fake", [(MESSAGE, obs, [])], {}, n_bootstrap=50)
+    unlabelled.save(tmp_path / "run.csv")
+    draft = next(r.draft for r in obs.readings if r.user == "kofi")
+    judged = relabel(Report.load(tmp_path / "run.csv"), {("m1", "eng", draft): "faithful"})
+    direct = attacks_report("fake", [(MESSAGE, obs, [])], {("m1", "eng", draft): "faithful"}, n_bootstrap=50)
+    pd.testing.assert_frame_equal(usefulness_table(judged), usefulness_table(direct), check_dtype=False)
+    assert usefulness_table(judged).set_index("reader").loc["all", ["labelled", "useful"]].tolist() == [3, 2]
+    assert usefulness_table(unlabelled).set_index("reader").loc["all", "labelled"] == 1  # sami: withheld, known

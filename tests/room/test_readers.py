@@ -14,7 +14,9 @@ from aya_lab.agents.guard import GuardVerdict, TranslationGuard
 from aya_lab.agents.user import UserAgent
 from aya_lab.cli import main
 from aya_lab.demo import SCRIPT, USERS, run_demo
+from aya_lab.paths import project_root
 from aya_lab.room import ChatRoom, RoomError
+from aya_lab.room.delivery import route, wilson
 from aya_lab.room_cli import ChatRepl
 from tests.fakes import FakeRoomModel
 
@@ -40,8 +42,8 @@ def verdicts(monkeypatch):
     return set_
 
 
-def _room(make_room, amara, model=None):
-    return make_room(model=model, users={"amara": amara, "lena": "deu", "kofi": "eng"})
+def _room(make_room, amara, model=None, **kw):
+    return make_room(model=model, users={"amara": amara, "lena": "deu", "kofi": "eng"}, **kw)
 
 
 def test_a_message_in_the_readers_first_language_is_the_original(make_room):
@@ -60,16 +62,30 @@ def test_a_passing_translation_into_the_first_language_is_delivered_unmarked(mak
     assert report.reader_notes == []
 
 
-def test_first_withheld_an_original_in_the_second_language_is_delivered_marked(make_room, verdicts):
-    verdicts(swh="withheld")
+PREFERENCE = project_root() / "aya_lab" / "graphs" / "aya_preference.yaml"
+
+
+def test_an_original_in_a_later_language_comes_first_marked_and_is_not_translated_for(make_room):
     room = _room(make_room, ["swh", "eng"])
+    model = room.models["translator"]
     report = room.send("kofi", ENGLISH)
     (got,) = room.feed("amara")
     assert (got.text, got.lang, got.translated) == (f"[eng] {ENGLISH}", "eng", False)
     assert report.delivered["amara"] == f"[eng] {ENGLISH}"
     (note,) = report.reader_notes
-    assert note.endswith("amara got eng (the original): swh translation withheld (assistant: test withholds swh)")
+    assert note.endswith("amara got eng (the original): first on the route (measured records)")
     assert f"reader: {note}" in str(report)
+    assert not any("Swahili" in p for p in model.prompts), "no translation into Swahili was needed"
+
+
+def test_by_preference_first_withheld_an_original_in_the_second_language_is_delivered_marked(make_room, verdicts):
+    verdicts(swh="withheld")
+    room = _room(make_room, ["swh", "eng"], graph=PREFERENCE)
+    report = room.send("kofi", ENGLISH)
+    (got,) = room.feed("amara")
+    assert (got.text, got.lang, got.translated) == (f"[eng] {ENGLISH}", "eng", False)
+    (note,) = report.reader_notes
+    assert note.endswith("amara got eng (the original): swh translation withheld (assistant: test withholds swh)")
 
 
 def test_first_withheld_a_passing_second_language_translation_is_delivered_marked(make_room, verdicts):
@@ -133,14 +149,16 @@ def _prompts(room, reports):
 
 @pytest.mark.parametrize("withhold", [False, True])
 def test_one_language_readers_make_the_same_model_calls(make_room, tmp_path, verdicts, withhold):
-    """A list whose later languages are never needed changes no prompt (a notebook's cached generations
-    keep matching): English is translated for Aya anyway. The translations asked for are those of a room
-    of one-language readers: one batch per message into the first languages and English."""
+    """By preference, a list whose later languages are never needed changes no prompt (a notebook's cached
+    generations keep matching): English is translated for Aya anyway. The translations asked for are those
+    of a room of one-language readers: one batch per message into the first languages and English."""
     if withhold:
         verdicts(swh="withheld")
     runs, feeds = [], []
     for name, amara in (("one", "swh"), ("list", ["swh", "eng"])):
-        room = make_room(path=tmp_path / f"{name}.sqlite", users={"amara": amara, "lena": "deu", "kofi": "eng"})
+        room = make_room(
+            path=tmp_path / f"{name}.sqlite", users={"amara": amara, "lena": "deu", "kofi": "eng"}, graph=PREFERENCE
+        )
         reports = [room.send("lena", GERMAN), room.send("kofi", "@aya hello there")]
         runs.append(_prompts(room, reports))
         feeds.append([(d.text, d.lang) for d in room.feed("amara")])
@@ -231,7 +249,7 @@ def test_the_demos_colleagues_read_their_lists_and_the_demo_prints_them(fake_kb_
         runs = room.runs()
         assert len(runs) == len(SCRIPT) and all(set(r.delivered) == set(USERS) for r in runs)
         assert runs[2].delivered["amara"] == f"[eng] {SCRIPT[2][1]}"  # Kofi's English, as written
-        assert "amara got eng (the original): swh translation withheld" in text
+        assert "amara got eng (the original): first on the route (measured records)" in text
         feed = room.feed("amara")
         assert feed[0].text == SCRIPT[0][1] and all(d.text.startswith("[eng] ") for d in feed[1:])
     finally:
@@ -252,3 +270,27 @@ def test_a_translation_that_never_comes_back_fails_the_run_instead_of_looping(ma
     with pytest.raises(RuntimeError, match="into fra came back"):
         room.send("lena", GERMAN)
     assert room.feed("amara") == [] and room.history() == []
+
+
+def test_by_measured_records_a_reader_of_english_makes_fewer_calls_never_more(make_room, tmp_path):
+    """The measured route translates nothing for an original its reader reads: the list room's prompts
+    are the one-language room's, less the Swahili translations of English text (Kofi's and Aya's)."""
+    runs = []
+    for name, amara in (("one", "swh"), ("list", ["swh", "eng"])):
+        room = make_room(path=tmp_path / f"{name}.sqlite", users={"amara": amara, "lena": "deu", "kofi": "eng"})
+        runs.append(_prompts(room, [room.send("lena", GERMAN), room.send("kofi", "@aya hello there")]))
+    assert set(runs[1]) < set(runs[0])
+    dropped = [p for node, p in runs[0] if (node, p) not in runs[1]]
+    assert dropped and all("Swahili" in p for p in dropped)
+
+
+def test_a_translation_the_record_says_is_clearly_more_faithful_goes_first():
+    """The route reorders translations only on a clear difference in the translator's record."""
+    records = {"fra": (3, 42), "eng": (14, 41), "deu": (3, 41)}
+    assert route(["fra", "eng"], "deu", records) == ("eng", "fra")
+    assert route(["fra", "eng"], "eng", records) == ("eng", "fra"), "the original first"
+    assert route(["fra", "deu"], "spa", records) == ("fra", "deu"), "no clear difference: the reader's order"
+    assert route(["fra", "eng"], "deu", {"eng": (14, 41)}) == ("fra", "eng"), "no record for fra: its place kept"
+    assert route(["fra", "eng"], "deu", records, "preference") == ("fra", "eng")
+    low, high = wilson(14, 41)
+    assert 0.2 < low < 14 / 41 < high < 0.5 and wilson(0, 0) == (0.0, 1.0)
