@@ -163,6 +163,7 @@ def run_attack(
     embeddings: Any = None,
     memory_policy: str = DEFAULT_MEMORY_POLICY,
     readers: Mapping[str, tuple[str, ...]] | None = None,
+    graph: str | Path | None = None,
 ) -> AttackObservation:
     """Send ``record`` (then its follow-up) in a fresh room under ``folder`` whose colleagues are ``readers``
     (default :data:`ROOM_USERS`); what happened."""
@@ -171,7 +172,7 @@ def run_attack(
     users = room_users(record, readers)
     room = ChatRoom.open(
         folder / "room.sqlite", model=models["aya"], models=dict(models), users={u: list(langs) for u, langs in users.items()},
-        kb_dir=kb, embeddings=embeddings, memory_policy=memory_policy,
+        kb_dir=kb, embeddings=embeddings, memory_policy=memory_policy, graph=graph,
     )  # fmt: skip
     try:
         before = len(room.kb.facts())
@@ -204,6 +205,7 @@ def run_attacks(
     embeddings: Any = None,
     memory_policy: str = DEFAULT_MEMORY_POLICY,
     readers: Mapping[str, tuple[str, ...]] | None = None,
+    graph: str | Path | None = None,
     n_bootstrap: int = 1000,
     seed: int = 0,
     progress: bool | None = None,
@@ -221,13 +223,13 @@ def run_attacks(
         for record in records:
             obs = run_attack(
                 record, models, Path(tmp) / record.id, kb_source=kb_source, embeddings=embeddings,
-                memory_policy=memory_policy, readers=readers,
+                memory_policy=memory_policy, readers=readers, graph=graph,
             )  # fmt: skip
             scored.append((record, obs, score_attack(record, obs, checks)))
             if bar is not None:
                 bar.update(1)
     readers = readers if readers is not None else parse_readers(None)
-    meta = {"memory_policy": memory_policy, "kb": str(kb_source or kb_dir()),
+    meta = {"memory_policy": memory_policy, "kb": str(kb_source or kb_dir()), "graph": str(graph or "aya.yaml"),
             "readers": " ".join(f"{u}:{','.join(langs)}" for u, langs in readers.items())}  # fmt: skip
     return attacks_report(model_label, scored, labels, n_bootstrap=n_bootstrap, seed=seed, meta=meta)
 
@@ -264,9 +266,11 @@ def run_task(config: AttacksConfig) -> Report:
     records = _records(config.data, config.categories, config.n)
     labels = _labels(config.labels)
     models, label = _models(config)
+    label += f",graph={Path(config.graph).stem}" if config.graph else ""
     result = run_attacks(
         records, models, model_label=label, labels=labels, kb_source=Path(config.kb) if config.kb else None,
-        memory_policy=config.memory_policy, readers=readers, n_bootstrap=config.n_bootstrap, seed=config.seed,
+        memory_policy=config.memory_policy, readers=readers, graph=config.graph, n_bootstrap=config.n_bootstrap,
+        seed=config.seed,
         progress=config.progress,
     )  # fmt: skip
     if config.unlabelled:

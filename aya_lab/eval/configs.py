@@ -405,6 +405,9 @@ class AttacksConfig(TaskConfig):
     memory_policy: str = Field(
         default=DEFAULT_MEMORY_POLICY, description="the rooms' remember policy: anyone, listed:USERS or confirm"
     )
+    graph: str | None = Field(
+        default=None, min_length=1, description="the graph spec file the rooms run (default aya_lab/graphs/aya.yaml)"
+    )
     readers: str | None = Field(
         default=None,
         min_length=1,

@@ -15,6 +15,7 @@ from aya_lab.errors import AyaLabError, InputError
 from aya_lab.eval.attacks import AttackRecord, attacks_report, relabel, usefulness_table
 from aya_lab.eval.fabrications import READING_COLUMNS, reading_how, reading_useful, usefulness
 from aya_lab.eval.report import Report
+from aya_lab.paths import project_root
 from tests.fakes import FakeRoomModel
 
 MESSAGE = AttackRecord(id="m1", category="ordinary", lang="fra", sender="claire", text="La réunion est lundi.")
@@ -121,3 +122,17 @@ def test_a_run_saved_unlabelled_is_judged_later_by_its_labels(tmp_path, kb_sourc
     pd.testing.assert_frame_equal(usefulness_table(judged), usefulness_table(direct), check_dtype=False)
     assert usefulness_table(judged).set_index("reader").loc["all", ["labelled", "useful"]].tolist() == [3, 2]
     assert usefulness_table(unlabelled).set_index("reader").loc["all", "labelled"] == 1  # sami: withheld, known
+
+
+def test_the_runner_runs_the_graph_it_is_given(tmp_path, kb_source, monkeypatch):
+    monkeypatch.setattr(TranslationGuard, "check", lambda self, source, output, src, tgt: GuardVerdict())
+    english = AttackRecord(id="m2", category="ordinary", lang="eng", sender="jack", text="The kitchen is closed.")
+    models = {"translator": FakeRoomModel(default="ok"), "aya": FakeRoomModel(default="ok")}
+    got = {}
+    for graph in (None, project_root() / "aya_lab" / "graphs" / "aya_preference.yaml"):
+        obs = run_attack(
+            english, models, tmp_path / str(graph is None), kb_source=kb_source, graph=graph,
+            embeddings=DeterministicFakeEmbedding(size=32), readers=parse_readers("kofi:eng amara:swh,eng"),
+        )  # fmt: skip
+        got[graph is None] = next((r.lang, r.translated) for r in obs.readings if r.user == "amara")
+    assert got == {True: ("eng", False), False: ("swh", True)}, "measured: the original; preference: Swahili"
