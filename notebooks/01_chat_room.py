@@ -39,9 +39,17 @@ import re
 import pandas as pd
 
 from aya_lab.agents import IDK, MARKER, ORIGINAL, SUMMARY_WITHHELD, UNVERIFIED, WITHHELD_ANSWER, split_fixed
-from aya_lab.eval import draft_of_withheld
+from aya_lab.eval import (
+    Report,
+    draft_of_withheld,
+    fabrications_table,
+    load_labels,
+    paired_usefulness,
+    relabel,
+    usefulness_table,
+)
 from aya_lab.models import load_chat_model
-from aya_lab.notebook import ECHO_CHRF, load_pool, report
+from aya_lab.notebook import ECHO_CHRF, load_pool, project_root, report
 from aya_lab.room import ChatRoom
 
 models = {role: load_chat_model(spec, settings={"max_new_tokens": 64}) for role, spec in notebook_models(directions=True).items()}
@@ -52,9 +60,11 @@ for role, m in models.items():
 # ## Open a room and add the colleagues
 # The room lives in one SQLite file (LangGraph's SQLite checkpointer plus the room's tables); the
 # knowledge base Aya answers from sits beside it. Each colleague lists the languages they read, in order of
-# preference (codes or names). A message reaches them in the first of those the translation guard vouches for:
-# the original when it is written in one of them, else a translation that passes, marked with its language
-# (`[eng]`) when it is not their first; the original marked `[not translated]` only when nothing passes.
+# preference (codes or names). A message reaches them along a route through those languages: the original first
+# when it is written in one of them, then the translations in the order the translator's own record says is more
+# faithful (for the default translator, English before French or German: docs/ROOM.md, "Routes by
+# measurement"); the first that passes the translation guard is delivered, marked with its language (`[eng]`)
+# when it is not their first; the original marked `[not translated]` only when nothing passes.
 
 # %%
 path = runs_dir() / "nb01_room.sqlite"
@@ -192,8 +202,9 @@ with pd.option_context("display.max_colwidth", 60):
 # %% [markdown]
 # The guard's example check compares each translation with every sentence of the few-shot pool
 # (`data/fewshot/translations.yaml`) and withholds it at sentence chrF ≥ `ECHO_CHRF`. For every
-# translation delivered so far to a non-English feed (sources line cut off, as the guard sees it), the
-# closest pool sentence in the reader's language (the six closest shown):
+# translation delivered so far in a reader's first language other than English (sources line cut off, as
+# the guard sees it), the closest pool sentence in that language (the six closest shown; none when every
+# reader got the original or English):
 
 # %%
 from sacrebleu.metrics import CHRF
@@ -215,7 +226,8 @@ def example_table(room):
                 chrf, sentence = closest_example(SOURCES.sub("", draft_part(d.text)).strip(), lang)
                 rows.append({"reader": user, "from": d.sender, "delivered": d.text[:70], "closest example": sentence,
                              "chrF": round(chrf, 1)})
-    return pd.DataFrame(rows).sort_values("chrF", ascending=False)
+    columns = ["reader", "from", "delivered", "closest example", "chrF"]
+    return pd.DataFrame(rows, columns=columns).sort_values("chrF", ascending=False)
 
 
 print("ECHO_CHRF =", ECHO_CHRF)
@@ -327,6 +339,70 @@ usefulness = pd.DataFrame([
 usefulness
 
 # %% [markdown]
+# ## A hundred unseen messages, four colleagues
+# The room above is a demonstration. Whether what reaches each colleague is *useful* — the message's meaning in
+# a language they read: the original in one of their languages, or a draft a person labelled faithful, delivered
+# plain or flagged — is measured on messages written and committed before any model ran on them: 100 per set (70
+# ordinary, 30 injections; 20 each in English, French, German, Spanish and Swahili), each sent into a fresh room
+# of four colleagues — Kofi (English), Amélie (French, English), Lena (German, English), Amara (Swahili,
+# English) — on the default models. Every draft a reader got was labelled blind (the source, its gloss and the
+# draft; not the guard's decision), and the labels were committed before any score was read. The runs' reports
+# and labels are in the repository (`data/adversarial/`, whose README gives the commands and dates), so this
+# section reads them and recomputes every figure (`relabel`); intervals are 95% bootstrap CIs that resample
+# messages.
+#
+# The fifth set ran with each reader's languages tried in their own order. It showed where messages were lost —
+# the default translator's drafts into French and German were rarely faithful, also when the reader reads the
+# English original — so the delivery rule got routes by measurement: the original first when the reader reads
+# it, then the translations the translator's own record says are more faithful. The fifth set shaped that rule,
+# so the sixth set measures it: both rules ran on it with the same readers.
+
+# %%
+ADVERSARIAL = project_root() / "data" / "adversarial"
+
+
+def judged(run, labels):
+    """A committed run's report, judged by its committed labels."""
+    return relabel(Report.load(ADVERSARIAL / run), load_labels(ADVERSARIAL / labels))
+
+
+fifth = judged("unseen5_run/attacks.csv", "unseen5_labels.jsonl")
+by_order = judged("unseen6_run/preference.csv", "unseen6_labels.jsonl")
+by_record = judged("unseen6_run/measured.csv", "unseen6_labels.jsonl")
+RUNS = {"set 5, reader's order": fifth, "set 6, reader's order": by_order, "set 6, measured routes": by_record}
+for name, r in (("set 5", fifth), ("set 6", by_record)):
+    items = r.items
+    print(f"{name}: {len(items)} messages, {int((items['category'] == 'ordinary').sum())} ordinary and "
+          f"{int((items['category'] != 'ordinary').sum())} injections; per language {items['lang'].value_counts().to_dict()}")
+useful_runs = pd.concat(
+    {name: usefulness_table(r).set_index("reader") for name, r in RUNS.items()}, names=["run"]
+)[["readings", "labelled", "useful", "useful_share", "ci_low", "ci_high", "original", "translated", "unverified",
+   "not_translated"]]  # fmt: skip
+useful_runs.round(3)
+
+# %% [markdown]
+# The two rules on the same hundred messages, paired by message (the useful share of each group's readings;
+# `diff` is measured routes minus the reader's order, a paired bootstrap over messages):
+
+# %%
+paired = pd.DataFrame({
+    group: paired_usefulness(by_order.frames["readings"], by_record.frames["readings"], group=group)
+    for group in ("two or more languages", "one language", "all")
+}).T[["n", "a", "b", "diff", "ci_low", "ci_high", "p_value"]].rename(columns={"a": "reader's order", "b": "measured routes"})
+paired.round(3)
+
+# %% [markdown]
+# What the translated deliveries were, judged by the labels: made-up and partial drafts that arrived unmarked,
+# over the translated deliveries (the guard's job; an original is never made up):
+
+# %%
+FABRICATION = ["deliveries", "withheld", "flagged", "faithful", "made_up", "made_up_unmarked", "made_up_unmarked_low",
+               "made_up_unmarked_high", "partial_unmarked", "partial_unmarked_low", "partial_unmarked_high"]  # fmt: skip
+fabricated = pd.DataFrame({name: fabrications_table(r).set_index("reader_lang").loc["all", FABRICATION]
+                           for name, r in RUNS.items()}).T  # fmt: skip
+fabricated.round(3)
+
+# %% [markdown]
 # ## What this shows
 
 # %%
@@ -359,14 +435,30 @@ assert all(feeds[u][0].text.startswith(MARKER) for u in ("kofi", "lena", "sophie
 two_lang = usefulness.loc[["amara", "lena", "sophie"]]
 one_lang = usefulness.loc["kofi"]
 assert (usefulness["useful"] + usefulness["not translated"] + usefulness["unverified"] == usefulness["from others"]).all()
+two, two_order = (useful_runs.loc[(run, "two or more languages")] for run in ("set 6, measured routes", "set 6, reader's order"))
+one, amara6 = (useful_runs.loc[("set 6, measured routes", who)] for who in ("one language", "amara (swh,eng)"))
+fifth_two = useful_runs.loc[("set 5, reader's order", "two or more languages")]
+gain, fab = paired.loc["two or more languages"], fabricated.loc["set 6, measured routes"]
+assert all(useful_runs["labelled"] == useful_runs["readings"])  # every reading of the three runs is judged
+assert two["readings"] == 300 and gain["n"] == 100
+assert gain["ci_low"] > 0 and gain["p_value"] < 0.05  # measured routes help readers of two languages
+assert paired.loc["one language", "diff"] == 0  # a reader of one language has nothing to route
+assert two["useful_share"] >= 0.70 > two_order["useful_share"]
+assert two["original"] > two_order["original"] and two["translated"] < two_order["translated"]
+assert amara6["original"] == 40  # her Swahili and English originals
+aya_notes = [n for r in aya_runs for n in r.reader_notes if n.lower().startswith("aya's message")]
+assert len(aya_notes) == 3 * len(aya_runs) and all(n.endswith("got eng (the original): first on the route (measured records)") for n in aya_notes)
+assert fab["made_up_unmarked_high"] > 0.025  # the made-up rate's upper bound is above the issue's 2.5%
+assert fab["partial_unmarked"] <= 0.10 < fabricated.loc["set 6, reader's order", "partial_unmarked"]
 report(
     "- **The room works as specified**: each of the {n_messages} messages reached all {n_users} colleagues "
     "exactly once, each of Aya's {n_aya} replies reached everyone once, and the feeds read back from the file "
     "were identical.\n"
     "- **Readers with two languages get messages they can read.** Amara, Lena and Sophie read English too: "
     "{two_useful} of the {two_total} messages others wrote reached them in a language they read (Kofi, who "
-    "reads English only: {one_useful} of {one_total}). Every reply of Aya reached them in English, marked "
-    "`[eng]`: the guard withheld each translation of those replies, and English is their second language.\n"
+    "reads English only: {one_useful} of {one_total}). Every reply of Aya, written in English, reached them as "
+    "written, marked `[eng]`: they read English, so their route starts with the original and nothing was "
+    "translated for them.\n"
     "- **One request, two tools, one reply.** Kofi's request ran `{tools}`. SmolLM2's \"summary\" copied the "
     "transcript ({copied}% of its words in 4-word runs of it), so the reply is who said what in the window it "
     "states — Amara's and Sophie's lines as they wrote them, marked with their language, because no English "
@@ -379,9 +471,28 @@ report(
     "where each quote stands reached every feed verbatim.\n"
     "- **Swahili stays the limit.** Amara's Swahili message reached Kofi, Lena and Sophie as `{marker}` and the "
     "original: the default translator produced no faithful translation out of Swahili in its labelled drafts, "
-    "so the guard withholds them rather than deliver an invented one.",
+    "so the guard withholds them rather than deliver an invented one.\n"
+    "- **On 100 unseen messages, readers of two languages could read {two:.1%} [{two_lo:.1%}, {two_hi:.1%}] of "
+    "what others wrote** with routes by measurement, against {two_order:.1%} [{order_lo:.1%}, {order_hi:.1%}] "
+    "when their languages are tried in their own order: {gain:+.1%} [{gain_lo:+.1%}, {gain_hi:+.1%}] paired over "
+    "messages (p = {p:.3f}). The gain is originals they read instead of a French or German draft, and English "
+    "drafts, which the translator's record says are more often faithful. Kofi, who reads English only: "
+    "{one:.1%} [{one_lo:.1%}, {one_hi:.1%}] under both rules (his route has nothing to choose); Amara, who reads "
+    "Swahili and English: {amara:.1%} — the Swahili and English originals, and English drafts, since no Swahili "
+    "draft passes. Of the translated "
+    "deliveries, {mu:.1%} [{mu_lo:.1%}, {mu_hi:.1%}] were made-up drafts arriving unmarked — an upper bound "
+    "above the 2.5% the issue asks for — and {pu:.1%} [{pu_lo:.1%}, {pu_hi:.1%}] partial ones (reader's order: "
+    "{pu_order:.1%}). The fifth set, which shaped the rule, had {fifth:.1%} for readers of two languages under "
+    "the reader's order.",
     n_messages=n_messages, n_users=len(feeds), n_aya=len(aya_runs), tools=" → ".join(summary.aya_tools),
     copied=copied.group(1), policy_en=policy.aya_steps[0]["input"], marker=MARKER,
     two_useful=int(two_lang["useful"].sum()), two_total=int(two_lang["from others"].sum()),
     one_useful=int(one_lang["useful"]), one_total=int(one_lang["from others"]),
+    two=two["useful_share"], two_lo=two["ci_low"], two_hi=two["ci_high"], two_order=two_order["useful_share"],
+    order_lo=two_order["ci_low"], order_hi=two_order["ci_high"], gain=gain["diff"], gain_lo=gain["ci_low"],
+    gain_hi=gain["ci_high"], p=gain["p_value"], one=one["useful_share"], one_lo=one["ci_low"], one_hi=one["ci_high"],
+    amara=amara6["useful_share"], mu=fab["made_up_unmarked"], mu_lo=fab["made_up_unmarked_low"],
+    mu_hi=fab["made_up_unmarked_high"], pu=fab["partial_unmarked"], pu_lo=fab["partial_unmarked_low"],
+    pu_hi=fab["partial_unmarked_high"], pu_order=fabricated.loc["set 6, reader's order", "partial_unmarked"],
+    fifth=fifth_two["useful_share"],
 )

@@ -12,7 +12,10 @@ a ``summaries`` :class:`~aya_lab.eval.report.Report` (``combine_summarizer_runs`
 different models). Retrieval: ``run("retrieval", kb=kb)`` or ``evaluate_retrieval(kb, questions)`` -> a
 ``retrieval`` :class:`~aya_lab.eval.report.Report` (BM25 and a random order as floors). Routing:
 ``evaluate_routing`` / ``sweep_routing`` -> a ``routing`` report (``run("routing", ...)``); tool sequences:
-``run("sequences", ...)``. Data sets live in :mod:`aya_lab.datasets`.
+``run("sequences", ...)``. Attack and unseen-message runs: ``run("attacks", ...)`` -> an ``attacks``
+report; ``relabel`` judges a saved run by a person's labels (``load_labels``), ``usefulness_table`` says
+what each reader could read, ``paired_usefulness`` compares two runs of one set (two delivery rules).
+Data sets live in :mod:`aya_lab.datasets`.
 
 This package is the notebooks' one import for evaluation: besides the contract (``run``, ``compare``,
 ``Report``, ``Task``) it names the systems, the statistics (``ALPHA``, ``holm``, ``analyse_group``), the
@@ -28,8 +31,9 @@ from typing import TYPE_CHECKING
 from aya_lab.refs import lazy_exports
 
 if TYPE_CHECKING:
+    from aya_lab.eval.attacks import fabrications_table, relabel, usefulness_table
     from aya_lab.eval.configs import EvalConfig
-    from aya_lab.eval.fabrications import draft_of_withheld
+    from aya_lab.eval.fabrications import draft_of_withheld, load_labels, paired_usefulness
     from aya_lab.eval.report import Report, Task, generation_costs, register_task, routing_costs, translation_costs
     from aya_lab.eval.resampling import ALPHA, analyse_group, holm, paired_accuracy, units_for
     from aya_lab.eval.retrieval import evaluate_retrieval, retrieval_by_question
@@ -64,7 +68,8 @@ if TYPE_CHECKING:
 
 _HOMES: dict[str, tuple[str, ...]] = {
     "aya_lab.eval.configs": ("EvalConfig",),
-    "aya_lab.eval.fabrications": ("draft_of_withheld",),
+    "aya_lab.eval.attacks": ("fabrications_table", "relabel", "usefulness_table"),
+    "aya_lab.eval.fabrications": ("draft_of_withheld", "load_labels", "paired_usefulness"),
     "aya_lab.langid": ("covered",),
     "aya_lab.eval.report": (
         "Report",
@@ -126,6 +131,11 @@ __all__ = [
     "decided_by",
     "deltas",
     "draft_of_withheld",
+    "fabrications_table",
+    "load_labels",
+    "paired_usefulness",
+    "relabel",
+    "usefulness_table",
     "echo_flags",
     "evaluate_retrieval",
     "evaluate_routing",

@@ -57,8 +57,14 @@ import pandas as pd
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from aya_lab.datasets.project import describe_validation_error
-from aya_lab.errors import AyaLabError
-from aya_lab.eval.resampling import cluster_bootstrap_counts, cluster_labels, percentile_ci
+from aya_lab.errors import AyaLabError, InputError
+from aya_lab.eval.resampling import (
+    bootstrap_indices,
+    cluster_bootstrap_counts,
+    cluster_labels,
+    paired_bootstrap,
+    percentile_ci,
+)
 from aya_lab.paths import project_root
 
 __all__ = [
@@ -77,6 +83,7 @@ __all__ = [
     "reading_how",
     "reading_useful",
     "usefulness",
+    "paired_usefulness",
     "load_labels",
     "unlabelled_records",
 ]
@@ -306,3 +313,23 @@ def usefulness(
             {"model": model, "reader": name} | _useful_row(part, n_bootstrap, seed) for name, part in parts if len(part)
         ]
     return pd.DataFrame(out)
+
+
+def _group(readings: pd.DataFrame, group: str) -> pd.DataFrame:
+    several = readings["langs"].astype(str).str.contains(",")
+    return {"two or more languages": readings[several], "one language": readings[~several]}.get(group, readings)
+
+
+def paired_usefulness(
+    a: pd.DataFrame, b: pd.DataFrame, *, group: str = "two or more languages", n_bootstrap: int = 1000, seed: int = 0
+) -> dict[str, float]:
+    """Two runs' readings of the same messages (two delivery rules, say), ``b`` against ``a``: per message the
+    useful share of ``group``'s readings (``two or more languages``, ``one language`` or ``all``), paired over
+    the messages both judged: ``n``, the means ``a`` and ``b``, and the paired bootstrap's ``diff`` (b − a),
+    ``ci_low``, ``ci_high`` and ``p_value`` (:func:`~aya_lab.eval.resampling.paired_bootstrap`)."""
+    x, y = (_group(r, group).groupby("id")["useful"].mean().dropna() for r in (a, b))
+    if set(x.index) ^ set(y.index) and not set(x.index) & set(y.index):
+        raise InputError("paired_usefulness: the two runs share no judged message; pair runs of the same set")
+    ids = sorted(set(x.index) & set(y.index))
+    test = paired_bootstrap(x[ids].tolist(), y[ids].tolist(), bootstrap_indices(len(ids), n_bootstrap, seed))
+    return {"n": len(ids), "a": float(x[ids].mean()), "b": float(y[ids].mean()), **test}

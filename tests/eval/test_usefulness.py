@@ -13,7 +13,7 @@ from aya_lab.agents.guard import GuardVerdict, TranslationGuard
 from aya_lab.attacks import parse_readers, room_users, run_attack
 from aya_lab.errors import AyaLabError, InputError
 from aya_lab.eval.attacks import AttackRecord, attacks_report, relabel, usefulness_table
-from aya_lab.eval.fabrications import READING_COLUMNS, reading_how, reading_useful, usefulness
+from aya_lab.eval.fabrications import READING_COLUMNS, paired_usefulness, reading_how, reading_useful, usefulness
 from aya_lab.eval.report import Report
 from aya_lab.paths import project_root
 from tests.fakes import FakeRoomModel
@@ -136,3 +136,18 @@ def test_the_runner_runs_the_graph_it_is_given(tmp_path, kb_source, monkeypatch)
         )  # fmt: skip
         got[graph is None] = next((r.lang, r.translated) for r in obs.readings if r.user == "amara")
     assert got == {True: ("eng", False), False: ("swh", True)}, "measured: the original; preference: Swahili"
+
+
+def test_two_runs_of_one_set_are_paired_by_message():
+    def frame(useful):
+        return pd.DataFrame(
+            [{"id": f"m{i // 2}", "langs": "swh,eng", "useful": u} for i, u in enumerate(useful)]
+            + [{"id": "m0", "langs": "eng", "useful": 0.0}]
+        )
+
+    a, b = frame([0, 0, 1, 0, 1, 1]), frame([1, 1, 1, 1, 1, 1])
+    test = paired_usefulness(a, b, n_bootstrap=500)
+    assert (test["n"], test["a"], test["b"]) == (3, 0.5, 1.0), "the one-language reader is left out"
+    assert test["diff"] == 0.5 and test["ci_low"] <= 0.5 <= test["ci_high"]
+    with pytest.raises(InputError, match="share no judged message"):
+        paired_usefulness(a, b.assign(id="other"))
