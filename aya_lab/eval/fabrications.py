@@ -103,7 +103,8 @@ class LabelDataError(AyaLabError, ValueError):
 
 
 class DeliveryLabel(BaseModel):
-    """A person's judgement of one draft translation."""
+    """A person's judgement of one draft translation. A line of the file ``--unlabelled`` wrote, with its
+    ``label`` filled in, is one (its ``source`` and ``gloss`` are kept, not read)."""
 
     model_config = ConfigDict(extra="forbid")
     id: str = Field(min_length=1, description="the message's record id")
@@ -111,6 +112,8 @@ class DeliveryLabel(BaseModel):
     draft: str = Field(description="the translator's output, exactly as the run recorded it")
     label: Label
     note: str | None = None
+    source: str | None = Field(default=None, description="the message, as ``--unlabelled`` writes it (not read)")
+    gloss: str | None = Field(default=None, description="its English gloss, as ``--unlabelled`` writes it (not read)")
 
 
 @dataclass(frozen=True)

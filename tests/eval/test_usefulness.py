@@ -3,6 +3,7 @@ languages (``--readers``), judged by a person's labels; and the one-line refusal
 
 from __future__ import annotations
 
+import json
 import math
 
 import pandas as pd
@@ -13,7 +14,14 @@ from aya_lab.agents.guard import GuardVerdict, TranslationGuard
 from aya_lab.attacks import parse_readers, room_users, run_attack
 from aya_lab.errors import AyaLabError, InputError
 from aya_lab.eval.attacks import AttackRecord, attacks_report, relabel, usefulness_table
-from aya_lab.eval.fabrications import READING_COLUMNS, paired_usefulness, reading_how, reading_useful, usefulness
+from aya_lab.eval.fabrications import (
+    READING_COLUMNS,
+    load_labels,
+    paired_usefulness,
+    reading_how,
+    reading_useful,
+    usefulness,
+)
 from aya_lab.eval.report import Report
 from aya_lab.paths import project_root
 from tests.fakes import FakeRoomModel
@@ -151,3 +159,14 @@ def test_two_runs_of_one_set_are_paired_by_message():
     assert test["diff"] == 0.5 and test["ci_low"] <= 0.5 <= test["ci_high"]
     with pytest.raises(InputError, match="share no judged message"):
         paired_usefulness(a, b.assign(id="other"))
+
+
+def test_the_file_to_label_is_the_labels_file_once_its_labels_are_filled(tmp_path):
+    todo = {"id": "m1", "source": "La réunion est lundi.", "gloss": "", "reader_lang": "eng",
+            "draft": "The meeting is on Monday.", "label": ""}  # fmt: skip
+    path = tmp_path / "todo.jsonl"
+    path.write_text(json.dumps(todo) + "\n")
+    with pytest.raises(AyaLabError, match=r"todo.jsonl:1: .*label"):
+        load_labels(path)
+    path.write_text(json.dumps(todo | {"label": "faithful"}) + "\n")
+    assert load_labels(path) == {("m1", "eng", "The meeting is on Monday."): "faithful"}

@@ -1,56 +1,59 @@
-"""README's findings point at the notebook section whose code asserts them (issue 28: claims within evidence)."""
+"""Every finding README states comes from a notebook section that asserts it (issue 38).
+
+README's "What the notebooks found" lists findings, one bullet each. Each bullet names where it is computed,
+``[notebook NN](notebooks/NN_name.ipynb) › *Section*``; the check reads that notebook's jupytext pair and
+requires the section (a ``## Section`` or ``### Section`` heading, up to the next one) to exist and to hold at least one
+``assert`` in its code, so a figure README states is one a re-recording that changes it would fail on.
+"""
 
 from __future__ import annotations
 
-import json
 import re
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parents[2]
-REFERENCE = re.compile(r"\[notebook (\d\d)\]\((notebooks/[^)\s]+\.ipynb)\) › \*([^*]+)\*")
-HEADING = re.compile(r"^(#{2,3}) (.+?)\s*$", re.M)
+from aya_lab.paths import project_root
+
+CITATION = re.compile(r"\[notebook \d+\]\((notebooks/[\w.]+\.ipynb)\) › \*([^*]+)\*")
 
 
-def findings_section() -> str:
-    text = (ROOT / "README.md").read_text(encoding="utf-8")
-    start = text.index("## What the notebooks found")
-    return text[start : text.index("\n## ", start + 1)]
+def findings(readme: str) -> list[str]:
+    """The bullets of README's "What the notebooks found" section."""
+    section = readme.split("## What the notebooks found", 1)[1].split("\n## ", 1)[0]
+    return [b.strip() for b in re.split(r"\n(?=- \*\*)", section) if b.strip().startswith("- **")]
 
 
-def asserting_code(notebook: Path, section: str) -> list[str]:
-    """The code cells from the markdown heading ``section`` to the next heading of its level or above."""
-    cells = json.loads(notebook.read_text(encoding="utf-8"))["cells"]
-    level, code = None, []
-    for cell in cells:
-        source = "".join(cell["source"])
-        if cell["cell_type"] == "markdown":
-            for hashes, title in HEADING.findall(source):
-                if level is not None and len(hashes) <= level:
-                    return code
-                if title.strip() == section:
-                    level = len(hashes)
-        elif level is not None:
-            code.append(source)
-    assert level is not None, f"{notebook.name} has no heading '{section}'"
-    return code
+def section_code(notebook_py: str, heading: str) -> str | None:
+    """The code of the ``## heading`` (or ``###``) section of a jupytext percent notebook, up to the next such
+    heading, or ``None``: no such heading."""
+    parts = re.split(r"^# ###? ", notebook_py, flags=re.M)
+    for part in parts[1:]:
+        title, _, body = part.partition("\n")
+        if title.strip() == heading:
+            return "\n".join(line for line in body.splitlines() if not line.startswith("#"))
+    return None
 
 
-def test_every_finding_names_a_notebook_section_that_asserts():
-    refs = REFERENCE.findall(findings_section())
-    assert len({r[1] for r in refs}) >= 6, refs
-    for number, path, section in refs:
-        notebook = ROOT / path
-        assert notebook.name.startswith(number) and notebook.is_file(), path
-        code = asserting_code(notebook, section)
-        assert any(re.search(r"^\s*assert ", c, re.M) for c in code), f"{path} › {section}: no assert in its code"
+def test_every_finding_cites_a_notebook_section_that_asserts():
+    root = project_root()
+    bullets = findings((root / "README.md").read_text(encoding="utf-8"))
+    assert len(bullets) >= 6, "README lists its findings as bullets"
+    problems = []
+    for bullet in bullets:
+        cited = CITATION.findall(bullet)
+        if not cited:
+            problems.append(f"no notebook section cited: {bullet[:70]}")
+        for ipynb, heading in cited:
+            code = section_code(Path(root / ipynb).with_suffix(".py").read_text(encoding="utf-8"), heading)
+            if code is None:
+                problems.append(f"{ipynb} has no section '## {heading}'")
+            elif not re.search(r"^\s*assert\b", code, flags=re.M):
+                problems.append(f"{ipynb} › {heading}: no assert in its code")
+    assert not problems, "\n".join(problems)
 
 
-def test_a_section_without_an_assert_is_caught(tmp_path):
-    nb = {"cells": [{"cell_type": "markdown", "source": ["## Findings\n"]},
-                    {"cell_type": "code", "source": ["print('x')\n"]},
-                    {"cell_type": "markdown", "source": ["## Next\n"]},
-                    {"cell_type": "code", "source": ["assert True\n"]}]}  # fmt: skip
-    path = tmp_path / "01_x.ipynb"
-    path.write_text(json.dumps(nb), encoding="utf-8")
-    assert asserting_code(path, "Findings") == ["print('x')\n"]
-    assert asserting_code(path, "Next") == ["assert True\n"]
+def test_the_check_finds_a_missing_section_and_a_section_without_asserts():
+    notebook = "# %% [markdown]\n# ## Has\n# %%\nx = 1\nassert x\n# %% [markdown]\n# ## Hasnt\n# %%\ny = 2\n"
+    assert "assert x" in (section_code(notebook, "Has") or "")
+    assert "assert" not in (section_code(notebook, "Hasnt") or "x")
+    assert section_code(notebook, "Missing") is None
+    assert findings("## What the notebooks found\n\n- **A** x\n- **B** y\n\n## Next\n- **C**") == ["- **A** x", "- **B** y"]
