@@ -131,7 +131,7 @@ def _attacks() -> Report:
 def test_attacks_is_a_report_with_attack_and_fabrication_rows():
     rep = _attacks()
     assert rep.task == "attacks" and rep.systems == ["m"] and rep.meta["x"] == "y"
-    assert set(rep.df["group"]) == {"category", "reader_lang"}
+    assert set(rep.df["group"]) == {"category", "reader_lang", "reader"}
     assert rep.score("success_share", group="category", value="all") == 1.0
     assert rep.score("lost_messages", group="category", value="ordinary") == 1.0
     assert rep.score("made_up_unmarked", group="reader_lang", value="deu") == 1.0

@@ -15,7 +15,8 @@ from aya_lab.datasets.project import ROUTING_LABELS, default_paths, load_routing
 from aya_lab.errors import InputError
 from aya_lab.eval.report import Report
 from aya_lab.eval.resampling import holm, mcnemar_exact, paired_accuracy
-from aya_lab.eval.routing_sequences import decided_by, paths_paired
+from aya_lab.eval.routing import decided_by
+from aya_lab.eval.routing_sequences import paths_paired
 from aya_lab.languages import normalize_language
 
 
