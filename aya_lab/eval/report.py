@@ -79,7 +79,7 @@ BUILT_IN: dict[str, str] = {
     "faithfulness": "aya_lab.eval.calibration:FAITHFULNESS_TASK",
     "grounding": "aya_lab.eval.grounding:GROUNDING_TASK",
     "attacks": "aya_lab.eval.attacks:ATTACKS_TASK",
-    "answers": "aya_lab.eval.answers:ANSWERS_TASK",
+    "answers": "aya_lab.eval.grounding:ANSWERS_TASK",
 }
 """The built-in tasks, by name, as ``module:attr`` references (imported on first use)."""
 

@@ -1,6 +1,6 @@
-"""Resampling statistics for every evaluation: bootstrap CIs, paired bootstrap and randomisation tests,
-McNemar, resampling units (segments, documents, any block of items) and the one multiple-comparison
-policy (Holm).
+"""Scores and their uncertainty for every evaluation: sacrebleu's metrics, bootstrap CIs, paired bootstrap and
+randomisation tests, McNemar, resampling units (segments, documents, any block of items) and the one
+multiple-comparison policy (Holm).
 
 Units. Items of one document (or one transcript, one source passage) share a topic and an author, so
 they are not independent draws: resampling single items makes intervals too narrow and p-values too
@@ -9,8 +9,7 @@ small. :func:`units_for` makes documents the units where a set has document ids,
 often each unit is drawn per resample: sum per-unit sufficient statistics weighted by a row and you have
 that resample's corpus statistics.
 
-Corpus metrics. :func:`analyse_group` recomputes BLEU, chrF and chrF++ (sacrebleu,
-:mod:`aya_lab.eval.metrics`) from the resampled units' summed statistics, exactly as sacrebleu's own
+Corpus metrics. :func:`analyse_group` recomputes BLEU, chrF and chrF++ (sacrebleu, see below) from the resampled units' summed statistics, exactly as sacrebleu's own
 bootstrap does for segments; with segments as units the draws are sacrebleu's own
 (``default_rng(SACREBLEU_SEED)``, the same ``choice``/``integers`` calls), so CIs and p-values equal
 sacrebleu's (the tests check this). Beyond sacrebleu: documents as units, and the 95% CI of the paired
@@ -26,6 +25,17 @@ notebook re-run gives the same numbers.
 
 Several comparisons. :func:`holm_column` adds ``p_holm`` and ``significant`` (``p_holm`` below
 :data:`ALPHA`) to a paired table, one family per metric by default: the policy of every report.
+
+**The metrics** (:data:`METRICS`, :func:`score_corpus`) are thin wrappers around sacrebleu: corpus scores
+with bootstrap CIs and signatures, no metric code of our own (every number comes from ``sacrebleu.metrics``).
+What they add:
+
+- the BLEU tokenizer is chosen by target language (``zh`` for Chinese, ``char`` for Japanese, Korean,
+  Thai, Khmer, Lao — the mecab tokenizers need extras we do not install), and BLEU is flagged
+  ``reliable=False`` for scripts written without spaces, where chrF is the headline;
+- the confidence interval is the percentile bootstrap interval of sacrebleu's own resamples (the
+  2.5% and 97.5% order statistics sacrebleu's ``estimate_ci`` reads), not its printed mean ± half
+  the range, which can leave the metric's range for a score near 0.
 """
 
 from __future__ import annotations
@@ -36,9 +46,12 @@ from dataclasses import dataclass
 
 import numpy as np
 import pandas as pd
+from sacrebleu.metrics import BLEU, CHRF
+from sacrebleu.metrics.base import Metric
+from sacrebleu.significance import _bootstrap_resample
 
 from aya_lab.errors import InputError
-from aya_lab.eval.metrics import METRICS, MetricScore, bleu_reliable, make_metrics, percentile_bounds
+from aya_lab.languages import get_language
 from aya_lab.settings import settings
 
 __all__ = [
@@ -58,7 +71,128 @@ __all__ = [
     "percentile_ci",
     "sacrebleu_seed",
     "units_for",
+    "METRICS",
+    "MetricScore",
+    "make_metrics",
+    "bleu_tokenizer",
+    "bleu_reliable",
+    "score_corpus",
+    "bootstrap_corpus_score",
+    "percentile_bounds",
 ]
+
+METRICS = ("BLEU", "chrF", "chrF++")
+
+
+def bleu_tokenizer(tgt: str | None) -> str:
+    """sacrebleu tokenizer for BLEU into ``tgt`` (``13a`` unless the language table says otherwise)."""
+    if tgt is None:
+        return "13a"
+    return get_language(tgt).sacrebleu_tokenizer
+
+
+def bleu_reliable(tgt: str | None) -> bool:
+    """False where BLEU's word n-grams mean little: scripts without spaces, short of a proper segmenter."""
+    if tgt is None:
+        return True
+    lang = get_language(tgt)
+    return lang.spaced or lang.sacrebleu_tokenizer == "zh"
+
+
+def make_metrics(tgt: str | None = None, *, tokenize: str | None = None) -> dict[str, Metric]:
+    """Fresh sacrebleu metric objects for one target language: BLEU, chrF, chrF++ (``word_order=2``)."""
+    return {
+        "BLEU": BLEU(tokenize=tokenize or bleu_tokenizer(tgt)),
+        "chrF": CHRF(),
+        "chrF++": CHRF(word_order=2),
+    }
+
+
+@dataclass(frozen=True)
+class MetricScore:
+    """One corpus-level score with its sacrebleu signature and percentile bootstrap 95% CI (NaN without)."""
+
+    metric: str
+    score: float
+    ci_low: float
+    ci_high: float
+    signature: str
+    reliable: bool = True
+
+
+def _check(hyps, refs) -> None:
+    if len(hyps) != len(refs):
+        raise ValueError(f"{len(hyps)} hypotheses but {len(refs)} references; they must be aligned")
+    if not hyps:
+        raise ValueError("cannot score an empty corpus")
+
+
+def score_corpus(
+    hypotheses: list[str],
+    references: list[str],
+    tgt: str | None = None,
+    *,
+    n_bootstrap: int = 1000,
+    tokenize: str | None = None,
+) -> dict[str, MetricScore]:
+    """BLEU, chrF and chrF++ of ``hypotheses`` against one reference stream, each with a 95% CI.
+
+    ``score`` is exactly ``metric.corpus_score(hypotheses, [references]).score``.
+    """
+    _check(hypotheses, references)
+    out: dict[str, MetricScore] = {}
+    reliable_bleu = bleu_reliable(tgt) if tokenize is None else True  # callers pooling languages decide
+    for name, metric in make_metrics(tgt, tokenize=tokenize).items():
+        result = bootstrap_corpus_score(metric, hypotheses, references, n_bootstrap)
+        low, high = result.ci_bounds
+        out[name] = MetricScore(
+            name,
+            float(result.score),
+            low,
+            high,
+            str(metric.get_signature()),
+            reliable=reliable_bleu if name == "BLEU" else True,
+        )
+    return out
+
+
+def bootstrap_corpus_score(metric: Metric, hypotheses, references, n_bootstrap: int):
+    """``metric.corpus_score`` with percentile bootstrap bounds stored as ``ci_bounds``.
+
+    The resamples are sacrebleu's own (``_bootstrap_resample``, seeded by ``SACREBLEU_SEED``) and the
+    bounds are the order statistics sacrebleu's ``estimate_ci`` reads (index ``n // 40`` from either
+    end of the sorted scores). We report those bounds themselves rather than sacrebleu's printed
+    "mean ± half-width", which can fall below 0 for a score near 0. Scores are cast to float first:
+    sacrebleu 2.6 can mix a Python-float zero with numpy float32 scores, and ``statistics.mean`` then
+    raises TypeError.
+    """
+    result = metric.corpus_score(hypotheses, [references])
+    result.ci_bounds = (float("nan"), float("nan"))
+    if n_bootstrap <= 1:
+        return result
+    stats = metric._extract_corpus_statistics(hypotheses, [references])
+    metric.n_bootstrap = n_bootstrap  # the signature then reads bs:N, as sacrebleu's own path writes it
+    metric.seed, bs_scores = _bootstrap_resample(stats, metric, n_bootstrap)
+    for score in bs_scores:
+        score.score = float(score.score)
+    result.estimate_ci(bs_scores)
+    result.ci_bounds = percentile_bounds([s.score for s in bs_scores])
+    return result
+
+
+def percentile_bounds(samples, low: float = 0.0, high: float = 100.0) -> tuple[float, float]:
+    """The 95% percentile bounds of bootstrap ``samples`` as sacrebleu picks them, clipped to ``[low, high]``.
+
+    sacrebleu sorts the ``n`` resampled scores and reads indices ``n // 40`` and ``n - n // 40 - 1``.
+    Both bounds are resampled scores, so they never leave the metric's range; the clip only guards
+    against float noise.
+    """
+    ordered = sorted(float(x) for x in samples)
+    if not ordered:
+        return float("nan"), float("nan")
+    k = len(ordered) // 40
+    return max(low, ordered[k]), min(high, ordered[len(ordered) - k - 1])
+
 
 ALPHA = 0.05
 """The significance level of every test the evaluators report."""
@@ -301,7 +435,7 @@ def analyse_group(
     bootstrap CI over ``units``); ``tests[(system, metric)]`` holds ``delta`` (system minus baseline),
     ``delta_low``/``delta_high`` (95% percentile CI of the paired bootstrap difference), ``p_bootstrap``
     (sacrebleu's paired bootstrap test) and ``p_ar`` (approximate randomisation; NaN when ``n_ar`` is 0).
-    ``metrics`` limits the work to some of :data:`~aya_lab.eval.metrics.METRICS`. Every system is
+    ``metrics`` limits the work to some of :data:`~aya_lab.eval.resampling.METRICS`. Every system is
     resampled with the same draws.
     """
     refs = list(references)

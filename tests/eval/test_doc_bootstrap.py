@@ -8,9 +8,16 @@ from sacrebleu.metrics import CHRF
 from sacrebleu.significance import PairedTest
 
 from aya_lab.datasets.parallel import load_parallel
-from aya_lab.eval.metrics import METRICS, make_metrics, score_corpus
 from aya_lab.eval.report import Report
-from aya_lab.eval.resampling import analyse_group, cluster_bootstrap_counts, holm, units_for
+from aya_lab.eval.resampling import (
+    METRICS,
+    analyse_group,
+    cluster_bootstrap_counts,
+    holm,
+    make_metrics,
+    score_corpus,
+    units_for,
+)
 from aya_lab.eval.translation.evaluate import evaluate_translation
 from aya_lab.eval.translation.systems import CopySystem
 from tests.eval.conftest import ENG, FRA, SWA

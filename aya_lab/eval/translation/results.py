@@ -26,9 +26,8 @@ import numpy as np
 import pandas as pd
 
 from aya_lab.errors import InputError
-from aya_lab.eval.metrics import METRICS
 from aya_lab.eval.report import Report
-from aya_lab.eval.resampling import ALPHA, analyse_group, units_for
+from aya_lab.eval.resampling import ALPHA, METRICS, analyse_group, units_for
 
 if TYPE_CHECKING:
     from matplotlib.axes import Axes
