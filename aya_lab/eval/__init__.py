@@ -36,7 +36,7 @@ if TYPE_CHECKING:
     from aya_lab.eval.fabrications import draft_of_withheld, load_labels, paired_usefulness
     from aya_lab.eval.report import Report, Task, generation_costs, register_task, routing_costs, translation_costs
     from aya_lab.eval.resampling import ALPHA, analyse_group, holm, paired_accuracy, units_for
-    from aya_lab.eval.retrieval import evaluate_retrieval, retrieval_by_question
+    from aya_lab.eval.retrieval import evaluate_retrieval, floors_table, retrieval_by_question
     from aya_lab.eval.routing import confusion_matrices, decided_by, evaluate_routing, sweep_routing
     from aya_lab.eval.routing_sequences import (
         evaluate_sequences,
@@ -79,7 +79,7 @@ _HOMES: dict[str, tuple[str, ...]] = {
         "routing_costs",
         "translation_costs",
     ),
-    "aya_lab.eval.retrieval": ("evaluate_retrieval", "retrieval_by_question"),
+    "aya_lab.eval.retrieval": ("evaluate_retrieval", "floors_table", "retrieval_by_question"),
     "aya_lab.eval.routing": ("confusion_matrices", "decided_by", "evaluate_routing", "sweep_routing"),
     "aya_lab.eval.resampling": ("ALPHA", "analyse_group", "holm", "paired_accuracy", "units_for"),
     "aya_lab.eval.routing_sequences": (
@@ -132,6 +132,7 @@ __all__ = [
     "deltas",
     "draft_of_withheld",
     "fabrications_table",
+    "floors_table",
     "load_labels",
     "paired_usefulness",
     "relabel",
