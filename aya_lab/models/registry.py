@@ -157,9 +157,9 @@ def model_help(
     if directions:
         measured = ", ".join(f"{pair}: {base}{LORA_MARK}data/adapters/{folder}" for pair, (base, folder)
                              in DEFAULT_DIRECTION_ADAPTERS.items())  # fmt: skip
-        out += (
-            f". translator:SRC-TGT=SPEC sets the translator of one direction; when the translator is an "
-            f"adapter's base, the measured adapters are the default ({measured})"
+        out += ". translator:SRC-TGT=SPEC sets the translator of one direction" + (
+            f"; when the translator is an adapter's base, the measured adapters are the default ({measured})"
+            if measured else "; no direction has a default adapter (none has a record on chat messages)"
         )
     return out
 

@@ -14,6 +14,7 @@ from aya_lab.models.directions import direction_defaults, direction_of, is_direc
 from aya_lab.models.fake import FakeChatModel
 from aya_lab.models.loader import load_role_models, parse_role_models
 from aya_lab.paths import adapters_dir
+from aya_lab.agents.calibration import translator_record
 from aya_lab.settings import DEFAULT_DIRECTION_ADAPTERS
 
 
@@ -33,15 +34,35 @@ def test_a_bad_direction_key_is_one_line_naming_it_and_the_form():
     assert "'translator:swahili-english'" in msg and "translator:swh-eng" in msg and "\n" not in msg
 
 
-def test_every_default_adapter_is_committed_and_named_for_its_base():
+MEASURED = {"swh-eng": ("gemma3-270m", "gemma3-270m-swh-eng/step-050")}
+"""A committed adapter planted as a default: the mechanism is tested on it (the room ships none, below)."""
+
+
+@pytest.fixture
+def planted(monkeypatch):
+    monkeypatch.setattr(directions_module, "DEFAULT_DIRECTION_ADAPTERS", MEASURED)
+
+
+def test_no_adapter_is_a_default_without_its_own_record_on_chat():
+    """An adapter becomes a direction's default only with its own calibration record (labelled drafts of
+    chat messages); the Swahili -> English adapter has none, and 0 faithful drafts of 40 chat messages."""
     for pair, (base, folder) in DEFAULT_DIRECTION_ADAPTERS.items():
+        assert (adapters_dir() / folder / "aya_lab_adapter.json").is_file()
+        (spec,) = direction_defaults(base).values()
+        assert translator_record(spec) is not None, f"{pair}: no record of its own"
+    assert "swh-eng" not in DEFAULT_DIRECTION_ADAPTERS
+    assert direction_defaults("gemma3-270m") == {}
+
+
+def test_the_planted_default_adapter_is_committed_and_named_for_its_base(planted):
+    for pair, (base, folder) in MEASURED.items():
         assert is_direction_key(f"translator:{pair}")
         assert (adapters_dir() / folder / "aya_lab_adapter.json").is_file()
         (spec,) = direction_defaults(base).values()
         assert spec.startswith(f"{base}+lora:") and Path(spec.split("+lora:")[1]).resolve() == adapters_dir() / folder
 
 
-def test_the_default_adapter_path_is_relative_inside_the_checkout(monkeypatch, tmp_path):
+def test_the_default_adapter_path_is_relative_inside_the_checkout(monkeypatch, tmp_path, planted):
     monkeypatch.chdir(adapters_dir().parent.parent / "notebooks")
     assert direction_defaults("gemma3-270m")["translator:swh-eng"].endswith(
         "+lora:../data/adapters/gemma3-270m-swh-eng/step-050"
@@ -50,14 +71,14 @@ def test_the_default_adapter_path_is_relative_inside_the_checkout(monkeypatch, t
     assert Path(direction_defaults("gemma3-270m")["translator:swh-eng"].split("+lora:")[1]).is_absolute()
 
 
-def test_defaults_apply_only_to_the_adapters_base_written_as_a_spec():
+def test_defaults_apply_only_to_the_adapters_base_written_as_a_spec(planted):
     assert "translator:swh-eng" in direction_defaults("gemma3-270m")
     assert direction_defaults("smollm2") == {}  # another translator: an adapter for Gemma would not fit
     assert direction_defaults("gemma3-270m~transformers") == {}  # only the base as written
     assert direction_defaults(FakeChatModel(default="x")) == {}  # a model object: the caller chose it
 
 
-def test_a_missing_adapter_folder_keeps_the_translator_with_a_warning(monkeypatch, tmp_path, caplog):
+def test_a_missing_adapter_folder_keeps_the_translator_with_a_warning(monkeypatch, tmp_path, caplog, planted):
     monkeypatch.setattr(directions_module, "adapters_dir", lambda: tmp_path)
     with caplog.at_level(logging.WARNING):
         assert direction_defaults("gemma3-270m") == {}
@@ -72,7 +93,7 @@ def _loader(loaded):
     return load
 
 
-def test_load_role_models_adds_the_measured_direction_for_the_default_translator():
+def test_load_role_models_adds_the_measured_direction_for_the_default_translator(planted):
     loaded: list[str] = []
     models = load_role_models(None, {"translator": "gemma3-270m", "aya": "smollm2"}, loader=_loader(loaded))
     assert set(models) == {"translator", "aya", "translator:swh-eng"}
@@ -99,7 +120,7 @@ def test_parse_role_models_reads_a_direction():
         load_role_models(None, {"translator:swahili": "smollm2"}, loader=_loader([]))
 
 
-def test_room_notebooks_get_the_measured_directions_and_the_others_do_not(monkeypatch):
+def test_room_notebooks_get_the_measured_directions_and_the_others_do_not(monkeypatch, planted):
     for var in ("AYA_LAB_MODEL", "AYA_LAB_MODEL_TRANSLATOR", "AYA_LAB_MODEL_AYA"):
         monkeypatch.delenv(var, raising=False)
     assert set(nb.notebook_models()) == {"translator", "aya"}
