@@ -33,7 +33,7 @@ from aya_lab.refs import lazy_exports
 if TYPE_CHECKING:
     from aya_lab.eval.attacks import fabrications_table, relabel, usefulness_table
     from aya_lab.eval.configs import EvalConfig
-    from aya_lab.eval.fabrications import draft_of_withheld, load_labels, paired_usefulness
+    from aya_lab.eval.fabrications import draft_of_withheld, label_agreement, load_labels, paired_usefulness
     from aya_lab.eval.report import Report, Task, generation_costs, register_task, routing_costs, translation_costs
     from aya_lab.eval.resampling import ALPHA, analyse_group, holm, paired_accuracy, units_for
     from aya_lab.eval.retrieval import evaluate_retrieval, floors_table, retrieval_by_question
@@ -69,7 +69,7 @@ if TYPE_CHECKING:
 _HOMES: dict[str, tuple[str, ...]] = {
     "aya_lab.eval.configs": ("EvalConfig",),
     "aya_lab.eval.attacks": ("fabrications_table", "relabel", "usefulness_table"),
-    "aya_lab.eval.fabrications": ("draft_of_withheld", "load_labels", "paired_usefulness"),
+    "aya_lab.eval.fabrications": ("draft_of_withheld", "label_agreement", "load_labels", "paired_usefulness"),
     "aya_lab.langid": ("covered",),
     "aya_lab.eval.report": (
         "Report",
@@ -132,6 +132,7 @@ __all__ = [
     "deltas",
     "draft_of_withheld",
     "fabrications_table",
+    "label_agreement",
     "floors_table",
     "load_labels",
     "paired_usefulness",

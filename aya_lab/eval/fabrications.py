@@ -41,6 +41,9 @@ are not useful; an unlabelled draft is unknown (NaN, left out). :func:`usefulnes
 per reader, for readers of two or more languages and of one, and overall, with message-clustered
 bootstrap 95% CIs, beside how the readings came (``original``, ``translated``, ``unverified``,
 ``not_translated``).
+
+**Agreement** (:func:`label_agreement`): where the labeller also wrote the guard, a second person labels a
+sample of the same drafts, blind to both, and Cohen's kappa says how far the two agree beyond chance.
 """
 
 from __future__ import annotations
@@ -55,6 +58,7 @@ from typing import Literal
 import numpy as np
 import pandas as pd
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
+from sklearn.metrics import cohen_kappa_score
 
 from aya_lab.datasets.project import describe_validation_error
 from aya_lab.errors import AyaLabError, InputError
@@ -84,6 +88,7 @@ __all__ = [
     "reading_useful",
     "usefulness",
     "paired_usefulness",
+    "label_agreement",
     "load_labels",
     "unlabelled_records",
 ]
@@ -336,3 +341,19 @@ def paired_usefulness(
     ids = sorted(set(x.index) & set(y.index))
     test = paired_bootstrap(x[ids].tolist(), y[ids].tolist(), bootstrap_indices(len(ids), n_bootstrap, seed))
     return {"n": len(ids), "a": float(x[ids].mean()), "b": float(y[ids].mean()), **test}
+
+
+def label_agreement(
+    first: dict[tuple[str, str, str], str], second: dict[tuple[str, str, str], str]
+) -> tuple[dict[str, float], pd.DataFrame]:
+    """Two people's labels (:func:`load_labels`) of the drafts both judged: ``n``, the share they agree on and
+    Cohen's kappa (``sklearn.metrics.cohen_kappa_score``: agreement beyond what the two label frequencies give
+    by chance), and the first x second crosstab. No common draft is a one-line error."""
+    keys = sorted(set(first) & set(second))
+    if not keys:
+        raise InputError("label_agreement: the two label sets judge no common draft; label a sample of the same run")
+    a, b = [first[k] for k in keys], [second[k] for k in keys]
+    table = pd.crosstab(pd.Series(a, name="first"), pd.Series(b, name="second"))
+    stats = {"n": len(keys), "agreement": float(np.mean([x == y for x, y in zip(a, b, strict=True)])),
+             "kappa": float(cohen_kappa_score(a, b, labels=list(LABELS)))}  # fmt: skip
+    return stats, table

@@ -159,7 +159,8 @@ def model_help(
                              in DEFAULT_DIRECTION_ADAPTERS.items())  # fmt: skip
         out += ". translator:SRC-TGT=SPEC sets the translator of one direction" + (
             f"; when the translator is an adapter's base, the measured adapters are the default ({measured})"
-            if measured else "; no direction has a default adapter (none has a record on chat messages)"
+            if measured
+            else "; no direction has a default adapter (none has a record on chat messages)"
         )
     return out
 

@@ -16,6 +16,7 @@ from aya_lab.errors import AyaLabError, InputError
 from aya_lab.eval.attacks import AttackRecord, attacks_report, relabel, usefulness_table
 from aya_lab.eval.fabrications import (
     READING_COLUMNS,
+    label_agreement,
     load_labels,
     paired_usefulness,
     reading_how,
@@ -170,3 +171,17 @@ def test_the_file_to_label_is_the_labels_file_once_its_labels_are_filled(tmp_pat
         load_labels(path)
     path.write_text(json.dumps(todo | {"label": "faithful"}) + "\n")
     assert load_labels(path) == {("m1", "eng", "The meeting is on Monday."): "faithful"}
+
+
+def test_two_labellers_agreement_is_kappa_over_the_drafts_both_judged():
+    first = {("a", "eng", "x"): "faithful", ("b", "eng", "y"): "made_up", ("c", "fra", "z"): "partial",
+             ("d", "fra", "w"): "faithful"}  # fmt: skip
+    second = {("a", "eng", "x"): "faithful", ("b", "eng", "y"): "made_up", ("c", "fra", "z"): "faithful",
+              ("e", "deu", "v"): "made_up"}  # fmt: skip
+    stats, table = label_agreement(first, second)
+    assert stats["n"] == 3 and stats["agreement"] == pytest.approx(2 / 3)
+    assert stats["kappa"] == pytest.approx(0.5)  # po 2/3, pe (1/3)(2/3) + (1/3)(1/3) = 1/3: (2/3 - 1/3) / (2/3)
+    assert table.loc["partial", "faithful"] == 1
+    assert label_agreement(first, first)[0]["kappa"] == 1.0
+    with pytest.raises(InputError, match="no common draft"):
+        label_agreement(first, {("q", "eng", "q"): "faithful"})

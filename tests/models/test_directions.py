@@ -8,13 +8,13 @@ from pathlib import Path
 import pytest
 
 from aya_lab import notebook as nb
+from aya_lab.agents.calibration import translator_record
 from aya_lab.models import ModelSpecError
 from aya_lab.models import directions as directions_module
 from aya_lab.models.directions import direction_defaults, direction_of, is_direction_key
 from aya_lab.models.fake import FakeChatModel
 from aya_lab.models.loader import load_role_models, parse_role_models
 from aya_lab.paths import adapters_dir
-from aya_lab.agents.calibration import translator_record
 from aya_lab.settings import DEFAULT_DIRECTION_ADAPTERS
 
 
