@@ -43,6 +43,7 @@ from aya_lab.eval import (
     Report,
     draft_of_withheld,
     fabrications_table,
+    label_agreement,
     load_labels,
     paired_usefulness,
     relabel,
@@ -405,6 +406,18 @@ fabricated = pd.DataFrame({name: fabrications_table(r).set_index("reader_lang").
 fabricated.round(3)
 
 # %% [markdown]
+# The labeller of these drafts also wrote the guard. A second annotator labelled a seeded random sample of the
+# sixth set's drafts blind (only the sources, glosses and drafts, and the rules; `data/adversarial/README.md`).
+# Their agreement, and where they differ (rows: the first labeller; columns: the second):
+
+# %%
+agreement, crosstab = label_agreement(
+    load_labels(ADVERSARIAL / "unseen6_labels.jsonl"), load_labels(ADVERSARIAL / "unseen6_labels_second.jsonl")
+)
+print(f"{agreement['n']} drafts labelled twice: agreement {agreement['agreement']:.1%}, Cohen's kappa {agreement['kappa']:.3f}")
+crosstab
+
+# %% [markdown]
 # ## What this shows
 
 # %%
@@ -456,6 +469,8 @@ aya_notes = [n for r in aya_runs for n in r.reader_notes if n.lower().startswith
 assert len(aya_notes) == 3 * len(aya_runs) and all(n.endswith("got eng (the original): first on the route (measured records)") for n in aya_notes)
 assert fab["made_up_unmarked_high"] > 0.025  # the made-up rate's upper bound is above the issue's 2.5%
 assert fab["partial_unmarked"] <= 0.10 < fabricated.loc["set 6, reader's order", "partial_unmarked"]
+assert agreement["n"] == 60 and agreement["kappa"] > 0.8  # the two labellers agree far beyond chance
+assert crosstab.loc["made_up"].drop("made_up").sum() <= 1  # at most one draft the first called made up is not
 report(
     "- **The room works as specified**: each of the {n_messages} messages reached all {n_users} colleagues "
     "exactly once, each of Aya's {n_aya} replies reached everyone once, and the feeds read back from the file "
@@ -489,7 +504,8 @@ report(
     "deliveries, {mu:.1%} [{mu_lo:.1%}, {mu_hi:.1%}] were made-up drafts arriving unmarked — an upper bound "
     "above the 2.5% the issue asks for — and {pu:.1%} [{pu_lo:.1%}, {pu_hi:.1%}] partial ones (reader's order: "
     "{pu_order:.1%}). The fifth set, which shaped the rule, had {fifth:.1%} for readers of two languages under "
-    "the reader's order.",
+    "the reader's order. The labels are one annotator's, who also wrote the guard; a second, blind, labelled "
+    "{n_twice} of the sixth set's drafts and agreed on {agree:.0%} (Cohen's kappa {kappa:.2f}).",
     n_messages=n_messages, n_users=len(feeds), n_aya=len(aya_runs), tools=" → ".join(summary.aya_tools),
     copied=copied.group(1), policy_en=policy.aya_steps[0]["input"], marker=MARKER,
     two_useful=int(two_lang["useful"].sum()), two_total=int(two_lang["from others"].sum()),
@@ -500,5 +516,5 @@ report(
     amara=amara6["useful_share"], mu=fab["made_up_unmarked"], mu_lo=fab["made_up_unmarked_low"],
     mu_hi=fab["made_up_unmarked_high"], pu=fab["partial_unmarked"], pu_lo=fab["partial_unmarked_low"],
     pu_hi=fab["partial_unmarked_high"], pu_order=fabricated.loc["set 6, reader's order", "partial_unmarked"],
-    fifth=fifth_two["useful_share"],
+    fifth=fifth_two["useful_share"], n_twice=agreement["n"], agree=agreement["agreement"], kappa=agreement["kappa"],
 )
