@@ -606,8 +606,9 @@ report(
     "- **Three examples instead of none** raise chrF significantly (Holm over the 16 pairs) on {n_up} pairs "
     "({up}) and lower it significantly on {n_down}{down}.\n"
     "- **Gemma against SmolLM2 on the same 3-shot prompt**: Gemma is above on all {n_ctrl} control pairs, "
-    "by {gs_min:+.1f} to {gs_max:+.1f} chrF (Holm-adjusted p ≤ {gs_p:.3f}). The model, not only the prompt, "
-    "makes the difference that the room's prompts showed.",
+    "by {gs_min:+.1f} to {gs_max:+.1f} chrF (Holm-adjusted p ≤ {gs_p:.3f}). That prompt is a completion prompt: "
+    "SmolLM2-Instruct gets it without its chat template, and at another quantisation (Q4_1, Gemma Q4_K_M), so "
+    "this compares the two models as prompted here, not each at its best.",
     per_language=per_language,
     both_zero=listed(both[g_zero.name]), both_held=listed(both[g_held.name]), copy_low=listed(copy_near_zero),
     n_up=int(gain["beats"].sum()), up=listed(list(gain.index[gain["beats"]])), n_down=len(worse),
@@ -690,9 +691,9 @@ report(
     "{smol_min:+.1f} to {smol_max:+.1f} chrF (Holm-adjusted p ≤ {smol_p:.3f}); SmolLM2 itself beats copying on "
     "{s_beats} of {s_n} control pairs. The two ran different prompts (Gemma `{g_prompt}`, with examples "
     "where the pool has the pair; SmolLM2 `{s_prompt}`, none), so this compares model and prompt together, "
-    "not the models alone; on one prompt (the held-apart 3-shot one, section *The same prompt for every "
-    "language*) Gemma is above SmolLM2 on {gs_beats} of {gs_n} control pairs. Gemma is the translator role's "
-    "default.\n"
+    "not the models alone; on one completion prompt (the held-apart 3-shot one, section *The same prompt for "
+    "every language*, which SmolLM2 gets without its chat template) Gemma is above SmolLM2 on {gs_beats} of "
+    "{gs_n} control pairs. Gemma is the translator role's default.\n"
     "- **Two kinds of echo.** Averaged over the 16 pairs, Gemma copies its source in "
     "{echo_src:.0%} of its outputs and one of the prompt's few-shot examples in {echo_ex:.0%} (most on "
     "`{ex_pair}`: {ex_share:.0%}); both are counted per pair in the output-language table, and the failure "
