@@ -28,7 +28,8 @@
 # where a set ships document ids (NTREX-128, FLORES v1) the segments are taken from up to 60 documents
 # spread over the set (rather than the set's first 300 segments, which come from few articles; where a
 # chosen document is short, the longer ones give more) and every confidence interval and paired test
-# resamples **whole documents**; MAFAND has no document ids, so its intervals resample segments.
+# resamples **whole documents**; MAFAND has no document ids, so its intervals resample contiguous blocks of
+# 5 segments (neighbouring sentences share an article).
 # Systems:
 #
 # - `copy` — the source unchanged: the echo floor;

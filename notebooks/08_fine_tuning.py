@@ -59,9 +59,9 @@ from pathlib import Path
 import matplotlib.pyplot as plt
 import pandas as pd
 
-from aya_lab.eval import CopySystem, PromptSystem, ShuffledReferenceSystem, deltas, run
+from aya_lab.eval import CopySystem, PromptSystem, ShuffledReferenceSystem, deltas, load_labels, run
 from aya_lab.models import load_chat_model
-from aya_lab.notebook import report, write_held_out
+from aya_lab.notebook import project_root, report, write_held_out
 
 ADAPTERS = Path("../data/adapters")  # relative: the spec strings printed below stay portable
 RUNS = {"eng-swh": (50, 100, 200), "swh-eng": (50, 100)}  # direction -> the saved steps of its one run
@@ -258,14 +258,22 @@ def direction(pair):
         decision=("the adapter clears both floors with a significant margin on both unseen news sets, against the "
                   "room's 3-shot prompt only (not the zero-shot or held-apart prompts of notebook 03). That does not "
                   "make it the room's translator: a translator's record belongs to it and to the kind of text it is "
-                  "judged on, and this one has no labelled drafts of chat messages yet (docs/MODELS.md)." if ship[pair] else
+                  f"judged on, and of the {len(chat)} Swahili workplace chat messages of the fifth and sixth unseen "
+                  f"runs (labelled blind) it translated {sum(lab == 'faithful' for lab in chat)} faithfully "
+                  "(docs/MODELS.md)." if ship[pair] else
                   f"{b} LoRA steps on the CPU do not lift Gemma 3 270M significantly above both floors on both "
                   "unseen sets, so the adapter is not made the room's default for this direction; it stays a "
                   "measured research artefact (docs/MODELS.md)."),
     )  # fmt: skip
 
 
+# the adapter's drafts of Swahili chat messages into English, as a person labelled them (data/adversarial)
+chat = [label for name in ("unseen5_labels.jsonl", "unseen6_labels.jsonl")
+        for (msg, lang, _), label in load_labels(project_root() / "data" / "adversarial" / name).items()
+        if msg.endswith("-swh") and lang == "eng"]  # fmt: skip
+
 # the facts the sentences rest on (this recording)
+assert len(chat) == 40 and "faithful" not in chat
 assert best == {"eng-swh": 100, "swh-eng": 50}
 assert all(beats_prompt.values())  # every adapter above the room's 3-shot prompt, on both sets
 assert not ship["eng-swh"] and all(below[("eng-swh", name, "copy")] for name in TESTS)

@@ -150,8 +150,9 @@ class EvalConfig:
     Scoring: ``baseline`` names the system the others are tested against (default: the first);
     ``n_bootstrap`` resamples for the confidence intervals and the paired bootstrap test (``0`` or
     ``1``: none), ``n_ar`` for approximate randomisation (``0``: no AR test, its p-value is NaN);
-    ``resample`` is ``"auto"`` (whole documents where the set has document ids, segments elsewhere)
-    or ``"segment"`` (always segments: sacrebleu's own test, for comparison); ``langid`` checks the
+    ``resample`` is ``"auto"`` (whole documents where the set has document ids, else contiguous blocks of
+    :data:`~aya_lab.eval.resampling.BLOCK` segments; ``few_units`` flags fewer than 20 units) or
+    ``"segment"`` (always segments: sacrebleu's own test, for comparison); ``langid`` checks the
     output language; ``faithfulness`` adds the hallucination rate (the share of outputs the room's
     faithfulness gate would withhold, :func:`~aya_lab.eval.translation.scoring.hallucination_rate`; it runs the
     multilingual encoder over every source and output).
@@ -243,7 +244,7 @@ _EVAL_HELP = {
     "baseline": "the system the others are tested against (default: the first)",
     "n_bootstrap": "bootstrap resamples for CIs and the paired test (0 or 1: none)",
     "n_ar": "approximate-randomisation trials (0: no AR test)",
-    "resample": "resampling unit: auto (documents where the set has ids) or segment",
+    "resample": "resampling unit: auto (documents where the set has ids, else blocks of 5 contiguous segments) or segment",
     "langid": "check the output language",
     "faithfulness": "the hallucination rate (runs the multilingual encoder)",
     "progress": "a progress bar (default: when stderr is a terminal)",

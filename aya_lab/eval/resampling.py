@@ -55,6 +55,8 @@ from aya_lab.languages import get_language
 from aya_lab.settings import settings
 
 __all__ = [
+    "BLOCK",
+    "FEW_UNITS",
     "ALPHA",
     "Units",
     "analyse_group",
@@ -245,16 +247,28 @@ class Units:
     n_units: int
 
 
-def units_for(doc_ids: Sequence[object] | None, n: int) -> Units:
-    """Documents as units when ``doc_ids`` has a usable id for every segment, else segments.
+BLOCK = 5
+"""The block length: a set without document ids resamples contiguous blocks of this many segments (news
+sentences next to each other share an article), not single segments."""
+FEW_UNITS = 20
+"""Fewer resampling units than this and a CI is flagged (``few_units``): the bootstrap's intervals are too
+narrow with few clusters."""
 
-    ``None``, or ids that are all empty/NaN (a results file without documents), mean segments.
+
+def units_for(doc_ids: Sequence[object] | None, n: int, block: int = 1) -> Units:
+    """Documents as units when ``doc_ids`` has a usable id for every segment; else contiguous blocks of
+    ``block`` segments (kind ``block of N``; the last may be shorter) when ``block`` > 1; else segments.
+
+    ``None``, or ids that are all empty/NaN (a results file without documents), mean no documents.
     """
     if doc_ids is not None:
         ids = ["" if x is None or (isinstance(x, float) and x != x) else str(x) for x in doc_ids]
         if any(ids):
             index = cluster_labels(ids, n)
             return Units("document", index, int(index.max()) + 1 if n else 0)
+    if block > 1:
+        index = np.arange(n) // block
+        return Units(f"block of {block}", index, int(index.max()) + 1 if n else 0)
     return Units("segment", np.arange(n), n)
 
 

@@ -85,9 +85,10 @@ def test_evaluation_records_the_resampled_unit(mini_data):
     )
     chrf = res.df[(res.df.metric == "chrF") & (res.df.system == "oracle")].set_index("dataset_id")
     assert chrf.loc["ntrex128:eng-swh:test", ["resample_unit", "n_units"]].tolist() == ["document", 3]
-    assert chrf.loc["mafand:eng-swh:test", ["resample_unit", "n_units"]].tolist() == ["segment", 12]
+    assert chrf.loc["mafand:eng-swh:test", ["resample_unit", "n_units"]].tolist() == ["block of 5", 3]  # 12 = 5+5+2
+    assert chrf["few_units"].all()  # 3 units each: far too few for a trustworthy interval, and flagged
     pooled = res.df[(res.df.pair == "pooled") & (res.df.metric == "chrF")].iloc[0]
-    assert (pooled.resample_unit, pooled.n_units) == ("document+segment", 15)
+    assert (pooled.resample_unit, pooled.n_units) == ("document+block of 5", 6)
     out = res.items[(res.items.system == "oracle") & (res.items.dataset_id == "ntrex128:eng-swh:test")]
     assert list(out.doc_id) == ["doc.a"] * 5 + ["doc.b"] * 4 + ["doc.c"] * 3
 

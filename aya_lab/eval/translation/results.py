@@ -27,7 +27,7 @@ import pandas as pd
 
 from aya_lab.errors import InputError
 from aya_lab.eval.report import Report
-from aya_lab.eval.resampling import ALPHA, METRICS, analyse_group, units_for
+from aya_lab.eval.resampling import ALPHA, BLOCK, METRICS, analyse_group, units_for
 
 if TYPE_CHECKING:
     from matplotlib.axes import Axes
@@ -50,7 +50,7 @@ __all__ = [
 
 COLUMNS = (
     "system dataset split src tgt pair hop metric score ci_low ci_high p_bootstrap p_ar significant p_holm "
-    "significant_holm delta delta_low delta_high n resample_unit n_units sacrebleu_signature reliable note "
+    "significant_holm delta delta_low delta_high n resample_unit n_units few_units sacrebleu_signature reliable note "
     "model_fingerprint prompt_hash graph_spec_hash dataset_id baseline"
 ).split()
 """The columns of a translation report's ``df``."""
@@ -155,7 +155,7 @@ def baseline_tests(report: Report, metric: str = "chrF", hop: str = "e2e") -> pd
     return rows[rows["system"] != report.baseline][cols].reset_index(drop=True)
 
 
-def _delta_rows(grp: pd.DataFrame, against: str, metric: str, hop: str, n_bootstrap: int) -> list[dict]:
+def _delta_rows(grp: pd.DataFrame, against: str, metric: str, hop: str, n_bootstrap: int, block: int) -> list[dict]:
     base = grp[grp["system"] == against].sort_values("idx")
     refs = list(base["reference"])
     hyps = {against: list(base["hypothesis"])}
@@ -165,7 +165,7 @@ def _delta_rows(grp: pd.DataFrame, against: str, metric: str, hop: str, n_bootst
             hyps[str(system)] = list(sub["hypothesis"])
     if base.empty or len(hyps) < 2:
         return []
-    units = units_for(list(base["doc_id"]) if "doc_id" in base.columns else None, len(refs))
+    units = units_for(list(base["doc_id"]) if "doc_id" in base.columns else None, len(refs), block)
     tgt = "eng" if hop == "src-pivot" else str(base["tgt"].iloc[0])
     _, tests = analyse_group(
         hyps, refs, tgt, units, baseline=against, n_bootstrap=n_bootstrap, n_ar=0, metrics=(metric,)
@@ -206,7 +206,8 @@ def deltas(report: Report, metric: str = "chrF", against: str | None = None, hop
     if sub.empty:
         raise InputError(f"no outputs for hop {hop!r}; hops here: {', '.join(dict.fromkeys(outputs['hop']))}")
     n_bootstrap = int(str(report.meta.get("n_bootstrap") or 1000))
-    rows = [r for _, g in sub.groupby(["dataset_id", "pair"], sort=False) for r in _delta_rows(g, against, metric, hop, n_bootstrap)]  # fmt: skip
+    block = BLOCK if report.meta.get("resample", "auto") == "auto" else 1  # as the report's own tests resampled
+    rows = [r for _, g in sub.groupby(["dataset_id", "pair"], sort=False) for r in _delta_rows(g, against, metric, hop, n_bootstrap, block)]  # fmt: skip
     return pd.DataFrame(rows, columns=DELTA_COLUMNS)
 
 

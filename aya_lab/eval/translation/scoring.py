@@ -43,6 +43,8 @@ from aya_lab.agents.guard import TranslationGuard
 from aya_lab.datasets.parallel import ParallelSet
 from aya_lab.eval.resampling import (
     ALPHA,
+    BLOCK,
+    FEW_UNITS,
     METRICS,
     Units,
     analyse_group,
@@ -253,6 +255,7 @@ def _row(
         **_DEFAULTS, "system": system.name, "dataset": ds.name, "split": ds.split,
         "src": "*" if pooled else ds.src, "tgt": "*" if pooled else ds.tgt, "pair": pair, "hop": hop,
         "metric": metric, "n": n, "resample_unit": units.kind, "n_units": units.n_units,
+        "few_units": units.n_units < FEW_UNITS,
         **{k: sig.get(k, "-") for k in NO_SIGNATURE}, "dataset_id": ds.name if pooled else ds.dataset_id,
         "baseline": baseline,
     }  # fmt: skip
@@ -315,7 +318,8 @@ def score_rows(
 ) -> list[dict]:
     """Rows of :data:`~.results.COLUMNS` for ``runs`` (per dataset pair and hop, then pooled), Holm-adjusted.
 
-    ``by_document``: resample documents where a set has document ids (else always segments); ``langid``:
+    ``by_document``: resample documents where a set has document ids, else blocks of :data:`BLOCK` segments
+    (``False``: always segments); ``langid``:
     add the language and echo rows; ``faithfulness``: add each run's ``hallucination_rate`` row (the
     multilingual encoder scores every output)."""
     rows: list[dict] = []
@@ -324,7 +328,7 @@ def score_rows(
         groups.setdefault((run.ds.dataset_id, run.hop), []).append(run)
     for (_, hop), group in groups.items():
         ds, tgt = group[0].ds, group[0].tgt
-        units = units_for(ds.doc_ids if by_document else None, len(group[0].references))
+        units = units_for(ds.doc_ids if by_document else None, len(group[0].references), BLOCK if by_document else 1)
         hyps = {r.system: r.outputs for r in group}
         scores, tests = analyse_group(
             hyps, group[0].references, tgt, units, baseline=baseline, n_bootstrap=n_bootstrap, n_ar=n_ar
@@ -361,15 +365,18 @@ def add_holm(rows: list[dict]) -> list[dict]:
 
 
 def _pooled_units(first: list[Run], by_document: bool) -> Units:
-    """Documents of every pair as units (ids made unique per pair), segments where a pair has none."""
+    """Documents of every pair as units (ids made unique per pair), blocks of :data:`BLOCK` segments where a
+    pair has none (segments when not by document)."""
     labels, kinds = [], set()
     for r in first:
         docs = r.ds.doc_ids if by_document else None
-        kinds.add("document" if docs is not None else "segment")
-        keys = docs if docs is not None else [f"#{i}" for i in range(len(r.references))]
+        block = BLOCK if by_document else 1
+        kinds.add("document" if docs is not None else f"block of {block}" if block > 1 else "segment")
+        keys = docs if docs is not None else [f"#{i // block}" for i in range(len(r.references))]
         labels += [f"{r.ds.dataset_id}\x1f{k}" for k in keys]
     index = cluster_labels(labels, len(labels))
-    return Units(kinds.pop() if len(kinds) == 1 else "document+segment", index, int(index.max()) + 1 if labels else 0)
+    kind = "+".join(sorted(kinds, key=lambda k: (k != "document", k)))
+    return Units(kind, index, int(index.max()) + 1 if labels else 0)
 
 
 def _pooled_rows(runs, systems, baseline, n_bootstrap, n_ar, by_document) -> list[dict]:
