@@ -60,6 +60,7 @@ import pandas as pd
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 from sklearn.metrics import cohen_kappa_score
 
+from aya_lab.agents.guard import MARKER, UNVERIFIED
 from aya_lab.datasets.project import describe_validation_error
 from aya_lab.errors import AyaLabError, InputError
 from aya_lab.eval.resampling import (
@@ -273,9 +274,7 @@ def reading_how(text: str, translated: bool) -> str:
     if not translated:
         return "original"
     return (
-        "not_translated"
-        if text.startswith("[not translated]")
-        else ("unverified" if text.startswith("[unverified]") else "translated")
+        "not_translated" if text.startswith(MARKER) else ("unverified" if text.startswith(UNVERIFIED) else "translated")
     )
 
 
@@ -314,9 +313,8 @@ def usefulness(
         readings = readings[readings["category"] == "ordinary"]
     out = []
     for model, group in readings.groupby("system", sort=False):
-        several = group["langs"].astype(str).str.contains(",")
         parts = [(f"{user} ({langs})", part) for (user, langs), part in group.groupby(["user", "langs"], sort=False)]
-        parts += [("two or more languages", group[several]), ("one language", group[~several]), ("all", group)]
+        parts += [(name, _group(group, name)) for name in ("two or more languages", "one language", "all")]
         out += [
             {"model": model, "reader": name} | _useful_row(part, n_bootstrap, seed) for name, part in parts if len(part)
         ]
@@ -336,9 +334,9 @@ def paired_usefulness(
     the messages both judged: ``n``, the means ``a`` and ``b``, and the paired bootstrap's ``diff`` (b − a),
     ``ci_low``, ``ci_high`` and ``p_value`` (:func:`~aya_lab.eval.resampling.paired_bootstrap`)."""
     x, y = (_group(r, group).groupby("id")["useful"].mean().dropna() for r in (a, b))
-    if set(x.index) ^ set(y.index) and not set(x.index) & set(y.index):
-        raise InputError("paired_usefulness: the two runs share no judged message; pair runs of the same set")
     ids = sorted(set(x.index) & set(y.index))
+    if not ids:
+        raise InputError("paired_usefulness: the two runs share no judged message; pair runs of the same set")
     test = paired_bootstrap(x[ids].tolist(), y[ids].tolist(), bootstrap_indices(len(ids), n_bootstrap, seed))
     return {"n": len(ids), "a": float(x[ids].mean()), "b": float(y[ids].mean()), **test}
 

@@ -11,6 +11,7 @@ targets. A re-export by import is not a definition. Parsed with ``ast``; nothing
 from __future__ import annotations
 
 import ast
+from collections import Counter
 from collections.abc import Iterable, Iterator
 
 from tests.architecture.package_scan import PACKAGE, parsed_modules
@@ -140,17 +141,11 @@ def test_the_rule_finds_a_planted_duplicate_and_ignores_imports_privates_and_dun
 def test_no_module_defines_a_top_level_name_twice():
     """A name bound twice at a module's top level (two functions, or a constant reassigned) silently keeps the
     last: what merging two modules into one can do. ``@overload`` stubs are declarations, not bindings."""
-    import ast
-    import collections
-
-    from aya_lab.paths import project_root
-
     twice = []
-    for path in sorted((project_root() / "aya_lab").rglob("*.py")):
-        tree = ast.parse(path.read_text(encoding="utf-8"))
+    for path, tree in parsed_modules():
         defs = [n for n in tree.body if isinstance(n, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef)]
         names = [n.name for n in defs if not any("overload" in ast.unparse(d) for d in n.decorator_list)]
         names += [t.id for n in tree.body if isinstance(n, ast.Assign) for t in n.targets if isinstance(t, ast.Name)]
         names += [n.target.id for n in tree.body if isinstance(n, ast.AnnAssign) and isinstance(n.target, ast.Name)]
-        twice += [f"{path.name}: {name}" for name, k in collections.Counter(names).items() if k > 1]
+        twice += [f"{path.name}: {name}" for name, k in Counter(names).items() if k > 1]
     assert not twice, twice
