@@ -17,7 +17,7 @@ from aya_lab.datasets.synth_phrases import NUMBER_WORDS
 from aya_lab.paths import project_root
 
 SYNTH = project_root() / "data" / "synth" / "summarize.jsonl"
-EVAL = project_root() / "data" / "transcripts" / "transcripts.jsonl"
+EVAL = [project_root() / "data" / "transcripts" / name for name in ("transcripts.jsonl", "unseen.jsonl")]
 CJK = re.compile(r"[\u4e00-\u9fff]")
 
 
@@ -28,7 +28,7 @@ def synth():
 
 @pytest.fixture(scope="module")
 def evaluation():
-    return load_transcripts(EVAL)
+    return [t for path in EVAL for t in load_transcripts(path)]
 
 
 def _pieces(text: str) -> set[str]:
@@ -68,6 +68,17 @@ def test_no_sentence_of_the_evaluation_transcripts_is_reused(synth, evaluation):
     their_messages = {m.text for t in evaluation for m in t.messages}
     assert not any(m.text in their_messages for t in synth for m in t.messages)
     assert {m.sender for t in synth for m in t.messages}.isdisjoint({m.sender for t in evaluation for m in t.messages})
+
+
+def test_the_generator_reads_no_evaluation_data(monkeypatch):
+    import aya_lab.datasets.project as project
+
+    def refuse(*args, **kwargs):
+        raise AssertionError("the generator read evaluation transcripts")
+
+    monkeypatch.setattr(project, "load_transcripts", refuse)
+    monkeypatch.setattr(project, "default_paths", refuse)
+    assert len(synth_transcripts(3, seed=0)) == 3
 
 
 def test_a_forbidden_sentence_is_drawn_again():

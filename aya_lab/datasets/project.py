@@ -46,6 +46,7 @@ __all__ = [
     "load_transcripts",
     "load_routing_examples",
     "ROUTING_SETS",
+    "TRANSCRIPT_SETS",
     "load_workplace",
     "load_workplace_doc_ids",
     "default_paths",
@@ -74,6 +75,7 @@ def default_paths() -> dict[str, Path]:
         "rag_dev": data / "rag" / "questions_dev.jsonl",
         "rag_unseen": data / "rag" / "questions_unseen.jsonl",
         "transcripts": data / "transcripts" / "transcripts.jsonl",
+        "transcripts_unseen": data / "transcripts" / "unseen.jsonl",
         "routing": data / "routing" / "requests.jsonl",
         "routing_unseen": data / "routing" / "requests_unseen.jsonl",
         "workplace": data / "workplace",
@@ -351,9 +353,17 @@ def load_policy_questions(path: str | Path = "unseen") -> list[PolicyQuestion]:
     return _load_jsonl(Path(path), PolicyQuestion)
 
 
+TRANSCRIPT_SETS: dict[str, str] = {"transcripts": "transcripts", "unseen": "transcripts_unseen"}
+"""The committed summarizer transcript sets by name (each a :func:`default_paths` key): ``transcripts`` (47,
+the first set) and ``unseen`` (``unseen.jsonl``, written after the summarizer's training data and committed
+before any score; ``data/transcripts/README.md``)."""
+
+
 def load_transcripts(path: str | Path | None = None) -> list[Transcript]:
-    """Load ``data/transcripts/transcripts.jsonl`` (or ``path``)."""
-    return _load_jsonl(Path(path) if path is not None else default_paths()["transcripts"], Transcript)
+    """Load ``data/transcripts/transcripts.jsonl``, a set named in :data:`TRANSCRIPT_SETS` (``"unseen"``), or ``path``."""
+    if path is None or (isinstance(path, str) and path in TRANSCRIPT_SETS):
+        return _load_jsonl(default_paths()[TRANSCRIPT_SETS[path or "transcripts"]], Transcript)
+    return _load_jsonl(Path(path), Transcript)
 
 
 ROUTING_SETS: dict[str, str] = {"requests": "routing", "unseen": "routing_unseen"}

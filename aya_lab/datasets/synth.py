@@ -22,9 +22,11 @@ How a chat is made (``random.Random(seed)``, so the same seed writes the same by
    the gold list is the action items inside that window, and the reference summary is written from
    the window: its topic and updates, then who will do what, then what was reported done.
 
-No sentence of the evaluation transcripts (``data/transcripts/transcripts.jsonl``) is ever written: a
-message whose sentence collides with one of theirs (compared case- and punctuation-blind) is drawn
-again, and ``tests/test_synth.py`` checks the written file.
+The generator reads no evaluation data: its company, cast, vocabulary and frames are its own
+(:mod:`~aya_lab.datasets.synth_phrases`), so no test transcript can shape what it writes.
+``tests/test_synth.py`` checks the written file against every evaluation transcript set independently (no
+shared sentence, no shared speaker). ``forbidden`` sentences, when a caller gives them, are drawn again
+(compared case- and punctuation-blind).
 """
 
 from __future__ import annotations
@@ -38,7 +40,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, cast
 
-from aya_lab.datasets.project import Transcript, default_paths, load_transcripts
+from aya_lab.datasets.project import Transcript
 from aya_lab.datasets.synth_phrases import (
     CAST,
     DATES,
@@ -54,7 +56,7 @@ from aya_lab.datasets.synth_phrases import (
 )
 from aya_lab.errors import InputError
 
-__all__ = ["SynthChat", "evaluation_sentences", "sentences", "synth_transcripts", "write_synth"]
+__all__ = ["SynthChat", "sentences", "synth_transcripts", "write_synth"]
 
 _KINDS = ("commit", "request", "group", "offer", "vague", "done", "info", "thanks")
 _WEIGHTS = (22, 16, 5, 7, 7, 8, 28, 7)
@@ -69,20 +71,6 @@ def _normal(sentence: str) -> str:
 def sentences(text: str) -> list[str]:
     """The normalised sentences of ``text`` (split after . ! ? and their CJK forms; case and punctuation dropped)."""
     return [s for s in (_normal(part) for part in _SPLIT.split(text)) if s]
-
-
-def evaluation_sentences(path: Path | None = None) -> set[str]:
-    """Every sentence of the evaluation transcripts: messages, English glosses, requests, reference summaries."""
-    out: set[str] = set()
-    for t in load_transcripts(path or default_paths()["transcripts"]):
-        texts = (
-            [t.request, t.reference_summary or ""]
-            + [m.text for m in t.messages]
-            + [m.text_en or "" for m in t.messages]
-        )
-        for text in texts:
-            out.update(sentences(text))
-    return out
 
 
 @dataclass
@@ -246,11 +234,11 @@ def _summary(chat: SynthChat, start: int) -> str:
 
 
 def synth_transcripts(n: int, seed: int = 0, forbidden: Iterable[str] | None = None) -> list[dict[str, Any]]:
-    """``n`` transcript records (see the module docstring); ``forbidden``: sentences never to write
-    (default: the evaluation transcripts', :func:`evaluation_sentences`)."""
+    """``n`` transcript records (see the module docstring); ``forbidden``: normalised sentences
+    (:func:`sentences`) never to write (default: none; the generator reads no evaluation data)."""
     if n < 1:
         raise InputError(f"n must be a positive number of transcripts, got {n}")
-    w = _Writer(seed, set(forbidden) if forbidden is not None else evaluation_sentences())
+    w = _Writer(seed, set(forbidden or ()))
     records = []
     for i in range(n):
         chat = _chat(w)
