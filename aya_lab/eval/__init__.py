@@ -18,7 +18,8 @@ what each reader could read, ``paired_usefulness`` compares two runs of one set 
 Data sets live in :mod:`aya_lab.datasets`.
 
 This package is the notebooks' one import for evaluation: besides the contract (``run``, ``compare``,
-``Report``, ``Task``) it names the systems, the statistics (``ALPHA``, ``holm``, ``analyse_group``), the
+``Report``, ``Task``) it names the systems, the statistics (``ALPHA``, ``holm``, ``family`` — a notebook's
+family of tests, Holm over all of them — ``analyse_group``), the
 cost tables and the helpers the notebooks' analyses use. The names are imported from their modules on
 first use (PEP 562), not with the package, so a light submodule (the task configs and the commands
 generated from them, which ``aya-lab eval ... --help`` reads) is importable without the model stack.
@@ -35,7 +36,15 @@ if TYPE_CHECKING:
     from aya_lab.eval.configs import EvalConfig
     from aya_lab.eval.fabrications import draft_of_withheld, label_agreement, load_labels, paired_usefulness
     from aya_lab.eval.report import Report, Task, generation_costs, register_task, routing_costs, translation_costs
-    from aya_lab.eval.resampling import ALPHA, analyse_group, holm, paired_accuracy, units_for
+    from aya_lab.eval.resampling import (
+        ALPHA,
+        analyse_group,
+        family,
+        holm,
+        paired_accuracy,
+        paired_equivalence,
+        units_for,
+    )
     from aya_lab.eval.retrieval import evaluate_retrieval, floors_table, retrieval_by_question
     from aya_lab.eval.routing import confusion_matrices, decided_by, evaluate_routing, sweep_routing
     from aya_lab.eval.routing_sequences import (
@@ -81,7 +90,15 @@ _HOMES: dict[str, tuple[str, ...]] = {
     ),
     "aya_lab.eval.retrieval": ("evaluate_retrieval", "floors_table", "retrieval_by_question"),
     "aya_lab.eval.routing": ("confusion_matrices", "decided_by", "evaluate_routing", "sweep_routing"),
-    "aya_lab.eval.resampling": ("ALPHA", "analyse_group", "holm", "paired_accuracy", "units_for"),
+    "aya_lab.eval.resampling": (
+        "ALPHA",
+        "analyse_group",
+        "family",
+        "holm",
+        "paired_accuracy",
+        "paired_equivalence",
+        "units_for",
+    ),
     "aya_lab.eval.routing_sequences": (
         "evaluate_sequences",
         "load_multi_intent",
@@ -146,12 +163,14 @@ __all__ = [
     "evaluate_translation",
     "failure_category",
     "failure_counts",
+    "family",
     "forest",
     "generation_costs",
     "held_apart_examples",
     "holm",
     "load_multi_intent",
     "paired_accuracy",
+    "paired_equivalence",
     "paths_paired",
     "routers_paired",
     "sequence_costs",

@@ -9,22 +9,26 @@ small. :func:`units_for` makes documents the units where a set has document ids,
 often each unit is drawn per resample: sum per-unit sufficient statistics weighted by a row and you have
 that resample's corpus statistics.
 
-Corpus metrics. :func:`analyse_group` recomputes BLEU, chrF and chrF++ (sacrebleu, see below) from the resampled units' summed statistics, exactly as sacrebleu's own
-bootstrap does for segments; with segments as units the draws are sacrebleu's own
-(``default_rng(SACREBLEU_SEED)``, the same ``choice``/``integers`` calls), so CIs and p-values equal
-sacrebleu's (the tests check this). Beyond sacrebleu: documents as units, and the 95% CI of the paired
-difference (system minus baseline). One departure for documents: sacrebleu counts resampled statistics
-*strictly greater* than the observed one; approximate randomisation over ``k`` documents has only
-``2**k`` assignments, two of which tie the observed difference, so with documents as units both tests
-count ties (``>=``), making the smallest reachable p about ``2 / 2**k``. A system whose outputs equal the
-baseline's segment for segment has nothing to test: delta 0, p = 1.
+Corpus metrics. :func:`analyse_group` recomputes BLEU, chrF and chrF++ (sacrebleu, see below) from the
+resampled units' summed statistics, exactly as sacrebleu's own bootstrap does for segments; with segments
+as units the draws are sacrebleu's own (``default_rng(SACREBLEU_SEED)``, the same ``choice``/``integers``
+calls), so score CIs and approximate-randomisation p-values equal sacrebleu's (the tests check this).
+Beyond sacrebleu: documents as units, and the 95% CI of the paired difference (system minus baseline)
+with its bootstrap p-value read off the same resamples (:func:`percentile_p`), where sacrebleu's paired
+bootstrap test shifts the resamples to the null and can disagree with the interval. One departure for
+documents: approximate randomisation over ``k`` documents has only ``2**k`` assignments, two of which tie
+the observed difference, so with documents as units it counts ties (``>=``), making the smallest
+reachable p about ``2 / 2**k``. A system whose outputs equal the baseline's segment for segment has
+nothing to test: delta 0, p = 1.
 
-Item means. :func:`bootstrap_ci`, :func:`paired_bootstrap`, :func:`paired_binary` (with McNemar) and
-:func:`paired_accuracy` resample items with :func:`bootstrap_indices`. Every function is seeded, so a
+Item means. :func:`bootstrap_ci`, :func:`paired_bootstrap`, :func:`paired_equivalence` (TOST at a margin
+stated before the data), :func:`paired_binary` (with McNemar) and :func:`paired_accuracy` resample items with :func:`bootstrap_indices`. Every function is seeded, so a
 notebook re-run gives the same numbers.
 
 Several comparisons. :func:`holm_column` adds ``p_holm`` and ``significant`` (``p_holm`` below
-:data:`ALPHA`) to a paired table, one family per metric by default: the policy of every report.
+:data:`ALPHA`) to a paired table, one family per metric by default: the policy of every report; it
+refuses a table whose p-value says significant while its CI holds 0. :func:`family` adjusts a
+notebook's whole family of tests (every comparison its conclusions rest on) together.
 
 **The metrics** (:data:`METRICS`, :func:`score_corpus`) are thin wrappers around sacrebleu: corpus scores
 with bootstrap CIs and signatures, no metric code of our own (every number comes from ``sacrebleu.metrics``).
@@ -70,7 +74,10 @@ __all__ = [
     "paired_accuracy",
     "paired_binary",
     "paired_bootstrap",
+    "paired_equivalence",
     "percentile_ci",
+    "percentile_p",
+    "family",
     "sacrebleu_seed",
     "units_for",
     "METRICS",
@@ -296,21 +303,66 @@ def bootstrap_ci(values: Sequence[float], n_bootstrap: int = 1000, seed: int = 0
     return percentile_ci(arr[bootstrap_indices(arr.size, n_bootstrap, seed)].mean(axis=1))
 
 
-def paired_bootstrap(a: Sequence[float], b: Sequence[float], idx: np.ndarray) -> dict[str, float]:
-    """Mean difference ``b - a`` over paired items, its percentile 95% CI and a two-sided p-value.
+def percentile_p(samples: np.ndarray) -> float:
+    """Two-sided p-value read off the same bootstrap ``samples`` as :func:`percentile_ci`: the smallest
+    ``alpha`` whose ``(1 - alpha)`` percentile interval (numpy's linear rule, as :func:`percentile_ci`)
+    excludes 0, floored at ``1 / (B + 1)`` and capped at 1. So with ``B >= 20`` resamples ``p < 0.05``
+    exactly when the 95% CI excludes 0: the interval and the test cannot disagree (CI inversion, Efron and Tibshirani 1993,
+    sec. 15.4). Samples all equal to 0 give p = 1; NaNs are ignored; no samples give NaN.
+    """
+    s = np.sort(np.asarray(samples, dtype=float)[~np.isnan(np.asarray(samples, dtype=float))])
+    if s.size == 0:
+        return float("nan")
+    if s.size == 1:
+        return 1.0 if s[0] == 0 else float("nan")
+    below, above = _level_at_zero(s), _level_at_zero(-s[::-1])  # the lower tail at 0, and the upper one
+    return float(min(1.0, max(2 * min(below, above) / (s.size - 1), 1 / (s.size + 1))))
 
-    The p-value is the share of resampled mean differences at least as far from the observed one as
-    the observed one is from 0 (the bootstrap distribution shifted to the null), with +1 smoothing:
-    ``(1 + #{|d* - d| >= |d|}) / (B + 1)``. Identical inputs give diff 0 and p = 1.
+
+def _level_at_zero(s: np.ndarray) -> float:
+    """The largest position ``h`` in ``[0, len(s) - 1]`` where the linear interpolation of sorted ``s``
+    is at most 0 (0 when even ``s[0]`` is above 0)."""
+    if s[0] > 0:
+        return 0.0
+    j = int(np.searchsorted(s, 0.0, side="right")) - 1  # last index with s[j] <= 0
+    if j == s.size - 1:
+        return float(j)
+    return j + (0.0 - s[j]) / (s[j + 1] - s[j])
+
+
+def paired_bootstrap(a: Sequence[float], b: Sequence[float], idx: np.ndarray) -> dict[str, float]:
+    """Mean difference ``b - a`` over paired items, its percentile 95% CI and a two-sided p-value from
+    the same resamples (:func:`percentile_p`: ``p < 0.05`` exactly when the CI excludes 0). Identical
+    inputs give diff 0 and p = 1.
     """
     d = np.asarray(b, dtype=float) - np.asarray(a, dtype=float)
     if d.size == 0:
         return {"diff": float("nan"), "ci_low": float("nan"), "ci_high": float("nan"), "p_value": float("nan")}
-    observed = float(d.mean())
     boot = d[idx].mean(axis=1)
     low, high = percentile_ci(boot)
-    extreme = int(np.sum(np.abs(boot - observed) >= abs(observed) - 1e-12))
-    return {"diff": observed, "ci_low": low, "ci_high": high, "p_value": (1 + extreme) / (len(boot) + 1)}
+    return {"diff": float(d.mean()), "ci_low": low, "ci_high": high, "p_value": percentile_p(boot)}
+
+
+def paired_equivalence(
+    a: Sequence[float], b: Sequence[float], margin: float, *, n_bootstrap: int = 1000, seed: int = 0
+) -> dict[str, float]:
+    """Two one-sided tests (TOST) of ``b - a`` (paired items) against an equivalence ``margin`` stated before
+    the data, on the seeded resamples every report draws (:func:`bootstrap_indices`): ``p_lower`` for "the difference is at most -margin",
+    ``p_upper`` for "at least +margin" (each the share of the bootstrap distribution beyond the bound, read
+    as :func:`percentile_p` reads 0), ``p_tost`` their maximum, and ``equivalent`` (``p_tost`` below
+    :data:`ALPHA`, which is exactly when the 90% percentile interval ``ci90_low``–``ci90_high`` lies inside
+    ``(-margin, +margin)``). A margin that is not positive raises :class:`~aya_lab.errors.InputError`."""
+    if not margin > 0:
+        raise InputError(f"paired_equivalence: the margin must be positive, got {margin}; state it before the data")
+    d = np.asarray(b, dtype=float) - np.asarray(a, dtype=float)
+    boot = np.sort(d[bootstrap_indices(d.size, n_bootstrap, seed)].mean(axis=1))
+    last, floor = boot.size - 1, 1 / (boot.size + 1)
+    p_lower = max(_level_at_zero(boot + margin) / last, floor)  # the share at or below -margin
+    p_upper = max(_level_at_zero(margin - boot[::-1]) / last, floor)  # the share at or above +margin
+    low, high = np.percentile(boot, [5.0, 95.0])
+    p_tost = min(1.0, max(p_lower, p_upper))
+    return {"diff": float(d.mean()), "margin": margin, "ci90_low": float(low), "ci90_high": float(high),
+            "p_lower": p_lower, "p_upper": p_upper, "p_tost": p_tost, "equivalent": bool(p_tost < ALPHA)}  # fmt: skip
 
 
 def mcnemar_exact(b: int, c: int) -> float:
@@ -385,9 +437,42 @@ def holm_column(paired: pd.DataFrame, p: str = "p", by: Sequence[str] = ("metric
     if out.empty or p not in out:
         out["significant"] = False
         return out
+    _check_agreement(out, p)
     for _, rows in out.groupby(list(by), sort=False, dropna=False):
         out.loc[rows.index, "p_holm"] = holm(rows[p].to_numpy(dtype=float))
     out["significant"] = out["p_holm"] < ALPHA
+    return out
+
+
+def _check_agreement(paired: pd.DataFrame, p: str) -> None:
+    """Refuse a paired table where ``p`` is below :data:`ALPHA` but the difference's CI holds 0."""
+    low, high = ("ci_low", "ci_high") if "ci_low" in paired else ("delta_low", "delta_high")
+    if low not in paired:
+        return
+    wrong = paired[(paired[p] < ALPHA) & (paired[low] <= 0) & (paired[high] >= 0)]
+    if not wrong.empty:
+        row = wrong.iloc[0]
+        raise AssertionError(
+            f"p = {row[p]:.4f} but the 95% CI [{row[low]:.4f}, {row[high]:.4f}] holds 0: the p-value and the "
+            "interval must come from the same resamples (resampling.percentile_p)"
+        )
+
+
+def family(tests: Mapping[str, pd.DataFrame], p: str = "p") -> pd.DataFrame:
+    """A notebook's family of tests, adjusted together: the named paired tables stacked (``test``: the
+    table's name), with ``p_family`` (Holm over every row of every table) and ``significant``
+    (``p_family`` below :data:`ALPHA`). Each table needs a ``p`` column (translation's ``p`` is
+    ``max(p_bootstrap, p_ar)``); its other columns are kept. A notebook states its family once, reads
+    its conclusions' significance from this table, and asserts them on it."""
+    if not tests:
+        raise InputError("family: no tests given; pass {name: paired table} for every test the notebook reads")
+    missing = [name for name, table in tests.items() if p not in table]
+    if missing:
+        raise InputError(f"family: {', '.join(missing)} has no {p!r} column; name the p-value column with p=...")
+    out = pd.concat({name: table for name, table in tests.items()}, names=["test", None]).reset_index(0)
+    out = out.reset_index(drop=True)
+    out["p_family"] = holm(out[p].to_numpy(dtype=float))
+    out["significant"] = out["p_family"] < ALPHA
     return out
 
 
@@ -421,9 +506,9 @@ def _test(base: _Prepared, other: _Prepared, metric, pos_sel: np.ndarray | None,
     nan = float("nan")
     out = {"delta": other.score - base.score, "delta_low": nan, "delta_high": nan, "p_bootstrap": nan, "p_ar": nan}
     if base.boot.size:
-        sample = np.abs(other.boot - base.boot)
-        out["p_bootstrap"] = (int(np.sum(sample - sample.mean() > diff)) + 1) / (sample.size + 1)
-        out["delta_low"], out["delta_high"] = percentile_bounds(other.boot - base.boot, -100.0, 100.0)
+        deltas = (other.boot - base.boot).astype(np.float64)
+        out["delta_low"], out["delta_high"] = percentile_ci(deltas)
+        out["p_bootstrap"] = percentile_p(deltas)
     if pos_sel is not None:
         a = _scores(metric, pos_sel @ base.units + ~pos_sel @ other.units)
         b = _scores(metric, ~pos_sel @ base.units + pos_sel @ other.units)

@@ -3,18 +3,25 @@
 from __future__ import annotations
 
 import numpy as np
+import pandas as pd
 import pytest
 from sacrebleu.metrics import CHRF
 from sacrebleu.significance import PairedTest
 
 from aya_lab.datasets.parallel import load_parallel
+from aya_lab.errors import InputError
 from aya_lab.eval.report import Report
 from aya_lab.eval.resampling import (
     METRICS,
     analyse_group,
     cluster_bootstrap_counts,
+    family,
     holm,
+    holm_column,
     make_metrics,
+    paired_equivalence,
+    percentile_ci,
+    percentile_p,
     score_corpus,
     units_for,
 )
@@ -69,10 +76,12 @@ def sacrebleu_paired(hyps: dict[str, list[str]], test_type: str, n: int) -> dict
 def test_segment_units_reproduce_sacrebleu_exactly():
     hyps = {"base": ENG, "noisy": NOISY, "other": FRA}
     scores, tests = analyse_group(hyps, SWA, "swh", units_for(None, 12), baseline="base", n_bootstrap=150, n_ar=150)
-    bs, ar = sacrebleu_paired(hyps, "bs", 150), sacrebleu_paired(hyps, "ar", 150)
-    assert len(bs) == len(ar) == 6
-    for key in bs:
-        assert (tests[key]["p_bootstrap"], tests[key]["p_ar"]) == (bs[key], ar[key])
+    ar = sacrebleu_paired(hyps, "ar", 150)
+    assert len(ar) == 6
+    for key in ar:
+        assert tests[key]["p_ar"] == ar[key]
+        t = tests[key]  # the bootstrap p is read off the same resamples as the delta's CI: they agree
+        assert (t["p_bootstrap"] < 0.05) == (t["delta_low"] > 0 or t["delta_high"] < 0)
     corpus = score_corpus(NOISY, SWA, "swh", n_bootstrap=150)
     for metric in METRICS:
         assert scores["noisy"][metric] == corpus[metric]  # score, CI bounds, signature, reliable
@@ -128,3 +137,56 @@ def test_results_adjust_each_comparison_across_pairs(mini_data, tmp_path):
     cols = ["p_holm", "significant_holm", "resample_unit", "n_units", "delta_low"]
     assert back.df[cols].astype(str).equals(res.df[cols].astype(str))
     assert list(back.items["doc_id"]) == list(res.items["doc_id"])
+
+
+def test_percentile_p_is_below_alpha_exactly_when_the_percentile_ci_excludes_zero():
+    rng = np.random.default_rng(7)
+    for _ in range(3000):
+        size = int(rng.integers(20, 1500))
+        samples = rng.normal(rng.normal(0, 0.3), 0.1, size)
+        if rng.random() < 0.3:
+            samples = np.round(samples, 1)  # ties, and samples exactly at 0
+        low, high = percentile_ci(samples)
+        assert (percentile_p(samples) < 0.05) == (low > 0 or high < 0)
+    assert percentile_p(np.zeros(50)) == 1.0  # identical systems
+    assert percentile_p(np.ones(999)) == pytest.approx(1 / 1000)  # every resample on one side: the floor
+    assert percentile_p(np.linspace(-1, 1, 1001)) == 1.0
+    assert np.isnan(percentile_p(np.array([])))
+
+
+def test_holm_column_refuses_a_p_value_that_disagrees_with_its_interval():
+    table = pd.DataFrame({"metric": ["m"], "delta": [0.1], "ci_low": [-0.02], "ci_high": [0.2], "p": [0.02]})
+    with pytest.raises(AssertionError, match="holds 0"):
+        holm_column(table)
+    assert holm_column(table.assign(p=0.2))["p_holm"].tolist() == [0.2]
+
+
+def test_family_adjusts_every_test_of_a_notebook_together():
+    a = pd.DataFrame({"metric": ["x", "y"], "p": [0.01, 0.04]})
+    b = pd.DataFrame({"metric": ["z"], "p": [0.02], "extra": [1]})
+    out = family({"first": a, "second": b})
+    assert out["test"].tolist() == ["first", "first", "second"]
+    assert out["p_family"].tolist() == pytest.approx([0.03, 0.04, 0.04])  # Holm over all three
+    assert out["significant"].tolist() == [True, True, True] and "extra" in out
+    with pytest.raises(InputError, match="second has no 'p' column"):
+        family({"first": a, "second": b.drop(columns="p")})
+    with pytest.raises(InputError, match="no tests"):
+        family({})
+
+
+def test_equivalence_is_the_90_percent_interval_inside_the_margin():
+    rng = np.random.default_rng(3)
+    for _ in range(400):
+        n = int(rng.integers(20, 80))
+        a = rng.integers(0, 2, n).astype(float)
+        b = np.where(rng.random(n) < rng.uniform(0, 0.4), 1 - a, a)  # b differs from a on some items
+        margin = float(rng.uniform(0.02, 0.3))
+        t = paired_equivalence(a, b, margin, n_bootstrap=500, seed=int(rng.integers(1000)))
+        assert t["equivalent"] == (-margin < t["ci90_low"] and t["ci90_high"] < margin)
+        assert t["p_tost"] == max(t["p_lower"], t["p_upper"])
+    same = np.ones(30)
+    assert paired_equivalence(same, same, 0.1)["equivalent"]  # identical: equivalent
+    far = paired_equivalence(np.zeros(30), np.ones(30), 0.1)
+    assert not far["equivalent"] and far["p_upper"] == 1.0
+    with pytest.raises(InputError, match="margin must be positive"):
+        paired_equivalence(same, same, 0.0)
