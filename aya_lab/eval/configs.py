@@ -105,9 +105,15 @@ class SummariesConfig(TaskConfig):
         description=f"summarizer variants ({', '.join(SUMMARIZER_VARIANTS)}) or floors (copy-transcript, lead-N, extractive)",
     )
     model: ModelRef = Field(default=None, description="the chat model (default AYA_LAB_MODEL or smollm2)")
-    data: str | None = Field(default=None, description="a transcripts JSONL file (default data/transcripts)")
+    data: str | None = Field(
+        default=None, description="the transcripts: a set name (unseen) or a JSONL file (default data/transcripts)"
+    )
     n: int | None = Field(default=None, gt=0, le=10_000_000, description="the first N transcripts (all when unset)")
     translate_requests: bool = Field(default=True, description="bring a request into English first, as the room")
+    translator: ModelRef = Field(
+        default=None,
+        description="the model that translates requests (default: the chat model; the room's: gemma3-270m)",
+    )
     n_bootstrap: int = Field(default=1000, ge=0, le=100_000, description="bootstrap resamples for CIs and tests")
     seed: int = Field(default=0, ge=0, description="the resampling seed")
     progress: bool | None = Field(default=None, description="a progress bar (default: when stderr is a terminal)")

@@ -52,7 +52,7 @@ from sacrebleu.metrics import CHRF
 from aya_lab.agents.protocols import TextModel
 from aya_lab.agents.summarizer import SUMMARIZER_VARIANTS, make_summarizer
 from aya_lab.agents.translator import AyaTranslator
-from aya_lab.datasets.project import Transcript, load_transcripts
+from aya_lab.datasets.project import TRANSCRIPT_SETS, Transcript, load_transcripts
 from aya_lab.errors import InputError
 from aya_lab.eval.configs import SummariesConfig
 from aya_lab.eval.progress import progress_bar
@@ -178,6 +178,8 @@ def evaluate_summarizers(
     n: int | None = None,
     *,
     translate_requests: bool = True,
+    translator: TextModel | str | None = None,
+    dataset_id: str | None = None,
     n_bootstrap: int = 1000,
     seed: int = 0,
     progress: bool | None = None,
@@ -185,8 +187,11 @@ def evaluate_summarizers(
     """Run each summarizer ``variant`` on ``transcripts`` (default: the project's 47) and score them.
 
     ``model``: a chat model or spec (default ``AYA_LAB_MODEL`` or ``smollm2``). ``n``: the first ``n``
-    transcripts. The first variant is the baseline of the paired tests. ``progress``: a tqdm bar over
-    transcripts on stderr (``None``: only when stderr is a terminal). See the module docstring.
+    transcripts. The first variant is the baseline of the paired tests. ``translator``: the model that brings
+    a request into English (a model or spec; default ``model``; the room's is its translator role), so
+    every variant reads the same request text. ``dataset_id`` names the set in the report (default
+    ``transcripts``, or ``transcripts:custom`` for given ``transcripts``). ``progress``: a tqdm bar over transcripts on stderr
+    (``None``: only when stderr is a terminal). See the module docstring.
     """
     variants = _check_variants(variants, n)
     model = cast(TextModel, _chat_model(model))
@@ -195,14 +200,14 @@ def evaluate_summarizers(
     items = items[:n] if n is not None else items
     if not items:
         raise InputError("no transcripts to evaluate")
-    translator = AyaTranslator(model)
+    to_english = AyaTranslator(cast(TextModel, _chat_model(translator)) if translator is not None else model)
     rows: list[dict[str, Any]] = []
     with progress_bar(len(items), "summarizing", unit="chat", enabled=progress) as bar:
         for t in items:
             request_en, tr_calls = t.request, 0
             if translate_requests and t.request_lang != "eng":
                 with record_generations() as records:
-                    request_en = translator.to_english(t.request, t.request_lang)
+                    request_en = to_english.to_english(t.request, t.request_lang)
                 tr_calls = len(records)
             history = transcript_messages(t)
             for variant, summarizer in summarizers.items():
@@ -212,11 +217,12 @@ def evaluate_summarizers(
                 bar.update(1)
     per = pd.DataFrame(rows)
     sigs = {v: _signature(s, model) for v, s in summarizers.items()}
-    dataset_id = "transcripts" if transcripts is None else "transcripts:custom"
+    dataset_id = dataset_id or ("transcripts" if transcripts is None else "transcripts:custom")
     return scored_results(
         per, variants, [t.id for t in items], sigs, dataset_id, n_bootstrap=n_bootstrap, seed=seed,
         translate_requests=translate_requests, model=getattr(model, "spec", "?"),
-        translator_prompt=translator.prompt_choice.as_meta() if translate_requests else {},
+        translator_prompt=to_english.prompt_choice.as_meta() if translate_requests else {},
+        translator=getattr(to_english.model, "spec", "?") if translate_requests else None,
     )  # fmt: skip
 
 
@@ -418,9 +424,12 @@ def summaries_table(report: Report, metrics: Sequence[str] | None = None) -> pd.
 
 def _run(config: SummariesConfig) -> Report:
     transcripts = load_transcripts(config.data) if config.data is not None else None
+    named = config.data in TRANSCRIPT_SETS if config.data is not None else False
     return evaluate_summarizers(
         config.variants, model=cast(TextModel | str | None, config.model), transcripts=transcripts, n=config.n,
         translate_requests=config.translate_requests,
+        translator=cast(TextModel | str | None, config.translator),
+        dataset_id=f"transcripts:{config.data}" if named else None,
         n_bootstrap=config.n_bootstrap, seed=config.seed, progress=config.progress,
     )  # fmt: skip
 

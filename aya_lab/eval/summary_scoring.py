@@ -171,7 +171,8 @@ def micro_prf(tp: np.ndarray, n_pred: np.ndarray, n_gold: np.ndarray) -> tuple[f
 
 def micro_prf_boot(tp, n_pred, n_gold, idx) -> np.ndarray:
     tps, ps, gs = tp[idx].sum(axis=1), n_pred[idx].sum(axis=1), n_gold[idx].sum(axis=1)
-    return np.array([micro_prf(np.array([t]), np.array([p]), np.array([g])) for t, p, g in zip(tps, ps, gs)])
+    rows = [micro_prf(np.array([t]), np.array([p]), np.array([g])) for t, p, g in zip(tps, ps, gs)]
+    return np.array(rows).reshape(len(rows), 3)  # (resamples, P/R/F1): no resamples, no rows
 
 
 def summary_paired_table(

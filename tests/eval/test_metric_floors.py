@@ -103,6 +103,24 @@ def test_summary_floors_are_scored_with_the_summarizers_metrics():
     assert "lead-1 - two_call" in res.table().columns  # tested against the baseline like a variant
 
 
+def test_summaries_without_resamples_have_scores_and_no_intervals():
+    t = _transcript(["the budget is due friday", "lena reviews it", "lunch at noon"], "budget due friday")
+    res = evaluate_summarizers(
+        ["copy-transcript", "lead-1"], model=FakeChatModel(default="0"), transcripts=[t], n_bootstrap=0
+    )
+    micro = res.df[res.df["metric"] == "action_f1_micro"]
+    assert micro["score"].notna().all() and micro["ci_low"].isna().all()  # n_bootstrap 0 is allowed: no CI
+
+
+def test_requests_are_translated_by_the_translator_given_not_the_chat_model():
+    t = _transcript(["the budget is due friday", "lena reviews it", "lunch at noon"], "budget due friday")
+    t.request, t.request_lang = "fasse die letzten 2 Nachrichten zusammen", "deu"
+    chat, translator = FakeChatModel(default="0"), FakeChatModel(default="summarize the last 2 messages")
+    res = evaluate_summarizers(["copy-transcript"], model=chat, transcripts=[t], translator=translator, n_bootstrap=0)
+    assert res.items["request_en"].tolist() == ["summarize the last 2 messages"]
+    assert res.meta["translator"] == translator.spec
+
+
 def test_the_cli_names_a_bad_floor_variant(capsys):
     from aya_lab.cli import main
 
