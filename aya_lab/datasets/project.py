@@ -74,6 +74,7 @@ def default_paths() -> dict[str, Path]:
         "rag": data / "rag" / "questions.jsonl",
         "rag_dev": data / "rag" / "questions_dev.jsonl",
         "rag_unseen": data / "rag" / "questions_unseen.jsonl",
+        "rag_unseen2": data / "rag" / "questions_unseen2.jsonl",
         "transcripts": data / "transcripts" / "transcripts.jsonl",
         "transcripts_unseen": data / "transcripts" / "unseen.jsonl",
         "routing": data / "routing" / "requests.jsonl",
@@ -341,9 +342,11 @@ class PolicyQuestion(_Record):
         return self
 
 
-POLICY_QUESTION_SETS: dict[str, str] = {"dev": "rag_dev", "unseen": "rag_unseen"}
+POLICY_QUESTION_SETS: dict[str, str] = {"dev": "rag_dev", "unseen": "rag_unseen", "unseen2": "rag_unseen2"}
 """The committed multilingual question sets by name: ``dev`` (20 questions in French, German, Spanish and
-Swahili, for choosing) and ``unseen`` (75 in five languages, written and committed before any score)."""
+Swahili, for choosing), ``unseen`` (75 in five languages, written and committed before any score; since the
+quoting rule changed after it, a dev set too) and ``unseen2`` (75 more, written by a writer who never read the
+other sets, committed before any score)."""
 
 
 def load_policy_questions(path: str | Path = "unseen") -> list[PolicyQuestion]:
