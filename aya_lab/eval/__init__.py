@@ -38,6 +38,7 @@ if TYPE_CHECKING:
     from aya_lab.eval.report import Report, Task, generation_costs, register_task, routing_costs, translation_costs
     from aya_lab.eval.resampling import (
         ALPHA,
+        BLOCK,
         analyse_group,
         family,
         holm,
@@ -92,6 +93,7 @@ _HOMES: dict[str, tuple[str, ...]] = {
     "aya_lab.eval.routing": ("confusion_matrices", "decided_by", "evaluate_routing", "sweep_routing"),
     "aya_lab.eval.resampling": (
         "ALPHA",
+        "BLOCK",
         "analyse_group",
         "family",
         "holm",
@@ -129,6 +131,7 @@ _HOMES: dict[str, tuple[str, ...]] = {
 
 __all__ = [
     "ALPHA",
+    "BLOCK",
     "CopySystem",
     "EvalConfig",
     "PivotSystem",

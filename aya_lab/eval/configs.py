@@ -112,7 +112,7 @@ class SummariesConfig(TaskConfig):
     translate_requests: bool = Field(default=True, description="bring a request into English first, as the room")
     translator: ModelRef = Field(
         default=None,
-        description="the model that translates requests (default: the chat model; the room's: gemma3-270m)",
+        description="the model that translates requests (default: --model when given, else the translator role's)",
     )
     n_bootstrap: int = Field(default=1000, ge=0, le=100_000, description="bootstrap resamples for CIs and tests")
     seed: int = Field(default=0, ge=0, description="the resampling seed")

@@ -533,7 +533,7 @@ def analyse_group(
     Returns ``(scores, tests)``: ``scores[system][metric]`` is a :class:`MetricScore` (the percentile
     bootstrap CI over ``units``); ``tests[(system, metric)]`` holds ``delta`` (system minus baseline),
     ``delta_low``/``delta_high`` (95% percentile CI of the paired bootstrap difference), ``p_bootstrap``
-    (sacrebleu's paired bootstrap test) and ``p_ar`` (approximate randomisation; NaN when ``n_ar`` is 0).
+    (the paired bootstrap, :func:`percentile_p` on the same resamples as the delta's CI) and ``p_ar`` (approximate randomisation; NaN when ``n_ar`` is 0).
     ``metrics`` limits the work to some of :data:`~aya_lab.eval.resampling.METRICS`. Every system is
     resampled with the same draws.
     """

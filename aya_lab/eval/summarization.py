@@ -74,7 +74,7 @@ from aya_lab.eval.summary_scoring import (  # re-exported
     task_words,
 )
 from aya_lab.messages import ChatMessage
-from aya_lab.models import load_chat_model
+from aya_lab.models import default_model_spec, load_chat_model
 from aya_lab.models.base import record_generations
 
 __all__ = [
@@ -188,12 +188,14 @@ def evaluate_summarizers(
 
     ``model``: a chat model or spec (default ``AYA_LAB_MODEL`` or ``smollm2``). ``n``: the first ``n``
     transcripts. The first variant is the baseline of the paired tests. ``translator``: the model that brings
-    a request into English (a model or spec; default ``model``; the room's is its translator role), so
-    every variant reads the same request text. ``dataset_id`` names the set in the report (default
+    a request into English (a model or spec), so every variant reads the same request text; unset, ``model``
+    when one is given, else the translator role's default, as the room and ``aya-lab eval run`` load them. ``dataset_id`` names the set in the report (default
     ``transcripts``, or ``transcripts:custom`` for given ``transcripts``). ``progress``: a tqdm bar over transcripts on stderr
     (``None``: only when stderr is a terminal). See the module docstring.
     """
     variants = _check_variants(variants, n)
+    if translator is None and model is None:  # as the room (and the command line): the translator role's model
+        translator = default_model_spec("translator")
     model = cast(TextModel, _chat_model(model))
     summarizers = _summarizers(variants, model)
     items = list(transcripts) if transcripts is not None else load_transcripts()

@@ -142,3 +142,23 @@ def test_mafand_has_no_document_ids_so_it_is_resampled_in_contiguous_blocks(mini
     assert set(seg.df["resample_unit"]) == {"segment"}  # sacrebleu's own unit, on request
     ntrex = evaluate_translation([CopySystem()], "ntrex128", "eng-swa", n=4, n_bootstrap=10, n_ar=10, langid=False)
     assert "document" in set(ntrex.df["resample_unit"])  # where ids exist, documents are the units
+
+
+def test_with_no_model_given_requests_are_translated_by_the_translator_role(monkeypatch):
+    import aya_lab.eval.summarization as summarization
+    from aya_lab.models import default_model_spec
+
+    loaded = []
+
+    def fake_load(spec):
+        loaded.append(spec)
+        return FakeChatModel(default="summarize the last 2 messages")
+
+    monkeypatch.setattr(summarization, "_chat_model", fake_load)
+    t = _transcript(["the budget is due friday", "lena reviews it", "lunch at noon"], "budget due friday")
+    t.request, t.request_lang = "fasse die letzten 2 Nachrichten zusammen", "deu"
+    evaluate_summarizers(["copy-transcript"], transcripts=[t], n_bootstrap=0)
+    assert loaded == [None, default_model_spec("translator")]  # the chat model's default, then the translator role's
+    loaded.clear()
+    evaluate_summarizers(["copy-transcript"], model="smollm2", transcripts=[t], n_bootstrap=0)
+    assert loaded == ["smollm2"]  # a model given and no translator: the model translates too
