@@ -24,8 +24,9 @@
 # too, as real colleagues do, and say so: a reader is a list of languages in order of preference. Models: each role's
 # embedded default — the `translator` role (user agents, Aya's translator, reply delivery) on Gemma 3
 # 270M base with few-shot completion prompts, the `aya` role (supervisor, knowledge-base answers,
-# summarizer) on SmolLM2-135M-Instruct — greedy, at most 64 new tokens, on the device printed below. Outputs
-# recorded on 2026-12-05 with llama.cpp running the shipped GGUF files (the engine is in each model's fingerprint below); under `make test` every generation is replayed from
+# summarizer) on SmolLM2-135M-Instruct — greedy, at most 64 new tokens, on the device printed below.
+# Generations recorded from 2026-12-01 on (the cache keeps when each was made), the notebook last executed on
+# 2026-12-05, with llama.cpp running the shipped GGUF files (the engine is in each model's fingerprint below); under `make test` every generation is replayed from
 # `notebooks/generations.sqlite`. Set `AYA_LAB_MODEL=hf:...` (or `AYA_LAB_MODEL_TRANSLATOR`,
 # `AYA_LAB_MODEL_AYA`) to run the same notebook on other models.
 
@@ -35,6 +36,7 @@ from aya_lab.notebook import notebook_models, runs_dir, setup_notebook
 setup_notebook()
 
 import re
+from collections import Counter
 
 import pandas as pd
 
@@ -314,8 +316,10 @@ panel
 # ## Who could read what
 # A delivery is *useful* when the reader gets the message's meaning in a language they read: the original in
 # one of their languages, or a translation the guard let through (marked `[eng]` when English is not their
-# first language). `[not translated]` and `[unverified]` deliveries are honest but not useful. Per reader, over
-# everything the others wrote (Aya included):
+# first language). `[not translated]` and `[unverified]` deliveries are honest but not useful here: no person
+# labelled these drafts, so a flagged one cannot be counted as faithful. (The unseen runs below have labels and
+# count a faithful draft as useful whether it arrived plain or flagged `[unverified]` beside its original, so
+# the two figures are not on the same definition.) Per reader, over everything the others wrote (Aya included):
 
 # %%
 def unmarked(text):
@@ -469,6 +473,8 @@ aya_notes = [n for r in aya_runs for n in r.reader_notes if n.lower().startswith
 assert len(aya_notes) == 3 * len(aya_runs) and all(n.endswith("got eng (the original): first on the route (measured records)") for n in aya_notes)
 assert fab["made_up_unmarked_high"] > 0.025  # the made-up rate's upper bound is above the 2.5%
 assert fab["partial_unmarked"] <= 0.10 < fabricated.loc["set 6, reader's order", "partial_unmarked"]
+amara_reasons = Counter(re.search(r"withheld \((\w+):", n).group(1) for n in reports[0].guard_notes)
+assert sum(amara_reasons.values()) == 3 and set(amara_reasons) <= {"example", "faithful"}  # every draft withheld
 assert agreement["n"] == 60 and agreement["kappa"] > 0.8  # the two labellers agree far beyond chance
 assert crosstab.loc["made_up"].drop("made_up").sum() <= 1  # at most one draft the first called made up is not
 report(
@@ -491,8 +497,10 @@ report(
     "Kofi's receipts question quotes the expenses policy's \"How to claim\" (30 days). No reply was withheld; "
     "where each quote stands reached every feed verbatim.\n"
     "- **Swahili stays the limit.** Amara's Swahili message reached Kofi, Lena and Sophie as `{marker}` and the "
-    "original: the default translator produced no faithful translation out of Swahili in its labelled drafts, "
-    "so the guard withholds them rather than deliver an invented one.\n"
+    "original. The guard withheld {n_example} of the three drafts because they copied a few-shot example of the "
+    "prompt (a delivery truck, in a message about the budget meeting) and {n_record} because the default "
+    "translator produced no faithful translation out of Swahili in its labelled drafts: in each case it delivered "
+    "the original rather than an invented sentence.\n"
     "- **On 100 unseen messages, readers of two languages could read {two:.1%} [{two_lo:.1%}, {two_hi:.1%}] of "
     "what others wrote** with routes by measurement, against {two_order:.1%} [{order_lo:.1%}, {order_hi:.1%}] "
     "when their languages are tried in their own order: {gain:+.1%} [{gain_lo:+.1%}, {gain_hi:+.1%}] paired over "
@@ -506,6 +514,7 @@ report(
     "{pu_order:.1%}). The fifth set, which shaped the rule, had {fifth:.1%} for readers of two languages under "
     "the reader's order. The labels are one annotator's, who also wrote the guard; a second, blind, labelled "
     "{n_twice} of the sixth set's drafts and agreed on {agree:.0%} (Cohen's kappa {kappa:.2f}).",
+    n_example=amara_reasons["example"], n_record=amara_reasons["faithful"],
     n_messages=n_messages, n_users=len(feeds), n_aya=len(aya_runs), tools=" → ".join(summary.aya_tools),
     copied=copied.group(1), policy_en=policy.aya_steps[0]["input"], marker=MARKER,
     two_useful=int(two_lang["useful"].sum()), two_total=int(two_lang["from others"].sum()),
@@ -518,3 +527,17 @@ report(
     pu_hi=fab["partial_unmarked_high"], pu_order=fabricated.loc["set 6, reader's order", "partial_unmarked"],
     fifth=fifth_two["useful_share"], n_twice=agreement["n"], agree=agreement["agreement"], kappa=agreement["kappa"],
 )
+
+# %% [markdown]
+# ## The notebook's family of tests
+# The one paired test the conclusions read — measured routes against the reader's order, for readers of two
+# languages, paired over the hundred messages — as its own family (Holm over one test leaves it as it is;
+# docs/EVALUATION.md states the policy). The other rows of the paired table describe, they are not claims:
+# a reader of one language has nothing to route, and "all" mixes the two groups.
+
+# %%
+from aya_lab.eval import family
+
+tests = family({"measured routes − reader's order": paired.loc[["two or more languages"]].reset_index()}, p="p_value")
+assert tests["significant"].all() and (tests["p_family"] == tests["p_value"]).all()
+tests[["test", "index", "n", "diff", "ci_low", "ci_high", "p_value", "p_family", "significant"]].round(3)

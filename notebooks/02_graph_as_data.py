@@ -114,7 +114,9 @@ pd.DataFrame([{"graph": name, "aya tool": r.aya_tool, "model calls": r.model_cal
 
 # %% [markdown]
 # ## Cost of the comparison: the supervisor node
-# The two graphs differ only in the supervisor, so this is the cost the overlay changes. Model seconds
+# The two graphs differ only in the supervisor's spec, but the supervisor's reply also changes what the room
+# does after it (what it delivers, and so the calls that follow), so the whole runs above differ by other
+# amounts than the supervisor's own calls below. Model seconds
 # are the times recorded when each generation was made (a replay reads them back); a call whose output
 # reached the 64-token limit was cut off there.
 

@@ -286,11 +286,11 @@ report(
     "window right for {ol:.0%} (paired differences {de:+.2f} [{de_lo:+.2f}, {de_hi:+.2f}] and {dl:+.2f} "
     "[{dl_lo:+.2f}, {dl_hi:+.2f}], p = {pe:.3f} and {pl:.3f}). An unparseable count is scored as wrong; "
     "either variant then summarizes every message.\n"
-    "- **Requests not in English fail at the translation.** For {lost} of the {nf} requests not in English the "
+    "- **Requests not in English often get a wrong count.** For {lost} of the {nf} requests not in English the "
     "two-call count is wrong. SmolLM2's translation came back as an apology for {apol} of them (\"{apol_example}…\"), "
-    "each of which then got a wrong count, and left {kept} as written (table above). In the room the "
-    "translator role (Gemma 3 270M) makes this translation, and the supervisor routes on the original where "
-    "it is not English (`route_on: auto`).\n"
+    "each of which then got a wrong count, and left {kept} as written (table above); whether a better "
+    "translation would fix the count is not tested here. In the room the translator role (Gemma 3 270M) makes "
+    "this translation; the unseen set below is run that way.\n"
     "- **Neither variant finds action items.** The two-call summarizer proposed {two_items} items, the "
     "one-call summarizer {one_items}, from {two_ans} and {one_ans} answers; {two_matched} and {one_matched} of them "
     "matched one of the {gold} gold ones. Of the proposed items, {two_copied} (two-call) and {one_copied} (one-call) copy a message of "
@@ -474,10 +474,12 @@ report(
     "128-token limit (visible above: a list of who will do what, repeated).\n"
     "- **Action items: still not found.** It proposed {t_items} items, {t_match} of which match one of the "
     "{t_gold} gold ones; macro F1 {tf:.2f} against {of:.2f} (prompted one-call; {d1f}) and {tf2:.2f} "
-    "(two-call; {d2f}). The templated training chats taught the answer format and the counting, not which "
-    "messages commit someone to a task in hand-written chats.\n"
-    "- **Decision:** the adapter does what the design's second option promised for the window (one call, no "
-    "significant difference from two) and nothing for action items; it is significantly better than two "
+    "(two-call; {d2f}). One reading, not tested: the templated training chats taught the answer format and "
+    "the counting, not which messages commit someone to a task in hand-written chats (the fine-tuned model "
+    "also read the requests as written, where the prompted ones got SmolLM2's translations).\n"
+    "- **Decision:** on these transcripts (near its training templates) the adapter makes one call where two "
+    "were made, with no significant difference from two calls on the window (not shown equivalent: no "
+    "margin was set; the unseen set below tests one) and nothing for action items; it is significantly better than two "
     "calls on no quality score, so the room keeps the two-call summarizer. It was trained in {minutes:.0f} CPU minutes on {examples} "
     "programmatic chats, and loads by spec (`smollm2+lora:data/adapters/smollm2-summarize-onecall`).",
     n=n, tp=tmean("count_parsed"), te=tmean("count_exact"), tl=tmean("last_n_correct"),
@@ -566,11 +568,20 @@ tost
 
 # %%
 uv2, uv1 = u_vs.loc["tuned − two_call"], u_vs.loc["tuned − one_call"]
+ext = u_vs.loc["others − two_call"].query("system == 'extractive'")
 
 
 def umean(label, metric):
     return u_all.score(metric, label)
 
+
+# the facts the sentences below rest on (this recording)
+assert uv2.loc["count_exact", "delta"] > 0 and uv2.loc["count_exact", "ci_low"] > 0  # one tuned call reads the count more often
+assert uv2.loc["last_n_correct", "ci_low"] < 0 < uv2.loc["last_n_correct", "ci_high"]  # the window: no significant difference
+assert not tost["equivalent"].any()  # and not shown equivalent at the margin stated before the data
+assert uv2.loc["action_f1", "ci_high"] < 0  # fewer action items found than with two calls
+assert (ext["ci_low"] > 0).all()  # the extractive fallback above two calls on count, window and action items
+assert max(umean(v, "action_f1") for v in ("two_call", "one_call", "one_call_tuned")) < umean("extractive", "action_f1")
 
 report(
     "- **On 64 unseen transcripts** (the room's request text for every variant), the window: two calls get the "
@@ -580,7 +591,12 @@ report(
     "are [{e_lo:+.2f}, {e_hi:+.2f}] and [{l_lo:+.2f}, {l_hi:+.2f}] (TOST p = {e_p:.3f} and {l_p:.3f}): "
     "{tost_verdict}. Fine-tuned minus the prompted one-call: count exact {d1e}, last N {d1l}.\n"
     "- **Action items**: F1 {tun_f:.2f} fine-tuned, {two_f:.2f} two calls, {one_f:.2f} prompted one-call, "
-    "{ext_f:.2f} the extractive fallback (fine-tuned − two calls {d2f}).",
+    "{ext_f:.2f} [{ext_lo:.2f}, {ext_hi:.2f}] the extractive fallback (fine-tuned − two calls {d2f}).\n"
+    "- **So, on chats nothing was shaped on**: one fine-tuned call reads the requested count more often than two "
+    "prompted calls, is not significantly different from them on the window (and not shown equivalent), and "
+    "finds fewer action items. The extractive fallback, which calls no model, is above two calls on the count, "
+    "the window ({ext_l:.0%}) and the action items (paired tests); against the fine-tuned one-call it was not "
+    "tested. Its summary chrF rewards copying the messages, which it does by design.",
     two_e=umean("two_call", "count_exact"), two_l=umean("two_call", "last_n_correct"),
     one_e=umean("one_call", "count_exact"), one_l=umean("one_call", "last_n_correct"),
     tun_e=umean("one_call_tuned", "count_exact"), tun_l=umean("one_call_tuned", "last_n_correct"),
@@ -594,6 +610,9 @@ report(
                   "equivalence is shown on " + ", ".join(tost.index[tost["equivalent"].astype(bool)]) + " only"),
     tun_f=umean("one_call_tuned", "action_f1"), two_f=umean("two_call", "action_f1"),
     one_f=umean("one_call", "action_f1"), ext_f=umean("extractive", "action_f1"), d2f=delta(uv2, "action_f1"),
+    ext_lo=u_all.select(system="extractive", metric="action_f1")["ci_low"].iloc[0],
+    ext_hi=u_all.select(system="extractive", metric="action_f1")["ci_high"].iloc[0],
+    ext_l=umean("extractive", "last_n_correct"),
 )  # fmt: skip
 
 # %% [markdown]
@@ -617,6 +636,8 @@ READ = {
 }  # fmt: skip
 tests = family({
     **{name: t.loc[metrics].drop(columns="significant", errors="ignore").reset_index() for name, (t, metrics) in READ.items()},
+    "unseen: one_call − two_call": u_vs.loc["others − two_call"].query("system == 'one_call'").reset_index(),
+    "unseen: extractive − two_call": ext.reset_index(),
     "unseen: tuned ≡ two_call (TOST ±0.10)": tost.assign(p=tost["p_tost"].astype(float)).rename_axis("metric").reset_index(),
 })
 tests[["test", "metric", "delta", "ci_low", "ci_high", "p", "p_family", "significant"]].round(3)
@@ -628,6 +649,9 @@ CLAIMED = [("one_call − two_call", "count_exact"), ("one_call − two_call", "
            ("tuned − two_call", "count_parsed"), ("tuned − two_call", "completion_tokens")]  # fmt: skip
 assert sig.loc[CLAIMED].all(), "a difference the conclusions call significant is not, over the family"
 assert not sig.loc[[("tuned − two_call", m) for m in ("count_exact", "last_n_correct", "summary_chrF", "action_f1")]].any()
+assert sig.loc[[("unseen: one_call − two_call", "last_n_correct"), ("unseen: tuned − two_call", "count_exact"),
+                ("unseen: tuned − two_call", "action_f1")]].all()  # the unseen set's claims hold over the family
+assert sig.loc[[("unseen: extractive − two_call", m) for m in ("count_exact", "last_n_correct", "action_f1")]].all()
 lost = tests[(tests["p"] < 0.05) & ~tests["significant"]]
 report(
     "- **Over the notebook's {n} tests** (Holm over all of them), {k} differences are significant: {kept}. "

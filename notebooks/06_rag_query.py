@@ -258,11 +258,12 @@ report(
     "out-of-scope questions; {n_slipped} slip past it: {slipped_list}. The threshold was chosen on these "
     "same questions (`data/rag/README.md`), so these rates are optimistic.\n"
     "- **Against its floors** (hit@1, paired over the in-scope questions): a random order scores "
-    "{rand_d:+.3f} [{rand_lo:+.3f}, {rand_hi:+.3f}] against the embedder (Holm p = {rand_p:.3f}); BM25 over the "
-    "same chunks {bm25_d:+.3f} [{bm25_lo:+.3f}, {bm25_hi:+.3f}] (Holm p = {bm25_p:.3f}): the embedder {bm25_word}.",
+    "{rand_d:+.3f} [{rand_lo:+.3f}, {rand_hi:+.3f}] against the embedder (p = {rand_p:.3f}); BM25 over the "
+    "same chunks {bm25_d:+.3f} [{bm25_lo:+.3f}, {bm25_hi:+.3f}] (p = {bm25_p:.3f}): the embedder {bm25_word} "
+    "(both verdicts hold over the notebook's family of tests, its last section).",
     rand_d=vs.loc[("random", "hit@1"), "delta"], rand_lo=vs.loc[("random", "hit@1"), "ci_low"],
-    rand_hi=vs.loc[("random", "hit@1"), "ci_high"], rand_p=vs.loc[("random", "hit@1"), "p_holm"],
-    bm25_d=bm25_h1["delta"], bm25_lo=bm25_h1["ci_low"], bm25_hi=bm25_h1["ci_high"], bm25_p=bm25_h1["p_holm"],
+    rand_hi=vs.loc[("random", "hit@1"), "ci_high"], rand_p=vs.loc[("random", "hit@1"), "p"],
+    bm25_d=bm25_h1["delta"], bm25_lo=bm25_h1["ci_low"], bm25_hi=bm25_h1["ci_high"], bm25_p=bm25_h1["p"],
     bm25_word=("beats BM25" if bm25_h1["significant"] and bm25_h1["delta"] < 0 else
                "is below BM25" if bm25_h1["significant"] else "is not shown to differ from BM25"),
     h1=h1, n_in=n_in, n_h1=int(in_scope["hit@1"].sum()), h3=h3, mrr=mrr, r3=r3, n_multi=len(multi),
@@ -280,7 +281,7 @@ assert c_in.sum() == n_in and c_in["I don't know"] == len(refused)
 assert n_echo > len(delivered) / 2  # most delivered answers copy the passages back
 not_gold = delivered[delivered["cites gold"] != True]  # noqa: E712 (a column of booleans)
 assert len(not_gold) <= 1 and not_gold["echo"].all()  # "every delivered answer but one cites a gold document"
-assert withheld_in["any keyword"].sum() < len(withheld_in) / 2  # "cost little"
+assert withheld_in["any keyword"].sum() < len(withheld_in) / 2  # "few withheld drafts held an answer" (by keywords)
 by_reason = why.value_counts()
 assert by_reason.sum() == len(withheld_in) and set(by_reason.index) <= {
     "a fact in no passage", "only prompt tags", "no passage shares its words"}  # no note was retrieved here
@@ -300,9 +301,9 @@ report(
     "- **Withholding on honest questions:** {wh_n} of the {n_reached} in-scope questions that reached "
     "the model were withheld ({fp:.1%}); these questions are honest, so this bounds the false-positive "
     "rate of the withholding defence against injected answers from above (some withheld drafts are made up "
-    "themselves, see below). The false positives cost little here: withheld "
-    "drafts with an answer keyword, {wh_kw} of {wh_n} (keywords are a loose check: they match any "
-    "occurrence, even one copied from the question). By reason: {reasons}; the facts in no passage were "
+    "themselves, see below). By answer keywords, few withheld drafts held an answer: {wh_kw} of {wh_n} "
+    "(a loose check: a keyword matches any occurrence, even one copied from the question, and misses an "
+    "answer in other words, so this does not bound what withholding cost). By reason: {reasons}; the facts in no passage were "
     "{facts_missing}. {n_false_echo} of these ({false_echo}) look like an echoed passage but state a figure "
     "that no passage holds: a copy that is not a copy (the word-overlap rule alone delivered both, citing "
     "their source: this notebook's outputs of 2026-12-01).\n"
@@ -335,6 +336,8 @@ answers_unseen = run("answers", questions="unseen", systems=["quote", "draft"], 
 in_scope = answers_unseen.select(scope="in-scope", metric=["fact", "idk", "invented"])
 by_language = in_scope.pivot_table(index=["system", "metric"], columns="lang", values="score", sort=False)
 display(by_language.round(3))
+display(answers_unseen.select(scope="out-of-scope", metric=["idk", "invented"])
+        .pivot_table(index=["system", "metric"], columns="lang", values="score", sort=False).round(3))
 answers_unseen.paired.query("lang == 'all'")[["baseline", "system", "metric", "delta", "ci_low", "ci_high", "p_holm"]]
 
 # %% [markdown]
@@ -360,15 +363,67 @@ assert per_lang["eng"] == 12 and min(per_lang.values()) < 9  # not 70% in every 
 oos_idk = round(15 * score("idk", scope="out-of-scope"))
 assert 12 <= oos_idk < 15
 report(
-    "- **Quoting beats SmolLM2's drafts on unseen questions in five languages.** The reply held the gold fact for "
+    "- **Quoting beats SmolLM2's drafts on unseen questions in five languages** (tested pooled over the five; "
+    "per language, on 12 questions each, not tested). The reply held the gold fact for "
     "{quote_fact} of the 60 in-scope questions (by language, of 12: {per_lang}); the drafts for {draft_fact} "
     "(quote minus draft: {delta:+.0%} [{d_low:+.0%}, {d_high:+.0%}], Holm-corrected p = {p:.3f}).\n"
     "- **A quote invents nothing**: no reply stated a fact the handbook does not; {draft_invented} of the drafts "
     "did. Out of scope, {oos_idk} of 15 quoting replies were \"I don't know\".\n"
     "- **Not yet 70% in every language**: the misses are mostly \"I don't know\" ({quote_idk} of in-scope "
-    "questions), where the best section does not stand out enough from the rest; e5-small's margins are "
-    "smallest in Swahili.",
+    "questions): the best section did not stand out from the rest by the in-scope margin.",
     quote_fact=ci("fact"), draft_fact=ci("fact", "draft"), per_lang=", ".join(f"{k} {v}" for k, v in per_lang.items()),
     delta=-fact_delta["delta"], d_low=-fact_delta["ci_high"], d_high=-fact_delta["ci_low"], p=fact_delta["p_holm"],
     draft_invented=ci("invented", "draft"), oos_idk=oos_idk, quote_idk=ci("idk"),
 )
+
+# %% [markdown]
+# ## A second unseen set
+# 75 more questions (`data/rag/questions_unseen2.jsonl`: 12 in scope per language, 15 out of scope), written on
+# 2026-12-05 by a writer who never read the other question sets, and committed before any score. Nothing in the
+# quoting rule changed after the first unseen set was scored, so this replicates that measurement on new
+# questions (quotes only: no model is called).
+
+# %%
+answers_unseen2 = run("answers", questions="unseen2", systems=["quote"])
+second = answers_unseen2.select(metric=["fact", "idk", "invented"]).pivot_table(
+    index=["scope", "metric"], columns="lang", values="score", sort=False)
+second.round(3)
+
+# %%
+def score2(metric, lang="all", scope="in-scope"):
+    return answers_unseen2.score(metric, "quote", lang=lang, scope=scope)
+
+
+per_lang2 = {lang: round(12 * score2("fact", lang=lang)) for lang in langs}
+both_sets = {lang: per_lang[lang] + per_lang2[lang] for lang in langs}
+row2 = answers_unseen2.select(metric="fact", system="quote", lang="all", scope="in-scope").iloc[0]
+oos_idk2 = round(15 * score2("idk", scope="out-of-scope"))
+assert score2("invented") == 0 and score2("invented", scope="out-of-scope") == 0  # quotes invent nothing here too
+assert min(per_lang2.values()) < 0.7 * 12  # the per-language target is not met on the second set either
+report(
+    "- **On the second unseen set** the reply held the gold fact for {fact2:.1%} [{lo2:.1%}, {hi2:.1%}] of the 60 "
+    "in-scope questions (by language, of 12: {per_lang2}), invented no fact, and said \"I don't know\" to "
+    "{oos2} of 15 out of scope. Over both sets, of 24 per language: {both}.",
+    fact2=row2["score"], lo2=row2["ci_low"], hi2=row2["ci_high"],
+    per_lang2=", ".join(f"{k} {v}" for k, v in per_lang2.items()), oos2=oos_idk2,
+    both=", ".join(f"{k} {v}" for k, v in both_sets.items()),
+)
+
+# %% [markdown]
+# ## The notebook's family of tests
+# Every paired test the conclusions above read — retrieval's two floors against the embedder (hit@1, over the
+# in-scope questions) and the quoting replies against the drafts (the gold fact, over the unseen questions) —
+# adjusted together: Holm over the family (`p_family`; `significant`: `p_family` < 0.05), the statistics
+# policy of docs/EVALUATION.md.
+
+# %%
+from aya_lab.eval import family
+
+tests = family({
+    "retrieval floor − embedder": retrieval.paired.query("metric == 'hit@1'").drop(columns="significant"),
+    "draft − quote": answers_unseen.paired.query("lang == 'all' and metric == 'fact'").drop(columns="significant"),
+})
+sig = tests.set_index(["test", "system"])["significant"]
+assert sig.loc[("retrieval floor − embedder", "random")] and sig.loc[("draft − quote", "draft")]
+assert not sig.loc[("retrieval floor − embedder", "bm25")]  # the embedder is not shown to beat BM25
+tests[["test", "system", "metric", "delta", "ci_low", "ci_high", "p", "p_family", "significant"]].round(3)

@@ -32,8 +32,9 @@
 # the committed `notebooks/generations.sqlite`; a rerun replays them. The committed outputs below are of
 # the embedded defaults, one per role — the translator is Gemma 3 270M base (`gemma3-270m`), Aya is
 # SmolLM2-135M-Instruct (`smollm2`), as the first cell prints — on the CPU with llama.cpp, recorded
-# 2026-12-02 and replayed by nbval. Every sentence of prose below the set-up is filled from the
-# variables, and the facts it rests on are asserted, so it stays true on any model or fails loudly.
+# 2026-12-02 and replayed by nbval (the room's generations at the end were first recorded on
+# 2026-12-01). The sentences that state results are filled from the variables, and the facts they rest on
+# are asserted, so they stay true on any model or fail loudly; the markdown cells describe the method.
 
 # %%
 from aya_lab.notebook import BANDWIDTH, expected_footprint, notebook_models, runs_dir, setup_notebook
@@ -104,10 +105,12 @@ footprint
 mine = footprint.loc["your translator"]
 cpu, gpu = mine.loc["CPU, fp32"], mine.loc["GPU (H200), bf16"]
 Markdown(
-    f"**Your translator** (`{translator.spec}`, {SIZES['your translator'] / 1e6:,.0f}M parameters) needs about "
-    f"{cpu['weights GB']:.2f} GB for its weights on the CPU and {gpu['weights GB']:.2f} GB on a GPU in bf16; "
-    f"at batch 1 it cannot decode faster than about {cpu['tok/s ceiling (batch 1)']:,.1f} tokens/s on the CPU "
-    f"or {gpu['tok/s ceiling (batch 1)']:,.0f} tokens/s on an H200."
+    f"**Your translator** (`{translator.spec}`, {SIZES['your translator'] / 1e6:,.0f}M parameters), loaded in fp32 "
+    f"with transformers, would need about {cpu['weights GB']:.2f} GB for its weights on the CPU and "
+    f"{gpu['weights GB']:.2f} GB on a GPU in bf16; at batch 1 such a copy cannot decode faster than about "
+    f"{cpu['tok/s ceiling (batch 1)']:,.1f} tokens/s on the CPU or {gpu['tok/s ceiling (batch 1)']:,.0f} tokens/s "
+    "on an H200. A quantised GGUF file on llama.cpp (the embedded defaults: the `weights GB` column of the "
+    "models table) reads less per token, so its measured speed can exceed this fp32 ceiling."
 )
 
 # %% [markdown]
@@ -164,9 +167,22 @@ Markdown(
 )
 
 # %% [markdown]
+# ## The notebook's family of tests
+# The verdict above reads one test, the pooled one (the per-pair rows describe): a family of one, which Holm
+# leaves as it is (docs/EVALUATION.md states the policy). `p` is the larger of the bootstrap and
+# randomisation p-values, so the verdict needs both tests to reject.
+
+# %%
+from aya_lab.eval import family
+
+family_tests = family({"yours − copy, pooled chrF": tests.loc[["pooled"]].reset_index().assign(p=p)})
+assert family_tests["significant"].iloc[0] == pooled["significant"]  # one test: the family changes nothing
+family_tests[["test", "pair", "delta", "delta_low", "delta_high", "p", "p_family", "significant"]].round(3)
+
+# %% [markdown]
 # ## Your model in the room
 # Three colleagues; Kofi writes in English, and the translator role renders it for Lena (German) and Amara
-# (Swahili) in one batched call.
+# (Swahili), the two translations batched together; the send's model calls are counted below.
 
 # %%
 from aya_lab.room import ChatRoom

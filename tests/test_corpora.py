@@ -194,7 +194,17 @@ NUMBER_WORDS = {
     "九": 9,
     "十": 10,
 }
-ALL_WORDS = ("everything", "whole", "conversation", "conversación", "toute la", "gespräch", "unterhaltung", "yote", "全部")
+ALL_WORDS = (
+    "everything",
+    "whole",
+    "conversation",
+    "conversación",
+    "toute la",
+    "gespräch",
+    "unterhaltung",
+    "yote",
+    "全部",
+)
 
 
 def _requested_count(request: str) -> int | None:
@@ -213,7 +223,9 @@ def _requested_count(request: str) -> int | None:
 def test_transcript_counts_and_shape(transcripts):
     assert len(transcripts) >= 44
     prefix = transcripts[0].id[0]
-    assert prefix in "tu" and [t.id for t in transcripts] == [f"{prefix}{i:03d}" for i in range(1, len(transcripts) + 1)]
+    assert prefix in "tu" and [t.id for t in transcripts] == [
+        f"{prefix}{i:03d}" for i in range(1, len(transcripts) + 1)
+    ]
     for t in transcripts:
         assert 6 <= len(t.messages) <= 16, t.id
         assert 3 <= len(t.senders) <= 6, t.id

@@ -94,7 +94,9 @@ def test_every_unseen_and_dev_fact_is_stated_by_each_of_its_gold_sections():
         unseen = load_policy_questions(name)
         assert len(unseen) == 75 and sum(not q.in_scope for q in unseen) == 15
         assert {q.lang for q in unseen if q.in_scope} == {"eng", "fra", "deu", "spa", "swh"}
-        assert all(sum(q.lang == lang and q.in_scope for q in unseen) == 12 for lang in ("eng", "fra", "deu", "spa", "swh"))
+        assert all(
+            sum(q.lang == lang and q.in_scope for q in unseen) == 12 for lang in ("eng", "fra", "deu", "spa", "swh")
+        )
     first, second = ({q.question.casefold() for q in load_policy_questions(n)} for n in ("unseen", "unseen2"))
     # written blind to the first set, the second asks one question the same way (v055 = u016, see data/rag/README.md)
     assert first & second == {"à partir de quel montant faut-il joindre un justificatif à une note de frais ?"}
