@@ -235,12 +235,46 @@ for pair in RUNS:
         display(pick.drop(columns="idx").reset_index(drop=True))
 
 # %% [markdown]
+# ## The notebook's family of tests
+# The conclusions below read each adapter's paired chrF difference against both floors and the three prompts,
+# on both test sets: twenty tests, adjusted together here (Holm over the family, `p_family`; `significant`:
+# `p_family` < 0.05), the statistics policy of docs/EVALUATION.md. `p_bootstrap` is read off the same
+# resamples as the CI, so it is below 0.05 exactly when the CI above excludes 0. The conclusions call a
+# difference significant only over the family.
+
+# %%
+from aya_lab.eval import ALPHA, family
+
+TESTS = ("NTREX-128", "MAFAND test")
+
+family_tests = family({"adapter − floor or prompt": diffs.drop(columns="significant").reset_index()}, p="p_bootstrap")
+print(f"{len(family_tests)} tests, Holm at α = {ALPHA}")
+family_tests["p_bootstrap"] = family_tests["p_bootstrap"].astype(float)
+assert ((family_tests["p_bootstrap"] < 0.05) == diffs["significant"].to_numpy()).all()  # p and CI agree
+lost = family_tests[(family_tests["p_bootstrap"] < 0.05) & ~family_tests["significant"]]
+family_sig = family_tests.set_index(["direction", "test set", "against"])["significant"]
+assert family_sig.loc[[("swh-eng", name, floor) for name in TESTS for floor in ("copy", "other-sentence")]].all()
+report(
+    "- **Over the family of {n} tests**, {k} differences stay significant. Swahili → English clears both floors "
+    "on both sets under the correction. {lost_sentence}",
+    n=len(family_tests), k=int(family_tests["significant"].sum()),
+    lost_sentence=("Significant alone but not over the family: "
+                   + "; ".join(f"{d} on {s} against {a} (p = {p:.3f}, family {pf:.3f})" for d, s, a, p, pf in
+                               lost[["direction", "test set", "against", "p_bootstrap", "p_family"]].itertuples(index=False)) + ".")
+    if len(lost) else "Every difference significant alone stays significant over the family.",
+)  # fmt: skip
+
+# %%
+family_tests[["direction", "test set", "against", "delta", "ci_low", "ci_high", "p_bootstrap", "p_family", "significant"]].round(3)
+
+
+# %% [markdown]
 # ## Conclusions
 
 # %%
-sig = diffs["significant"] & (diffs["delta"].astype(float) > 0)
-below = diffs["significant"] & (diffs["delta"].astype(float) < 0)
-TESTS = ("NTREX-128", "MAFAND test")
+over_family = family_sig.reindex(diffs.index).astype(bool)  # the family's verdicts (the section above)
+sig = over_family & (diffs["delta"].astype(float) > 0)
+below = over_family & (diffs["delta"].astype(float) < 0)
 clears = {key: bool(sig[(*key, "copy")] and sig[(*key, "other-sentence")]) for key in tests}
 beats_prompt = {key: bool(sig[(*key, "gemma3-270m")]) for key in tests}
 beats_best = {key: bool(sig[(*key, best_prompt[key])]) for key in tests}
@@ -250,7 +284,8 @@ ship = {pair: all(clears[pair, name] for name in TESTS) for pair in RUNS}
 def verdict(pair, name):
     def floor(against):
         d = diffs.loc[(pair, name, against)]
-        word = "above" if sig[(pair, name, against)] else "below" if below[(pair, name, against)] else "not distinguishable from"
+        alone = " over the family" if diffs.loc[(pair, name, against), "significant"] else ""
+        word = "above" if sig[(pair, name, against)] else "below" if below[(pair, name, against)] else f"not distinguishable{alone} from"
         return f"{word} {against} (Δ {float(d['delta']):+.1f} [{float(d['ci_low']):+.1f}, {float(d['ci_high']):+.1f}])"
 
     return f"{floor('copy')}, {floor('other-sentence')}; against the best prompt {floor(best_prompt[pair, name])}"
@@ -318,32 +353,3 @@ assert all(curves[pair].loc[f"lora-{best[pair]}", "chrF"] > curves[pair].loc["ge
 for pair in RUNS:
     display(direction(pair))
 
-# %% [markdown]
-# ## The notebook's family of tests
-# The conclusions above read each adapter's paired chrF difference against both floors and the three prompts,
-# on both test sets: twenty tests, adjusted together here (Holm over the family, `p_family`; `significant`:
-# `p_family` < 0.05), the statistics policy of docs/EVALUATION.md. `p_bootstrap` is read off the same
-# resamples as the CI, so it is below 0.05 exactly when the CI above excludes 0.
-
-# %%
-from aya_lab.eval import ALPHA, family
-
-tests = family({"adapter − floor or prompt": diffs.drop(columns="significant").reset_index()}, p="p_bootstrap")
-print(f"{len(tests)} tests, Holm at α = {ALPHA}")
-tests["p_bootstrap"] = tests["p_bootstrap"].astype(float)
-assert ((tests["p_bootstrap"] < 0.05) == diffs["significant"].to_numpy()).all()  # p and CI agree
-lost = tests[(tests["p_bootstrap"] < 0.05) & ~tests["significant"]]
-family_sig = tests.set_index(["direction", "test set", "against"])["significant"]
-assert family_sig.loc[[("swh-eng", name, floor) for name in TESTS for floor in ("copy", "other-sentence")]].all()
-report(
-    "- **Over the family of {n} tests**, {k} differences stay significant. Swahili → English clears both floors "
-    "on both sets under the correction. {lost_sentence}",
-    n=len(tests), k=int(tests["significant"].sum()),
-    lost_sentence=("Significant alone but not over the family: "
-                   + "; ".join(f"{d} on {s} against {a} (p = {p:.3f}, family {pf:.3f})" for d, s, a, p, pf in
-                               lost[["direction", "test set", "against", "p_bootstrap", "p_family"]].itertuples(index=False)) + ".")
-    if len(lost) else "Every difference significant alone stays significant over the family.",
-)  # fmt: skip
-
-# %%
-tests[["direction", "test set", "against", "delta", "ci_low", "ci_high", "p_bootstrap", "p_family", "significant"]].round(3)
