@@ -33,14 +33,19 @@
 #   seeded per step), committed under `data/adapters/gemma3-270m-eng-swh/` and `.../gemma3-270m-swh-eng/`.
 #   The Swahili → English run stopped at 100 steps for the CPU time of the day; it was paused (SIGSTOP)
 #   for about five minutes during its first 50 steps while notebook 05 recorded alone, and run cards
-#   count wall-clock seconds, so the CPU minutes of its first save include that pause. MAFAND-MT is
+#   count wall-clock seconds, so the minutes of its first save include that pause. The English → Swahili
+#   run's steps before step 100 took about three times as long as those after (its run card): the machine
+#   was probably shared then, so its minutes overstate the training cost too. MAFAND-MT is
 #   CC-BY-NC-4.0: these adapters are for non-commercial use.
 # - **Learning curve**: chrF on each run's own held-out examples (a seeded 10% of MAFAND train, at most
-#   64, never trained on; `aya_lab.tune.heldout`) at step 0 (the prompted base) and every saved step.
+#   64, never trained on; `aya_lab.tune.heldout`) at step 0 (the prompted base) and every saved step. For
+#   English → Swahili the run card records 63 held out while the curve below scores 64 pairs (why they
+#   differ by one is not established): the step choice, not any test set, rests on them.
 #   The step that goes to the test sets is chosen here, on the held-out examples, never on a test set.
 # - **Test sets, unseen**: NTREX-128 (news; 300 segments from 60 documents, the segments notebook 03
 #   scores; intervals resample documents) and MAFAND-MT *test* (news, the training data's own domain;
-#   its first 200 segments; MAFAND has no document ids, so its intervals resample segments), in the
+#   its first 200 segments; MAFAND has no document ids, so its intervals resample contiguous blocks of 5
+#   segments), in the
 #   direction of each adapter.
 # - **Systems**: `copy` and `other-sentence` (the floors of notebook 03), `gemma3-270m` (the prompted
 #   base, the room's translator today) and the adapter on the same prompt, both on llama.cpp from the
@@ -87,7 +92,7 @@ def run_table(pair):
     steps = RUNS[pair]
     cards = {s: json.loads((adapter_dir(pair, s) / "aya_lab_adapter.json").read_text(encoding="utf-8")) for s in steps}
     table = pd.DataFrame({s: {
-        "steps": c["steps"], "CPU minutes (cumulative)": round(c["seconds"] / 60, 1), "device": c["device"],
+        "steps": c["steps"], "wall-clock minutes (cumulative)": round(c["seconds"] / 60, 1), "device": c["device"],
         "dtype": c["dtype"], "examples trained on": c["data"]["train"], "held out": c["data"]["validation"],
         "validation loss before": round(c["loss"]["validation_before"], 3),
         "validation loss after": round(c["loss"]["validation_after"], 3), "prompt": c["data"]["prompt"],
@@ -150,7 +155,7 @@ for pair, steps in RUNS.items():
     lc_ci = vrows[vrows["metric"] == "chrF"].set_index("system")[["ci_low", "ci_high"]].reindex(val.systems)
     lc = lc.join(lc_ci.rename(columns={"ci_low": "chrF low", "ci_high": "chrF high"}))
     lc.insert(0, "step", [0, *steps])
-    lc.insert(1, "CPU minutes", [0.0, *(round(cards[pair][s]["seconds"] / 60, 1) for s in steps)])
+    lc.insert(1, "wall-clock minutes", [0.0, *(round(cards[pair][s]["seconds"] / 60, 1) for s in steps)])
     curves[pair] = lc
     best[pair] = int(lc.loc[[f"lora-{s}" for s in steps], "chrF"].idxmax().split("-")[1])
     print(f"{pair}: {int(vrows['n'].iloc[0])} held-out pairs; chosen: lora-{best[pair]}")
