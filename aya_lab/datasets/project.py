@@ -16,6 +16,7 @@ from __future__ import annotations
 import json
 import re
 import unicodedata
+from collections.abc import Mapping
 from pathlib import Path
 from typing import Annotated, Literal, TypeVar
 
@@ -351,9 +352,7 @@ other sets, committed before any score)."""
 
 def load_policy_questions(path: str | Path = "unseen") -> list[PolicyQuestion]:
     """Load a set named in :data:`POLICY_QUESTION_SETS` or a JSONL file of :class:`PolicyQuestion` records."""
-    if isinstance(path, str) and path in POLICY_QUESTION_SETS:
-        return _load_jsonl(default_paths()[POLICY_QUESTION_SETS[path]], PolicyQuestion)
-    return _load_jsonl(Path(path), PolicyQuestion)
+    return _load_named(path, POLICY_QUESTION_SETS, PolicyQuestion)
 
 
 TRANSCRIPT_SETS: dict[str, str] = {"transcripts": "transcripts", "unseen": "transcripts_unseen"}
@@ -364,9 +363,7 @@ before any score; ``data/transcripts/README.md``)."""
 
 def load_transcripts(path: str | Path | None = None) -> list[Transcript]:
     """Load ``data/transcripts/transcripts.jsonl``, a set named in :data:`TRANSCRIPT_SETS` (``"unseen"``), or ``path``."""
-    if path is None or (isinstance(path, str) and path in TRANSCRIPT_SETS):
-        return _load_jsonl(default_paths()[TRANSCRIPT_SETS[path or "transcripts"]], Transcript)
-    return _load_jsonl(Path(path), Transcript)
+    return _load_named(path or "transcripts", TRANSCRIPT_SETS, Transcript)
 
 
 ROUTING_SETS: dict[str, str] = {"requests": "routing", "unseen": "routing_unseen"}
@@ -377,9 +374,15 @@ after them and never used to edit them; ``data/routing/README.md``)."""
 
 def load_routing_examples(path: str | Path | None = None) -> list[RoutingExample]:
     """Load ``data/routing/requests.jsonl``, a set named in :data:`ROUTING_SETS` (``"unseen"``), or ``path``."""
-    if path is None or (isinstance(path, str) and path in ROUTING_SETS):
-        return _load_jsonl(default_paths()[ROUTING_SETS[path or "requests"]], RoutingExample)
-    return _load_jsonl(Path(path), RoutingExample)
+    return _load_named(path or "requests", ROUTING_SETS, RoutingExample)
+
+
+def _load_named(path: str | Path, sets: Mapping[str, str], record: type[_M]) -> list[_M]:
+    """``path`` as a committed set named in ``sets`` (a :func:`default_paths` key each), else a JSONL file of
+    ``record`` rows."""
+    if isinstance(path, str) and path in sets:
+        return _load_jsonl(default_paths()[sets[path]], record)
+    return _load_jsonl(Path(path), record)
 
 
 def _read_lines(path: Path) -> list[str]:

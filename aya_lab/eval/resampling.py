@@ -310,13 +310,21 @@ def percentile_p(samples: np.ndarray) -> float:
     exactly when the 95% CI excludes 0: the interval and the test cannot disagree (CI inversion, Efron and Tibshirani 1993,
     sec. 15.4). Samples all equal to 0 give p = 1; NaNs are ignored; no samples give NaN.
     """
-    s = np.sort(np.asarray(samples, dtype=float)[~np.isnan(np.asarray(samples, dtype=float))])
+    values = np.asarray(samples, dtype=float)
+    s = np.sort(values[~np.isnan(values)])
     if s.size == 0:
         return float("nan")
     if s.size == 1:
         return 1.0 if s[0] == 0 else float("nan")
-    below, above = _level_at_zero(s), _level_at_zero(-s[::-1])  # the lower tail at 0, and the upper one
-    return float(min(1.0, max(2 * min(below, above) / (s.size - 1), 1 / (s.size + 1))))
+    below, above = _tail_shares(s, 0.0, 0.0)
+    return float(min(1.0, max(2 * min(below, above), 1 / (s.size + 1))))
+
+
+def _tail_shares(s: np.ndarray, low: float, high: float) -> tuple[float, float]:
+    """The interpolated shares of sorted ``s`` at or below ``low`` and at or above ``high`` (the percentile
+    levels, on numpy's linear rule, where the distribution crosses them)."""
+    last = s.size - 1
+    return _level_at_zero(s - low) / last, _level_at_zero(high - s[::-1]) / last
 
 
 def _level_at_zero(s: np.ndarray) -> float:
@@ -356,9 +364,8 @@ def paired_equivalence(
         raise InputError(f"paired_equivalence: the margin must be positive, got {margin}; state it before the data")
     d = np.asarray(b, dtype=float) - np.asarray(a, dtype=float)
     boot = np.sort(d[bootstrap_indices(d.size, n_bootstrap, seed)].mean(axis=1))
-    last, floor = boot.size - 1, 1 / (boot.size + 1)
-    p_lower = max(_level_at_zero(boot + margin) / last, floor)  # the share at or below -margin
-    p_upper = max(_level_at_zero(margin - boot[::-1]) / last, floor)  # the share at or above +margin
+    floor = 1 / (boot.size + 1)
+    p_lower, p_upper = (max(share, floor) for share in _tail_shares(boot, -margin, margin))
     low, high = np.percentile(boot, [5.0, 95.0])
     p_tost = min(1.0, max(p_lower, p_upper))
     return {"diff": float(d.mean()), "margin": margin, "ci90_low": float(low), "ci90_high": float(high),

@@ -194,7 +194,7 @@ def evaluate_summarizers(
     (``None``: only when stderr is a terminal). See the module docstring.
     """
     variants = _check_variants(variants, n)
-    if translator is None and model is None:  # as the room (and the command line): the translator role's model
+    if translate_requests and translator is None and model is None:  # as the room: the translator role's model
         translator = default_model_spec("translator")
     model = cast(TextModel, _chat_model(model))
     summarizers = _summarizers(variants, model)
@@ -202,7 +202,10 @@ def evaluate_summarizers(
     items = items[:n] if n is not None else items
     if not items:
         raise InputError("no transcripts to evaluate")
-    to_english = AyaTranslator(cast(TextModel, _chat_model(translator)) if translator is not None else model)
+    # a translator model is loaded only when requests are translated
+    to_english = AyaTranslator(
+        cast(TextModel, _chat_model(translator)) if translate_requests and translator is not None else model
+    )
     rows: list[dict[str, Any]] = []
     with progress_bar(len(items), "summarizing", unit="chat", enabled=progress) as bar:
         for t in items:
@@ -426,12 +429,11 @@ def summaries_table(report: Report, metrics: Sequence[str] | None = None) -> pd.
 
 def _run(config: SummariesConfig) -> Report:
     transcripts = load_transcripts(config.data) if config.data is not None else None
-    named = config.data in TRANSCRIPT_SETS if config.data is not None else False
     return evaluate_summarizers(
         config.variants, model=cast(TextModel | str | None, config.model), transcripts=transcripts, n=config.n,
         translate_requests=config.translate_requests,
         translator=cast(TextModel | str | None, config.translator),
-        dataset_id=f"transcripts:{config.data}" if named else None,
+        dataset_id=f"transcripts:{config.data}" if config.data in TRANSCRIPT_SETS else None,
         n_bootstrap=config.n_bootstrap, seed=config.seed, progress=config.progress,
     )  # fmt: skip
 

@@ -161,8 +161,9 @@ def _with_models(
 ) -> contextlib.AbstractContextManager[TaskConfig]:
     """``config`` with its models loaded with ``--max-new-tokens`` and ``--batch-size``: ``model`` (unset: the
     aya role's) and ``translator`` (unset: ``model`` when given, else the translator role's), as the room and
-    the notebooks load them; the translation task's systems load theirs inside the block; a task that loads
-    no model as it is."""
+    the notebooks load them; no translator when the config reads requests as written
+    (``translate_requests=False``); one model per distinct spec; the translation task's systems load theirs
+    inside the block; a task that loads no model as it is."""
     if name not in GENERATION:
         return contextlib.nullcontext(config)
     settings = {"settings": {"max_new_tokens": args.max_new_tokens}, "batch_size": args.batch_size}
@@ -175,9 +176,13 @@ def _with_models(
         return _yielding(config, model_options(**settings))  # type: ignore[arg-type]
     fields = dict(config)
     specs = {"model": fields["model"] or default_model_spec("aya")}  # a loaded model (from Python) stays
-    if "translator" in fields:  # as a bare --model sets every role of a room; with none, the role's default
+    if "translator" in fields and fields.get("translate_requests", True):  # no translator loaded when unused
+        # as a bare --model sets every role of a room; with none, the role's default
         specs["translator"] = fields["translator"] or fields["model"] or default_model_spec("translator")
-    loaded = {k: load_chat_model(v, **settings) if isinstance(v, str) else v for k, v in specs.items()}  # type: ignore[arg-type]
+    by_spec = {
+        v: load_chat_model(v, **settings) for v in dict.fromkeys(v for v in specs.values() if isinstance(v, str))
+    }  # type: ignore[arg-type]
+    loaded = {k: by_spec[v] if isinstance(v, str) else v for k, v in specs.items()}  # one model per spec
     return contextlib.nullcontext(task_config(name, config, **loaded))
 
 

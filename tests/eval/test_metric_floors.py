@@ -162,3 +162,25 @@ def test_with_no_model_given_requests_are_translated_by_the_translator_role(monk
     loaded.clear()
     evaluate_summarizers(["copy-transcript"], model="smollm2", transcripts=[t], n_bootstrap=0)
     assert loaded == ["smollm2"]  # a model given and no translator: the model translates too
+    loaded.clear()
+    evaluate_summarizers(["copy-transcript"], transcripts=[t], translate_requests=False, n_bootstrap=0)
+    assert loaded == [None]  # requests read as written: no translator model is loaded
+
+
+def test_the_command_line_loads_a_translator_only_when_requests_are_translated(monkeypatch):
+    import argparse
+
+    import aya_lab.eval.tasks as tasks
+    from aya_lab.eval.configs import SummariesConfig
+
+    loaded = []
+    monkeypatch.setattr(tasks, "load_chat_model", lambda spec, **_: loaded.append(spec) or FakeChatModel(default="0"))
+    monkeypatch.setattr(tasks, "env", lambda: argparse.Namespace(cache_mode="off"))
+    args = argparse.Namespace(max_new_tokens=8, batch_size=1)
+    with tasks._with_models("summaries", SummariesConfig(model="smollm2"), args) as config:
+        assert config.translator is not None
+    assert loaded == ["smollm2"] and config.translator is config.model  # --model translates too, loaded once
+    loaded.clear()
+    with tasks._with_models("summaries", SummariesConfig(model="smollm2", translate_requests=False), args) as config:
+        assert config.translator is None
+    assert loaded == ["smollm2"]  # requests read as written: no translator loaded
