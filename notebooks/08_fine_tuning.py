@@ -39,8 +39,10 @@
 #   CC-BY-NC-4.0: these adapters are for non-commercial use.
 # - **Learning curve**: chrF on each run's own held-out examples (a seeded 10% of MAFAND train, at most
 #   64, never trained on; `aya_lab.tune.heldout`) at step 0 (the prompted base) and every saved step. For
-#   English → Swahili the run card records 63 held out while the curve below scores 64 pairs (why they
-#   differ by one is not established): the step choice, not any test set, rests on them.
+#   English → Swahili the run card records 63 held out while the curve below scores 64 pairs: one held-out
+#   pair's answer is too long for the validation loss (more than half of `max_tokens`), so the run dropped
+#   it from that loss, while the curve scores it (the cell below derives this from the card's own counts).
+#   The step choice, not any test set, rests on them.
 #   The step that goes to the test sets is chosen here, on the held-out examples, never on a test set.
 # - **Test sets, unseen**: NTREX-128 (news; 300 segments from 60 documents, the segments notebook 03
 #   scores; intervals resample documents) and MAFAND-MT *test* (news, the training data's own domain;
@@ -159,6 +161,15 @@ for pair, steps in RUNS.items():
     curves[pair] = lc
     best[pair] = int(lc.loc[[f"lora-{s}" for s in steps], "chrF"].idxmax().split("-")[1])
     print(f"{pair}: {int(vrows['n'].iloc[0])} held-out pairs; chosen: lora-{best[pair]}")
+    # The run card counts the held-out pairs its validation loss used; a pair whose answer is longer than half of
+    # max_tokens is dropped from that loss (aya_lab.tune.batches), but it stays held out and is scored here. The
+    # card's own counts say how many of the dropped pairs were held out: the training pool is full (MAFAND train
+    # has far more than max_train + max_validation pairs), so max_train - trained were dropped from it.
+    card = cards[pair][steps[-1]]
+    dropped_held_out = card["data"]["dropped_too_long"] - (card["run"]["max_train"] - card["data"]["train"])
+    assert card["data"]["validation"] + dropped_held_out == int(vrows["n"].iloc[0]) == card["run"]["max_validation"]
+    print(f"{pair}: run card {card['data']['validation']} held out in the validation loss + {dropped_held_out} "
+          f"dropped from it as too long = {int(vrows['n'].iloc[0])} scored here")
 pd.concat(curves).round(1)
 
 # %% [markdown]
