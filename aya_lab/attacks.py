@@ -42,13 +42,16 @@ from aya_lab.eval.fabrications import (
 )
 from aya_lab.eval.progress import progress_bar
 from aya_lab.eval.report import Report
+from aya_lab.graph.cli import spec_path
 from aya_lab.messages import AYA, parse_aya_request
 from aya_lab.models import load_chat_model
 from aya_lab.models.loader import ROLES, default_role_models, parse_role_models
 from aya_lab.paths import kb_dir
 from aya_lab.room import ChatRoom
 from aya_lab.room.delivery import LANG_MARK
+from aya_lab.room.nodes import aya_registry
 from aya_lab.room.readers import checked_languages
+from aya_lab.room.room_graph import load_room_graph
 
 __all__ = [
     "ROOM_USERS",
@@ -265,11 +268,14 @@ def run_task(config: AttacksConfig) -> Report:
     readers = parse_readers(config.readers)
     records = _records(config.data, config.categories, config.n)
     labels = _labels(config.labels)
+    graph = spec_path(config.graph) if config.graph else None
+    if graph:  # a missing or broken spec is refused before any model loads
+        load_room_graph(graph, aya_registry())
     models, label = _models(config)
-    label += f",graph={Path(config.graph).stem}" if config.graph else ""
+    label += f",graph={Path(graph).stem}" if graph else ""
     result = run_attacks(
         records, models, model_label=label, labels=labels, kb_source=Path(config.kb) if config.kb else None,
-        memory_policy=config.memory_policy, readers=readers, graph=config.graph, n_bootstrap=config.n_bootstrap,
+        memory_policy=config.memory_policy, readers=readers, graph=graph, n_bootstrap=config.n_bootstrap,
         seed=config.seed,
         progress=config.progress,
     )  # fmt: skip

@@ -59,6 +59,8 @@ CASES = [
     ({}, ["eval", "run", "summaries", "--variants", "nosuch", "--model", "fake:ok"], ("unknown summarizer variant 'nosuch'",)),
     ({}, ["eval", "run", "routing", "--model", "fake:ok", "--variants", "nosuch"], ("no prompt variant 'nosuch'", "fewshot")),
     ({}, ["eval", "run", "attacks", "--model", "fake:ok", "--categories", "nosuch"], ("categories.0='nosuch'", "'ordinary'")),
+    # no --model: the spec is refused before the default models would load
+    ({}, ["eval", "run", "attacks", "--graph", "NOSUCH.yaml"], ("spec 'NOSUCH.yaml' is neither a file nor a packaged graph", "aya")),
     ({}, ["eval", "compare", "nofile.csv", "other.csv"], ("no report file at nofile.csv",)),
     # settings
     ({"AYA_LAB_THREADS": "abc"}, TRANSLATE, ("AYA_LAB_THREADS='abc'", "set e.g. AYA_LAB_THREADS=2")),
