@@ -39,6 +39,7 @@ if TYPE_CHECKING:
     from aya_lab.eval.resampling import (
         ALPHA,
         BLOCK,
+        FEW_UNITS,
         analyse_group,
         family,
         holm,
@@ -94,6 +95,7 @@ _HOMES: dict[str, tuple[str, ...]] = {
     "aya_lab.eval.resampling": (
         "ALPHA",
         "BLOCK",
+        "FEW_UNITS",
         "analyse_group",
         "family",
         "holm",
@@ -133,6 +135,7 @@ __all__ = [
     "ALPHA",
     "BLOCK",
     "CopySystem",
+    "FEW_UNITS",
     "EvalConfig",
     "PivotSystem",
     "PromptSystem",

@@ -470,7 +470,11 @@ def family(tests: Mapping[str, pd.DataFrame], p: str = "p") -> pd.DataFrame:
     table's name), with ``p_family`` (Holm over every row of every table) and ``significant``
     (``p_family`` below :data:`ALPHA`). Each table needs a ``p`` column (translation's ``p`` is
     ``max(p_bootstrap, p_ar)``); its other columns are kept. A notebook states its family once, reads
-    its conclusions' significance from this table, and asserts them on it."""
+    its conclusions' significance from this table, and asserts them on it.
+
+    A row resampled from fewer than :data:`FEW_UNITS` units (an ``n_units`` column below it) stays in the
+    family, so it costs the other tests what it did, but is never ``significant``: ``few_units`` marks it,
+    since a bootstrap over so few clusters gives intervals and p-values too narrow to trust."""
     if not tests:
         raise InputError("family: no tests given; pass {name: paired table} for every test the notebook reads")
     missing = [name for name, table in tests.items() if p not in table]
@@ -479,7 +483,9 @@ def family(tests: Mapping[str, pd.DataFrame], p: str = "p") -> pd.DataFrame:
     out = pd.concat({name: table for name, table in tests.items()}, names=["test", None]).reset_index(0)
     out = out.reset_index(drop=True)
     out["p_family"] = holm(out[p].to_numpy(dtype=float))
-    out["significant"] = out["p_family"] < ALPHA
+    units = out["n_units"] if "n_units" in out else pd.Series(np.nan, index=out.index)
+    out["few_units"] = pd.to_numeric(units, errors="coerce").lt(FEW_UNITS)
+    out["significant"] = (out["p_family"] < ALPHA) & ~out["few_units"]
     return out
 
 

@@ -102,6 +102,18 @@ def test_evaluation_records_the_resampled_unit(mini_data):
     assert list(out.doc_id) == ["doc.a"] * 5 + ["doc.b"] * 4 + ["doc.c"] * 3
 
 
+def test_pooled_pairs_of_one_source_text_resample_its_documents_once(mini_data):
+    res = evaluate_translation([CopySystem("copy"), CopySystem("copy2")], ["ntrex128"], ["eng-swh", "eng-fra"], **FAST)
+    pooled = res.df[(res.df.pair == "pooled") & (res.df.metric == "chrF")].iloc[0]
+    # the same three English documents translated into two languages: three units, not six
+    assert (pooled.resample_unit, pooled.n_units) == ("document", 3)
+    into_english = evaluate_translation(
+        [CopySystem("copy"), CopySystem("copy2")], ["ntrex128"], ["swh-eng", "fra-eng"], **FAST
+    )
+    pooled = into_english.df[(into_english.df.pair == "pooled") & (into_english.df.metric == "chrF")].iloc[0]
+    assert pooled.n_units == 3  # a multi-parallel set: the same documents, and one English reference
+
+
 def test_holm_by_hand():
     assert holm([0.01, 0.04, 0.03, 0.005]).tolist() == pytest.approx([0.03, 0.06, 0.06, 0.02])
     got = holm([float("nan"), 0.5, 0.01])
@@ -172,6 +184,15 @@ def test_family_adjusts_every_test_of_a_notebook_together():
         family({"first": a, "second": b.drop(columns="p")})
     with pytest.raises(InputError, match="no tests"):
         family({})
+
+
+def test_a_test_on_fewer_than_twenty_units_stays_in_the_family_but_is_never_significant():
+    documents = pd.DataFrame({"metric": ["x", "y"], "p": [0.001, 0.001], "n_units": [60, 5]})
+    items = pd.DataFrame({"metric": ["z"], "p": [0.001]})  # no n_units: resampled items, not clusters
+    out = family({"documents": documents, "items": items})
+    assert out["p_family"].tolist() == pytest.approx([0.003, 0.003, 0.003])  # the few-unit test still counts
+    assert out["few_units"].tolist() == [False, True, False]
+    assert out["significant"].tolist() == [True, False, True]
 
 
 def test_equivalence_is_the_90_percent_interval_inside_the_margin():

@@ -27,7 +27,7 @@ import pandas as pd
 
 from aya_lab.errors import InputError
 from aya_lab.eval.report import Report
-from aya_lab.eval.resampling import ALPHA, BLOCK, METRICS, analyse_group, units_for
+from aya_lab.eval.resampling import ALPHA, BLOCK, FEW_UNITS, METRICS, analyse_group, units_for
 
 if TYPE_CHECKING:
     from matplotlib.axes import Axes
@@ -59,9 +59,7 @@ OUTPUT_COLUMNS = "system dataset_id pair src tgt hop idx doc_id source reference
 TEST_COLUMNS = "baseline system dataset_id pair hop metric score_baseline score_system delta ci_low ci_high p".split()
 TEST_COLUMNS += "p_ar p_holm significant resample_unit n_units n".split()
 """The columns of a translation report's ``paired`` table (:func:`translation_paired_table`)."""
-DELTA_COLUMNS = (
-    "system against dataset_id pair hop metric delta ci_low ci_high p_bootstrap resample_unit n_units n".split()
-)
+DELTA_COLUMNS = "system against dataset_id pair hop metric delta ci_low ci_high p_bootstrap resample_unit n_units few_units n".split()
 """The columns of :func:`deltas`."""
 SHARE_METRICS = ("target_lang_share", "echo_share", "echo_source_share", "echo_example_share", "hallucination_rate")
 
@@ -148,9 +146,9 @@ def baseline_tests(report: Report, metric: str = "chrF", hop: str = "e2e") -> pd
     """The paired-test table as the score table holds it: each system against the baseline per pair (and
     pooled), one metric. Columns: system, pair, score, delta (system minus baseline) with its 95% CI
     (``delta_low``, ``delta_high``), p_bootstrap, p_ar, significant (both p < 0.05), p_holm and
-    significant_holm (Holm across the pairs), and what was resampled (``resample_unit``; ``n_units``)."""
+    significant_holm (Holm across the pairs), and what was resampled (``resample_unit``; ``n_units``; ``few_units``)."""
     cols = ["system", "dataset_id", "pair", "score", "delta", "delta_low", "delta_high", "p_bootstrap", "p_ar"]
-    cols += ["significant", "p_holm", "significant_holm", "resample_unit", "n_units", "n"]
+    cols += ["significant", "p_holm", "significant_holm", "resample_unit", "n_units", "few_units", "n"]
     rows = report.select(metric=metric, hop=hop)
     return rows[rows["system"] != report.baseline][cols].reset_index(drop=True)
 
@@ -183,6 +181,7 @@ def _delta_rows(grp: pd.DataFrame, against: str, metric: str, hop: str, n_bootst
             "p_bootstrap": t["p_bootstrap"],
             "resample_unit": units.kind,
             "n_units": units.n_units,
+            "few_units": units.n_units < FEW_UNITS,
             "n": len(refs),
         }  # fmt: skip
         for system in hyps

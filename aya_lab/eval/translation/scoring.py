@@ -365,15 +365,18 @@ def add_holm(rows: list[dict]) -> list[dict]:
 
 
 def _pooled_units(first: list[Run], by_document: bool) -> Units:
-    """Documents of every pair as units (ids made unique per pair), blocks of :data:`BLOCK` segments where a
-    pair has none (segments when not by document)."""
+    """Documents as units: one document of a set is one unit across every pair it appears in (``eng-fra``
+    and ``eng-deu`` of the same English texts are not independent, nor are ``fra-eng`` and ``swh-eng`` of a
+    multi-parallel set with one reference); blocks of :data:`BLOCK` segments, one pair's own, where a pair
+    has no documents (segments when not by document)."""
     labels, kinds = [], set()
     for r in first:
-        docs = r.ds.doc_ids if by_document else None
-        block = BLOCK if by_document else 1
-        kinds.add("document" if docs is not None else f"block of {block}" if block > 1 else "segment")
-        keys = docs if docs is not None else [f"#{i // block}" for i in range(len(r.references))]
-        labels += [f"{r.ds.dataset_id}\x1f{k}" for k in keys]
+        units = units_for(r.ds.doc_ids if by_document else None, len(r.references), BLOCK if by_document else 1)
+        kinds.add(units.kind)
+        if units.kind == "document":
+            labels += [f"{r.ds.name}\x1f{r.ds.split}\x1f{d}" for d in r.ds.doc_ids or []]
+        else:
+            labels += [f"{r.ds.dataset_id}\x1f{k}" for k in units.index]
     index = cluster_labels(labels, len(labels))
     kind = "+".join(sorted(kinds, key=lambda k: (k != "document", k)))
     return Units(kind, index, int(index.max()) + 1 if labels else 0)
