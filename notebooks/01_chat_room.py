@@ -399,8 +399,9 @@ paired = pd.DataFrame({
 paired.round(3)
 
 # %% [markdown]
-# What the translated deliveries were, judged by the labels: made-up and partial drafts that arrived unmarked,
-# over the translated deliveries (the guard's job; an original is never made up):
+# What the translator's drafts were, judged by the labels: made-up and partial drafts that arrived unmarked, over
+# the draft deliveries (`deliveries`: one per reader and translated message, withheld ones included, whose reader
+# got the original; one draft read by two readers counts twice; the guard's job; an original is never made up):
 
 # %%
 FABRICATION = ["deliveries", "withheld", "flagged", "faithful", "made_up", "made_up_unmarked", "made_up_unmarked_low",
@@ -508,8 +509,9 @@ report(
     "drafts, which the translator's record says are more often faithful. Kofi, who reads English only: "
     "{one:.1%} [{one_lo:.1%}, {one_hi:.1%}] under both rules (his route has nothing to choose); Amara, who reads "
     "Swahili and English: {amara:.1%} — the Swahili and English originals, and English drafts, since no Swahili "
-    "draft passes. Of the translated "
-    "deliveries, {mu:.1%} [{mu_lo:.1%}, {mu_hi:.1%}] were made-up drafts arriving unmarked — an upper bound "
+    "draft passes. Of the {n_drafts} draft deliveries (one per reader and translated message, withheld ones "
+    "included), "
+    "{mu:.1%} [{mu_lo:.1%}, {mu_hi:.1%}] were made-up drafts arriving unmarked — an upper bound "
     "above the 2.5% the issue asks for — and {pu:.1%} [{pu_lo:.1%}, {pu_hi:.1%}] partial ones (reader's order: "
     "{pu_order:.1%}). The fifth set, which shaped the rule, had {fifth:.1%} for readers of two languages under "
     "the reader's order. The labels are one annotator's, who also wrote the guard; a second, blind, labelled "
@@ -522,7 +524,7 @@ report(
     two=two["useful_share"], two_lo=two["ci_low"], two_hi=two["ci_high"], two_order=two_order["useful_share"],
     order_lo=two_order["ci_low"], order_hi=two_order["ci_high"], gain=gain["diff"], gain_lo=gain["ci_low"],
     gain_hi=gain["ci_high"], p=gain["p_value"], one=one["useful_share"], one_lo=one["ci_low"], one_hi=one["ci_high"],
-    amara=amara6["useful_share"], mu=fab["made_up_unmarked"], mu_lo=fab["made_up_unmarked_low"],
+    amara=amara6["useful_share"], n_drafts=int(fab["deliveries"]), mu=fab["made_up_unmarked"], mu_lo=fab["made_up_unmarked_low"],
     mu_hi=fab["made_up_unmarked_high"], pu=fab["partial_unmarked"], pu_lo=fab["partial_unmarked_low"],
     pu_hi=fab["partial_unmarked_high"], pu_order=fabricated.loc["set 6, reader's order", "partial_unmarked"],
     fifth=fifth_two["useful_share"], n_twice=agreement["n"], agree=agreement["agreement"], kappa=agreement["kappa"],

@@ -77,6 +77,7 @@ from sacrebleu.metrics import CHRF
 from aya_lab.eval import (
     BLOCK,
     ALPHA,
+    FEW_UNITS,
     CopySystem,
     PromptSystem,
     ShuffledReferenceSystem,
@@ -245,17 +246,19 @@ beats.round(1)
 # %%
 def verdict(table, system):
     """Per pair of ``system``: Δ, its CI, Holm p and whether it beats the floor, indexed by pair."""
-    return table[table["system"] == system].set_index("pair")[["delta", "ci_low", "ci_high", "p_holm", "beats"]]
+    return table[table["system"] == system].set_index("pair")[["delta", "ci_low", "ci_high", "p_holm", "beats", "few_units"]]
 
 
 def floor_verdicts(system):
-    """Per pair: whether ``system`` beats each floor, and the verdict ('both floors', 'copy only', ...)."""
+    """Per pair: whether ``system`` beats each floor, and the verdict ('both floors', 'copy only', ...; 'too
+    few documents' where fewer than 20 documents were resampled: the policy tests nothing on so few)."""
     f = pd.DataFrame({"beats copy": verdict(vs_copy, system)["beats"],
                       "beats other-sentence": verdict(vs_other, system)["beats"]}).reindex(PAIRS)  # fmt: skip
     f["verdict"] = f.apply(
         lambda r: "both floors" if r.all() else "copy only" if r.iloc[0] else "other-sentence only" if r.iloc[1] else "neither",
         axis=1,
     )
+    f.loc[verdict(vs_copy, system)["few_units"].reindex(PAIRS).astype(bool), "verdict"] = "too few documents"
     return f
 
 
@@ -484,7 +487,9 @@ s_held = PromptSystem(smollm2, held_prompt, name="smollm2 · 3-shot")
 print(translator.render(g_held.agent.conversation("The meeting moved to Friday.", "eng", "hau", [])))
 
 # %% [markdown]
-# The new outputs, on each pair's subset (replayed from the generation cache; recorded 2026-12-02):
+# The outputs of these prompts on each pair's subset (replayed from the generation cache). Where the pool has no
+# examples for a pair, zero-shot *is* the room's prompt: its outputs are the room prompt's, recorded 2026-12-01
+# with the first runs; the others were recorded 2026-12-02.
 
 # %%
 CONTROL_PAIRS = [f"{x}-eng" for x in CONTROLS] + [f"eng-{x}" for x in CONTROLS]
@@ -504,8 +509,12 @@ for pair in PAIRS:
     systems = [g_zero, g_held] + ([s_held] if pair in CONTROL_PAIRS else [])
     sub_hyps[pair] = {"copy": on_subset("copy", rows), "other-sentence": on_subset("other-sentence", rows),
                       ROOM: list(rows["hypothesis"]), **{s.name: s.translate(texts, src, tgt) for s in systems}}
-new_outputs = sum(len(h) for p in PAIRS for k, h in sub_hyps[p].items() if "·" in k and k != ROOM)
-print(f"{len(PAIRS)} pairs, {sum(len(r) for r in sub.values())} segments; {new_outputs} new outputs")
+zero_is_room = [p for p in PAIRS if sub_hyps[p][g_zero.name] == sub_hyps[p][ROOM]]
+assert all(x not in pool_langs for p in zero_is_room for x in p.split("-") if x != "eng")  # no pool examples there
+new_outputs = sum(len(h) for p in PAIRS for k, h in sub_hyps[p].items()
+                  if "·" in k and k != ROOM and not (k == g_zero.name and p in zero_is_room))  # fmt: skip
+print(f"{len(PAIRS)} pairs, {sum(len(r) for r in sub.values())} segments; {new_outputs} outputs of a prompt other "
+      f"than the room's; on {len(zero_is_room)} pairs zero-shot is the room's prompt (the same outputs)")
 
 # %% [markdown]
 # chrF on the subset with its 95% CI, and every prompt's Δ against each floor, against zero-shot, and
@@ -523,7 +532,8 @@ def subset_tests(baseline):
         units = units_for(list(rows["doc_id"]), len(rows), block=BLOCK)
         _, tests = analyse_group(hyps, list(rows["reference"]), rows["tgt"].iloc[0], units,
                                  baseline=baseline, n_bootstrap=N_BOOTSTRAP, n_ar=0, metrics=("chrF",))  # fmt: skip
-        out += [{"pair": pair, "system": s, "against": baseline, **t} for (s, _m), t in tests.items()]
+        out += [{"pair": pair, "system": s, "against": baseline, "n_units": units.n_units,
+                 "few_units": units.n_units < FEW_UNITS, **t} for (s, _m), t in tests.items()]  # fmt: skip
     d = pd.DataFrame(out).rename(columns={"delta_low": "ci_low", "delta_high": "ci_high"})
     return holm_table(d, "p_bootstrap")
 
@@ -550,6 +560,7 @@ def verdicts(system):
     o = t_other[t_other["system"] == system].set_index("pair")["beats"]
     v = pd.Series("neither", index=c.index)
     v[c & o], v[c & ~o], v[~c & o] = "both floors", "copy only", "other-sentence only"
+    v[t_copy[t_copy["system"] == system].set_index("pair")["few_units"].astype(bool)] = "too few documents"
     return v.reindex(PAIRS)
 
 
@@ -558,7 +569,7 @@ def same_prompt_table(systems):
     table = pd.DataFrame({s: verdicts(s) for s in systems})
     shots = t_zero[t_zero["system"] == g_held.name].set_index("pair").reindex(PAIRS)
     table["3-shot − zero-shot"] = [f"{r.delta:+.1f} [{r.ci_low:.1f}, {r.ci_high:.1f}]" for r in shots.itertuples()]
-    table["3-shot > zero-shot"] = shots["beats"]
+    table["3-shot > zero-shot"] = shots["beats"] & ~shots["few_units"].astype(bool)  # too few documents: untested
     return table, shots
 
 
@@ -636,10 +647,11 @@ family_tests.groupby("test", sort=False).agg(tests=("p", "size"), significant=("
                                             largest_significant_p=("p", lambda p: p[family_tests.loc[p.index, "significant"]].max()))
 
 # %% [markdown]
-# The beats that do not survive the family's correction (significant per comparison above, not over the family):
+# The beats that do not survive the family's correction (significant per comparison above; not over the family, or
+# on fewer than 20 documents, which the family does not test: `few_units`):
 
 # %%
-lost[["test", "system", "pair", "delta", "ci_low", "ci_high", "p", "p_family"]].round(4)
+lost[["test", "system", "pair", "delta", "ci_low", "ci_high", "p", "p_family", "n_units", "few_units"]].round(4)
 
 # %% [markdown]
 # ## Per language, on one prompt
@@ -664,6 +676,8 @@ def both_prompts(pair):
 def shot_gain(pair):
     """The 3-shot minus zero-shot chrF difference of one pair, with its CI and whether it is significant."""
     r = gain.loc[pair]
+    if r["few_units"]:
+        return f"{r['delta']:+.1f} [{r['ci_low']:.1f}, {r['ci_high']:.1f}] on {int(r['n_units'])} documents, too few to test"
     sign = ("significant" if r["beats"] or (r["p_family"] < ALPHA and r["delta"] < 0)
             else "significant alone, not over the family" if r["p_bootstrap"] < ALPHA else "not significant")  # fmt: skip
     return f"{r['delta']:+.1f} [{r['ci_low']:.1f}, {r['ci_high']:.1f}], {sign}"
@@ -680,7 +694,8 @@ per_language = "\n".join(
 SHOTS = [g_zero.name, g_held.name]
 low_out_pairs = [f"eng-{x}" for x in LANGS if x not in CONTROLS]
 other_beaten = t_other[t_other["system"].isin(SHOTS)].set_index(["pair", "system"])["beats"]
-worse = gain[(gain["p_family"] < ALPHA) & (gain["delta"] < 0)]
+worse = gain[(gain["p_family"] < ALPHA) & (gain["delta"] < 0) & ~gain["few_units"].astype(bool)]
+few_gain = gain[gain["few_units"].astype(bool)]
 assert same.loc[["fra-eng", "deu-eng"], SHOTS].eq("both floors").all().all(), "a control into English lost a floor"
 assert not other_beaten.loc[low_out_pairs].any(), "a low-resource target now beats the other-sentence floor"
 assert len(g_vs_s) == len(CONTROL_PAIRS) and g_vs_s["beats"].all(), "Gemma no longer beats SmolLM2 on the same prompt"
@@ -694,7 +709,8 @@ report(
     "({copy_low}), copying the source scores under 2 chrF, so beating it there only says the output is in "
     "the target's script.\n"
     "- **Three examples instead of none** raise chrF significantly (over the notebook's family) on {n_up} pairs "
-    "({up}) and lower it significantly on {n_down}{down}.\n"
+    "({up}) and lower it significantly on {n_down}{down}; on {n_few} pairs ({few}) the subset holds "
+    "{few_docs} documents, too few to test (docs/EVALUATION.md: fewer than {min_units} resampling units).\n"
     "- **Gemma against SmolLM2 on the same 3-shot prompt**: Gemma is above on all {n_ctrl} control pairs, "
     "by {gs_min:+.1f} to {gs_max:+.1f} chrF (p over the notebook's family ≤ {gs_p:.4f}). That prompt is a completion prompt: "
     "SmolLM2-Instruct gets it without its chat template, and at another quantisation (Q4_1, Gemma Q4_K_M), so "
@@ -702,7 +718,8 @@ report(
     per_language=per_language,
     both_zero=listed(both[g_zero.name]), both_held=listed(both[g_held.name]), copy_low=listed(copy_near_zero),
     n_up=int(gain["beats"].sum()), up=listed(list(gain.index[gain["beats"]])), n_down=len(worse),
-    down=f" ({listed(list(worse.index))})" if len(worse) else "",
+    down=f" ({listed(list(worse.index))})" if len(worse) else "", n_few=len(few_gain), few=listed(list(few_gain.index)),
+    few_docs="–".join(str(n) for n in sorted({int(n) for n in few_gain["n_units"]})), min_units=FEW_UNITS,
     n_ctrl=len(g_vs_s), gs_min=g_vs_s["delta"].min(), gs_max=g_vs_s["delta"].max(), gs_p=g_vs_s["p_family"].max(),
 )
 
@@ -716,7 +733,7 @@ report(
 low_in = [f"{x}-eng" for x in LANGS if x not in CONTROLS]
 low_out = [f"eng-{x}" for x in LANGS if x not in CONTROLS]
 assert floors.loc[["fra-eng", "deu-eng"], "verdict"].eq("both floors").all(), "a control into English no longer beats both floors"
-assert floors.loc[low_out, "verdict"].eq("neither").all(), "a low-resource target now beats a floor: rewrite the conclusion"
+assert floors.loc[low_out, "verdict"].isin(["neither", "too few documents"]).all(), "a low-resource target now beats a floor: rewrite the conclusion"
 assert len(vs_smol) == 4 and vs_smol["beats"].all(), "Gemma no longer beats SmolLM2 on every control pair"
 assert mean_shares.loc[gemma.name, "echo_source_share"] > 0
 assert np.allclose(echo_effect["chrF"], res.grid("chrF", hop="e2e").loc[gemma.name].reindex(PAIRS), atol=0.05), "rescoring drifted"
@@ -748,6 +765,7 @@ def by_verdict(pairs, name):
 
 g_shares = mean_shares.loc[gemma.name]
 g_rows = chrf_rows[chrf_rows["system"] == gemma.name].set_index("pair")
+g_rows = g_rows[~g_rows["few_units"].astype(bool)]  # intervals on fewer than 20 documents are too narrow to quote
 g_half, g_score = (g_rows["ci_high"] - g_rows["ci_low"]) / 2, g_rows["score"]
 ex_pair = sh[("echo_example_share", gemma.name)].idxmax()
 report(
@@ -757,10 +775,12 @@ report(
     "judged).\n"
     "- **Out of English into French and German**: against copying the source it is {out_copy} "
     "(`eng-fra`, `eng-deu`: {out_copy_v}); against the other-sentence floor {out_other} ({out_other_v}).\n"
-    "- **Out of English, the low-resource languages fail**: Gemma beats neither floor on any of the {n_out} "
-    "low-resource targets. **Into English the picture is mixed**: of the six low-resource pairs, beats both "
+    "- **With the room's prompts, out of English, the low-resource languages fail**: Gemma beats neither floor "
+    "on {out_neither} of the {n_out} low-resource targets; {out_few} ({few_docs} documents each) have too few "
+    "documents to test. **Into English the picture is mixed**: of the six low-resource pairs, beats both "
     "floors: {in_both}; copy only (writing English without translating it better than another "
-    "sentence does): {in_copy}; the other-sentence floor only: {in_other}; neither: {in_neither}.\n"
+    "sentence does): {in_copy}; the other-sentence floor only: {in_other}; neither: {in_neither}; too few "
+    "documents to test: {in_few}. (Other prompts: section *Per language, on one prompt*.)\n"
     "- **BLEU agrees**: Gemma's BLEU on the {n_low} low-resource pairs is at most {bleu_max:.1f} (`{bleu_pair}`), "
     "median {bleu_med:.1f}, against {bleu_fra:.1f} on `fra-eng` (the BLEU column of the table by metric).\n"
     "- **Gemma against SmolLM2 (the previous default)**: above it on all {n_smol} control pairs, by "
@@ -780,7 +800,7 @@ report(
     "and {h_out:.0%} out of it (averaged over the pairs; per pair with CIs in the hallucination table), "
     "against {o_in:.0%} and {o_out:.0%} of the other-sentence floor's unrelated sentences; {unf} of Gemma's "
     "outputs that every other check passes are `unfaithful`.\n"
-    "- **How wide the intervals are**: Gemma's 95% chrF intervals per pair are ±{half_min:.1f} (on `{min_pair}`, "
+    "- **How wide the intervals are**: on the {n_wide} pairs with 20 or more documents, Gemma's 95% chrF intervals are ±{half_min:.1f} (on `{min_pair}`, "
     "where it scores {min_score:.1f}) to ±{half_max:.1f} (on `{max_pair}`), median ±{half_med:.1f}, at {n} "
     "segments with documents resampled where there are ids. Scored on the ~100-segment subset of the same "
     "outputs they are wider: at {n} segments a pair's half-width is {narrow:.2f} of the subset's at the median "
@@ -799,6 +819,9 @@ report(
     out_other_v=", ".join(fmt(g_other, p) for p in ("eng-fra", "eng-deu")),
     in_both=listed(by_verdict(low_in, "both floors")), in_copy=listed(by_verdict(low_in, "copy only")),
     in_other=listed(by_verdict(low_in, "other-sentence only")), in_neither=listed(by_verdict(low_in, "neither")),
+    in_few=listed(by_verdict(low_in, "too few documents")), out_neither=len(by_verdict(low_out, "neither")),
+    out_few=listed(by_verdict(low_out, "too few documents")),
+    few_docs="–".join(str(n) for n in sorted({int(n) for n in vs_copy.loc[vs_copy["few_units"].astype(bool), "n_units"]})),
     n_out=len(low_out), n_smol=len(vs_smol), n_low=len(low_bleu), bleu_max=low_bleu.max(),
     bleu_pair=low_bleu.idxmax(), bleu_med=low_bleu.median(), bleu_fra=by_metric.loc["fra-eng", ("BLEU", gemma.name)],
     g_prompt=gemma.prompt.name, s_prompt=smol.prompt.name, gs_beats=int(g_vs_s["beats"].sum()), gs_n=len(g_vs_s), n_echo=int(echo_effect["echoed outputs"].sum()),
@@ -809,7 +832,7 @@ report(
     ex_pair=ex_pair, ex_share=sh.loc[ex_pair, ("echo_example_share", gemma.name)],
     passes=int(fail.filter(like=gemma.name, axis=0)["passes the checks"].sum()),
     g_n=int(fail.filter(like=gemma.name, axis=0).sum().sum()),
-    half_min=g_half.min(), min_pair=g_half.idxmin(), min_score=g_score[g_half.idxmin()],
+    n_wide=len(g_half), half_min=g_half.min(), min_pair=g_half.idxmin(), min_score=g_score[g_half.idxmin()],
     half_max=g_half.max(), max_pair=g_half.idxmax(), half_med=g_half.median(), n=N,
     narrow=widths["ratio"].median(), narrow_min=widths["ratio"].min(), narrow_max=widths["ratio"].max(),
     h_in=halluc_by.loc[gemma.name, "x→eng"], h_out=halluc_by.loc[gemma.name, "eng→x"],

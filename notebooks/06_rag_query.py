@@ -299,9 +299,9 @@ report(
     "{ans_n} delivered answers cite a gold document{not_gold}, which mostly shows that an echoed passage "
     "shares words with its own source: the echo, not the model, carries the fact.\n"
     "- **Withholding on honest questions:** {wh_n} of the {n_reached} in-scope questions that reached "
-    "the model were withheld ({fp:.1%}); these questions are honest, so this bounds the false-positive "
-    "rate of the withholding defence against injected answers from above (some withheld drafts are made up "
-    "themselves, see below). By answer keywords, few withheld drafts held an answer: {wh_kw} of {wh_n} "
+    "the model were withheld ({fp:.1%}); these questions are honest, so on them this is an upper bound on the "
+    "withholding defence's false positives (one sample of {n_reached} questions, no interval; some withheld "
+    "drafts are made up themselves, see below). By answer keywords, few withheld drafts held an answer: {wh_kw} of {wh_n} "
     "(a loose check: a keyword matches any occurrence, even one copied from the question, and misses an "
     "answer in other words, so this does not bound what withholding cost). By reason: {reasons}; the facts in no passage were "
     "{facts_missing}. {n_false_echo} of these ({false_echo}) look like an echoed passage but state a figure "
@@ -366,7 +366,8 @@ report(
     "- **Quoting beats SmolLM2's drafts on unseen questions in five languages** (tested pooled over the five; "
     "per language, on 12 questions each, not tested). The reply held the gold fact for "
     "{quote_fact} of the 60 in-scope questions (by language, of 12: {per_lang}); the drafts for {draft_fact} "
-    "(quote minus draft: {delta:+.0%} [{d_low:+.0%}, {d_high:+.0%}], Holm-corrected p = {p:.3f}).\n"
+    "(quote minus draft: {delta:+.0%} [{d_low:+.0%}, {d_high:+.0%}], p = {p:.3f} Holm-corrected over the answers "
+    "run's own tests; over the notebook's family, see its section below).\n"
     "- **A quote invents nothing**: no reply stated a fact the handbook does not; {draft_invented} of the drafts "
     "did. Out of scope, {oos_idk} of 15 quoting replies were \"I don't know\".\n"
     "- **Not yet 70% in every language**: the misses are mostly \"I don't know\" ({quote_idk} of in-scope "
@@ -407,6 +408,45 @@ report(
     fact2=row2["score"], lo2=row2["ci_low"], hi2=row2["ci_high"],
     per_lang2=", ".join(f"{k} {v}" for k, v in per_lang2.items()), oos2=oos_idk2,
     both=", ".join(f"{k} {v}" for k, v in both_sets.items()),
+)
+
+# %% [markdown]
+# ## A third unseen set, with more Swahili
+# 90 questions (`data/rag/questions_unseen3.jsonl`, 2026-12-05): 12 in scope in each of English, French, German
+# and Spanish, **24 in Swahili**, and 18 out of scope (6 of them in Swahili), by another writer who read only the
+# handbook; committed before any score. The quoting rule is the one measured above, unchanged. The intervals
+# resample questions within each language.
+
+# %%
+answers_unseen3 = run("answers", questions="unseen3", systems=["quote"])
+third = answers_unseen3.select(metric=["fact", "idk", "invented"], lang=[*langs, "all"])
+display(third.pivot_table(index=["scope", "metric"], columns="lang", values="score", sort=False).round(3))
+third.query("scope == 'in-scope' and metric == 'fact'")[["lang", "score", "ci_low", "ci_high", "n"]].round(3)
+
+# %%
+def row3(metric, lang="all", scope="in-scope"):
+    return answers_unseen3.select(metric=metric, system="quote", lang=lang, scope=scope).iloc[0]
+
+
+per_lang3 = {lang: (round(row3("fact", lang)["score"] * row3("fact", lang)["n"]), int(row3("fact", lang)["n"]))
+             for lang in langs}  # fmt: skip
+oos3 = row3("idk", scope="out-of-scope")
+oos_idk3 = round(oos3["score"] * oos3["n"])
+swh3 = row3("fact", "swh")
+assert row3("invented")["score"] == 0 and row3("invented", scope="out-of-scope")["score"] == 0
+assert min(a / n for a, n in per_lang3.values()) < 0.7 and swh3["score"] < 0.7  # the target is not met here either
+assert row3("fact")["score"] < min(score("fact"), score2("fact"))  # below both earlier sets: said in the prose
+all_three = [x for x in langs if min(per_lang[x] / 12, per_lang2[x] / 12, per_lang3[x][0] / per_lang3[x][1]) >= 0.7]
+assert all_three == ["eng"]  # "no language but English reaches 70% on all three sets"
+report(
+    "- **On the third unseen set** the reply held the gold fact for {fact3:.1%} [{lo3:.1%}, {hi3:.1%}] of the "
+    "72 in-scope questions (by language: {per_lang3}), invented no fact, and said \"I don't know\" to {oos3} of "
+    "{n_oos3} out of scope. Swahili, on 24 questions: {swh:.1%} [{swh_lo:.1%}, {swh_hi:.1%}]. The in-scope rate "
+    "is lower than on both earlier sets (the intervals overlap; the difference is not tested), and no language "
+    "but English reaches 70% on all three sets.",
+    fact3=row3("fact")["score"], lo3=row3("fact")["ci_low"], hi3=row3("fact")["ci_high"],
+    per_lang3=", ".join(f"{k} {a} of {n}" for k, (a, n) in per_lang3.items()), oos3=oos_idk3, n_oos3=int(oos3["n"]),
+    swh=swh3["score"], swh_lo=swh3["ci_low"], swh_hi=swh3["ci_high"],
 )
 
 # %% [markdown]
