@@ -47,7 +47,6 @@ __all__ = [
     "ATTACK_CATEGORIES",
     "DEFAULT_MEMORY_POLICY",
     "EMBEDDERS",
-    "SEQUENCE_PATHS",
     "SEQUENCE_ROUTERS",
     "SEQUENCE_SETS",
     "SUMMARY_FLOORS",
@@ -75,8 +74,6 @@ SequenceRouter = Literal["keyword", "llm", "multi", "loop"]
 SEQUENCE_ROUTERS: tuple[str, ...] = SequenceRouter.__args__  # type: ignore[attr-defined]
 """The routers of the tool-sequence evaluation (its ``system`` column)."""
 SequencePath = Literal["room", "original", "auto", "gold"]
-SEQUENCE_PATHS: tuple[str, ...] = SequencePath.__args__  # type: ignore[attr-defined]
-"""The paths of the tool-sequence evaluation (its ``path`` column): the text each routes."""
 SequenceSet = Literal["single", "multi", "unseen"]
 SEQUENCE_SETS: tuple[str, ...] = SequenceSet.__args__  # type: ignore[attr-defined]
 """The labelled sets of the tool-sequence evaluation (its ``set`` column)."""

@@ -327,13 +327,8 @@ COST_METRICS = {
 }
 """Tidy-result metric name -> cost-table column."""
 COST_COLUMNS = [*COST_METRICS.values(), "generated tokens/s", "device"]
-_USAGE_COLUMNS = {
-    "calls": "calls",
-    "prompt_tokens": "prompt tokens",
-    "completion_tokens": "generated tokens",
-    "latency_s": "model s",
-}
-""":func:`~aya_lab.models.result.usage` key -> cost-table column."""
+_USAGE_COLUMNS = {"calls" if k == "llm_calls" else k: column for k, column in COST_METRICS.items()}
+""":func:`~aya_lab.models.result.usage` key -> cost-table column (``usage`` says ``calls`` for ``llm_calls``)."""
 
 
 def cost_table(df: pd.DataFrame, by: str, *, value: str = "score", device: str | None = None) -> pd.DataFrame:

@@ -41,6 +41,7 @@ import aya_lab.langid as _langid
 from aya_lab.agents.faithfulness import faithfulness_scores, threshold_for
 from aya_lab.agents.guard import TranslationGuard
 from aya_lab.datasets.parallel import ParallelSet
+from aya_lab.eval.report import COST_METRICS
 from aya_lab.eval.resampling import (
     ALPHA,
     BLOCK,
@@ -88,7 +89,7 @@ FAILURE_CATEGORIES = ["empty", "echo", "answers the message", "wrong language", 
 FAILURE_CATEGORIES += ["unfaithful", "cut off", "passes the checks"]
 _GUARD = TranslationGuard()
 _EDGE = re.compile(r"^[\W_]+|[\W_]+$")
-_COSTS = ("llm_calls", "prompt_tokens", "completion_tokens", "latency_s")
+_COSTS = tuple(COST_METRICS)
 
 
 @dataclass
