@@ -424,16 +424,30 @@ display(third.pivot_table(index=["scope", "metric"], columns="lang", values="sco
 third.query("scope == 'in-scope' and metric == 'fact'")[["lang", "score", "ci_low", "ci_high", "n"]].round(3)
 
 # %%
+def quote_row(answers, metric, lang="all", scope="in-scope"):
+    """The quoting replies' score row for one metric, language and scope of an ``answers`` report."""
+    return answers.select(metric=metric, system="quote", lang=lang, scope=scope).iloc[0]
+
+
+def hits(answers, metric, lang="all", scope="in-scope"):
+    """(questions that scored 1, questions) for one metric, language and scope."""
+    r = quote_row(answers, metric, lang, scope)
+    return round(r["score"] * r["n"]), int(r["n"])
+
+
+def invents_nothing(answers):
+    return all(quote_row(answers, "invented", scope=scope)["score"] == 0 for scope in ("in-scope", "out-of-scope"))
+
+
 def row3(metric, lang="all", scope="in-scope"):
-    return answers_unseen3.select(metric=metric, system="quote", lang=lang, scope=scope).iloc[0]
+    return quote_row(answers_unseen3, metric, lang, scope)
 
 
-per_lang3 = {lang: (round(row3("fact", lang)["score"] * row3("fact", lang)["n"]), int(row3("fact", lang)["n"]))
-             for lang in langs}  # fmt: skip
+per_lang3 = {lang: hits(answers_unseen3, "fact", lang) for lang in langs}
 oos3 = row3("idk", scope="out-of-scope")
-oos_idk3 = round(oos3["score"] * oos3["n"])
+oos_idk3 = hits(answers_unseen3, "idk", scope="out-of-scope")[0]
 swh3 = row3("fact", "swh")
-assert row3("invented")["score"] == 0 and row3("invented", scope="out-of-scope")["score"] == 0
+assert invents_nothing(answers_unseen3)
 assert min(a / n for a, n in per_lang3.values()) < 0.7 and swh3["score"] < 0.7  # the target is not met here either
 assert row3("fact")["score"] < min(score("fact"), score2("fact"))  # below both earlier sets: said in the prose
 all_three = [x for x in langs if min(per_lang[x] / 12, per_lang2[x] / 12, per_lang3[x][0] / per_lang3[x][1]) >= 0.7]
@@ -448,6 +462,115 @@ report(
     per_lang3=", ".join(f"{k} {a} of {n}" for k, (a, n) in per_lang3.items()), oos3=oos_idk3, n_oos3=int(oos3["n"]),
     swh=swh3["score"], swh_lo=swh3["ci_low"], swh_hi=swh3["ci_high"],
 )
+
+# %% [markdown]
+# ### Where the answers are lost
+# The first three unseen sets and the dev questions (`questions_dev.jsonl`) are development data from here on:
+# 208 questions in scope, 52 out of scope. Two steps can lose an answer: the index ranks the wrong section first
+# (`ranked_first`), or it ranks the right one first but its score does not stand out from the other sections'
+# by the in-scope margin, and the reply is "I don't know". The table counts both per language.
+
+# %%
+development = {"dev": run("answers", questions="dev", systems=["quote"]), "unseen": answers_unseen,
+               "unseen2": answers_unseen2, "unseen3": answers_unseen3}  # fmt: skip
+dev_items = pd.concat([r.items[r.items["system"] == "quote"].assign(set=k) for k, r in development.items()], ignore_index=True)
+dev_in, dev_out = dev_items[dev_items["scope"] == "in-scope"], dev_items[dev_items["scope"] == "out-of-scope"]
+lost = pd.DataFrame({
+    "in scope": dev_in.groupby("lang").size(),
+    "right section ranked first": dev_in.groupby("lang")["ranked_first"].sum().astype(int),
+    "answered from it": dev_in.assign(a=(dev_in["ranked_first"] == 1) & (dev_in["idk"] == 0)).groupby("lang")["a"].sum(),
+    "gold fact in the reply": dev_in.groupby("lang")["fact"].sum().astype(int),
+    "out of scope": dev_out.groupby("lang").size(),
+    "I don't know out of scope": dev_out.groupby("lang")["idk"].sum().astype(int),
+}).reindex(langs)  # fmt: skip
+print(f"development data: {len(dev_in)} questions in scope, {len(dev_out)} out of scope")
+lost
+
+# %% [markdown]
+# Is the margin in the wrong place? Every threshold on it from 0.030 to 0.070, on the same questions: in scope,
+# the share of questions whose right section is ranked first *and* stands out (an upper bound on the gold-fact
+# rate: the quote can still miss the fact), in the worst language; out of scope, the share that would get
+# "I don't know".
+
+# %%
+def at(threshold):
+    answered = (dev_in["ranked_first"] == 1) & (dev_in["margin"] >= threshold)
+    by_lang = answered.groupby(dev_in["lang"]).mean()
+    return {"threshold": threshold, "worst language, in scope": by_lang.min(), "its language": by_lang.idxmin(),
+            "Swahili, in scope": by_lang["swh"], "out of scope, I don't know": (dev_out["margin"] < threshold).mean()}
+
+
+thresholds = pd.DataFrame([at(t) for t in np.round(np.arange(0.030, 0.0705, 0.001), 3)]).set_index("threshold")
+room_rule = thresholds.loc[0.049]  # the room's MIN_MARGIN (aya_lab.rag.sections)
+# the table's rule is the room's: at 0.049 it answers exactly the questions the replies answered, but for English
+# ones the English index found no passage for (the room then says "I don't know" too)
+not_english = dev_items[dev_items["lang"] != "eng"]
+assert ((not_english["margin"] >= 0.049) == (not_english["idk"] == 0)).all()
+assert ((dev_items["margin"] < 0.049) <= (dev_items["idk"] == 1)).all()
+both = thresholds[(thresholds["worst language, in scope"] >= 0.7) & (thresholds["out of scope, I don't know"] >= 0.9)]
+assert both.empty  # no threshold reaches both targets on the development data
+swh_lost = lost.loc["swh"]
+assert swh_lost["right section ranked first"] >= 0.75 * swh_lost["in scope"] > swh_lost["answered from it"] + 10
+missed = lost["in scope"] - lost["answered from it"]
+assert all(missed[k] < missed["swh"] for k in ("fra", "deu", "spa"))  # "lose fewer"
+assert all(lost.loc[k, "in scope"] > lost.loc[k, "right section ranked first"] > lost.loc[k, "answered from it"]
+           for k in ("fra", "deu", "spa"))  # "at both steps"
+report(
+    "- **Most Swahili answers are lost at the scope rule, not at retrieval.** On the development questions the "
+    "index ranks a right section first for {first} of {n} Swahili questions in scope, but only {answered} of them "
+    "stand out by the margin and are answered ({fact} hold the gold fact). French, German and Spanish lose fewer, "
+    "at both steps ({others}).\n"
+    "- **No threshold on the margin fixes it.** From 0.030 to 0.070, none gives both 70% in scope in the worst "
+    "language and 90% \"I don't know\" out of scope: where Swahili reaches {swh_at:.0%} in scope (threshold "
+    "{t_swh:.3f}), out of scope falls to {oos_at:.0%}. On Swahili, multilingual-e5-small's margin barely separates "
+    "the questions the handbook answers from those it does not; a stronger multilingual encoder or a reranker is "
+    "what this points to. The rule stays as it was (0.049).",
+    first=int(swh_lost["right section ranked first"]), n=int(swh_lost["in scope"]),
+    answered=int(swh_lost["answered from it"]), fact=int(swh_lost["gold fact in the reply"]),
+    others="; ".join(f"{k}: {int(lost.loc[k, 'right section ranked first'])} ranked first, "
+                     f"{int(lost.loc[k, 'answered from it'])} answered, of {int(lost.loc[k, 'in scope'])}"
+                     for k in ("fra", "deu", "spa")),
+    swh_at=thresholds[thresholds["Swahili, in scope"] >= 0.7].iloc[-1]["Swahili, in scope"],
+    t_swh=thresholds[thresholds["Swahili, in scope"] >= 0.7].index[-1],
+    oos_at=thresholds[thresholds["Swahili, in scope"] >= 0.7].iloc[-1]["out of scope, I don't know"],
+)  # fmt: skip
+
+# %% [markdown]
+# ## A fourth unseen set, the test set
+# 100 questions (`data/rag/questions_unseen4.jsonl`, 2026-12-05): 16 in scope and 4 out of scope in each of
+# English, French, German, Spanish and Swahili, by another writer who read only the handbook; committed before any
+# score, after the sets above became development data. The quoting rule is unchanged, so this measures it a
+# fourth time with more questions per language. The intervals resample questions within each language.
+
+# %%
+answers_unseen4 = run("answers", questions="unseen4", systems=["quote"])
+fourth = answers_unseen4.select(metric=["fact", "ranked_first", "idk", "invented"], lang=[*langs, "all"])
+display(fourth.pivot_table(index=["scope", "metric"], columns="lang", values="score", sort=False).round(3))
+fourth.query("scope == 'in-scope' and metric == 'fact'")[["lang", "score", "ci_low", "ci_high", "n"]].round(3)
+
+# %%
+def row4(metric, lang="all", scope="in-scope"):
+    return quote_row(answers_unseen4, metric, lang, scope)
+
+
+per_lang4 = {lang: hits(answers_unseen4, "fact", lang) for lang in langs}
+oos_idk4, n_oos4 = hits(answers_unseen4, "idk", scope="out-of-scope")
+assert invents_nothing(answers_unseen4) and [n for _, n in per_lang4.values()] == [16] * 5 and n_oos4 == 20
+reached = [k for k, (a, n) in per_lang4.items() if a / n >= 0.7]
+first4 = {lang: round(16 * row4("ranked_first", lang)["score"]) for lang in langs}
+idk4 = row4("idk")["score"]
+assert first4["swh"] > per_lang4["swh"][0] + 4 and idk4 > 1 - row4("fact")["score"] - 0.05  # misses: mostly "I don't know"
+report(
+    "- **On the fourth unseen set (the test set)** the reply held the gold fact for {fact4:.1%} [{lo4:.1%}, "
+    "{hi4:.1%}] of the 80 in-scope questions (by language, of 16: {per_lang4}; 70% or more: {reached}), invented "
+    "no fact, and said \"I don't know\" to {oos4} of 20 out of scope ({oos_rate:.0%}). As on the development "
+    "questions, most misses are at the scope rule: the right section was ranked first for {first_all:.0%} of the "
+    "in-scope questions (by language, of 16: {first4}), and {idk4:.0%} of them got \"I don't know\".",
+    fact4=row4("fact")["score"], lo4=row4("fact")["ci_low"], hi4=row4("fact")["ci_high"],
+    per_lang4=", ".join(f"{k} {a}" for k, (a, n) in per_lang4.items()),
+    reached=", ".join(reached) or "none", oos4=oos_idk4, oos_rate=oos_idk4 / 20,
+    first_all=row4("ranked_first")["score"], first4=", ".join(f"{k} {v}" for k, v in first4.items()), idk4=idk4,
+)  # fmt: skip
 
 # %% [markdown]
 # ## The notebook's family of tests

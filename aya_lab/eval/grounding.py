@@ -35,6 +35,8 @@ handbook's sentences) and ``draft`` (the model's checked answer). Per question:
 * ``fact`` (in scope): the gold fact (an English string the handbook states) is in the reply, case and spaces
   ignored;
 * ``right_section`` (in scope, quotes): the quoted section is one of the gold sections;
+* ``ranked_first`` (in scope, ``quote``): the section the index ranks first is a gold section, whether or not
+  the scope rule answers from it (the items also keep each question's scope ``margin``, ``nan`` for ``draft``);
 * ``idk``: the reply is "I don't know" (right out of scope, a miss in scope);
 * ``invented``: the reply states a number, date, time or name (:func:`~aya_lab.agents.fact_check.extract_claims`)
   that no handbook section states.
@@ -283,7 +285,7 @@ GROUNDING_TASK = Task(
 )  # fmt: skip
 
 
-ANSWER_METRICS = {"fact": True, "right_section": True, "idk": None, "invented": None}
+ANSWER_METRICS = {"fact": True, "right_section": True, "ranked_first": True, "idk": None, "invented": None}
 """Each metric and the scope it is scored on (``True``: in scope only; ``None``: both scopes)."""
 _ANSWER_COLUMNS = ["system", "lang", "scope", "metric", "score", "ci_low", "ci_high", "n"]
 
@@ -296,6 +298,7 @@ def _scored(q: PolicyQuestion, answer: QueryAnswer, handbook: str) -> dict[str, 
     reply = answer.text
     gold = {(g.doc, g.section) for g in q.gold}
     quoted = (answer.quote.source, answer.quote.heading) if answer.quote else None
+    first = (answer.first.section.source, answer.first.section.heading) if answer.first else None
     claims = extract_claims(answer.answer) if answer.answer != IDK else []
     return {
         "id": q.id,
@@ -305,6 +308,8 @@ def _scored(q: PolicyQuestion, answer: QueryAnswer, handbook: str) -> dict[str, 
         "reply": reply,
         "fact": float(_squash(q.fact) in _squash(reply)) if q.in_scope else np.nan,
         "right_section": float(quoted in gold) if q.in_scope and quoted else np.nan,
+        "ranked_first": float(first in gold) if q.in_scope and first else np.nan,
+        "margin": answer.first.margin if answer.first else np.nan,
         "idk": float(answer.text == IDK),
         "invented": float(any(not supported(c, handbook) for c in claims)),
         "withheld": answer.withheld,

@@ -2,10 +2,12 @@
 
 import json
 
+import pandas as pd
 import pytest
 
 from aya_lab.errors import InputError
 from aya_lab.eval import run
+from aya_lab.rag.sections import MIN_MARGIN
 
 QUESTIONS = [
     {"id": "t001", "lang": "deu", "question": "Wie lautet unsere Reiserichtlinie für Flüge?",
@@ -30,6 +32,10 @@ def test_quotes_are_scored_per_language_and_scope(questions):
     assert items.loc["t001", "reply"].startswith('From travel_policy.md, "Flights": "Economy class')
     assert items.loc["t001", "fact"] == 1.0 and items.loc["t001", "right_section"] == 1.0
     assert items.loc["t003", "idk"] == 1.0 and items["invented"].sum() == 0
+    # the section ranked first is kept whether or not the scope rule answers from it, with the rule's margin
+    assert items.loc["t001", "ranked_first"] == 1.0 and pd.isna(items.loc["t003", "ranked_first"])
+    assert items.loc["t001", "margin"] >= MIN_MARGIN > items.loc["t003", "margin"]
+    assert report.score("ranked_first", "quote", lang="deu", scope="in-scope") == 1.0
     assert report.score("fact", "quote", lang="all", scope="in-scope") == 1.0
     assert report.score("idk", "quote", lang="spa", scope="out-of-scope") == 1.0
     assert report.paired.empty  # one system: nothing to pair
