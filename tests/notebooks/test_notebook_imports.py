@@ -24,7 +24,7 @@ def notebook_imports() -> dict[str, set[str]]:
 
 def test_every_notebook_imports_only_the_faces_and_six_modules_in_all():
     found = notebook_imports()
-    assert len(found) == 8, sorted(found)
+    assert len(found) == 9, sorted(found)
     outside = {nb: sorted(mods - FACES) for nb, mods in found.items() if mods - FACES}
     assert not outside, f"notebooks import below the faces: {outside}"
     assert len(set().union(*found.values())) <= 6
