@@ -41,7 +41,7 @@ from aya_lab.agents.translator import is_english
 from aya_lab.errors import InputError
 from aya_lab.prompts import PromptFile, load_prompt
 from aya_lab.rag.index import Retrieved
-from aya_lab.rag.sections import Quote, SectionIndex, SectionMatch
+from aya_lab.rag.sections import Quote, SectionIndex
 from aya_lab.spotlight import delimiter_tags
 
 __all__ = ["ANSWER_MODES", "AnswerMode", "AyaQuery", "QueryAnswer", "IDK"]
@@ -63,7 +63,8 @@ class QueryAnswer:
     missing: list[str] = field(default_factory=list)  # the draft's facts that no shown passage states
     leaked: list[str] = field(default_factory=list)  # prompt tags the draft echoed (stripped)
     quote: Quote | None = None  # what the reply quotes (answers="quote"), else None
-    first: SectionMatch | None = None  # answers="quote": the section ranked first, quoted or not (its margin too)
+    ranked_first: tuple[str, str] | None = None  # answers="quote": (document, heading) ranked first, quoted or not
+    margin: float | None = None  # answers="quote": the scope rule's margin (best section score less the median)
 
     @property
     def note(self) -> str | None:
@@ -114,17 +115,21 @@ class AyaQuery:
         found = rank_for_answer(self.kb.relevant(question, k=2 * self.k, min_score=self.min_score), self.k)
         english_ok = original is not None or not is_english(question) or any(h.kind != "fact" for h in found)
         scores, retrieved = [m.score for m in matches], list(dict.fromkeys(m.section.source for m in matches))
-        first = matches[0] if matches else None
+        top, margin = (matches[0].section.source, matches[0].section.heading), matches[0].margin
         if index.in_scope(matches) and english_ok:
             quote = index.quote(matches[0], [written])
             text = " ".join(quote.sentences)
-            return QueryAnswer(quote.text, text, [quote.source], scores, retrieved, quote=quote, first=first)
+            return QueryAnswer(
+                quote.text, text, [quote.source], scores, retrieved, quote=quote, ranked_first=top, margin=margin
+            )
         notes = [h for h in found if h.kind == "fact"]
         if notes:
             label = self._labels(notes)[0]
             text = f'{label[0].upper()}{label[1:]} (unverified): "{notes[0].text}"'
-            return QueryAnswer(text, notes[0].text, [f"{label}, unverified"], scores, retrieved, first=first)
-        return QueryAnswer(IDK, IDK, [], scores, retrieved, first=first)
+            return QueryAnswer(
+                text, notes[0].text, [f"{label}, unverified"], scores, retrieved, ranked_first=top, margin=margin
+            )
+        return QueryAnswer(IDK, IDK, [], scores, retrieved, ranked_first=top, margin=margin)
 
     def _draft(self, question: str) -> QueryAnswer:
         if self.model is None:

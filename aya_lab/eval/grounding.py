@@ -298,7 +298,7 @@ def _scored(q: PolicyQuestion, answer: QueryAnswer, handbook: str) -> dict[str, 
     reply = answer.text
     gold = {(g.doc, g.section) for g in q.gold}
     quoted = (answer.quote.source, answer.quote.heading) if answer.quote else None
-    first = (answer.first.section.source, answer.first.section.heading) if answer.first else None
+    first = tuple(answer.ranked_first) if answer.ranked_first else None
     claims = extract_claims(answer.answer) if answer.answer != IDK else []
     return {
         "id": q.id,
@@ -309,7 +309,7 @@ def _scored(q: PolicyQuestion, answer: QueryAnswer, handbook: str) -> dict[str, 
         "fact": float(_squash(q.fact) in _squash(reply)) if q.in_scope else np.nan,
         "right_section": float(quoted in gold) if q.in_scope and quoted else np.nan,
         "ranked_first": float(first in gold) if q.in_scope and first else np.nan,
-        "margin": answer.first.margin if answer.first else np.nan,
+        "margin": answer.margin if answer.margin is not None else np.nan,
         "idk": float(answer.text == IDK),
         "invented": float(any(not supported(c, handbook) for c in claims)),
         "withheld": answer.withheld,

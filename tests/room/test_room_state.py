@@ -6,12 +6,14 @@ one line."""
 import pytest
 import yaml
 
+from aya_lab.agents.query import QueryAnswer
 from aya_lab.agents.routing_chain import RouterOutput
 from aya_lab.agents.supervisor import SupervisorResult
 from aya_lab.graph import SpecError, build_graph, load_spec
 from aya_lab.graph.reader import BUILTIN_GRAPHS
 from aya_lab.graph.registry import append_list, merge_dict
 from aya_lab.messages import ChatMessage
+from aya_lab.rag.sections import Quote
 from aya_lab.room import ChatRoom, default_graph_path
 from aya_lab.room.errors import RoomError
 from aya_lab.room.nodes import aya_registry
@@ -145,3 +147,16 @@ def test_the_graph_without_its_run_context_fails_with_one_line(tmp_path):
     app = build_graph(default_graph_path(), aya_registry()).compile()
     with pytest.raises(RuntimeError, match=r"needs its run context: graph.invoke\(\.\.\., context=AyaRuntime"):
         app.invoke({"incoming": ChatMessage(sender="kofi", content="hi", lang="eng"), "users": {"kofi": "eng"}})
+
+
+def test_a_quoted_answer_keeps_where_it_was_ranked_through_a_checkpoint(tmp_path, caplog):
+    store = RoomStore(tmp_path / "r.sqlite")
+    serde = store.checkpointer.serde
+    quote = Quote("travel_policy.md", "Flights", ("Economy class for flights under 6 hours.",))
+    answer = QueryAnswer(quote.text, quote.sentences[0], ["travel_policy.md"], quote=quote,
+                         ranked_first=("travel_policy.md", "Flights"), margin=0.071)  # fmt: skip
+    back = serde.loads_typed(serde.dumps_typed({"a": answer}))["a"]
+    # plain values only: a section object in the answer would be refused by the allow-list (and logged)
+    assert back.quote.text == quote.text and tuple(back.ranked_first) == ("travel_policy.md", "Flights") and back.margin == 0.071
+    assert "Blocked deserialization" not in caplog.text
+    store.close()
