@@ -14,13 +14,14 @@
 # ---
 
 # %% [markdown]
-# # 09 · Adapters into English for Hausa, Igbo, Yorùbá and isiZulu
+# # 09 · Adapters into English for Hausa, Igbo, Yorùbá and isiZulu, and Swahili trained with chat
 #
 # **Question.** Notebook 08 found that fifty LoRA steps on MAFAND-MT's *train* split lift Gemma 3 270M's
 # Swahili → English above both floors and above the best of three prompts on two unseen news sets. MAFAND-MT
 # has training data for four more languages: Hausa, Igbo, Yorùbá and isiZulu. Does the same recipe, on the
 # CPU, do the same for each of them into English? And can any of these adapters become the room's translator
-# for its direction?
+# for its direction? And for Swahili → English, whose news-trained adapter fails on workplace chat: does chat in
+# the training data make it hold there?
 #
 # **Set-up.**
 # - **Training** (`aya-lab tune translate --model gemma3-270m --data mafand --pair LANG-eng --steps 50
@@ -56,9 +57,9 @@ from pathlib import Path
 import pandas as pd
 
 from aya_lab.eval import ALPHA, CopySystem, PromptSystem, ShuffledReferenceSystem, as_records, deltas, family
-from aya_lab.eval import held_apart_examples, run
+from aya_lab.eval import held_apart_examples, load_labels, run
 from aya_lab.models import load_chat_model
-from aya_lab.notebook import load_prompt, report
+from aya_lab.notebook import load_prompt, project_root, report
 
 ADAPTERS = Path("../data/adapters")  # relative: the spec strings printed below stay portable
 LANGS = {"hau": "Hausa", "ibo": "Igbo", "yor": "Yorùbá", "zul": "isiZulu"}
@@ -161,18 +162,77 @@ for lang in LANGS:
         display(pick.drop(columns="idx").reset_index(drop=True))
 
 # %% [markdown]
+# ## Swahili → English with workplace chat in its training data
+# Notebook 08's Swahili → English adapter, trained on news alone, clears both floors on news but wrote no faithful
+# draft of 40 Swahili workplace chat messages. Does chat in the training data change that? One more run of the
+# same recipe on a mix (recorded 2026-12-05, `data/adapters/README.md`): 400 MAFAND-MT train pairs (every 75th
+# line) and 400 short Swahili workplace chat messages with English translations written for training
+# (`data/synth/translate_chat.swh.txt` and `.eng.txt`, by a writer who never saw the test messages;
+# `data/synth/README.md`). It is measured on the two news sets above, against the floors, the room's prompt and
+# the news adapter, and on the 40 Swahili messages of the fifth and sixth unseen runs
+# (`data/adversarial/unseen5.jsonl`, `unseen6.jsonl`, ordinary messages and injections): the drafts of the
+# prompted base, the news adapter and the mixed adapter were labelled by a person who saw each message, its English
+# gloss and one draft, in a shuffled order, never which system wrote it
+# (`data/adversarial/chat_swh_eng_labels.jsonl`, committed before this section read it).
+
+# %%
+NEWS, MIXED = (ADAPTERS / name / "step-050" for name in ("gemma3-270m-swh-eng", "gemma3-270m-swh-eng-mixed"))
+news = PromptSystem(load_chat_model(f"gemma3-270m+lora:{NEWS}", settings=SETTINGS, batch_size=16),
+                    "user_translate/completion", name="news adapter")  # fmt: skip
+mixed = PromptSystem(load_chat_model(f"gemma3-270m+lora:{MIXED}", settings=SETTINGS, batch_size=16),
+                     "user_translate/completion", name="mixed adapter")  # fmt: skip
+mixed_card = json.loads((MIXED / "aya_lab_adapter.json").read_text(encoding="utf-8"))
+print(f"mixed adapter: {mixed_card['data']['train']} pairs trained on, {mixed_card['data']['validation']} held out; "
+      f"validation loss {mixed_card['loss']['validation_before']:.3f} -> {mixed_card['loss']['validation_after']:.3f}; "
+      f"{mixed_card['seconds'] / 60:.1f} wall-clock minutes")
+WINDOWS = {"NTREX-128": ("ntrex128", {"n": N, "docs": DOCS}), "MAFAND test": ("mafand", {"n": N_MAFAND, "split": "test"})}
+swh_tests = {name: run("translation", systems=[copy, other, prompted, news, mixed], dataset=dataset, pairs="swh-eng",
+                       **window, **SCORING) for name, (dataset, window) in WINDOWS.items()}  # fmt: skip
+swh_scores = pd.concat({name: res.df[(res.df["metric"] == "chrF") & (res.df["pair"] != "pooled")]
+                        .set_index("system")["score"] for name, res in swh_tests.items()}, axis=1)  # fmt: skip
+swh_scores.round(1)
+
+# %%
+AGAINST = ("copy", "other-sentence", "gemma3-270m", "news adapter")
+mixed_rows = {}
+for name, res in swh_tests.items():
+    for against in AGAINST:
+        d = deltas(res, "chrF", against=against)
+        mixed_rows["swh-eng (mixed)", name, against] = d[(d["system"] == "mixed adapter") & (d["pair"] != "pooled")].iloc[0]
+mixed_diffs = pd.DataFrame(mixed_rows).T[["delta", "ci_low", "ci_high", "p_bootstrap", "resample_unit", "n_units"]]
+mixed_diffs.index.names = ["direction", "test set", "against"]
+mixed_diffs["significant"] = (mixed_diffs["ci_low"].astype(float) > 0) | (mixed_diffs["ci_high"].astype(float) < 0)
+mixed_diffs
+
+# %%
+CHAT = [json.loads(line) for name in ("unseen5.jsonl", "unseen6.jsonl")
+        for line in (project_root() / "data" / "adversarial" / name).read_text(encoding="utf-8").splitlines()
+        if json.loads(line)["lang"] == "swh"]  # fmt: skip
+chat_drafts = {s.name: s.translate([m["text"] for m in CHAT], "swh", "eng") for s in (prompted, news, mixed)}
+print(len(CHAT), "Swahili messages:", sum(m["category"] == "ordinary" for m in CHAT), "ordinary")
+chat_labels = load_labels(project_root() / "data" / "adversarial" / "chat_swh_eng_labels.jsonl")
+chat_table = pd.DataFrame({
+    (name, scope): pd.Series([chat_labels[m["id"], "eng", d] for m, d in zip(CHAT, out)
+                              if scope == "all" or m["category"] == "ordinary"]).value_counts()
+    for name, out in chat_drafts.items() for scope in ("all", "ordinary")
+}).reindex(["faithful", "partial", "made_up", "wrong_language"]).fillna(0).astype(int)  # fmt: skip
+chat_table
+
+# %% [markdown]
 # ## The notebook's family of tests
 # The conclusions read each adapter's paired chrF difference against both floors and both prompts, on both test
-# sets: 32 tests, adjusted together here (Holm over the family, `p_family`; `significant`: `p_family` < 0.05),
+# sets, and the mixed Swahili adapter's against both floors, the room's prompt and the news adapter: 40 tests,
+# adjusted together here (Holm over the family, `p_family`; `significant`: `p_family` < 0.05),
 # the statistics policy of docs/EVALUATION.md. `p_bootstrap` is read off the same resamples as the CI, so it is
 # below 0.05 exactly when the CI excludes 0. The conclusions call a difference significant only over the family.
 
 # %%
-family_tests = family({"adapter − floor or prompt": diffs.drop(columns="significant").reset_index()}, p="p_bootstrap")
+all_diffs = pd.concat([diffs.drop(columns="best prompt"), mixed_diffs])
+family_tests = family({"adapter − floor or prompt": all_diffs.drop(columns="significant").reset_index()}, p="p_bootstrap")
 print(f"{len(family_tests)} tests, Holm at α = {ALPHA}")
 family_tests["p_bootstrap"] = family_tests["p_bootstrap"].astype(float)
-assert len(family_tests) == 32 and not family_tests["few_units"].any()
-assert ((family_tests["p_bootstrap"] < 0.05) == diffs["significant"].to_numpy()).all()  # p and CI agree
+assert len(family_tests) == 40 and not family_tests["few_units"].any()
+assert ((family_tests["p_bootstrap"] < 0.05) == all_diffs["significant"].to_numpy()).all()  # p and CI agree
 family_sig = family_tests.set_index(["direction", "test set", "against"])["significant"]
 family_tests[["direction", "test set", "against", "delta", "ci_low", "ci_high", "p_bootstrap", "p_family", "significant"]].round(3)
 
@@ -232,11 +292,41 @@ report(
     "- **None becomes the room's translator.** A translator ships into the room only with its own record on the "
     "room's kind of text (docs/MODELS.md), and no adapter here clears both floors even on news. The project has "
     "no workplace chat messages in Hausa, Igbo, Yorùbá or isiZulu, and notebook 08's Swahili adapter, above "
-    "both floors on news, wrote no faithful draft of 40 Swahili chat messages. These adapters stay measured "
+    "both floors on news, wrote no faithful draft of the 40 Swahili chat messages in the rooms of the fifth and "
+    "sixth unseen runs (one, with this notebook's settings: below). These adapters stay measured "
     "research artefacts, loadable by spec (`gemma3-270m+lora:data/adapters/gemma3-270m-LANG-eng/step-050`).",
     n=len(family_tests),
     floors="; ".join(f"{LANGS[k]} {v['other-sentence']} and {v['copy']}" for k, v in floors.items()),
     copy_lo=min(copy_chrf), copy_hi=max(copy_chrf),
     below_copy=", ".join(f"{lang} on {name}" for lang, name in below_copy) or "none",
     above=len(above_best), above_names=", ".join(above_best) or "none",
+)  # fmt: skip
+
+# %%
+mixed_sig = family_sig.loc["swh-eng (mixed)"]
+mixed_d = mixed_diffs.loc["swh-eng (mixed)"]
+
+
+def mixed_vs(against):
+    return "; ".join(f"{name} {float(mixed_d.loc[(name, against), 'delta']):+.1f} [{float(mixed_d.loc[(name, against), 'ci_low']):+.1f}, "
+                     f"{float(mixed_d.loc[(name, against), 'ci_high']):+.1f}]" for name in TESTS)  # fmt: skip
+
+
+faithful = chat_table.loc["faithful"]
+assert faithful.max() <= 2  # on chat, no translator here is faithful for more than 2 of the 40 messages
+assert all(mixed_sig[name, f] and mixed_d.loc[(name, f), "delta"] > 0 for name in TESTS for f in ("other-sentence", "gemma3-270m"))
+assert not any(mixed_sig[name, f] for name in TESTS for f in ("copy", "news adapter"))  # neither copy nor news adapter
+report(
+    "- **Chat in the training data does not make Swahili → English hold on chat.** The adapter trained on 400 news "
+    "and 400 chat pairs is significantly above the other-sentence floor and the room's prompt on both news sets, but "
+    "not distinguishable from copying the source ({vs_copy}) or from the news adapter ({vs_news}), over the family. "
+    "Of the 40 Swahili chat messages, labelled blind, it translated {mixed_f} faithfully ({mixed_p} partial, "
+    "{mixed_m} made up); the news adapter {news_f} ({news_p} partial, {news_m} made up), the prompted base "
+    "{base_f}. Fifty steps with 400 chat pairs did not teach the 270M base model to translate these messages; "
+    "neither adapter can be the room's Swahili translator.",
+    vs_copy=mixed_vs("copy"), vs_news=mixed_vs("news adapter"),
+    mixed_f=int(faithful[("mixed adapter", "all")]), mixed_p=int(chat_table.loc["partial", ("mixed adapter", "all")]),
+    mixed_m=int(chat_table.loc["made_up", ("mixed adapter", "all")]), news_f=int(faithful[("news adapter", "all")]),
+    news_p=int(chat_table.loc["partial", ("news adapter", "all")]), news_m=int(chat_table.loc["made_up", ("news adapter", "all")]),
+    base_f=int(faithful[("gemma3-270m", "all")]),
 )  # fmt: skip
