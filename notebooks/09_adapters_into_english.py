@@ -30,8 +30,8 @@
 #   v, alpha 16, AdamW at 3e-4 after 10 warm-up steps, batch 8; the room's completion prompt
 #   `user_translate/completion`, the answer the reference). Fifty steps is the step notebook 08 chose for
 #   Swahili → English on its held-out pairs; these runs save only that step (no learning curve: the CPU time of
-#   the day went to four runs instead of one). Each run card counts wall-clock seconds, and the first run shared
-#   the cores with a notebook recording for part of its time. Committed under
+#   the day went to four runs instead of one). Each run card counts wall-clock seconds, and the first two runs shared
+#   the cores with a notebook recording for part of their time. Committed under
 #   `data/adapters/gemma3-270m-LANG-eng/step-050/`. MAFAND-MT is CC-BY-NC-4.0: non-commercial use only.
 # - **Test sets, unseen**: NTREX-128 (news; the first 100 segments of the first 20 documents; intervals
 #   resample documents) and MAFAND-MT *test* (news, the training data's domain; its first 100 segments; MAFAND
