@@ -101,7 +101,8 @@ def held_apart(dataset, lang, **window):
     return PromptSystem(base, completion.with_examples(as_records(examples), "held-apart", 3), name="held-apart")
 
 
-TESTS = ("NTREX-128", "MAFAND test")
+WINDOWS = {"NTREX-128": ("ntrex128", {"n": N, "docs": DOCS}), "MAFAND test": ("mafand", {"n": N_MAFAND, "split": "test"})}
+TESTS = tuple(WINDOWS)
 SCORING = {"n_ar": 0, "faithfulness": False, "progress": False}  # the paired bootstrap is the test read here
 PROMPTS = ["gemma3-270m", "held-apart"]
 tests = {}
@@ -110,10 +111,10 @@ for lang in LANGS:
     adapter = PromptSystem(model, "user_translate/completion", name="adapter")
     print(f"{lang}-eng adapter:", model.fingerprint)
     pair = f"{lang}-eng"
-    tests[pair, "NTREX-128"] = run("translation", systems=[copy, other, prompted, held_apart("ntrex128", lang, n=N, docs=DOCS), adapter],
-                                   dataset="ntrex128", pairs=pair, n=N, docs=DOCS, **SCORING)  # fmt: skip
-    tests[pair, "MAFAND test"] = run("translation", systems=[copy, other, prompted, held_apart("mafand", lang, n=N_MAFAND), adapter],
-                                     dataset="mafand", pairs=pair, n=N_MAFAND, split="test", **SCORING)  # fmt: skip
+    for name, (dataset, window) in WINDOWS.items():
+        apart = held_apart(dataset, lang, n=window["n"], docs=window.get("docs"))  # examples from no scored segment
+        tests[pair, name] = run("translation", systems=[copy, other, prompted, apart, adapter], dataset=dataset,
+                                pairs=pair, **window, **SCORING)  # fmt: skip
 for (pair, name), res in tests.items():
     unit = res.df[res.df["metric"] == "chrF"].iloc[0]
     print(f"{pair}, {name}: {int(unit['n'])} segments, intervals resample {unit['resample_unit']}s ({int(unit['n_units'])})")
@@ -134,15 +135,21 @@ scores.round(3)
 # chrF on that set and direction:
 
 # %%
-def paired(res, against):
-    d = deltas(res, "chrF", against=against)
-    return d[(d["system"] == "adapter") & (d["pair"] != "pooled")].iloc[0]
+def paired_table(runs, system, against):
+    """``system``'s paired chrF difference against each of ``against`` in each run of ``runs`` (keyed by direction
+    and test set), one row per (direction, test set, against); ``significant``: its CI excludes 0."""
+    rows = {}
+    for key, res in runs.items():
+        for other_system in against:
+            d = deltas(res, "chrF", against=other_system)
+            rows[(*key, other_system)] = d[(d["system"] == system) & (d["pair"] != "pooled")].iloc[0]
+    table = pd.DataFrame(rows).T[["delta", "ci_low", "ci_high", "p_bootstrap", "resample_unit", "n_units"]]
+    table.index.names = ["direction", "test set", "against"]
+    table["significant"] = (table["ci_low"].astype(float) > 0) | (table["ci_high"].astype(float) < 0)
+    return table
 
 
-rows = {(*key, against): paired(res, against) for key, res in tests.items() for against in ("copy", "other-sentence", *PROMPTS)}
-diffs = pd.DataFrame(rows).T[["delta", "ci_low", "ci_high", "p_bootstrap", "resample_unit", "n_units"]]
-diffs.index.names = ["direction", "test set", "against"]
-diffs["significant"] = (diffs["ci_low"].astype(float) > 0) | (diffs["ci_high"].astype(float) < 0)
+diffs = paired_table(tests, "adapter", ("copy", "other-sentence", *PROMPTS))
 best_prompt = {key: scores.loc[PROMPTS, (*key, "chrF")].idxmax() for key in tests}
 diffs["best prompt"] = [best_prompt[d, t] == a for d, t, a in diffs.index]
 diffs
@@ -185,7 +192,6 @@ mixed_card = json.loads((MIXED / "aya_lab_adapter.json").read_text(encoding="utf
 print(f"mixed adapter: {mixed_card['data']['train']} pairs trained on, {mixed_card['data']['validation']} held out; "
       f"validation loss {mixed_card['loss']['validation_before']:.3f} -> {mixed_card['loss']['validation_after']:.3f}; "
       f"{mixed_card['seconds'] / 60:.1f} wall-clock minutes")
-WINDOWS = {"NTREX-128": ("ntrex128", {"n": N, "docs": DOCS}), "MAFAND test": ("mafand", {"n": N_MAFAND, "split": "test"})}
 swh_tests = {name: run("translation", systems=[copy, other, prompted, news, mixed], dataset=dataset, pairs="swh-eng",
                        **window, **SCORING) for name, (dataset, window) in WINDOWS.items()}  # fmt: skip
 swh_scores = pd.concat({name: res.df[(res.df["metric"] == "chrF") & (res.df["pair"] != "pooled")]
@@ -193,15 +199,8 @@ swh_scores = pd.concat({name: res.df[(res.df["metric"] == "chrF") & (res.df["pai
 swh_scores.round(1)
 
 # %%
-AGAINST = ("copy", "other-sentence", "gemma3-270m", "news adapter")
-mixed_rows = {}
-for name, res in swh_tests.items():
-    for against in AGAINST:
-        d = deltas(res, "chrF", against=against)
-        mixed_rows["swh-eng (mixed)", name, against] = d[(d["system"] == "mixed adapter") & (d["pair"] != "pooled")].iloc[0]
-mixed_diffs = pd.DataFrame(mixed_rows).T[["delta", "ci_low", "ci_high", "p_bootstrap", "resample_unit", "n_units"]]
-mixed_diffs.index.names = ["direction", "test set", "against"]
-mixed_diffs["significant"] = (mixed_diffs["ci_low"].astype(float) > 0) | (mixed_diffs["ci_high"].astype(float) < 0)
+mixed_diffs = paired_table({("swh-eng (mixed)", name): res for name, res in swh_tests.items()}, "mixed adapter",
+                           ("copy", "other-sentence", "gemma3-270m", "news adapter"))  # fmt: skip
 mixed_diffs
 
 # %%
