@@ -71,7 +71,7 @@ from aya_lab.eval import (
     PromptSystem,
     ShuffledReferenceSystem,
     as_records,
-    deltas,
+    deltas_across,
     held_apart_examples,
     load_labels,
     run,
@@ -222,16 +222,7 @@ scores.round(3)
 # set and direction:
 
 # %%
-def paired(res, name, against):
-    d = deltas(res, "chrF", against=against)
-    return d[(d["system"] == name) & (d["pair"] != "pooled")].iloc[0]
-
-
-rows = {(*key, against): paired(res, f"lora-{best[key[0]]}", against) for key, res in tests.items()
-        for against in ("copy", "other-sentence", *PROMPTS)}  # fmt: skip
-diffs = pd.DataFrame(rows).T[["delta", "ci_low", "ci_high", "p_bootstrap", "resample_unit", "n_units"]]
-diffs.index.names = ["direction", "test set", "against"]
-diffs["significant"] = (diffs["ci_low"].astype(float) > 0) | (diffs["ci_high"].astype(float) < 0)
+diffs = deltas_across(tests, {key: f"lora-{best[key[0]]}" for key in tests}, ("copy", "other-sentence", *PROMPTS))
 best_prompt = {key: scores.loc[PROMPTS, (*key, "chrF")].idxmax() for key in tests}
 diffs["best prompt"] = [best_prompt[d, t] == a for d, t, a in diffs.index]
 diffs

@@ -56,8 +56,8 @@ from pathlib import Path
 
 import pandas as pd
 
-from aya_lab.eval import ALPHA, CopySystem, PromptSystem, ShuffledReferenceSystem, as_records, deltas, family
-from aya_lab.eval import held_apart_examples, load_labels, run
+from aya_lab.eval import ALPHA, CopySystem, PromptSystem, ShuffledReferenceSystem, as_records, family
+from aya_lab.eval import deltas_across, held_apart_examples, load_labels, run
 from aya_lab.models import load_chat_model
 from aya_lab.notebook import load_prompt, project_root, report
 
@@ -135,21 +135,7 @@ scores.round(3)
 # chrF on that set and direction:
 
 # %%
-def paired_table(runs, system, against):
-    """``system``'s paired chrF difference against each of ``against`` in each run of ``runs`` (keyed by direction
-    and test set), one row per (direction, test set, against); ``significant``: its CI excludes 0."""
-    rows = {}
-    for key, res in runs.items():
-        for other_system in against:
-            d = deltas(res, "chrF", against=other_system)
-            rows[(*key, other_system)] = d[(d["system"] == system) & (d["pair"] != "pooled")].iloc[0]
-    table = pd.DataFrame(rows).T[["delta", "ci_low", "ci_high", "p_bootstrap", "resample_unit", "n_units"]]
-    table.index.names = ["direction", "test set", "against"]
-    table["significant"] = (table["ci_low"].astype(float) > 0) | (table["ci_high"].astype(float) < 0)
-    return table
-
-
-diffs = paired_table(tests, "adapter", ("copy", "other-sentence", *PROMPTS))
+diffs = deltas_across(tests, "adapter", ("copy", "other-sentence", *PROMPTS))
 best_prompt = {key: scores.loc[PROMPTS, (*key, "chrF")].idxmax() for key in tests}
 diffs["best prompt"] = [best_prompt[d, t] == a for d, t, a in diffs.index]
 diffs
@@ -199,8 +185,8 @@ swh_scores = pd.concat({name: res.df[(res.df["metric"] == "chrF") & (res.df["pai
 swh_scores.round(1)
 
 # %%
-mixed_diffs = paired_table({("swh-eng (mixed)", name): res for name, res in swh_tests.items()}, "mixed adapter",
-                           ("copy", "other-sentence", "gemma3-270m", "news adapter"))  # fmt: skip
+mixed_diffs = deltas_across({("swh-eng (mixed)", name): res for name, res in swh_tests.items()}, "mixed adapter",
+                            ("copy", "other-sentence", "gemma3-270m", "news adapter"))  # fmt: skip
 mixed_diffs
 
 # %%

@@ -64,7 +64,7 @@ if TYPE_CHECKING:
         held_apart_examples,
         sweep_translation,
     )
-    from aya_lab.eval.translation.results import baseline_tests, deltas, forest, translation_report
+    from aya_lab.eval.translation.results import baseline_tests, deltas, deltas_across, forest, translation_report
     from aya_lab.eval.translation.scoring import echo_flags, failure_category, failure_counts
     from aya_lab.eval.translation.specs import TranslationSystem, register_system_kind
     from aya_lab.eval.translation.systems import (
@@ -118,7 +118,7 @@ _HOMES: dict[str, tuple[str, ...]] = {
         "held_apart_examples",
         "sweep_translation",
     ),
-    "aya_lab.eval.translation.results": ("baseline_tests", "deltas", "forest", "translation_report"),
+    "aya_lab.eval.translation.results": ("baseline_tests", "deltas", "deltas_across", "forest", "translation_report"),
     "aya_lab.eval.translation.scoring": ("echo_flags", "failure_category", "failure_counts"),
     "aya_lab.eval.translation.specs": ("TranslationSystem", "register_system_kind"),
     "aya_lab.eval.translation.systems": (
@@ -153,6 +153,7 @@ __all__ = [
     "covered",
     "decided_by",
     "deltas",
+    "deltas_across",
     "draft_of_withheld",
     "fabrications_table",
     "label_agreement",

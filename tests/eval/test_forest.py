@@ -12,7 +12,7 @@ from aya_lab.datasets.parallel import load_parallel  # noqa: E402
 from aya_lab.eval.report import Report  # noqa: E402
 from aya_lab.eval.translation.evaluate import evaluate_translation  # noqa: E402
 from aya_lab.eval.translation.results import deltas as paired_deltas  # noqa: E402
-from aya_lab.eval.translation.results import forest, translation_report  # noqa: E402
+from aya_lab.eval.translation.results import deltas_across, forest, translation_report  # noqa: E402
 from aya_lab.eval.translation.systems import CopySystem  # noqa: E402
 from tests.fakes import ReferenceSystem  # noqa: E402
 
@@ -81,3 +81,20 @@ def test_forest_bad_input_is_one_line(results, tmp_path):
     bare = translation_report(results.df, None, results.meta)
     with pytest.raises(ValueError, match="no saved segment outputs"):
         forest(bare)
+
+
+def test_deltas_across_reports_is_one_row_per_key_and_floor(mini_data):
+    runs = {}
+    for tgt in ("swh", "fra"):
+        refs = [load_parallel("ntrex128", "eng", tgt)]
+        systems = [CopySystem("copy"), ReferenceSystem(refs, name="oracle"), "other-sentence"]
+        runs[f"eng-{tgt}", "NTREX-128"] = evaluate_translation(systems, "ntrex128", [f"eng-{tgt}"], **FAST)
+    table = deltas_across(runs, "oracle", ("copy", "other-sentence"))
+    assert table.index.names == ["direction", "test set", "against"] and len(table) == 4
+    one = paired_deltas(runs["eng-fra", "NTREX-128"], "chrF", against="copy").set_index("system")
+    assert table.loc[("eng-fra", "NTREX-128", "copy"), "delta"] == one.loc["oracle", "delta"]
+    assert table["significant"].all()  # the oracle beats both floors on both pairs
+    named = deltas_across(runs, {key: "copy" for key in runs}, ("other-sentence",), names=("pair", "set"))
+    assert named.index.names == ["pair", "set", "against"] and len(named) == 2
+    with pytest.raises(ValueError, match="no system 'nllb' against 'copy' in the report for"):
+        deltas_across(runs, "nllb", ("copy",))

@@ -20,6 +20,7 @@ marker per system, a line at 0 — a row whose interval lies right of it is a pa
 from __future__ import annotations
 
 import math
+from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING
 
 import numpy as np
@@ -41,6 +42,7 @@ __all__ = [
     "baseline_tests",
     "compare_translations",
     "deltas",
+    "deltas_across",
     "forest",
     "translation_paired_table",
     "translation_plot",
@@ -208,6 +210,34 @@ def deltas(report: Report, metric: str = "chrF", against: str | None = None, hop
     block = BLOCK if report.meta.get("resample", "auto") == "auto" else 1  # as the report's own tests resampled
     rows = [r for _, g in sub.groupby(["dataset_id", "pair"], sort=False) for r in _delta_rows(g, against, metric, hop, n_bootstrap, block)]  # fmt: skip
     return pd.DataFrame(rows, columns=DELTA_COLUMNS)
+
+
+def deltas_across(
+    reports: Mapping[tuple[str, ...], Report],
+    system: str | Mapping[tuple[str, ...], str],
+    against: Sequence[str],
+    metric: str = "chrF",
+    names: Sequence[str] = ("direction", "test set"),
+) -> pd.DataFrame:
+    """One system's paired ``metric`` difference (:func:`deltas`) against each of ``against``, in each of several
+    one-pair reports keyed by a tuple (e.g. direction and test set). ``system`` is one name, or a name per key.
+    One row per (key..., against), indexed by ``(*names, "against")``, with ``delta ci_low ci_high p_bootstrap
+    resample_unit n_units`` and ``significant`` (the CI excludes 0; unadjusted — a notebook's family adjusts).
+    Raises :class:`~aya_lab.errors.InputError` naming the system when a report has no row for it."""
+    rows = {}
+    for key, report in reports.items():
+        name = system if isinstance(system, str) else system[key]
+        for other in against:
+            d = deltas(report, metric, against=other)
+            mine = d[(d["system"] == name) & (d["pair"] != "pooled")]
+            if mine.empty:
+                raise InputError(f"no system {name!r} against {other!r} in the report for {key}; it has: "
+                                 f"{', '.join(dict.fromkeys(d['system'])) or 'none'}")  # fmt: skip
+            rows[(*key, other)] = mine.iloc[0]
+    table = pd.DataFrame(rows).T[["delta", "ci_low", "ci_high", "p_bootstrap", "resample_unit", "n_units"]]
+    table.index.names = [*names, "against"]
+    table["significant"] = (table["ci_low"].astype(float) > 0) | (table["ci_high"].astype(float) < 0)
+    return table
 
 
 def forest(
