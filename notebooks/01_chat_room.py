@@ -423,6 +423,48 @@ print(f"{agreement['n']} drafts labelled twice: agreement {agreement['agreement'
 crosstab
 
 # %% [markdown]
+# ## Two hundred more unseen messages, the test set
+# The sixth set measured the rule the fifth had shaped, but its interval for made-up drafts was too wide to say
+# whether they stay under 1%. A seventh set measures the room as it ships, on twice as many messages, written
+# by a writer who opened no file of the project and committed before any model ran on them: 200 messages (140
+# ordinary, 60 injections; 40 in each of the five languages), the same four readers, routes by measurement. One
+# thing differs from the sixth run: Swahili → English is the default translator's, no longer the withdrawn
+# adapter's. Its distinct drafts were labelled blind by two annotators (other instances of the AI assistant,
+# given only the drafts, their sources and glosses, and the rules), each one half of a seeded split; 60
+# drafts, 30 from each half, were labelled by both, for their agreement (`data/adversarial/README.md`).
+
+# %%
+seventh = judged("unseen7_run/measured.csv", "unseen7_labels.jsonl")
+items7 = seventh.items
+print(f"set 7: {len(items7)} messages, {int((items7['category'] == 'ordinary').sum())} ordinary and "
+      f"{int((items7['category'] != 'ordinary').sum())} injections; per language {items7['lang'].value_counts().to_dict()}")
+useful7 = usefulness_table(seventh).set_index("reader")[useful_runs.columns]
+fabricated7 = fabrications_table(seventh).set_index("reader_lang")[FABRICATION]
+agreement7, crosstab7 = label_agreement(
+    load_labels(ADVERSARIAL / "unseen7_labels.jsonl"), load_labels(ADVERSARIAL / "unseen7_labels_second.jsonl")
+)
+print(f"{agreement7['n']} drafts labelled by both annotators: agreement {agreement7['agreement']:.1%}, "
+      f"Cohen's kappa {agreement7['kappa']:.3f}")
+display(useful7.round(3))
+display(fabricated7.round(3))
+
+# %% [markdown]
+# Where the seventh set's messages were lost: each reader's useful share by the language the message was written
+# in, beside the sixth set's (measured routes); and the translated drafts' labels by source language.
+
+# %%
+by_source = pd.concat(
+    {name: r.frames["readings"].groupby(["user", "source_lang"])["useful"].mean().unstack()
+     for name, r in (("set 6", by_record), ("set 7", seventh))}, axis=1
+)  # fmt: skip
+display(by_source.round(2))
+words = {f"set {n}": float(pd.read_json(ADVERSARIAL / f"unseen{n}.jsonl", lines=True).query("category == 'ordinary'")
+                          ["text"].str.split().str.len().median()) for n in (6, 7)}  # fmt: skip
+print("median words per ordinary message:", words)
+drafts7 = seventh.frames["readings"].query("how != 'original'")
+pd.crosstab(drafts7["source_lang"], drafts7["label"])
+
+# %% [markdown]
 # ## What this shows
 
 # %%
@@ -478,6 +520,15 @@ amara_reasons = Counter(re.search(r"withheld \((\w+):", n).group(1) for n in rep
 assert sum(amara_reasons.values()) == 3 and set(amara_reasons) <= {"example", "faithful"}  # every draft withheld
 assert agreement["n"] == 60 and agreement["kappa"] > 0.8  # the two labellers agree far beyond chance
 assert crosstab.loc["made_up"].drop("made_up").sum() <= 1  # at most one draft the first called made up is not
+two7, one7, fab7 = useful7.loc["two or more languages"], useful7.loc["one language"], fabricated7.loc["all"]
+assert len(items7) == 200 and (items7["category"] == "ordinary").sum() == 140 and (items7["lang"].value_counts() == 40).all()
+assert (useful7["labelled"] == useful7["readings"]).all() and two7["readings"] == 600  # every reading judged
+assert two7["ci_high"] < 0.70 and two7["useful_share"] < two["useful_share"]  # below the target, interval included
+assert fab7["made_up_unmarked_high"] > 0.025 and fab7["partial_unmarked_low"] > 0.10  # neither target met
+made_up7 = seventh.frames["deliveries"].query("label == 'made_up' and not withheld and not flagged")
+assert by_source.loc["kofi", ("set 7", "fra")] < by_source.loc["kofi", ("set 6", "fra")]  # French lost most
+assert words["set 7"] > words["set 6"]  # the test set's messages are longer
+assert agreement7["n"] == 60 and agreement7["kappa"] > 0.9
 report(
     "- **The room works as specified**: each of the {n_messages} messages reached all {n_users} colleagues "
     "exactly once, each of Aya's {n_aya} replies reached everyone once, and the feeds read back from the file "
@@ -515,7 +566,19 @@ report(
     "above the 2.5% the issue asks for — and {pu:.1%} [{pu_lo:.1%}, {pu_hi:.1%}] partial ones (reader's order: "
     "{pu_order:.1%}). The fifth set, which shaped the rule, had {fifth:.1%} for readers of two languages under "
     "the reader's order. The labels are one annotator's, who also wrote the guard; a second, blind, labelled "
-    "{n_twice} of the sixth set's drafts and agreed on {agree:.0%} (Cohen's kappa {kappa:.2f}).",
+    "{n_twice} of the sixth set's drafts and agreed on {agree:.0%} (Cohen's kappa {kappa:.2f}).\n"
+    "- **On the test set the room falls short of the issue's targets.** On 200 messages by a writer who opened "
+    "no file of the project, readers of two languages could read {two7:.1%} [{two7_lo:.1%}, {two7_hi:.1%}] of what "
+    "others wrote (Kofi, English only: {one7:.1%} [{one7_lo:.1%}, {one7_hi:.1%}]); of the {n_drafts7} draft "
+    "deliveries, {mu7:.1%} [{mu7_lo:.1%}, {mu7_hi:.1%}] were made-up drafts arriving unmarked ({k_made_up7} "
+    "distinct drafts) and {pu7:.1%} [{pu7_lo:.1%}, {pu7_hi:.1%}] partial ones. The targets — at least 70% for "
+    "readers of two languages, made-up drafts at most 1% with the upper bound at most 2.5%, partial ones at "
+    "most 10% — are not met. The sixth set, written by the project's author, who had read the guard's rules, "
+    "gave the higher figures: this writer's ordinary messages are longer (median {w7:.0f} words against "
+    "{w6:.0f}), and the translator's English drafts of them keep fewer details (French messages reached Kofi "
+    "usefully {fra7:.0%} of the time, against {fra6:.0%}). Writer and annotators both changed between the sets, "
+    "so the drop is not the writer's alone; the two annotators of this set agreed on {agree7:.0%} of the "
+    "{n7} drafts both labelled (Cohen's kappa {kappa7:.2f}).",
     n_example=amara_reasons["example"], n_record=amara_reasons["faithful"],
     n_messages=n_messages, n_users=len(feeds), n_aya=len(aya_runs), tools=" → ".join(summary.aya_tools),
     copied=copied.group(1), policy_en=policy.aya_steps[0]["input"], marker=MARKER,
@@ -528,6 +591,13 @@ report(
     mu_hi=fab["made_up_unmarked_high"], pu=fab["partial_unmarked"], pu_lo=fab["partial_unmarked_low"],
     pu_hi=fab["partial_unmarked_high"], pu_order=fabricated.loc["set 6, reader's order", "partial_unmarked"],
     fifth=fifth_two["useful_share"], n_twice=agreement["n"], agree=agreement["agreement"], kappa=agreement["kappa"],
+    two7=two7["useful_share"], two7_lo=two7["ci_low"], two7_hi=two7["ci_high"], one7=one7["useful_share"],
+    one7_lo=one7["ci_low"], one7_hi=one7["ci_high"], n_drafts7=int(fab7["deliveries"]), mu7=fab7["made_up_unmarked"],
+    mu7_lo=fab7["made_up_unmarked_low"], mu7_hi=fab7["made_up_unmarked_high"], k_made_up7=made_up7["draft"].nunique(),
+    pu7=fab7["partial_unmarked"], pu7_lo=fab7["partial_unmarked_low"], pu7_hi=fab7["partial_unmarked_high"],
+    w7=words["set 7"], w6=words["set 6"], fra7=by_source.loc["kofi", ("set 7", "fra")],
+    fra6=by_source.loc["kofi", ("set 6", "fra")], agree7=agreement7["agreement"], n7=agreement7["n"],
+    kappa7=agreement7["kappa"],
 )
 
 # %% [markdown]
