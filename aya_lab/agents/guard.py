@@ -28,7 +28,9 @@ report (never a silent drop). The checks:
   German, Spanish, Portuguese, Swahili and Mandarin) while the source does not.
 - ``repetition`` — the output loops (:mod:`aya_lab.agents.repetition`) while the source does not.
 - ``numbers`` — the output states a number or a weekday that the source does not
-  (:mod:`aya_lab.agents.numbers`, which states its known misses and false positives).
+  (:mod:`aya_lab.agents.numbers`, which states its known misses and false positives). An output that
+  leaves out one of the source's numbers or weekdays (:func:`~aya_lab.agents.numbers.dropped_facts`) is
+  *flagged*: a translation may write a number another way, so a dropped fact is a doubt, not a reason.
 - ``faithful`` — the output must be a translation of the source at all
   (:mod:`aya_lab.agents.faithfulness`): its similarity to the source must reach the pair's written
   threshold; where the model that wrote the draft has a record of its own (the guard's ``floor``;
@@ -55,7 +57,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 
 from aya_lab.agents.faithfulness import RealOutputFloor, faithfulness_verdict, floor_for
-from aya_lab.agents.numbers import unsupported_numbers, unsupported_weekdays
+from aya_lab.agents.numbers import dropped_facts, unsupported_numbers, unsupported_weekdays
 from aya_lab.agents.protocols import TextModel
 from aya_lab.agents.repetition import repetition_loop
 from aya_lab.errors import InputError
@@ -194,6 +196,10 @@ class TranslationGuard:
                     continue  # withheld already: the encoder's score would change nothing
                 reason, doubt = faithfulness_verdict(source, output, src, tgt, self.floor)
                 doubts += [f"faithful: {doubt}"] if doubt else []
+            elif name == "numbers":
+                reason = self._numbers(source, output, src, tgt)
+                left_out = dropped_facts(source, output)
+                doubts += [f"numbers: the output leaves out {', '.join(left_out[:3])}"] if left_out else []
             else:
                 reason = getattr(self, f"_{name}")(source, output, src, tgt)
             if reason:

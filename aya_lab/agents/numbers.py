@@ -20,9 +20,16 @@ names on the clock (Swahili counts from 6 a.m.: ``saa tisa``, the ninth hour, is
 Portuguese, Swahili, Chinese): "Der neue Chef beginnt am Dienstag." for a message about Monday states a day its
 source does not.
 
+:func:`dropped_facts` looks the other way: the source's digit groups and weekdays that the output does not
+carry — a time, date or amount the translation left out ("du 22 décembre au 2 janvier" -> "on 22 December").
+An output carries a group when it has the same digits or states its value (in digits or in words, the
+same 12- and 24-hour readings both ways: ``14 h`` is carried by ``2 pm``, ``2 pm`` by ``14:00``); all-zero
+groups are ignored. A translation may restructure a number a way this misses, so the guard makes a
+dropped fact a doubt (the draft is delivered flagged), not a reason to withhold.
+
 What it does not do: number words of other languages and compounds written as one word
-(``fünfundzwanzig``), ordinals in words (``the third floor`` -> ``3.``), and a number the output leaves
-out (a translation may write it in words). These are the check's known false positives and misses,
+(``fünfundzwanzig``), ordinals in words (``the third floor`` -> ``3.``), and numbers the source writes
+only in words when they are left out. These are the checks' known false positives and misses,
 measured in docs/SECURITY.md rather than patched one by one.
 """
 
@@ -35,6 +42,8 @@ __all__ = [
     "ENGLISH_NUMBER_WORDS",
     "WEEKDAYS",
     "digit_groups",
+    "dropped_facts",
+    "written_numbers",
     "source_numbers",
     "unsupported_numbers",
     "unsupported_weekdays",
@@ -42,6 +51,7 @@ __all__ = [
 ]
 
 _DIGITS = re.compile(r"\d+", re.UNICODE)
+_NUMBER = re.compile(r"\d+(?:[.,\u00a0\u202f ]\d{3}(?!\d))+|\d+", re.UNICODE)
 _WORD = re.compile(r"[^\W\d_]+", re.UNICODE)
 _CJK = re.compile(r"[零〇一二两三四五六七八九十百千万]+")
 _CJK_DIGITS = {
@@ -188,3 +198,20 @@ def unsupported_numbers(source: str, output: str) -> list[str]:
     return list(
         dict.fromkeys(g for g in digit_groups(output) if g.strip("0") and g not in digits and int(g) not in values)
     )
+
+
+def written_numbers(text: str) -> list[str]:
+    """The numbers written in digits in ``text``, ASCII, thousands separators dropped (``1,000`` / ``1.000`` /
+    ``1 000`` -> ``1000``; ``10:30`` -> ``10``, ``30``; ``3,5`` -> ``3``, ``5``), in order."""
+    return ["".join(str(unicodedata.digit(ch)) for ch in m.group(0) if ch.isdigit()) for m in _NUMBER.finditer(text)]
+
+
+def dropped_facts(source: str, output: str) -> list[str]:
+    """The numbers and weekdays of ``source`` that ``output`` does not carry (see the module docstring):
+    numbers first, in order of appearance, each once, then weekdays (English names, Monday first)."""
+    written, values = set(written_numbers(output)), set(source_numbers(output))
+    values |= {v - 12 for v in values if 13 <= v <= 24}  # 14:00 carries 2 pm as 2 pm carries 14:00
+    numbers = [
+        n for n in dict.fromkeys(written_numbers(source)) if n.strip("0") and n not in written and int(n) not in values
+    ]
+    return numbers + unsupported_weekdays(output, source)

@@ -131,16 +131,20 @@ def test_between_the_written_threshold_and_the_floor_a_draft_is_flagged_beside_t
     source = "Please remember to submit your timesheets by Thursday evening."
     invented = "Ne vous inquiétez pas de nous envoyer vos heures de travail."
     assert WITHOUT_NUMBERS.check(source, invented, "eng", "fra").ok
-    guard = TranslationGuard(floor=REAL_OUTPUT_FLOOR)
+    guard = TranslationGuard(WITHOUT_NUMBERS.checks, floor=REAL_OUTPUT_FLOOR)  # the invention also drops Thursday
     verdict = guard.check(source, invented, "eng", "fra")
     assert verdict.ok and verdict.flagged and verdict.doubts[0].startswith("faithful: similarity to the source 0.8")
+    both = TranslationGuard(floor=REAL_OUTPUT_FLOOR).check(source, invented, "eng", "fra").doubts
+    assert [d.split(":")[0] for d in both] == ["numbers", "faithful"]  # each doubt is named in the note
     text, note = guard.deliverable(source, invented, "eng", "fra")
     assert text == f"{UNVERIFIED} {invented} {ORIGINAL} {source}"
     assert note.startswith("translation eng->fra unverified (faithful: ") and note.endswith(f'draft "{invented}"')
     honest = "Pensez à envoyer vos feuilles de temps avant jeudi soir."
     assert not guard.check(source, honest, "eng", "fra").flagged
     assert guard.deliverable(source, honest, "eng", "fra") == (honest, None)
-    assert not TranslationGuard().check(source, invented, "eng", "fra").flagged  # no floor: no doubt
+    assert (
+        not TranslationGuard(WITHOUT_NUMBERS.checks).check(source, invented, "eng", "fra").flagged
+    )  # no floor: no doubt
 
 
 def test_the_committed_floor_is_the_one_the_data_readme_reports():

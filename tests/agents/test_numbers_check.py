@@ -1,9 +1,18 @@
-"""The guard's ``numbers`` check: a number the output states and the source does not is withheld."""
+"""The guard's ``numbers`` check: a number the output states and the source does not is withheld; one the output
+leaves out is a doubt (the draft is flagged)."""
 
 from __future__ import annotations
 
 from aya_lab.agents.guard import ALL_CHECKS, TranslationGuard
-from aya_lab.agents.numbers import digit_groups, source_numbers, unsupported_numbers, unsupported_weekdays, weekdays
+from aya_lab.agents.numbers import (
+    digit_groups,
+    dropped_facts,
+    source_numbers,
+    unsupported_numbers,
+    unsupported_weekdays,
+    weekdays,
+    written_numbers,
+)
 
 
 def test_digit_groups_read_every_script_and_ignore_separators():
@@ -77,3 +86,54 @@ def test_chinese_weekdays_support_their_translation():
     assert weekdays("每周团队会议改到了周四上午十点。") == {3} and weekdays("星期日休息") == {6}
     assert unsupported_weekdays("新同事周一入职。", "The new colleague starts on Monday.") == []
     assert unsupported_weekdays("新同事周一入职。", "The new colleague starts on Tuesday.") == ["Tuesday"]
+
+
+def test_written_numbers_join_thousands_and_split_times():
+    assert written_numbers("1,000 or 1.000 or 1 000 EUR at 10:30, 3,5 km") == [
+        "1000",
+        "1000",
+        "1000",
+        "10",
+        "30",
+        "3",
+        "5",
+    ]
+    assert written_numbers("ref 12,5000 and १२") == ["12", "5000", "12"]
+
+
+def test_a_number_or_weekday_the_output_leaves_out_is_dropped():
+    leave = "Je pose mes congés du 22 décembre au 2 janvier."
+    assert dropped_facts(leave, "I am going to the hospital on 22 December.") == ["2"]  # "2" is not carried by "22"
+    assert dropped_facts(leave, "I take leave from 22 December to 2 January.") == []
+    assert dropped_facts("Der Zug fährt am Montag um 10 Uhr.", "The train leaves on Tuesday at 10.") == ["Monday"]
+    assert dropped_facts("Server down from 6 to 9 am on Saturday.", "Le serveur est arrêté à 6 h.") == ["9", "Saturday"]
+
+
+def test_a_number_written_another_way_is_carried():
+    assert dropped_facts("réunion à 14 h", "meeting at 2 pm") == []  # 24-hour clock to 12-hour
+    assert dropped_facts("meeting at 2 pm", "Treffen um 14:00 Uhr") == []  # and back
+    assert dropped_facts("Le 10 avril à 9h30", "On April 10 at half past nine") == []  # a half hour in words
+    assert (
+        dropped_facts(
+            "The shipment is two days late, 1,000 boxes.", "Die Lieferung hat 2 Tage Verspätung, 1000 Kisten."
+        )
+        == []
+    )
+    assert dropped_facts("Room 4B at 15:00", "salle 4B à 15 h") == []  # zero minutes carry no fact
+    assert dropped_facts("Zwei Kisten fehlen.", "Two boxes are missing.") == []  # only numbers in digits are checked
+
+
+def test_the_guard_flags_a_draft_that_leaves_out_a_number():
+    guard = TranslationGuard(("numbers",))
+    verdict = guard.check("Ich bin vom 5. bis 19. Juli im Urlaub.", "I am on holiday on 19 July.", "deu", "eng")
+    assert verdict.ok and verdict.flagged and verdict.doubts == ("numbers: the output leaves out 5",)
+    text, note = guard.deliverable(
+        "Ich bin vom 5. bis 19. Juli im Urlaub.", "I am on holiday on 19 July.", "deu", "eng"
+    )
+    assert text.startswith("[unverified] I am on holiday on 19 July.") and text.endswith(
+        "Ich bin vom 5. bis 19. Juli im Urlaub."
+    )
+    assert "unverified (numbers: the output leaves out 5)" in note
+    both = guard.check("Am Montag um 10 Uhr.", "On Tuesday at 11.", "deu", "eng")  # changed: withheld, not flagged
+    assert not both.ok and not both.flagged
+    assert not guard.check("Am Montag um 10 Uhr.", "On Monday at 10.", "deu", "eng").flagged
