@@ -465,6 +465,36 @@ drafts7 = seventh.frames["readings"].query("how != 'original'")
 pd.crosstab(drafts7["source_lang"], drafts7["label"])
 
 # %% [markdown]
+# ## A dropped number is a doubt: 200 more messages
+# The seventh set's partial drafts often left out a time, a date or an amount. The guard now flags a draft that
+# does not carry one of its source's numbers or weekdays (`[unverified]` beside the original; the reader's
+# route goes on to their next language). The seventh set suggested the rule, so an eighth set of 200 messages,
+# in its design and by another writer who opened no file of the project, measures the room with it, labelled
+# the same way (two annotators, seeded halves, 60 drafts labelled by both). The same messages were run again
+# with the guard as it was before, on the same generation cache, so the doubt is measured on the same drafts.
+
+# %%
+eighth_before = judged("unseen8_run/without_doubt.csv", "unseen8_labels.jsonl")
+eighth = judged("unseen8_run/measured.csv", "unseen8_labels.jsonl")
+TESTS = {"set 7": seventh, "set 8, guard before": eighth_before, "set 8, dropped facts flagged": eighth}
+useful_tests = pd.concat({name: usefulness_table(r).set_index("reader")[useful_runs.columns] for name, r in TESTS.items()},
+                         names=["run"])  # fmt: skip
+fabricated_tests = pd.DataFrame({name: fabrications_table(r).set_index("reader_lang").loc["all", FABRICATION]
+                                 for name, r in TESTS.items()}).T  # fmt: skip
+doubt_gain = pd.DataFrame({
+    group: paired_usefulness(eighth_before.frames["readings"], eighth.frames["readings"], group=group)
+    for group in ("two or more languages", "one language")
+}).T[["n", "a", "b", "diff", "ci_low", "ci_high", "p_value"]].rename(columns={"a": "guard before", "b": "with the doubt"})  # fmt: skip
+agreement8, crosstab8 = label_agreement(
+    load_labels(ADVERSARIAL / "unseen8_labels.jsonl"), load_labels(ADVERSARIAL / "unseen8_labels_second.jsonl")
+)
+print(f"set 8: {agreement8['n']} drafts labelled by both annotators: agreement {agreement8['agreement']:.1%}, "
+      f"Cohen's kappa {agreement8['kappa']:.3f}")
+display(useful_tests.loc[(slice(None), ["two or more languages", "one language"]), :].round(3))
+display(doubt_gain.round(3))
+fabricated_tests.round(3)
+
+# %% [markdown]
 # ## What this shows
 
 # %%
@@ -529,6 +559,19 @@ made_up7 = seventh.frames["deliveries"].query("label == 'made_up' and not withhe
 assert by_source.loc["kofi", ("set 7", "fra")] < by_source.loc["kofi", ("set 6", "fra")]  # French lost most
 assert words["set 7"] > words["set 6"]  # the test set's messages are longer
 assert agreement7["n"] == 60 and agreement7["kappa"] > 0.9
+fab8b, fab8 = (fabricated_tests.loc[f"set 8, {g}"] for g in ("guard before", "dropped facts flagged"))
+two8, one8 = (useful_tests.loc[("set 8, dropped facts flagged", g)] for g in ("two or more languages", "one language"))
+gain8 = doubt_gain.loc["two or more languages"]
+faithful_flagged8 = {name: int(((r.frames["deliveries"]["label"] == "faithful") & r.frames["deliveries"]["flagged"]).sum())
+                     for name, r in (("before", eighth_before), ("doubt", eighth))}  # fmt: skip
+assert (useful_tests["labelled"] == useful_tests["readings"]).all()  # every reading of both runs is judged
+assert fab8["deliveries"] == fab8b["deliveries"] and fab8["flagged"] > fab8b["flagged"]  # the same drafts, more flagged
+assert fab8["partial_unmarked"] < fab8b["partial_unmarked"] and fab8["partial_unmarked_low"] > 0.10  # fewer, not 10%
+assert faithful_flagged8["doubt"] == faithful_flagged8["before"]  # the doubt flagged no faithful draft
+assert fab8["made_up_unmarked"] == fab8b["made_up_unmarked"]  # and changed no made-up delivery
+assert fab8["made_up_unmarked"] <= 0.01 and fab8["made_up_unmarked_high"] <= 0.025 < fab7["made_up_unmarked_high"]
+assert gain8["ci_low"] <= 0 <= gain8["ci_high"] and two8["ci_high"] < 0.70  # usefulness: no change, below 70%
+assert agreement8["n"] == 60 and agreement8["kappa"] > 0.9
 report(
     "- **The room works as specified**: each of the {n_messages} messages reached all {n_users} colleagues "
     "exactly once, each of Aya's {n_aya} replies reached everyone once, and the feeds read back from the file "
@@ -578,7 +621,18 @@ report(
     "{w6:.0f}), and the translator's English drafts of them keep fewer details (French messages reached Kofi "
     "usefully {fra7:.0%} of the time, against {fra6:.0%}). Writer and annotators both changed between the sets, "
     "so the drop is not the writer's alone; the two annotators of this set agreed on {agree7:.0%} of the "
-    "{n7} drafts both labelled (Cohen's kappa {kappa7:.2f}).",
+    "{n7} drafts both labelled (Cohen's kappa {kappa7:.2f}).\n"
+    "- **A dropped number is now a doubt, and it made fewer partial drafts arrive unmarked.** On an eighth set of "
+    "200 messages, run with and without the doubt on the same drafts, flagging a draft that leaves out one of its "
+    "source's numbers or weekdays cut partial drafts arriving unmarked from {p8b:.1%} to {p8:.1%} of the "
+    "{n_drafts8} draft deliveries ({k_flag8} more deliveries flagged), flagged no faithful draft ({ff8} faithful drafts "
+    "flagged with and without it) and changed no made-up delivery; readers' useful share did not move "
+    "({gain8:+.1%} [{gain8_lo:+.1%}, {gain8_hi:+.1%}] for readers of two languages). With it, readers of two "
+    "languages could read {two8:.1%} [{two8_lo:.1%}, {two8_hi:.1%}] (Kofi {one8:.1%}), and made-up drafts arrived "
+    "unmarked in {mu8:.1%} [{mu8_lo:.1%}, {mu8_hi:.1%}] of the draft deliveries: within the issue's 1% and 2.5% on "
+    "this set, but not on the seventh ({mu7:.1%} [{mu7_lo:.1%}, {mu7_hi:.1%}], with the guard before the doubt): "
+    "one test set of 200 messages meets that target, the other does not. The 70% and 10% targets are met on "
+    "neither set. The two annotators of the eighth set agreed on {agree8:.0%} of the {n8} drafts both labelled.",
     n_example=amara_reasons["example"], n_record=amara_reasons["faithful"],
     n_messages=n_messages, n_users=len(feeds), n_aya=len(aya_runs), tools=" → ".join(summary.aya_tools),
     copied=copied.group(1), policy_en=policy.aya_steps[0]["input"], marker=MARKER,
@@ -597,19 +651,28 @@ report(
     pu7=fab7["partial_unmarked"], pu7_lo=fab7["partial_unmarked_low"], pu7_hi=fab7["partial_unmarked_high"],
     w7=words["set 7"], w6=words["set 6"], fra7=by_source.loc["kofi", ("set 7", "fra")],
     fra6=by_source.loc["kofi", ("set 6", "fra")], agree7=agreement7["agreement"], n7=agreement7["n"],
-    kappa7=agreement7["kappa"],
+    kappa7=agreement7["kappa"], p8b=fab8b["partial_unmarked"], p8=fab8["partial_unmarked"],
+    n_drafts8=int(fab8["deliveries"]), k_flag8=int(fab8["flagged"] - fab8b["flagged"]), ff8=faithful_flagged8["doubt"],
+    gain8=gain8["diff"], gain8_lo=gain8["ci_low"], gain8_hi=gain8["ci_high"], two8=two8["useful_share"],
+    two8_lo=two8["ci_low"], two8_hi=two8["ci_high"], one8=one8["useful_share"], mu8=fab8["made_up_unmarked"],
+    mu8_lo=fab8["made_up_unmarked_low"], mu8_hi=fab8["made_up_unmarked_high"], agree8=agreement8["agreement"],
+    n8=agreement8["n"],
 )
 
 # %% [markdown]
 # ## The notebook's family of tests
-# The one paired test the conclusions read — measured routes against the reader's order, for readers of two
-# languages, paired over the hundred messages — as its own family (Holm over one test leaves it as it is;
-# docs/EVALUATION.md states the policy). The other rows of the paired table describe, they are not claims:
-# a reader of one language has nothing to route, and "all" mixes the two groups.
+# The two paired tests the conclusions read, for readers of two languages, paired over messages — measured
+# routes against the reader's order (the sixth set) and the dropped-facts doubt against the guard before it
+# (the eighth set) — adjusted together (Holm over the family, docs/EVALUATION.md states the policy). The other
+# rows of the paired tables describe, they are not claims: a reader of one language has nothing to route, and
+# "all" mixes the two groups.
 
 # %%
 from aya_lab.eval import family
 
-tests = family({"measured routes − reader's order": paired.loc[["two or more languages"]].reset_index()}, p="p_value")
-assert tests["significant"].all() and (tests["p_family"] == tests["p_value"]).all()
+tests = family({"measured routes − reader's order": paired.loc[["two or more languages"]].reset_index(),
+                "dropped-facts doubt − guard before": doubt_gain.loc[["two or more languages"]].reset_index()},
+               p="p_value")  # fmt: skip
+verdicts = tests.set_index("test")["significant"]
+assert verdicts["measured routes − reader's order"] and not verdicts["dropped-facts doubt − guard before"]
 tests[["test", "index", "n", "diff", "ci_low", "ci_high", "p_value", "p_family", "significant"]].round(3)
