@@ -94,6 +94,11 @@ def fewshot_pools_dir() -> Path:
     return _resource("data/fewshot")
 
 
+def glossary_dir() -> Path:
+    """The term glossary that reads policy questions in English (``data/glossary``)."""
+    return _resource("data/glossary")
+
+
 def adapters_dir() -> Path:
     """The LoRA adapters the project trained and measured (``data/adapters``)."""
     return _resource("data/adapters")

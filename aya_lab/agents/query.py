@@ -11,6 +11,12 @@ No model is called: the words are the handbook's. Chosen over the model's drafts
 "Answers that quote"). A knowledge base with no sections (opened without reading its documents) is answered
 with drafts.
 
+**Quoting through the glossary** (``answers="glossary"``): as quoting, but a question in French, German,
+Spanish or Swahili is searched together with the English handbook terms its words name
+(:mod:`aya_lab.rag.glossary`), and such a glossed search is in scope at its own margin,
+:data:`~aya_lab.rag.sections.GLOSSED_MARGIN` (an English question, or one the glossary names no term of, is
+searched as written, at :data:`~aya_lab.rag.sections.MIN_MARGIN`).
+
 **Drafts** (``answers="draft"``): the model answers from the retrieved passages, as below.
 
 Retrieval keeps chunks above the knowledge base's relevance threshold; when none is left the answer
@@ -40,15 +46,16 @@ from aya_lab.agents.reply_checks import WITHHELD_ANSWER, leaked_tags, strip_tags
 from aya_lab.agents.translator import is_english
 from aya_lab.errors import InputError
 from aya_lab.prompts import PromptFile, load_prompt
+from aya_lab.rag.glossary import default_glossary, question_language
 from aya_lab.rag.index import Retrieved
-from aya_lab.rag.sections import Quote, SectionIndex
+from aya_lab.rag.sections import GLOSSED_MARGIN, MIN_MARGIN, Quote, SectionIndex
 from aya_lab.spotlight import delimiter_tags
 
 __all__ = ["ANSWER_MODES", "AnswerMode", "AyaQuery", "QueryAnswer", "IDK"]
 
 IDK = "I don't know: the knowledge base has nothing on this."
-ANSWER_MODES = ("quote", "draft")
-AnswerMode = Literal["quote", "draft"]
+ANSWER_MODES = ("quote", "glossary", "draft")
+AnswerMode = Literal["quote", "glossary", "draft"]
 
 
 @dataclass
@@ -88,7 +95,10 @@ class AyaQuery:
         if unsupported not in ("withhold", "flag"):
             raise InputError(f"unsupported={unsupported!r}: use 'withhold' or 'flag'")
         if answers not in ANSWER_MODES:
-            raise InputError(f"answers={answers!r}: use 'quote' (quote the handbook) or 'draft' (the model's answer)")
+            raise InputError(
+                f"answers={answers!r}: use 'quote' (quote the handbook), 'glossary' (quote, reading the question "
+                "through the term glossary) or 'draft' (the model's answer)"
+            )
         self.model, self.kb, self.k, self.min_score = model, kb, k, min_score
         self.answers: AnswerMode = answers
         self.unsupported = unsupported
@@ -104,20 +114,25 @@ class AyaQuery:
     def answer(self, question: str, original: str | None = None) -> QueryAnswer:
         """The answer to ``question`` (English, or as written); ``original``: the request as written when
         ``question`` is its translation (quoting searches what was written)."""
-        sections = self.kb.sections() if self.answers == "quote" else []
+        sections = self.kb.sections() if self.answers != "draft" else []
         if sections:
             return self._quote(question, original, SectionIndex.shared(sections))
         return self._draft(question)
 
     def _quote(self, question: str, original: str | None, index: SectionIndex) -> QueryAnswer:
         written = original or question
-        matches = index.search([written], k=self.k)
+        texts = [written]
+        if self.answers == "glossary":
+            lang = question_language(written)
+            terms = default_glossary().english_terms(written, lang) if lang else None
+            texts += [terms] if terms else []
+        matches = index.search(texts, k=self.k)
         found = rank_for_answer(self.kb.relevant(question, k=2 * self.k, min_score=self.min_score), self.k)
         english_ok = original is not None or not is_english(question) or any(h.kind != "fact" for h in found)
         scores, retrieved = [m.score for m in matches], list(dict.fromkeys(m.section.source for m in matches))
         top, margin = (matches[0].section.source, matches[0].section.heading), matches[0].margin
-        if index.in_scope(matches) and english_ok:
-            quote = index.quote(matches[0], [written])
+        if index.in_scope(matches, GLOSSED_MARGIN if len(texts) > 1 else MIN_MARGIN) and english_ok:
+            quote = index.quote(matches[0], texts)
             text = " ".join(quote.sentences)
             return QueryAnswer(
                 quote.text, text, [quote.source], scores, retrieved, quote=quote, ranked_first=top, margin=margin

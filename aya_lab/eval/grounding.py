@@ -30,20 +30,21 @@ language — the gold fact in the reply, invented facts, "I don't know". It asks
 :class:`~aya_lab.datasets.project.PolicyQuestion` s (default: the 75 unseen questions in five languages) the
 way the room does: the request as written, and its English (the room's request translator, for the ``draft``
 system only: a quote searches what was written). Systems are the agent's answer modes: ``quote`` (the
-handbook's sentences) and ``draft`` (the model's checked answer). Per question:
+handbook's sentences), ``glossary`` (quoting, the question read with the English terms the glossary gives it)
+and ``draft`` (the model's checked answer). Per question:
 
 * ``fact`` (in scope): the gold fact (an English string the handbook states) is in the reply, case and spaces
   ignored;
 * ``right_section`` (in scope, quotes): the quoted section is one of the gold sections;
-* ``ranked_first`` (in scope, ``quote``): the section the index ranks first is a gold section, whether or not
+* ``ranked_first`` (in scope, quoting systems): the section the index ranks first is a gold section, whether or not
   the scope rule answers from it (the items also keep each question's scope ``margin``, ``nan`` for ``draft``);
 * ``idk``: the reply is "I don't know" (right out of scope, a miss in scope);
 * ``invented``: the reply states a number, date, time or name (:func:`~aya_lab.agents.fact_check.extract_claims`)
   that no handbook section states.
 
 The report's units are ``lang`` (each language and ``all``) and ``scope`` (``in-scope``, ``out-of-scope``);
-each score is a mean over questions with a percentile bootstrap 95% CI (seeded). ``paired`` holds ``draft``
-minus ``quote`` per metric and language when both ran (paired bootstrap on the same resamples; Holm per metric).
+each score is a mean over questions with a percentile bootstrap 95% CI (seeded). ``paired`` holds each
+later system minus the first per metric and language when two or more ran (paired bootstrap on the same resamples; Holm per metric).
 """
 
 from __future__ import annotations

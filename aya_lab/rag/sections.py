@@ -37,6 +37,7 @@ from aya_lab.rag.documents import KBDocument
 from aya_lab.rag.sentence_encoder import SentenceEncoder, multilingual_encoder
 
 __all__ = [
+    "GLOSSED_MARGIN",
     "MIN_MARGIN",
     "QUOTE_MARGIN",
     "TITLE_WEIGHT",
@@ -49,6 +50,10 @@ __all__ = [
 
 MIN_MARGIN = 0.049
 """In scope: the best section's score less the median section score is at least this."""
+GLOSSED_MARGIN = 0.063
+"""The same for a search of a question with the English terms the glossary gives it (:mod:`aya_lab.rag.glossary`):
+the lowest margin that keeps the development questions' out-of-scope "I don't know" share at the written search's
+(notebook 06)."""
 TITLE_WEIGHT = 0.25
 """How much a section's document title counts beside its text ("what does the travel policy say about flights")."""
 QUOTE_MARGIN = 0.03
@@ -200,9 +205,9 @@ class SectionIndex:
         order = np.argsort(-scores, kind="stable")[:k]
         return [SectionMatch(self.sections[i], float(scores[i]), margin) for i in order]
 
-    def in_scope(self, matches: Sequence[SectionMatch]) -> bool:
-        """Whether the best section stands out enough to answer from (:data:`MIN_MARGIN`)."""
-        return bool(matches) and matches[0].margin >= MIN_MARGIN
+    def in_scope(self, matches: Sequence[SectionMatch], min_margin: float = MIN_MARGIN) -> bool:
+        """Whether the best section stands out enough to answer from (by ``min_margin``, :data:`MIN_MARGIN`)."""
+        return bool(matches) and matches[0].margin >= min_margin
 
     def quote(self, match: SectionMatch, texts: Sequence[str], max_sentences: int = 3) -> Quote:
         """The sentences of ``match``'s section that answer the question best (see the module docstring)."""

@@ -7,7 +7,7 @@ import pytest
 
 from aya_lab.errors import InputError
 from aya_lab.eval import run
-from aya_lab.rag.sections import MIN_MARGIN
+from aya_lab.rag.sections import GLOSSED_MARGIN, MIN_MARGIN
 
 QUESTIONS = [
     {"id": "t001", "lang": "deu", "question": "Wie lautet unsere Reiserichtlinie für Flüge?",
@@ -45,3 +45,18 @@ def test_a_bad_answer_mode_is_one_line_before_any_work(questions):
     with pytest.raises(InputError, match="systems") as err:
         run("answers", questions=str(questions), systems=["guess"])
     assert "\n" not in str(err.value)
+
+
+def test_the_glossary_mode_answers_a_swahili_question_the_written_search_leaves_unanswered(tmp_path):
+    leave = {"id": "t004", "lang": "swh", "question": "Nina siku ngapi za likizo ya kulipwa kila mwaka?",
+             "gold": [{"doc": "leave_policy.md", "section": "Annual leave"}], "fact": "25 days", "in_scope": True}  # fmt: skip
+    path = tmp_path / "questions.jsonl"
+    path.write_text("".join(json.dumps(q, ensure_ascii=False) + "\n" for q in [*QUESTIONS, leave]), encoding="utf-8")
+    report = run("answers", questions=str(path), systems=["quote", "glossary"], n_bootstrap=50)
+    items = report.items.set_index(["system", "id"])
+    assert items.loc[("quote", "t004"), "idk"] == 1.0  # written only, its margin is below MIN_MARGIN
+    assert items.loc[("glossary", "t004"), "reply"].startswith('From leave_policy.md, "Annual leave": "Full-time')
+    assert items.loc[("glossary", "t004"), "margin"] >= GLOSSED_MARGIN > items.loc[("quote", "t004"), "margin"]
+    assert items.loc[("glossary", "t003"), "idk"] == 1.0  # out of scope stays "I don't know"
+    assert items.loc[("glossary", "t002"), "fact"] == 1.0  # English is searched as written
+    assert set(report.paired["system"]) == {"glossary"} and set(report.paired["baseline"]) == {"quote"}
