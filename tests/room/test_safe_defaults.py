@@ -174,3 +174,17 @@ def test_quoting_room_answers_the_per_diem_from_the_handbook_whatever_the_model_
     report = room.send("lena", "@aya Wie viel wird pro Mahlzeit abgezogen, wenn ein Kunde das Essen bezahlt?")
     assert report.aya_reply["kofi"].startswith('From travel_policy.md, "Per-diem (meal allowance)": "')
     assert "15 EUR per meal" in report.aya_reply["kofi"] and not any("600" in t for t in report.aya_reply.values())
+
+
+def test_a_room_with_answers_glossary_quotes_a_swahili_question_the_written_search_leaves_unanswered(
+    make_room, tmp_path
+):
+    spec = default_graph_path().read_text(encoding="utf-8").replace("answers: quote", "answers: glossary")
+    assert "answers: glossary" in spec
+    graph = tmp_path / "aya_glossary.yaml"
+    graph.write_text(spec, encoding="utf-8")
+    model = FakeRoomModel(rules=[("Tool:", "query"), ("Answer:", "The leave is 90 days.")])
+    handbook = KnowledgeBase.open(tmp_path / "kb.sqlite", project_kb_dir(), DeterministicFakeEmbedding(size=32))
+    room = make_room(model=model, kb=handbook, graph=graph)
+    report = room.send("amara", "@aya Nina siku ngapi za likizo ya kulipwa kila mwaka?")
+    assert report.aya_reply["kofi"].startswith('From leave_policy.md, "Annual leave": "Full-time employees receive 25')
