@@ -175,3 +175,22 @@ def test_the_room_guard_flags_with_the_translators_own_floor_only():
     )
     other = SimpleNamespace(guard_checks=("faithful",), spec="hf:my-8b-model")  # no floor calibrated on it
     assert guard_translations(source, "eng", {"fra": invented}, other) == ({"fra": invented}, [])
+
+
+def test_the_chrf_bound_is_never_below_sacrebleus_chrf():
+    """The example check scores chrF only where the length bound reaches the threshold: the bound must hold."""
+    import random
+
+    from sacrebleu.metrics import CHRF
+
+    from aya_lab.agents.guard import chrf_bound
+
+    chrf, rng = CHRF(), random.Random(0)
+    words = "the meeting is at ten room budget Freitag réunion livraison camion 10 12 late office".split()
+    for _ in range(2000):
+        reference = " ".join(rng.choice(words) for _ in range(rng.randrange(1, 12)))
+        kept = reference.split()[: rng.randrange(len(reference.split()) + 1)]
+        hypothesis = " ".join(kept + [rng.choice(words) for _ in range(rng.randrange(4))]) or "x"
+        assert chrf.sentence_score(hypothesis, [reference]).score <= chrf_bound(hypothesis, reference)
+    assert chrf_bound("same words here", "same words here") >= 100
+    assert chrf_bound("a very long output that goes on and on about trucks", "Short one.") < 80  # skipped
