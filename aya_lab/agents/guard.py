@@ -273,7 +273,8 @@ class TranslationGuard:
             if norm in in_source or len(norm) < 12:
                 continue
             if out == norm or (
-                chrf_bound(output, sentence) >= ECHO_CHRF and chrf.sentence_score(output, [sentence]).score >= ECHO_CHRF
+                chrf_bound(output, sentence, chrf.char_order, chrf.beta) >= ECHO_CHRF
+                and chrf.sentence_score(output, [sentence]).score >= ECHO_CHRF
             ):
                 return f"the output copies a few-shot example ({sentence[:40]!r})"
         return None
@@ -293,9 +294,10 @@ class TranslationGuard:
         return f"the output states {', '.join(extra[:3])}, which the source does not" if extra else None
 
 
-def chrf_bound(hypothesis: str, reference: str, order: int = 6, beta: float = 2.0) -> float:
+def chrf_bound(hypothesis: str, reference: str, order: int, beta: float) -> float:
     """An upper bound of sacrebleu's sentence chrF (character order ``order``, no word n-grams, whitespace
-    removed, effective-order averaging) from the two lengths alone: an order's precision is at most the
+    removed, effective-order averaging; the example check passes its metric's own settings) from the two
+    lengths alone: an order's precision is at most the
     reference's n-grams over the hypothesis's, its recall the reverse, and the F-score grows with both. The
     example check scores chrF only where this bound reaches its threshold (the same verdicts, fewer scores)."""
     h, r = len("".join(hypothesis.split())), len("".join(reference.split()))

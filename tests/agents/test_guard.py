@@ -191,6 +191,9 @@ def test_the_chrf_bound_is_never_below_sacrebleus_chrf():
         reference = " ".join(rng.choice(words) for _ in range(rng.randrange(1, 12)))
         kept = reference.split()[: rng.randrange(len(reference.split()) + 1)]
         hypothesis = " ".join(kept + [rng.choice(words) for _ in range(rng.randrange(4))]) or "x"
-        assert chrf.sentence_score(hypothesis, [reference]).score <= chrf_bound(hypothesis, reference)
-    assert chrf_bound("same words here", "same words here") >= 100
-    assert chrf_bound("a very long output that goes on and on about trucks", "Short one.") < 80  # skipped
+        bound = chrf_bound(hypothesis, reference, chrf.char_order, chrf.beta)
+        assert chrf.sentence_score(hypothesis, [reference]).score <= bound
+    assert chrf.word_order == 0  # the bound counts character n-grams only, as the default metric does
+    assert chrf_bound("same words here", "same words here", chrf.char_order, chrf.beta) >= 100
+    long_one = "a very long output that goes on and on about trucks"
+    assert chrf_bound(long_one, "Short one.", chrf.char_order, chrf.beta) < 80  # skipped
