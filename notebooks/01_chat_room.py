@@ -476,11 +476,12 @@ pd.crosstab(drafts7["source_lang"], drafts7["label"])
 # %%
 eighth_before = judged("unseen8_run/without_doubt.csv", "unseen8_labels.jsonl")
 eighth = judged("unseen8_run/measured.csv", "unseen8_labels.jsonl")
-TESTS = {"set 7": seventh, "set 8, guard before": eighth_before, "set 8, dropped facts flagged": eighth}
-useful_tests = pd.concat({name: usefulness_table(r).set_index("reader")[useful_runs.columns] for name, r in TESTS.items()},
-                         names=["run"])  # fmt: skip
-fabricated_tests = pd.DataFrame({name: fabrications_table(r).set_index("reader_lang").loc["all", FABRICATION]
-                                 for name, r in TESTS.items()}).T  # fmt: skip
+EIGHTH = {"set 8, guard before": eighth_before, "set 8, dropped facts flagged": eighth}
+useful_tests = pd.concat({"set 7": useful7, **{name: usefulness_table(r).set_index("reader")[useful_runs.columns]
+                                               for name, r in EIGHTH.items()}}, names=["run"])  # fmt: skip
+fabricated_tests = pd.DataFrame({"set 7": fabricated7.loc["all"], **{
+    name: fabrications_table(r).set_index("reader_lang").loc["all", FABRICATION] for name, r in EIGHTH.items()
+}}).T  # fmt: skip
 doubt_gain = pd.DataFrame({
     group: paired_usefulness(eighth_before.frames["readings"], eighth.frames["readings"], group=group)
     for group in ("two or more languages", "one language")
