@@ -37,6 +37,7 @@ from aya_lab.paths import project_root
 
 __all__ = [
     "CALIBRATION_VERSION",
+    "PARTIAL_TARGET",
     "THRESHOLDS_FILE",
     "WRITE_COMMAND",
     "CalibrationError",
@@ -55,6 +56,9 @@ __all__ = [
 CALIBRATION_VERSION = 1
 THRESHOLDS_FILE = "faithfulness-thresholds.json"
 WRITE_COMMAND = "aya-lab eval run faithfulness --write-calibration data/calibration"
+PARTIAL_TARGET = 0.10
+"""What a translator's floor aims at: at most this share of its labelled drafts partial and delivered
+unmarked (issue 40's target for the room; a policy, not a measurement)."""
 """The command that measures and writes the calibration files (the fix a bad file's error names)."""
 
 
@@ -129,7 +133,10 @@ class TranslatorCalibration(_Calibration):
     faithful drafts' scores) binding pairs within ``floor_languages`` (``min_faithful`` faithful drafts or
     more), the ``unsupported`` languages (``min_unsupported`` drafts or more, none faithful), per label what
     the gate did to those drafts (in-sample: the floor was placed on them) and, per target language, how
-    many of its drafts were faithful."""
+    many of its drafts were faithful. Where the ``quantile`` was chosen for ``partial_target`` (the lowest
+    quantile at which at most that share of the labelled drafts are partial and delivered unmarked),
+    ``partial_unmarked`` is that share at the chosen floor, in-sample; older records have neither.
+    ``skip_directions``: the ``SRC-TGT`` directions left out of the labelled runs (another model wrote them)."""
 
     kind: Literal["translator"]
     model: str = Field(min_length=1)
@@ -143,6 +150,9 @@ class TranslatorCalibration(_Calibration):
     floor_languages: list[str]
     unsupported: list[str]
     measured: dict[str, LabelRates]
+    skip_directions: list[str] = Field(default_factory=list)
+    partial_target: float | None = Field(default=None, gt=0, le=1)
+    partial_unmarked: float | None = Field(default=None, ge=0, le=1)
     faithful_by_target: dict[str, tuple[int, int]] = Field(default_factory=dict)
     """Per target language, ``(faithful, labelled)`` drafts: how often the model's translations into it were
     faithful (the readers' routes, :func:`~aya_lab.room.delivery.route`, read it); empty in older records."""

@@ -17,14 +17,20 @@ at all (a temporary file beside it, renamed into place).
 
 **A translator's own floor**, placed on its labelled drafts. The per-language thresholds (:mod:`aya_lab.eval.faithfulness`) come from written translations, which
 are freer than a small model's literal ones and score lower. :func:`calibrate_floor` places a floor on
-one translator's drafts: the :data:`~aya_lab.agents.faithfulness.REAL_OUTPUT_QUANTILE` quantile of the
-scores of its *faithful* drafts, applied to pairs whose both languages have at least
-:data:`MIN_FAITHFUL_DRAFTS` faithful drafts on either side (the others have too few to place it); and
-marks *unsupported* the languages with at least :data:`MIN_UNSUPPORTED_DRAFTS` drafts and none faithful.
-The data are an attack run's messages (default ``data/adversarial/unseen.jsonl``) and a person's labels
-of the drafts the translator wrote in it (default ``data/adversarial/unseen_labels.jsonl``,
-:mod:`aya_lab.eval.fabrications`): the floor binds the model that wrote those drafts only. A run used
-here no longer measures the gate, so the figures :func:`floor_table` gives are in-sample.
+one translator's drafts: a quantile of the scores of its *faithful* drafts, applied to pairs whose both
+languages have at least :data:`MIN_FAITHFUL_DRAFTS` faithful drafts on either side (the others have too
+few to place it); and marks *unsupported* the languages with at least :data:`MIN_UNSUPPORTED_DRAFTS`
+drafts and none faithful. The quantile is chosen for a target (:func:`choose_floor_quantile`): the lowest
+of :data:`FLOOR_QUANTILES` at which at most ``partial_target`` (default :data:`PARTIAL_TARGET`) of the
+labelled drafts are ``partial`` and would reach a reader unmarked -- passing every other check of the
+guard (:func:`gate_outcomes`) and scoring at or above the floor -- in-sample; the highest when none
+reaches it. A higher floor flags more faithful drafts too (delivered beside the original, still
+useful); the record states both. The data are attack runs' messages (default
+``data/adversarial/unseen.jsonl``) and a person's labels of the drafts the translator wrote in them
+(default ``data/adversarial/unseen_labels.jsonl``, :mod:`aya_lab.eval.fabrications`), several runs
+given pairwise, with the directions another model translated in them left out (``skip_directions``):
+the floor binds the model that wrote those drafts only. A run used here no longer measures the gate,
+so the figures :func:`floor_table` gives are in-sample.
 """
 
 from __future__ import annotations
@@ -42,6 +48,7 @@ import pandas as pd
 
 from aya_lab.agents.calibration import (
     CALIBRATION_VERSION,
+    PARTIAL_TARGET,
     THRESHOLDS_FILE,
     WRITE_COMMAND,
     CalibrationError,
@@ -63,6 +70,7 @@ from aya_lab.agents.faithfulness import (
     threshold_for,
     translator_floor,
 )
+from aya_lab.agents.guard import ALL_CHECKS, TranslationGuard
 from aya_lab.datasets.project import CorpusError
 from aya_lab.errors import InputError
 from aya_lab.eval.attacks import load_attacks
@@ -90,10 +98,16 @@ __all__ = [
     "thresholds_calibration",
     "translator_calibration",
     "write_calibration",
+    "FLOOR_QUANTILES",
     "MIN_FAITHFUL_DRAFTS",
     "MIN_UNSUPPORTED_DRAFTS",
+    "FloorChoice",
     "RealDraft",
     "calibrate_floor",
+    "calibration_runs",
+    "choose_floor_quantile",
+    "gate_outcomes",
+    "load_labelled_runs",
     "default_messages_path",
     "floor_table",
     "load_real_drafts",
@@ -174,24 +188,37 @@ def translator_calibration(
     fingerprint: str | None = None,
     on: dt.date | None = None,
     thresholds: dict[str, float] | None = None,
+    choice: FloorChoice | None = None,
+    skip_directions: Sequence[str] = (),
 ) -> TranslatorCalibration:
-    """The record of ``floor.model``: the floor placed on its labelled ``drafts`` (their ``scores``), the
-    files they came from (``sources``: the messages and labels files) and, per label, the shares the
-    gate withholds and flags (:func:`~aya_lab.eval.calibration.floor_table`; ``thresholds``: the
-    written ones, default the committed ones)."""
+    """The record of ``floor.model``: the floor placed on its labelled ``drafts`` (their ``scores``) at
+    ``choice`` (its quantile, target and in-sample partial share; default the fixed
+    :data:`~aya_lab.agents.faithfulness.REAL_OUTPUT_QUANTILE`, no target), the files they came from
+    (``sources``: messages and labels files, pairwise; ``skip_directions`` left out of them) and, per
+    label, the shares the gate withholds and flags (:func:`~aya_lab.eval.calibration.floor_table`;
+    ``thresholds``: the written ones, default the committed ones)."""
     table = floor_table(drafts, scores, floor, thresholds).set_index("label")
+    files = [data_file(path) for path in sources]
+    runs = [
+        f"--real-messages {m.path} --real-labels {lab.path}" for m, lab in zip(files[::2], files[1::2], strict=True)
+    ]
+    skip = f" --skip-directions {','.join(skip_directions)}" if skip_directions else ""
+    target = f" --partial-target {choice.target:g}" if choice is not None else ""
     return TranslatorCalibration(
         version=CALIBRATION_VERSION,
         kind="translator",
-        command=f"{WRITE_COMMAND} --translator {floor.model}",
+        command=f"{WRITE_COMMAND} --translator {floor.model}" + "".join(f" {r}" for r in runs) + skip + target,
         date=on or dt.date.today(),
         encoder=ENCODER_NAME,
-        data=[data_file(path) for path in sources],
+        data=files,
         model=floor.model,
         fingerprint=fingerprint,
         drafts=len(drafts),
         faithful=sum(d.label == "faithful" for d in drafts),
-        quantile=REAL_OUTPUT_QUANTILE,
+        quantile=REAL_OUTPUT_QUANTILE if choice is None else choice.quantile,
+        skip_directions=list(skip_directions),
+        partial_target=None if choice is None else choice.target,
+        partial_unmarked=None if choice is None else _share(choice.partial_unmarked),
         min_faithful=MIN_FAITHFUL_DRAFTS,
         min_unsupported=MIN_UNSUPPORTED_DRAFTS,
         floor=floor.value,
@@ -252,23 +279,38 @@ def _committed_floor(translator: str) -> RealOutputFloor:
     return floor
 
 
+def calibration_runs(config: FaithfulnessConfig, model: str) -> tuple[list[tuple[Path, Path]], list[str]]:
+    """The labelled runs and skipped directions to measure ``model`` on: the options given, else the runs its
+    committed record names (so the command alone measures that record again), else the first unseen run."""
+    record = translator_record(model) if config.real_messages is None and config.real_labels is None else None
+    if record is None or len(record.data) % 2:
+        return labelled_runs(config.real_messages, config.real_labels), list(config.skip_directions)
+    paths = [project_root() / f.path for f in record.data]
+    return list(zip(paths[::2], paths[1::2], strict=True)), list(config.skip_directions or record.skip_directions)
+
+
 def _measure_and_write(config: FaithfulnessConfig, folder: Path) -> Report:
     """The report without a floor, and both calibration files written into ``folder`` (the drafts' floor
     table and the files written are kept in the report: ``frames["real_drafts"]``, ``meta["calibration"]``)."""
     model = config.translator or DEFAULT_ROLE_SPECS["translator"]
-    drafts = load_real_drafts(config.real_messages, config.real_labels)
+    sources, skip = calibration_runs(config, model)
+    drafts = load_labelled_runs(sources, skip)
     scores = faithfulness_scores([d.source for d in drafts], [d.draft for d in drafts])
-    floor = calibrate_floor(drafts, scores, model=model)
     report = evaluate_faithfulness(config.data, config.split, n_bootstrap=config.n_bootstrap, seed=config.seed)
     thresholds = picked_thresholds(report)
-    sources = [config.real_messages or default_messages_path(), config.real_labels or default_labels_path()]
+    choice = choose_floor_quantile(drafts, scores, thresholds, config.partial_target)
+    floor = calibrate_floor(drafts, scores, choice.quantile, model=model)
+    paths = [path for run in sources for path in run]
     records: list[ThresholdsCalibration | TranslatorCalibration] = [
         thresholds_calibration(report),
-        translator_calibration(drafts, scores, floor, sources, config.fingerprint, thresholds=thresholds),
+        translator_calibration(
+            drafts, scores, floor, paths, config.fingerprint, thresholds=thresholds, choice=choice, skip_directions=skip
+        ),  # fmt: skip
     ]
     written = [str(write_calibration(record, folder)) for record in records]
     report.frames["real_drafts"] = floor_table(drafts, scores, floor, thresholds)
     report.meta["calibration"] = {"written": written, "model": model, "drafts": len(drafts), "floor": floor.value,
+                                  "quantile": choice.quantile, "partial_unmarked": choice.partial_unmarked,
                                   "floor_languages": sorted(floor.languages), "unsupported": sorted(floor.unsupported)}  # fmt: skip
     return report
 
@@ -318,7 +360,8 @@ def faithfulness_views(report: Report) -> list[tuple[str, pd.DataFrame]]:
         committed = "no committed record" if old is None else f"committed {old.floor:.3f}"
         title = (
             f"real-output floor of {cal['model']} on {cal['drafts']} labelled drafts: {float(cal['floor']):.3f} "
-            f"({committed}) for pairs within {', '.join(cal['floor_languages'])}; unsupported: "
+            f"({committed}; the {float(cal['quantile']):.2f} quantile of the faithful drafts' scores, partial drafts "
+            f"unmarked in-sample {float(cal['partial_unmarked']):.1%}) for pairs within {', '.join(cal['floor_languages'])}; unsupported: "
             f"{', '.join(cal['unsupported']) or 'none'}; wrote {', '.join(cal['written'])}. The gate alone on those "
             "drafts, in-sample; flagged: between threshold and floor:"
         )
@@ -330,6 +373,9 @@ MIN_FAITHFUL_DRAFTS = 5
 """A language joins the floor only with at least this many faithful drafts to or from it."""
 MIN_UNSUPPORTED_DRAFTS = 30
 """A language is unsupported when at least this many drafts go to or from it and none is faithful."""
+FLOOR_QUANTILES = (0.05, 0.1, 0.15, 0.2, 0.25, 0.3, 0.35, 0.4, 0.45, 0.5)
+"""The quantiles of the faithful drafts' scores :func:`choose_floor_quantile` tries, lowest first: the
+floor never flags more than about half of the translator's faithful drafts."""
 
 
 @dataclass(frozen=True)
@@ -350,10 +396,12 @@ def default_messages_path() -> Path:
     return project_root() / "data" / "adversarial" / "unseen.jsonl"
 
 
-def load_real_drafts(messages: str | Path | None = None, labels: str | Path | None = None) -> list[RealDraft]:
+def load_real_drafts(
+    messages: str | Path | None = None, labels: str | Path | None = None, skip_directions: Sequence[str] = ()
+) -> list[RealDraft]:
     """Every labelled draft of ``labels`` (default :func:`~aya_lab.eval.fabrications.default_labels_path`)
-    with its source from ``messages`` (default :func:`default_messages_path`); a label whose message is
-    not in ``messages`` is a one-line error."""
+    with its source from ``messages`` (default :func:`default_messages_path`), but those of the
+    ``skip_directions`` (``SRC-TGT``); a label whose message is not in ``messages`` is a one-line error."""
     records = {r.id: r for r in load_attacks(messages if messages is not None else default_messages_path())}
     labels_path = Path(labels) if labels is not None else default_labels_path()
     out = []
@@ -361,8 +409,51 @@ def load_real_drafts(messages: str | Path | None = None, labels: str | Path | No
         if msg_id not in records:
             raise InputError(f"{labels_path}: label for {msg_id!r}, which the messages file lacks; pass its --messages")
         rec = records[msg_id]
-        out.append(RealDraft(msg_id, rec.text, rec.lang, reader, draft, label))
+        if f"{rec.lang}-{reader}" not in skip_directions:
+            out.append(RealDraft(msg_id, rec.text, rec.lang, reader, draft, label))
     return out
+
+
+def labelled_runs(messages: str | Sequence[str] | None, labels: str | Sequence[str] | None) -> list[tuple[Path, Path]]:
+    """The ``(messages, labels)`` files of each labelled run, pairwise (default: the first unseen run's); a
+    different number of each is a one-line error."""
+    if messages is None and labels is None:
+        return [(default_messages_path(), default_labels_path())]
+    ms = [messages] if isinstance(messages, str) else [*(messages or [str(default_messages_path())])]
+    ls = [labels] if isinstance(labels, str) else [*(labels or [str(default_labels_path())])]
+    if len(ms) != len(ls):
+        raise InputError(
+            f"{len(ms)} --real-messages and {len(ls)} --real-labels; pass one labels file per messages file, in order"
+        )
+    return [(Path(m), Path(lab)) for m, lab in zip(ms, ls, strict=True)]
+
+
+def load_labelled_runs(runs: Sequence[tuple[Path, Path]], skip_directions: Sequence[str] = ()) -> list[RealDraft]:
+    """The labelled drafts of every run (:func:`load_real_drafts`), in order; a message id in two runs is
+    a one-line error (the drafts of one message would be judged twice)."""
+    drafts: list[RealDraft] = []
+    seen: dict[str, Path] = {}
+    for messages, labels in runs:
+        part = load_real_drafts(messages, labels, skip_directions)
+        clash = next((d.id for d in part if d.id in seen), None)
+        if clash is not None:
+            raise InputError(f"{labels}: message {clash!r} is labelled in {seen[clash]} too; pass each run once")
+        seen.update((d.id, labels) for d in part)
+        drafts += part
+    return drafts
+
+
+def _languages(drafts: Sequence[RealDraft], min_faithful: int) -> tuple[frozenset[str], frozenset[str]]:
+    """The languages the floor binds (``min_faithful`` faithful drafts or more on either side) and the
+    unsupported ones (:data:`MIN_UNSUPPORTED_DRAFTS` drafts or more, none faithful)."""
+    faithful: dict[str, int] = {}
+    total: dict[str, int] = {}
+    for d in drafts:
+        for lang in {d.src, d.tgt}:
+            total[lang] = total.get(lang, 0) + 1
+            faithful[lang] = faithful.get(lang, 0) + (d.label == "faithful")
+    bound = frozenset(lang for lang, n in faithful.items() if n >= min_faithful)
+    return bound, frozenset(lang for lang, n in total.items() if n >= MIN_UNSUPPORTED_DRAFTS and not faithful[lang])
 
 
 def calibrate_floor(
@@ -379,19 +470,61 @@ def calibrate_floor(
     faithful_scores = [float(s) for d, s in zip(drafts, scores) if d.label == "faithful"]
     if not faithful_scores:
         raise InputError("no draft is labelled faithful: the floor needs the translator's faithful outputs")
-    faithful: dict[str, int] = {}
-    total: dict[str, int] = {}
-    for d in drafts:
-        for lang in {d.src, d.tgt}:
-            total[lang] = total.get(lang, 0) + 1
-            faithful[lang] = faithful.get(lang, 0) + (d.label == "faithful")
+    bound, unsupported = _languages(drafts, min_faithful)
     value = round(float(np.quantile(faithful_scores, quantile)), 3)
-    return RealOutputFloor(
-        value,
-        frozenset(lang for lang, n in faithful.items() if n >= min_faithful),
-        model,
-        unsupported=frozenset(lang for lang, n in total.items() if n >= MIN_UNSUPPORTED_DRAFTS and not faithful[lang]),
-    )
+    return RealOutputFloor(value, bound, model, unsupported=unsupported)
+
+
+def gate_outcomes(
+    drafts: Sequence[RealDraft], scores: np.ndarray, floor: RealOutputFloor, thresholds: dict[str, float] | None = None
+) -> list[str]:
+    """What the guard does to each draft before its floor decides: ``withheld`` (a language of ``floor``'s
+    unsupported, a score under the written threshold, or another check failed), ``flagged`` (another
+    check's doubt: a number or weekday left out) or ``scored`` (delivered unmarked when its score reaches
+    the floor, where the floor binds the pair)."""
+    guard = TranslationGuard(checks=[c for c in ALL_CHECKS if c != "faithful"])
+    out = []
+    for d, score in zip(drafts, scores, strict=True):
+        if floor.unsupported_in(d.src, d.tgt) is not None or score < threshold_for(d.src, d.tgt, thresholds):
+            out.append("withheld")
+            continue
+        verdict = guard.check(d.source, d.draft, d.src, d.tgt)
+        out.append("withheld" if not verdict.ok else "flagged" if verdict.doubts else "scored")
+    return out
+
+
+@dataclass(frozen=True)
+class FloorChoice:
+    """The quantile :func:`choose_floor_quantile` chose for ``target``, and the share of the labelled drafts
+    that are partial and unmarked at the floor it places (in-sample)."""
+
+    quantile: float
+    target: float
+    partial_unmarked: float
+
+
+def choose_floor_quantile(
+    drafts: Sequence[RealDraft],
+    scores: np.ndarray,
+    thresholds: dict[str, float] | None = None,
+    target: float = PARTIAL_TARGET,
+    min_faithful: int = MIN_FAITHFUL_DRAFTS,
+) -> FloorChoice:
+    """The lowest of :data:`FLOOR_QUANTILES` whose floor leaves at most ``target`` of ``drafts`` partial and
+    unmarked (:func:`gate_outcomes` ``scored``, at or above the floor where it binds), or the highest
+    when none does; ``thresholds``: the written ones (default the committed ones)."""
+    outcomes = gate_outcomes(drafts, scores, calibrate_floor(drafts, scores, min_faithful=min_faithful), thresholds)
+    share = float("nan")
+    for quantile in FLOOR_QUANTILES:
+        floor = calibrate_floor(drafts, scores, quantile, min_faithful)
+        unmarked = [
+            outcome == "scored" and d.label == "partial" and (not floor.applies(d.src, d.tgt) or s >= floor.value)
+            for d, s, outcome in zip(drafts, scores, outcomes, strict=True)
+        ]
+        share = sum(unmarked) / len(drafts)
+        if share <= target:
+            return FloorChoice(quantile, target, share)
+    return FloorChoice(FLOOR_QUANTILES[-1], target, share)
 
 
 def floor_table(

@@ -22,9 +22,11 @@ from typing import Annotated, Any, Literal, cast
 
 from pydantic import BaseModel, ConfigDict, Field, SkipValidation, ValidationInfo, create_model, field_validator
 
+from aya_lab.agents.calibration import PARTIAL_TARGET
 from aya_lab.agents.summarizer_names import SUMMARIZER_VARIANTS
 from aya_lab.datasets.parallel import MAX_CONTEXT_WINDOW
 from aya_lab.errors import InputError
+from aya_lab.languages import normalize_language
 
 __all__ = [
     "CONFIGS",
@@ -358,16 +360,43 @@ class FaithfulnessConfig(TaskConfig):
         description="measure the thresholds and the translator's real-output floor and write both calibration "
         "files into this folder, e.g. data/calibration (the report then applies no floor)",
     )
-    real_messages: str | None = Field(
+    real_messages: str | list[str] | None = Field(
         default=None,
-        description="the attack run's messages whose drafts place the floor (default data/adversarial/unseen.jsonl)",
+        description="an attack run's messages whose drafts place the floor, one per labelled run "
+        "(default data/adversarial/unseen.jsonl)",
     )
-    real_labels: str | None = Field(
-        default=None, description="a person's labels of those drafts (default data/adversarial/unseen_labels.jsonl)"
+    real_labels: str | list[str] | None = Field(
+        default=None,
+        description="a person's labels of those drafts, one per --real-messages, in the same order "
+        "(default data/adversarial/unseen_labels.jsonl)",
+    )
+    skip_directions: list[str] = Field(
+        default_factory=list,
+        description="SRC-TGT directions left out of the labelled drafts: another model translated them there, "
+        "e.g. swh-eng where an adapter did",
+    )
+    partial_target: float = Field(
+        default=PARTIAL_TARGET,
+        gt=0,
+        le=1,
+        description="the floor is the lowest quantile of the faithful drafts' scores (0.05 to 0.5) that leaves at "
+        "most this share of the labelled drafts partial and unmarked, in-sample",
     )
     fingerprint: str | None = Field(default=None, description="the drafts' model's fingerprint, as its run recorded it")
     n_bootstrap: int = Field(default=1000, ge=0, le=100_000, description="bootstrap resamples for the 95% CIs")
     seed: int = Field(default=0, ge=0, description="the resampling seed")
+
+    @field_validator("skip_directions")
+    @classmethod
+    def _directions(cls, value: list[str]) -> list[str]:
+        """Each ``SRC-TGT`` with both languages as the project spells them (ISO 639-3)."""
+        out = []
+        for item in value:
+            src, sep, tgt = item.partition("-")
+            if not sep or not src or not tgt:
+                raise ValueError(f"{item!r} is no direction; write SRC-TGT, e.g. swh-eng")
+            out.append(f"{normalize_language(src)}-{normalize_language(tgt)}")
+        return out
 
 
 class GroundingConfig(TaskConfig):

@@ -6,8 +6,10 @@ from __future__ import annotations
 import hashlib
 import json
 import os
+from pathlib import Path
 
 import pytest
+from pydantic import ValidationError
 
 from aya_lab.agents.calibration import (
     THRESHOLDS_FILE,
@@ -20,13 +22,20 @@ from aya_lab.agents.calibration import (
 )
 from aya_lab.agents.faithfulness import faithfulness_scores
 from aya_lab.cli import main
+from aya_lab.errors import InputError
 from aya_lab.eval.calibration import (
     calibrate_floor,
-    load_real_drafts,
+    calibration_runs,
+    choose_floor_quantile,
+    default_messages_path,
+    labelled_runs,
+    load_labelled_runs,
     thresholds_calibration,
     translator_calibration,
     write_calibration,
 )
+from aya_lab.eval.configs import FaithfulnessConfig
+from aya_lab.eval.fabrications import default_labels_path
 from aya_lab.eval.faithfulness import evaluate_faithfulness
 from aya_lab.paths import project_root
 from aya_lab.settings import DEFAULT_ROLE_SPECS
@@ -56,13 +65,19 @@ def test_every_committed_calibration_names_data_that_is_still_there_unchanged():
 
 
 def test_the_default_translators_record_is_rederived_from_its_committed_labels():
+    """Scores the labelled drafts of six runs and chooses the floor's quantile again (about 15 s)."""
     committed = translator_record(DEFAULT_ROLE_SPECS["translator"])
-    assert committed is not None
-    messages, labels = (project_root() / f.path for f in committed.data)
-    drafts = load_real_drafts(messages, labels)
+    assert committed is not None and committed.partial_target is not None
+    paths = [project_root() / f.path for f in committed.data]
+    runs = list(zip(paths[::2], paths[1::2], strict=True))
+    drafts = load_labelled_runs(runs, committed.skip_directions)
     scores = faithfulness_scores([d.source for d in drafts], [d.draft for d in drafts])
-    floor = calibrate_floor(drafts, scores, committed.quantile, committed.min_faithful, model=committed.model)
-    _same(committed, translator_calibration(drafts, scores, floor, [messages, labels], committed.fingerprint))
+    choice = choose_floor_quantile(drafts, scores, target=committed.partial_target, min_faithful=committed.min_faithful)
+    floor = calibrate_floor(drafts, scores, choice.quantile, committed.min_faithful, model=committed.model)
+    derived = translator_calibration(drafts, scores, floor, paths, committed.fingerprint, choice=choice,
+                                     skip_directions=committed.skip_directions)  # fmt: skip
+    _same(committed, derived)
+    assert derived.partial_unmarked is not None and derived.partial_unmarked <= committed.partial_target
 
 
 @pytest.mark.slow
@@ -78,19 +93,48 @@ def test_the_thresholds_are_rederived_from_the_committed_pairs(monkeypatch):
     _same(committed, thresholds_calibration(result))
 
 
+def test_without_runs_the_command_measures_the_runs_of_the_committed_record_again():
+    committed = translator_record("gemma3-270m")
+    assert committed is not None
+    runs, skip = calibration_runs(FaithfulnessConfig(), "gemma3-270m")
+    assert [str(p.relative_to(project_root())) for run in runs for p in run] == [f.path for f in committed.data]
+    assert skip == committed.skip_directions == ["swh-eng"] and len(runs) == 6
+    given = FaithfulnessConfig(real_messages="m.jsonl", real_labels="l.jsonl", skip_directions=["sw-en"])
+    assert calibration_runs(given, "gemma3-270m") == ([(Path("m.jsonl"), Path("l.jsonl"))], ["swh-eng"])
+    assert calibration_runs(FaithfulnessConfig(), "hf:someone/else")[0] == [
+        (default_messages_path(), default_labels_path())
+    ]
+
+
+def test_runs_given_pairwise_and_directions_are_checked_in_one_line():
+    with pytest.raises(InputError, match=r"^2 --real-messages and 1 --real-labels; pass one labels file per messages"):
+        labelled_runs(["a.jsonl", "b.jsonl"], "l.jsonl")
+    with pytest.raises(ValidationError, match="'sweng' is no direction; write SRC-TGT, e.g. swh-eng"):
+        FaithfulnessConfig(skip_directions=["sweng"])
+    unseen, labels = default_messages_path(), default_labels_path()
+    with pytest.raises(InputError, match="message 'un-01-eng' is labelled in .* too; pass each run once"):
+        load_labelled_runs([(unseen, labels), (unseen, labels)])
+
+
 def test_the_command_writes_both_files_and_they_load(tmp_path, capsys):
     out = tmp_path / "cal"
+    unseen, labels = default_messages_path(), default_labels_path()
     assert main(["eval", "run", "faithfulness", "--data", str(write_faithfulness_pairs(tmp_path)), "--n-bootstrap",
-                 "0", "--write-calibration", str(out)]) == 0  # fmt: skip
+                 "0", "--write-calibration", str(out), "--real-messages", str(unseen), "--real-labels", str(labels),
+                 "--partial-target", "0.2"]) == 0  # fmt: skip
     text = " ".join(capsys.readouterr().out.split())
     assert f"wrote {out / THRESHOLDS_FILE}, {translator_path('gemma3-270m', out)}" in text
     written = ThresholdsCalibration.model_validate_json((out / THRESHOLDS_FILE).read_text(encoding="utf-8"))
     assert set(written.thresholds) == {"eng", "fra"} and written.holdout.pairs == 12
     assert written.data[0].sha256 == hashlib.sha256((tmp_path / "pairs.jsonl").read_bytes()).hexdigest()
     record = TranslatorCalibration.model_validate_json(translator_path("gemma3-270m", out).read_text(encoding="utf-8"))
-    committed = translator_record("gemma3-270m")
-    assert committed is not None and (record.floor, record.unsupported) == (committed.floor, committed.unsupported)
-    assert record.measured != committed.measured  # shares under this run's thresholds, not the committed ones
+    assert record.command.endswith(
+        "--real-messages data/adversarial/unseen.jsonl --real-labels data/adversarial/unseen_labels.jsonl "
+        "--partial-target 0.2"
+    )
+    assert [f.path for f in record.data] == ["data/adversarial/unseen.jsonl", "data/adversarial/unseen_labels.jsonl"]
+    assert (record.drafts, record.partial_target, record.unsupported) == (166, 0.2, ["swh", "yor"])
+    assert record.partial_unmarked is not None and (record.partial_unmarked <= 0.2 or record.quantile == 0.5)
     assert not list(out.glob(".*.tmp"))
 
 

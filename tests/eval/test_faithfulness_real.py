@@ -13,7 +13,9 @@ from aya_lab.eval.calibration import (
     MIN_UNSUPPORTED_DRAFTS,
     RealDraft,
     calibrate_floor,
+    choose_floor_quantile,
     floor_table,
+    gate_outcomes,
     load_real_drafts,
 )
 
@@ -56,3 +58,36 @@ def test_the_committed_drafts_load_with_their_sources_and_a_foreign_label_is_one
     labels.write_text(json.dumps({"id": "nope-1", "reader_lang": "fra", "draft": "x", "label": "faithful"}) + "\n")
     with pytest.raises(InputError, match="label for 'nope-1', which the messages file lacks"):
         load_real_drafts(labels=labels)
+
+
+def _real(i, label, source, draft, src="fra", tgt="eng"):
+    return RealDraft(f"r{i}", source, src, tgt, draft, label)
+
+
+def test_the_gate_before_the_floor_withholds_flags_or_leaves_the_draft_to_the_floor():
+    drafts = [
+        _real(0, "faithful", "La réunion est annulée.", "The meeting is cancelled."),
+        _real(1, "partial", "La réunion de lundi est annulée.", "The meeting is cancelled."),  # drops Monday
+        _real(2, "made_up", "Merci à tous.", "Thank you all.", "swh", "eng"),  # swh: unsupported
+        _real(3, "made_up", "Merci à tous.", "Le budget est validé."),  # under the written threshold
+    ]
+    floor = RealOutputFloor(0.9, frozenset({"eng", "fra"}), "m", unsupported=frozenset({"swh"}))
+    outcomes = gate_outcomes(drafts, np.array([0.95, 0.95, 0.99, 0.70]), floor, {"eng": 0.84, "fra": 0.885})
+    assert outcomes == ["scored", "flagged", "withheld", "withheld"]
+
+
+def test_the_floor_quantile_is_the_lowest_that_keeps_unmarked_partial_drafts_under_the_target():
+    faithful = [_real(i, "faithful", f"Le colis {i} est arrivé.", f"Parcel {i} has arrived.") for i in range(20)]
+    partial = [_real(20 + i, "partial", f"Le colis {i} est parti.", f"Parcel {i} has arrived.") for i in range(4)]
+    drafts = faithful + partial
+    faithful_scores = np.linspace(0.900, 0.995, 20)  # quantiles 0.05, 0.10, ... step through them
+    scores = np.concatenate([faithful_scores, [0.96, 0.95, 0.93, 0.91]])
+    thresholds = {"eng": 0.84, "fra": 0.885}
+    # 4 of 24 partial and unmarked at the lowest floor; 2 of 24 (8.3%) once the floor passes 0.93
+    choice = choose_floor_quantile(drafts, scores, thresholds, target=0.10)
+    floor = calibrate_floor(drafts, scores, choice.quantile)
+    assert 0.93 < floor.value <= 0.95 and choice.partial_unmarked == pytest.approx(2 / 24)
+    lower = calibrate_floor(drafts, scores, round(choice.quantile - 0.05, 2))
+    assert lower.value <= 0.93  # the quantile below it would leave three unmarked
+    unreachable = choose_floor_quantile(drafts, np.concatenate([faithful_scores, [0.999] * 4]), thresholds, 0.01)
+    assert unreachable.quantile == 0.5 and unreachable.partial_unmarked == pytest.approx(4 / 24)
