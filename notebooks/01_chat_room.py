@@ -35,6 +35,7 @@ from aya_lab.notebook import notebook_models, runs_dir, setup_notebook
 
 setup_notebook()
 
+import json
 import re
 from collections import Counter
 
@@ -139,7 +140,8 @@ for r in reports:
 # travel_policy.md, "Flights": "..."`; written by code and delivered verbatim), or says "I don't know" when no
 # section stands out (docs/ROOM.md, "Answers that quote"). A summary states the window it covers and the
 # action items the messages state (found by rule); when the model's draft copies the messages or the prompt,
-# the reply is who said what in the window instead, in the messages' own words. First a request that needs
+# the reply is who said what in the window instead, in the messages' own words, each line as the feeds show it
+# (a flagged English draft marked `unverified`, an item found in one marked `(unverified translation)`). First a request that needs
 # two tools (a summary, then a policy question), then two policy questions — one in German, one in English.
 
 # %%
@@ -496,6 +498,43 @@ display(doubt_gain.round(3))
 fabricated_tests.round(3)
 
 # %% [markdown]
+# ## A floor chosen for partial drafts: 200 more messages
+# On the eighth set about one draft delivery in five was a partial draft arriving unmarked. A draft the guard
+# lets through but scores under the translator's *floor* arrives flagged `[unverified]` beside its original; the
+# floor had been placed on the first run's 20 faithful drafts alone, at the quantile that flags one in twenty of
+# them. It is now placed on the 959 labelled drafts of the six development runs, at the lowest quantile that
+# leaves at most a tenth of them partial and unmarked once the guard's other checks have run (`aya-lab eval run
+# faithfulness --write-calibration`, `data/calibration/README.md`): a flagged faithful draft still carries the
+# message, a partial one arriving unmarked misleads. A ninth set of 200 messages, in the seventh's design and by
+# another writer who opened no file of the project, measures it: the room with the new floor, and again with the
+# floor before it on the same generation cache (so on the same drafts), labelled blind the same way.
+
+# %%
+record = json.loads((project_root() / "data" / "calibration" / "translator-gemma3-270m.json").read_text(encoding="utf-8"))
+print(f"floor {record['floor']}: the {record['quantile']} quantile of {record['faithful']} faithful drafts' scores "
+      f"({record['drafts']} labelled drafts); in-sample, partial and unmarked {record['partial_unmarked']:.1%} "
+      f"(aim {record['partial_target']:.0%}), faithful drafts flagged {record['measured']['faithful']['flagged']:.1%}")
+ninth_before = judged("unseen9_run/floor_before.csv", "unseen9_labels.jsonl")
+ninth = judged("unseen9_run/measured.csv", "unseen9_labels.jsonl")
+NINTH = {"set 9, floor before": ninth_before, "set 9, floor for partial drafts": ninth}
+useful9 = pd.concat({name: usefulness_table(r).set_index("reader")[useful_runs.columns] for name, r in NINTH.items()},
+                    names=["run"])  # fmt: skip
+fabricated9 = pd.DataFrame({name: fabrications_table(r).set_index("reader_lang").loc["all", FABRICATION + ["faithful_withheld",
+    "faithful_flagged"]] for name, r in NINTH.items()}).T  # fmt: skip
+floor_gain = pd.DataFrame({
+    group: paired_usefulness(ninth_before.frames["readings"], ninth.frames["readings"], group=group)
+    for group in ("two or more languages", "one language")
+}).T[["n", "a", "b", "diff", "ci_low", "ci_high", "p_value"]].rename(columns={"a": "floor before", "b": "floor for partial drafts"})  # fmt: skip
+agreement9, crosstab9 = label_agreement(
+    load_labels(ADVERSARIAL / "unseen9_labels.jsonl"), load_labels(ADVERSARIAL / "unseen9_labels_second.jsonl")
+)
+print(f"set 9: {agreement9['n']} drafts labelled by both annotators: agreement {agreement9['agreement']:.1%}, "
+      f"Cohen's kappa {agreement9['kappa']:.3f}")
+display(useful9.loc[(slice(None), ["two or more languages", "one language"]), :].round(3))
+display(floor_gain.round(3))
+fabricated9.round(3)
+
+# %% [markdown]
 # ## What this shows
 
 # %%
@@ -510,8 +549,13 @@ copied = re.search(r"copies the transcript \((\d+)% of its words", summary_note)
 assert copied is not None and int(copied.group(1)) >= 70  # the model's "summary" copied the transcript
 kofi_summary = summary.aya_reply["kofi"]
 assert kofi_summary.startswith("The last 4 messages (amara, lena, kofi, sophie):\n") and SUMMARY_WITHHELD not in kofi_summary
-assert "\n- amara [swh]: Habari timu" in kofi_summary and "\n- sophie [fra]: Parfait." in kofi_summary
-assert "Action items:\n- lena: send the revised report by Thursday\n- kofi: book the meeting room and invite finance" in kofi_summary
+assert "\n- amara [swh]: Habari timu" in kofi_summary and "\n- sophie [fra, unverified]: Perfect." in kofi_summary
+assert "\n- lena [deu, unverified]: Thank you, Amara. I will send the revised report by Thursday." in kofi_summary
+assert ("Action items:\n- lena: send the revised report by Thursday (unverified translation)\n"
+        "- kofi: book the meeting room and invite finance\n- sophie: preparing the numbers") in kofi_summary
+lena_note = next(n for n in reports[1].guard_notes if "deu->eng unverified" in n)
+lena_score, lena_floor = map(float, re.search(r"source (0\.\d+) < the translator's floor (0\.\d+)", lena_note).groups())
+assert lena_score < lena_floor  # a faithful English draft of Lena's message, flagged: the floor's price
 flights = 'From travel_policy.md, "Flights": "Economy class for flights under 6 hours.'
 assert flights in kofi_summary and policy.aya_reply["kofi"].startswith(flights)
 assert policy.aya_tools == ["query"] and policy.aya_fallback
@@ -573,6 +617,18 @@ assert fab8["made_up_unmarked"] == fab8b["made_up_unmarked"]  # and changed no m
 assert fab8["made_up_unmarked"] <= 0.01 and fab8["made_up_unmarked_high"] <= 0.025 < fab7["made_up_unmarked_high"]
 assert gain8["ci_low"] <= 0 <= gain8["ci_high"] and two8["ci_high"] < 0.70  # usefulness: no change, below 70%
 assert agreement8["n"] == 60 and agreement8["kappa"] > 0.9
+fab9b, fab9 = (fabricated9.loc[f"set 9, {g}"] for g in ("floor before", "floor for partial drafts"))
+two9, one9 = (useful9.loc[("set 9, floor for partial drafts", g)] for g in ("two or more languages", "one language"))
+gain9 = floor_gain.loc["two or more languages"]
+assert record["partial_unmarked"] <= record["partial_target"] and record["drafts"] == 959  # in-sample, as chosen
+assert (useful9["labelled"] == useful9["readings"]).all()  # every reading of both runs is judged
+assert fab9["deliveries"] == fab9b["deliveries"] and fab9["flagged"] > fab9b["flagged"]  # the same drafts, more flagged
+assert fab9["partial_unmarked"] < fab9b["partial_unmarked"] and fab9["partial_unmarked_low"] > 0.10  # fewer, not 10%
+assert fab9["faithful_flagged"] > 3 * fab9b["faithful_flagged"]  # the price: faithful drafts flagged too
+assert fab9["faithful_withheld"] == fab9b["faithful_withheld"] == 0
+assert fab9["made_up_unmarked"] == fab9b["made_up_unmarked"]  # the made-up drafts that pass score above both floors
+assert gain9["ci_low"] <= 0 <= gain9["ci_high"] and two9["ci_high"] < 0.70  # usefulness: no change, below 70%
+assert agreement9["n"] == 60 and agreement9["kappa"] > 0.9
 report(
     "- **The room works as specified**: each of the {n_messages} messages reached all {n_users} colleagues "
     "exactly once, each of Aya's {n_aya} replies reached everyone once, and the feeds read back from the file "
@@ -584,9 +640,12 @@ report(
     "translated for them.\n"
     "- **One request, two tools, one reply.** Kofi's request ran `{tools}`. SmolLM2's \"summary\" copied the "
     "transcript ({copied}% of its words in 4-word runs of it), so the reply is who said what in the window it "
-    "states — Amara's and Sophie's lines as they wrote them, marked with their language, because no English "
-    "translation of them passed the guard — with the action items the messages state (Lena's report, Kofi's "
-    "room), found by rule. The travel part quotes the handbook's \"Flights\" section.\n"
+    "states — Amara's line as she wrote it, marked with its language (no English translation of it passed the "
+    "guard), Lena's and Sophie's as their English drafts, marked `unverified` as the guard flagged them — with "
+    "the action items the messages state (Kofi's room; Lena's report and Sophie's figures, marked as found in an "
+    "unverified translation), found by rule. The travel part quotes the handbook's \"Flights\" section. The "
+    "flag on Lena's message is the price of the translator's floor: its English draft is faithful and scored "
+    "{lena_score:.3f}, just under the floor, {lena_floor:.3f} (below).\n"
     "- **The German question gets the section it asks about.** Lena's \"Wie lautet unsere Reiserichtlinie für "
     "Flüge?\" became \"{policy_en}\" in English, which the router could not use (the keyword fallback found "
     "`richtlinie` in the original); Aya searched what Lena wrote and quoted \"Flights\", not a pasted section. "
@@ -633,8 +692,20 @@ report(
     "unmarked in {mu8:.1%} [{mu8_lo:.1%}, {mu8_hi:.1%}] of the draft deliveries: within the issue's 1% and 2.5% on "
     "this set, but not on the seventh ({mu7:.1%} [{mu7_lo:.1%}, {mu7_hi:.1%}], with the guard before the doubt): "
     "one test set of 200 messages meets that target, the other does not. The 70% and 10% targets are met on "
-    "neither set. The two annotators of the eighth set agreed on {agree8:.0%} of the {n8} drafts both labelled.",
-    n_example=amara_reasons["example"], n_record=amara_reasons["faithful"],
+    "neither set. The two annotators of the eighth set agreed on {agree8:.0%} of the {n8} drafts both labelled.\n"
+    "- **A floor chosen for partial drafts marks more of them, and more faithful drafts too.** The translator's "
+    "floor now sits at {floor}, the lowest quantile of its faithful drafts' scores that leaves at most "
+    "{target:.0%} of the six development runs' {n_cal} labelled drafts partial and unmarked ({in_sample:.1%} "
+    "in-sample). On a ninth set of 200 messages, run with the floor before and with this one on the same drafts, "
+    "partial drafts arriving unmarked fell from {p9b:.1%} to {p9:.1%} [{p9_lo:.1%}, {p9_hi:.1%}] of the {n_drafts9} "
+    "draft deliveries, still above the 10% target: the floor was chosen on distinct drafts, and the room delivers "
+    "one English draft to every reader who needs it. The price: faithful drafts arriving flagged `[unverified]` "
+    "rose from {ff9b:.1%} to {ff9:.1%} of the faithful draft deliveries (still read, beside the original, so "
+    "still useful). Made-up drafts arrived unmarked in {mu9:.1%} [{mu9_lo:.1%}, {mu9_hi:.1%}] with either floor "
+    "(they score above both), and readers of two languages could read {two9:.1%} [{two9_lo:.1%}, {two9_hi:.1%}] "
+    "({gain9:+.1%} [{gain9_lo:+.1%}, {gain9_hi:+.1%}] paired; Kofi {one9:.1%}). The two annotators of the ninth set "
+    "agreed on {agree9:.0%} of the {n9} drafts both labelled (Cohen's kappa {kappa9:.2f}).",
+    lena_score=lena_score, lena_floor=lena_floor, n_example=amara_reasons["example"], n_record=amara_reasons["faithful"],
     n_messages=n_messages, n_users=len(feeds), n_aya=len(aya_runs), tools=" → ".join(summary.aya_tools),
     copied=copied.group(1), policy_en=policy.aya_steps[0]["input"], marker=MARKER,
     two_useful=int(two_lang["useful"].sum()), two_total=int(two_lang["from others"].sum()),
@@ -657,14 +728,21 @@ report(
     gain8=gain8["diff"], gain8_lo=gain8["ci_low"], gain8_hi=gain8["ci_high"], two8=two8["useful_share"],
     two8_lo=two8["ci_low"], two8_hi=two8["ci_high"], one8=one8["useful_share"], mu8=fab8["made_up_unmarked"],
     mu8_lo=fab8["made_up_unmarked_low"], mu8_hi=fab8["made_up_unmarked_high"], agree8=agreement8["agreement"],
-    n8=agreement8["n"],
+    n8=agreement8["n"], floor=record["floor"], target=record["partial_target"], n_cal=record["drafts"],
+    in_sample=record["partial_unmarked"], p9b=fab9b["partial_unmarked"], p9=fab9["partial_unmarked"],
+    p9_lo=fab9["partial_unmarked_low"], p9_hi=fab9["partial_unmarked_high"], n_drafts9=int(fab9["deliveries"]),
+    ff9b=fab9b["faithful_flagged"], ff9=fab9["faithful_flagged"], mu9=fab9["made_up_unmarked"],
+    mu9_lo=fab9["made_up_unmarked_low"], mu9_hi=fab9["made_up_unmarked_high"], two9=two9["useful_share"],
+    two9_lo=two9["ci_low"], two9_hi=two9["ci_high"], gain9=gain9["diff"], gain9_lo=gain9["ci_low"],
+    gain9_hi=gain9["ci_high"], one9=one9["useful_share"], agree9=agreement9["agreement"], n9=agreement9["n"],
+    kappa9=agreement9["kappa"],
 )
 
 # %% [markdown]
 # ## The notebook's family of tests
-# The two paired tests the conclusions read, for readers of two languages, paired over messages — measured
-# routes against the reader's order (the sixth set) and the dropped-facts doubt against the guard before it
-# (the eighth set) — adjusted together (Holm over the family, docs/EVALUATION.md states the policy). The other
+# The three paired tests the conclusions read, for readers of two languages, paired over messages — measured
+# routes against the reader's order (the sixth set), the dropped-facts doubt against the guard before it
+# (the eighth set) and the floor for partial drafts against the floor before it (the ninth set) — adjusted together (Holm over the family, docs/EVALUATION.md states the policy). The other
 # rows of the paired tables describe, they are not claims: a reader of one language has nothing to route, and
 # "all" mixes the two groups.
 
@@ -672,8 +750,10 @@ report(
 from aya_lab.eval import family
 
 tests = family({"measured routes − reader's order": paired.loc[["two or more languages"]].reset_index(),
-                "dropped-facts doubt − guard before": doubt_gain.loc[["two or more languages"]].reset_index()},
+                "dropped-facts doubt − guard before": doubt_gain.loc[["two or more languages"]].reset_index(),
+                "floor for partial drafts − floor before": floor_gain.loc[["two or more languages"]].reset_index()},
                p="p_value")  # fmt: skip
 verdicts = tests.set_index("test")["significant"]
 assert verdicts["measured routes − reader's order"] and not verdicts["dropped-facts doubt − guard before"]
+assert not verdicts["floor for partial drafts − floor before"]
 tests[["test", "index", "n", "diff", "ci_low", "ci_high", "p_value", "p_family", "significant"]].round(3)

@@ -3,9 +3,12 @@ action items found by rule; and the faithful reply when the model's draft is wit
 
 * :func:`window_line`: ``The last 4 messages (lena, kofi, sophie):`` — how many, and who wrote them.
 * :func:`who_said_what`: one line per message, ``- sender: text``, cut at :data:`MAX_WORDS` words: its English
-  when it was written in English or its translation passed the guard (:func:`verified_english`), else the
-  message as written, marked with its language (``- amara [swh]: Habari timu, ...``).
-* :func:`rule_action_items`: the commitments and requests the messages' verified English states, by rule: a
+  when it was written in English or its translation passed the guard (:func:`verified_english`); the English
+  draft the guard delivered flagged, marked as the feeds mark it (``- lena [deu, unverified]: Thank you, ...``;
+  :func:`doubted_english`); else the message as written, marked with its language (``- amara [swh]: Habari
+  timu, ...``).
+* :func:`rule_action_items`: the commitments and requests the messages' verified English states (those of a
+  flagged draft end in :data:`DOUBTED`, as its line is marked), by rule: a
   sentence in which
   the sender commits (``I'll``, ``I will``, ``I'm going to``, ``let me``, ``I can``, ``I'm`` + a verb in
   ``-ing``) gives ``(sender, what follows)``; a question that asks a named colleague (``Lena, can you ...?``,
@@ -22,14 +25,25 @@ import re
 from collections.abc import Sequence
 from dataclasses import replace
 
-from aya_lab.agents.guard import MARKER, UNVERIFIED
+from aya_lab.agents.guard import MARKER, ORIGINAL, UNVERIFIED
 from aya_lab.agents.summarizer import SummaryResult
 from aya_lab.messages import ChatMessage
 
-__all__ = ["MAX_WORDS", "rule_action_items", "verified_english", "who_said_what", "window_line", "with_digest"]
+__all__ = [
+    "DOUBTED",
+    "MAX_WORDS",
+    "doubted_english",
+    "rule_action_items",
+    "verified_english",
+    "who_said_what",
+    "window_line",
+    "with_digest",
+]
 
 MAX_WORDS = 20
 """Words of a message quoted in who-said-what before it is cut (``…``)."""
+DOUBTED = " (unverified translation)"
+"""What an action item found in a flagged draft ends with."""
 _SENTENCE = re.compile(r"(?<=[.!?])\s+")
 _COMMIT = re.compile(
     r"\b(?:I'll|I will|I'm going to|I am going to|let me|I can|I'm (?=\w+ing\b)|I am (?=\w+ing\b))\s*(?P<task>[^.!?]+)",
@@ -63,12 +77,28 @@ def verified_english(message: ChatMessage) -> str | None:
     return None
 
 
+def doubted_english(message: ChatMessage) -> str | None:
+    """The English draft of a message the guard delivered flagged (``[unverified] <draft> | original:
+    <message>``), else None (no English translation, a passing or a withheld one)."""
+    english = message.english
+    if message.lang == "eng" or "eng" not in message.translations or not english.startswith(f"{UNVERIFIED} "):
+        return None
+    draft = english.removeprefix(f"{UNVERIFIED} ")
+    suffix = f" {ORIGINAL} {message.content.strip()}"
+    return draft.removesuffix(suffix).strip() if draft.endswith(suffix) else None
+
+
 def who_said_what(window: Sequence[ChatMessage]) -> list[str]:
     """``- sender: text`` per message (see the module docstring)."""
     lines = []
     for m in window:
-        english = verified_english(m)
-        said = f"{m.sender}: {english}" if english is not None else f"{m.sender} [{m.lang}]: {m.content}"
+        english, doubted = verified_english(m), doubted_english(m)
+        if english is not None:
+            said = f"{m.sender}: {english}"
+        elif doubted:
+            said = f"{m.sender} [{m.lang}, unverified]: {doubted}"
+        else:
+            said = f"{m.sender} [{m.lang}]: {m.content}"
         lines.append(f"- {_cut(said)}")
     return lines
 
@@ -78,14 +108,16 @@ def rule_action_items(window: Sequence[ChatMessage]) -> list[tuple[str, str]]:
     names = {m.sender.lower() for m in window}
     items: list[tuple[str, str]] = []
     for m in window:
-        for sentence in _SENTENCE.split(verified_english(m) or ""):
+        verified = verified_english(m)
+        mark = "" if verified is not None else DOUBTED
+        for sentence in _SENTENCE.split(verified if verified is not None else doubted_english(m) or ""):
             asked = _ASK.search(sentence)
             if asked and asked.group("name").lower() in names - {m.sender.lower()}:
-                items.append((asked.group("name").lower(), asked.group("task").strip()))
+                items.append((asked.group("name").lower(), asked.group("task").strip() + mark))
                 continue
             committed = _COMMIT.search(sentence)
             if committed and len(committed.group("task").split()) >= 2:
-                items.append((m.sender.lower(), committed.group("task").strip(" ,;:")))
+                items.append((m.sender.lower(), committed.group("task").strip(" ,;:") + mark))
     return list(dict.fromkeys(items))
 
 
