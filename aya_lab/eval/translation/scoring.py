@@ -39,7 +39,7 @@ import pandas as pd
 
 import aya_lab.langid as _langid
 from aya_lab.agents.faithfulness import faithfulness_scores, threshold_for
-from aya_lab.agents.guard import TranslationGuard
+from aya_lab.agents.guard import TranslationGuard, chrf_bound
 from aya_lab.datasets.parallel import ParallelSet
 from aya_lab.eval.report import COST_METRICS
 from aya_lab.eval.resampling import (
@@ -153,8 +153,12 @@ def echo_flags(
     examples = pool_sentences(src, tgt) if examples is None else list(examples)
     normed, chrf = {_norm(e) for e in examples}, CHRF()
 
-    def near(out: str, refs: Sequence[str]) -> bool:
-        return any(chrf.sentence_score(out, [ref]).score >= threshold for ref in refs)
+    def near(out: str, refs: Sequence[str]) -> bool:  # chrF only where its length bound reaches the threshold
+        return any(
+            chrf_bound(out, ref, chrf.char_order, chrf.beta) >= threshold
+            and chrf.sentence_score(out, [ref]).score >= threshold
+            for ref in refs
+        )
 
     return [
         (text == source.strip() or near(out, [source]), _norm(text) in normed or near(out, examples))
