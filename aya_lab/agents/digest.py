@@ -84,8 +84,10 @@ def doubted_english(message: ChatMessage) -> str | None:
     if message.lang == "eng" or "eng" not in message.translations or not english.startswith(f"{UNVERIFIED} "):
         return None
     draft = english.removeprefix(f"{UNVERIFIED} ")
-    suffix = f" {ORIGINAL} {message.content.strip()}"
-    return draft.removesuffix(suffix).strip() if draft.endswith(suffix) else None
+    for suffix in (f" {ORIGINAL} {message.content}", f" {ORIGINAL} {message.content.strip()}"):
+        if draft.endswith(suffix):
+            return draft.removesuffix(suffix).strip() or None
+    return None
 
 
 def who_said_what(window: Sequence[ChatMessage]) -> list[str]:

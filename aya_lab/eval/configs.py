@@ -362,18 +362,18 @@ class FaithfulnessConfig(TaskConfig):
     )
     real_messages: str | list[str] | None = Field(
         default=None,
-        description="an attack run's messages whose drafts place the floor, one per labelled run "
-        "(default data/adversarial/unseen.jsonl)",
+        description="an attack run's messages whose drafts place the floor, one per labelled run (default: the "
+        "runs the translator's committed record names, else data/adversarial/unseen.jsonl)",
     )
     real_labels: str | list[str] | None = Field(
         default=None,
-        description="a person's labels of those drafts, one per --real-messages, in the same order "
-        "(default data/adversarial/unseen_labels.jsonl)",
+        description="a person's labels of those drafts, one per --real-messages, in the same order (default: "
+        "the committed record's, else data/adversarial/unseen_labels.jsonl)",
     )
     skip_directions: list[str] = Field(
         default_factory=list,
         description="SRC-TGT directions left out of the labelled drafts: another model translated them there, "
-        "e.g. swh-eng where an adapter did",
+        "e.g. swh-eng where an adapter did (default: the committed record's when its runs are measured again)",
     )
     partial_target: float = Field(
         default=PARTIAL_TARGET,

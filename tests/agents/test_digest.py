@@ -39,6 +39,8 @@ def test_who_said_what_uses_verified_english_marks_a_flagged_draft_and_an_origin
     forged = msg("x", "Bonjour.", "fra", "[unverified] Hello. | original: Au revoir.")  # not the message's original
     assert doubted_english(forged) is None and who_said_what([forged]) == ["- x [fra]: Bonjour."]
     assert doubted_english(WINDOW[1]) is None and doubted_english(WINDOW[0]) is None
+    spaced = msg("y", "Merci. ", "fra", "[unverified] Thanks. | original: Merci. ")
+    assert doubted_english(spaced) == "Thanks."  # the original as the guard quoted it, spaces and all
 
 
 def test_action_items_are_commitments_and_requests_to_a_named_colleague():

@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import hashlib
 import json
-import os
 from pathlib import Path
 
 import pytest
@@ -30,13 +29,11 @@ from aya_lab.eval.calibration import (
     default_messages_path,
     labelled_runs,
     load_labelled_runs,
-    thresholds_calibration,
     translator_calibration,
     write_calibration,
 )
 from aya_lab.eval.configs import FaithfulnessConfig
 from aya_lab.eval.fabrications import default_labels_path
-from aya_lab.eval.faithfulness import evaluate_faithfulness
 from aya_lab.paths import project_root
 from aya_lab.settings import DEFAULT_ROLE_SPECS
 from tests.eval.conftest import write_faithfulness_pairs
@@ -78,19 +75,6 @@ def test_the_default_translators_record_is_rederived_from_its_committed_labels()
                                      skip_directions=committed.skip_directions)  # fmt: skip
     _same(committed, derived)
     assert derived.partial_unmarked is not None and derived.partial_unmarked <= committed.partial_target
-
-
-@pytest.mark.slow
-def test_the_thresholds_are_rederived_from_the_committed_pairs(monkeypatch):
-    """Scores all 2,088 pairs (about a minute); the pairs' external halves need AYA_LAB_DATA_DIR."""
-    shared = project_root().parent / "shared" / "data"
-    if not os.environ.get("AYA_LAB_DATA_DIR"):
-        if not (shared / "mafand").is_dir():
-            pytest.skip("the external test sets are not here; set AYA_LAB_DATA_DIR")
-        monkeypatch.setenv("AYA_LAB_DATA_DIR", str(shared))
-    committed = load_thresholds()
-    result = evaluate_faithfulness(project_root() / committed.data[0].path, n_bootstrap=0)
-    _same(committed, thresholds_calibration(result))
 
 
 def test_without_runs_the_command_measures_the_runs_of_the_committed_record_again():
