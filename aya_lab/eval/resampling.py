@@ -503,9 +503,9 @@ def _scores(metric, stats: np.ndarray) -> np.ndarray:
     """``metric``'s score of every row of summed statistics. chrF rows whose counts are all positive (every
     corpus-sized row) are scored by :func:`_chrf_rows`, the others by sacrebleu itself, one row at a time."""
     out = np.empty(len(stats))
-    todo = np.ones(len(stats), dtype=bool)
-    if isinstance(metric, CHRF) and not metric.eps_smoothing and len(stats):
-        todo = ~(stats[:, : 3 * metric.order] > 0).all(axis=1)
+    vectorised = isinstance(metric, CHRF) and not metric.eps_smoothing and len(stats) > 0
+    todo = ~np.all(stats[:, : 3 * metric.order] > 0, axis=1) if vectorised else np.ones(len(stats), dtype=bool)
+    if vectorised:
         out[~todo] = _chrf_rows(metric, stats[~todo])
     out[todo] = [float(metric._compute_score_from_stats(row).score) for row in stats[todo]]
     return out
