@@ -10,16 +10,16 @@ often each unit is drawn per resample: sum per-unit sufficient statistics weight
 that resample's corpus statistics.
 
 Corpus metrics. :func:`analyse_group` recomputes BLEU, chrF and chrF++ (sacrebleu, see below) from the
-resampled units' summed statistics, exactly as sacrebleu's own bootstrap does for segments; with segments
-as units the draws are sacrebleu's own (``default_rng(SACREBLEU_SEED)``, the same ``choice``/``integers``
-calls), so score CIs and approximate-randomisation p-values equal sacrebleu's (the tests check this).
-Beyond sacrebleu: documents as units, and the 95% CI of the paired difference (system minus baseline)
-with its bootstrap p-value read off the same resamples (:func:`percentile_p`), where sacrebleu's paired
-bootstrap test shifts the resamples to the null and can disagree with the interval. One departure for
-documents: approximate randomisation over ``k`` documents has only ``2**k`` assignments, two of which tie
-the observed difference, so with documents as units it counts ties (``>=``), making the smallest
-reachable p about ``2 / 2**k``. A system whose outputs equal the baseline's segment for segment has
-nothing to test: delta 0, p = 1.
+resampled units' summed statistics, as sacrebleu's own bootstrap does for segments; with segments as units
+the draws are sacrebleu's own (``default_rng(SACREBLEU_SEED)``, the same calls), so score CIs and
+approximate-randomisation p-values equal sacrebleu's (tested). Beyond sacrebleu: documents as units, and the
+95% CI of the paired difference with its bootstrap p-value read off the same resamples
+(:func:`percentile_p`; sacrebleu's paired test shifts the resamples to the null and can disagree with the
+interval). Approximate randomisation over ``k`` documents has ``2**k`` assignments, two of which tie the
+observed difference, so with documents it counts ties (``>=``): the smallest p is about ``2 / 2**k``. Outputs
+equal to the baseline's have nothing to test: delta 0, p = 1. The resampled rows' chrF is sacrebleu's
+``_compute_f_score`` applied to all rows at once in numpy, the same operations in the same order, so every
+score is sacrebleu's bit for bit (tested); BLEU rows go through sacrebleu one by one.
 
 Item means. :func:`bootstrap_ci`, :func:`paired_bootstrap`, :func:`paired_equivalence` (TOST at a margin
 stated before the data), :func:`paired_binary` (with McNemar) and :func:`paired_accuracy` resample items with :func:`bootstrap_indices`. Every function is seeded, so a
@@ -30,16 +30,8 @@ Several comparisons. :func:`holm_column` adds ``p_holm`` and ``significant`` (``
 refuses a table whose p-value says significant while its CI holds 0. :func:`family` adjusts a
 notebook's whole family of tests (every comparison its conclusions rest on) together.
 
-**The metrics** (:data:`METRICS`, :func:`score_corpus`) are thin wrappers around sacrebleu: corpus scores
-with bootstrap CIs and signatures, no metric code of our own (every number comes from ``sacrebleu.metrics``).
-What they add:
-
-- the BLEU tokenizer is chosen by target language (``zh`` for Chinese, ``char`` for Japanese, Korean,
-  Thai, Khmer, Lao — the mecab tokenizers need extras we do not install), and BLEU is flagged
-  ``reliable=False`` for scripts written without spaces, where chrF is the headline;
-- the confidence interval is the percentile bootstrap interval of sacrebleu's own resamples (the
-  2.5% and 97.5% order statistics sacrebleu's ``estimate_ci`` reads), not its printed mean ± half
-  the range, which can leave the metric's range for a score near 0.
+The metrics themselves (sacrebleu's, the BLEU tokenizer by language, corpus scores with CIs, scores of summed
+statistics): :mod:`aya_lab.eval.metrics`.
 """
 
 from __future__ import annotations
@@ -50,12 +42,9 @@ from dataclasses import dataclass
 
 import numpy as np
 import pandas as pd
-from sacrebleu.metrics import BLEU, CHRF
-from sacrebleu.metrics.base import Metric
-from sacrebleu.significance import _bootstrap_resample
 
 from aya_lab.errors import InputError
-from aya_lab.languages import get_language
+from aya_lab.eval.metrics import METRICS, MetricScore, bleu_reliable, make_metrics, percentile_bounds, scores_from_stats
 from aya_lab.settings import settings
 
 __all__ = [
@@ -80,128 +69,7 @@ __all__ = [
     "family",
     "sacrebleu_seed",
     "units_for",
-    "METRICS",
-    "MetricScore",
-    "make_metrics",
-    "bleu_tokenizer",
-    "bleu_reliable",
-    "score_corpus",
-    "bootstrap_corpus_score",
-    "percentile_bounds",
 ]
-
-METRICS = ("BLEU", "chrF", "chrF++")
-
-
-def bleu_tokenizer(tgt: str | None) -> str:
-    """sacrebleu tokenizer for BLEU into ``tgt`` (``13a`` unless the language table says otherwise)."""
-    if tgt is None:
-        return "13a"
-    return get_language(tgt).sacrebleu_tokenizer
-
-
-def bleu_reliable(tgt: str | None) -> bool:
-    """False where BLEU's word n-grams mean little: scripts without spaces, short of a proper segmenter."""
-    if tgt is None:
-        return True
-    lang = get_language(tgt)
-    return lang.spaced or lang.sacrebleu_tokenizer == "zh"
-
-
-def make_metrics(tgt: str | None = None, *, tokenize: str | None = None) -> dict[str, Metric]:
-    """Fresh sacrebleu metric objects for one target language: BLEU, chrF, chrF++ (``word_order=2``)."""
-    return {
-        "BLEU": BLEU(tokenize=tokenize or bleu_tokenizer(tgt)),
-        "chrF": CHRF(),
-        "chrF++": CHRF(word_order=2),
-    }
-
-
-@dataclass(frozen=True)
-class MetricScore:
-    """One corpus-level score with its sacrebleu signature and percentile bootstrap 95% CI (NaN without)."""
-
-    metric: str
-    score: float
-    ci_low: float
-    ci_high: float
-    signature: str
-    reliable: bool = True
-
-
-def _check(hyps, refs) -> None:
-    if len(hyps) != len(refs):
-        raise ValueError(f"{len(hyps)} hypotheses but {len(refs)} references; they must be aligned")
-    if not hyps:
-        raise ValueError("cannot score an empty corpus")
-
-
-def score_corpus(
-    hypotheses: list[str],
-    references: list[str],
-    tgt: str | None = None,
-    *,
-    n_bootstrap: int = 1000,
-    tokenize: str | None = None,
-) -> dict[str, MetricScore]:
-    """BLEU, chrF and chrF++ of ``hypotheses`` against one reference stream, each with a 95% CI.
-
-    ``score`` is exactly ``metric.corpus_score(hypotheses, [references]).score``.
-    """
-    _check(hypotheses, references)
-    out: dict[str, MetricScore] = {}
-    reliable_bleu = bleu_reliable(tgt) if tokenize is None else True  # callers pooling languages decide
-    for name, metric in make_metrics(tgt, tokenize=tokenize).items():
-        result = bootstrap_corpus_score(metric, hypotheses, references, n_bootstrap)
-        low, high = result.ci_bounds
-        out[name] = MetricScore(
-            name,
-            float(result.score),
-            low,
-            high,
-            str(metric.get_signature()),
-            reliable=reliable_bleu if name == "BLEU" else True,
-        )
-    return out
-
-
-def bootstrap_corpus_score(metric: Metric, hypotheses, references, n_bootstrap: int):
-    """``metric.corpus_score`` with percentile bootstrap bounds stored as ``ci_bounds``.
-
-    The resamples are sacrebleu's own (``_bootstrap_resample``, seeded by ``SACREBLEU_SEED``) and the
-    bounds are the order statistics sacrebleu's ``estimate_ci`` reads (index ``n // 40`` from either
-    end of the sorted scores). We report those bounds themselves rather than sacrebleu's printed
-    "mean ± half-width", which can fall below 0 for a score near 0. Scores are cast to float first:
-    sacrebleu 2.6 can mix a Python-float zero with numpy float32 scores, and ``statistics.mean`` then
-    raises TypeError.
-    """
-    result = metric.corpus_score(hypotheses, [references])
-    result.ci_bounds = (float("nan"), float("nan"))
-    if n_bootstrap <= 1:
-        return result
-    stats = metric._extract_corpus_statistics(hypotheses, [references])
-    metric.n_bootstrap = n_bootstrap  # the signature then reads bs:N, as sacrebleu's own path writes it
-    metric.seed, bs_scores = _bootstrap_resample(stats, metric, n_bootstrap)
-    for score in bs_scores:
-        score.score = float(score.score)
-    result.estimate_ci(bs_scores)
-    result.ci_bounds = percentile_bounds([s.score for s in bs_scores])
-    return result
-
-
-def percentile_bounds(samples, low: float = 0.0, high: float = 100.0) -> tuple[float, float]:
-    """The 95% percentile bounds of bootstrap ``samples`` as sacrebleu picks them, clipped to ``[low, high]``.
-
-    sacrebleu sorts the ``n`` resampled scores and reads indices ``n // 40`` and ``n - n // 40 - 1``.
-    Both bounds are resampled scores, so they never leave the metric's range; the clip only guards
-    against float noise.
-    """
-    ordered = sorted(float(x) for x in samples)
-    if not ordered:
-        return float("nan"), float("nan")
-    k = len(ordered) // 40
-    return max(low, ordered[k]), min(high, ordered[len(ordered) - k - 1])
-
 
 ALPHA = 0.05
 """The significance level of every test the evaluators report."""
@@ -499,35 +367,6 @@ class _Prepared:
     boot: np.ndarray  # bootstrap scores (empty without bootstrap)
 
 
-def _scores(metric, stats: np.ndarray) -> np.ndarray:
-    """``metric``'s score of every row of summed statistics. chrF rows whose counts are all positive (every
-    corpus-sized row) are scored by :func:`_chrf_rows`, the others by sacrebleu itself, one row at a time."""
-    out = np.empty(len(stats))
-    vectorised = isinstance(metric, CHRF) and not metric.eps_smoothing and len(stats) > 0
-    todo = ~np.all(stats[:, : 3 * metric.order] > 0, axis=1) if vectorised else np.ones(len(stats), dtype=bool)
-    if vectorised:
-        out[~todo] = _chrf_rows(metric, stats[~todo])
-    out[todo] = [float(metric._compute_score_from_stats(row).score) for row in stats[todo]]
-    return out
-
-
-def _chrf_rows(metric: CHRF, stats: np.ndarray) -> np.ndarray:
-    """sacrebleu's ``CHRF._compute_f_score`` (effective-order averaging, no eps smoothing) on many rows at once,
-    for rows whose hypothesis, reference and match counts are all positive: the same operations in the same
-    order on the rows' own dtype, so each score is bit-for-bit sacrebleu's (tested)."""
-    factor = metric.beta**2
-    avg_prec, avg_rec = 0.0, 0.0
-    for i in range(metric.order):
-        n_hyp, n_ref, n_match = stats[:, 3 * i], stats[:, 3 * i + 1], stats[:, 3 * i + 2]
-        avg_prec = avg_prec + n_match / n_hyp
-        avg_rec = avg_rec + n_match / n_ref
-    avg_prec = avg_prec / metric.order
-    avg_rec = avg_rec / metric.order
-    score = (1 + factor) * avg_prec * avg_rec
-    score = score / ((factor * avg_prec) + avg_rec)
-    return np.asarray(100 * score, dtype=np.float64)
-
-
 def _prepare(hyps, refs: list[str], metric, units: Units, counts: np.ndarray | None) -> _Prepared:
     if len(hyps) != len(refs):
         raise ValueError(f"{len(hyps)} hypotheses but {len(refs)} references")
@@ -536,7 +375,7 @@ def _prepare(hyps, refs: list[str], metric, units: Units, counts: np.ndarray | N
     summed = np.zeros((units.n_units, seg.shape[1]))
     np.add.at(summed, units.index, seg)
     score = float(metric._aggregate_and_compute(stats).score)  # what corpus_score computes, without extracting again
-    boot = _scores(metric, counts @ summed.astype(np.float32)) if counts is not None else np.zeros(0)
+    boot = scores_from_stats(metric, counts @ summed.astype(np.float32)) if counts is not None else np.zeros(0)
     return _Prepared(score, summed, boot)
 
 
@@ -549,8 +388,8 @@ def _test(base: _Prepared, other: _Prepared, metric, pos_sel: np.ndarray | None,
         out["delta_low"], out["delta_high"] = percentile_ci(deltas)
         out["p_bootstrap"] = percentile_p(deltas)
     if pos_sel is not None:
-        a = _scores(metric, pos_sel @ base.units + ~pos_sel @ other.units)
-        b = _scores(metric, ~pos_sel @ base.units + pos_sel @ other.units)
+        a = scores_from_stats(metric, pos_sel @ base.units + ~pos_sel @ other.units)
+        b = scores_from_stats(metric, ~pos_sel @ base.units + pos_sel @ other.units)
         out["p_ar"] = (int(np.sum(np.abs(a - b) > diff)) + 1) / (a.size + 1)
     return out
 
@@ -573,7 +412,7 @@ def analyse_group(
     bootstrap CI over ``units``); ``tests[(system, metric)]`` holds ``delta`` (system minus baseline),
     ``delta_low``/``delta_high`` (95% percentile CI of the paired bootstrap difference), ``p_bootstrap``
     (the paired bootstrap, :func:`percentile_p` on the same resamples as the delta's CI) and ``p_ar`` (approximate randomisation; NaN when ``n_ar`` is 0).
-    ``metrics`` limits the work to some of :data:`~aya_lab.eval.resampling.METRICS`. Every system is
+    ``metrics`` limits the work to some of :data:`~aya_lab.eval.metrics.METRICS`. Every system is
     resampled with the same draws.
     """
     refs = list(references)

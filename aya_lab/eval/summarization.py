@@ -55,9 +55,10 @@ from aya_lab.agents.translator import AyaTranslator
 from aya_lab.datasets.project import TRANSCRIPT_SETS, Transcript, load_transcripts
 from aya_lab.errors import InputError
 from aya_lab.eval.configs import SummariesConfig
+from aya_lab.eval.metrics import bootstrap_corpus_score  # re-exported
 from aya_lab.eval.progress import progress_bar
 from aya_lab.eval.report import Report, Task
-from aya_lab.eval.resampling import bootstrap_corpus_score, bootstrap_indices, paired_bootstrap  # re-exported
+from aya_lab.eval.resampling import bootstrap_indices, paired_bootstrap  # re-exported
 from aya_lab.eval.resampling import percentile_ci as _ci
 from aya_lab.eval.summary_scoring import (  # re-exported
     SummaryFloor,

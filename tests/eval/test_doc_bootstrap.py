@@ -10,20 +10,17 @@ from sacrebleu.significance import PairedTest
 
 from aya_lab.datasets.parallel import load_parallel
 from aya_lab.errors import InputError
+from aya_lab.eval.metrics import METRICS, make_metrics, score_corpus, scores_from_stats
 from aya_lab.eval.report import Report
 from aya_lab.eval.resampling import (
-    METRICS,
-    _scores,
     analyse_group,
     cluster_bootstrap_counts,
     family,
     holm,
     holm_column,
-    make_metrics,
     paired_equivalence,
     percentile_ci,
     percentile_p,
-    score_corpus,
     units_for,
 )
 from aya_lab.eval.translation.evaluate import evaluate_translation
@@ -226,4 +223,4 @@ def test_chrf_scores_of_many_rows_are_sacrebleus_bit_for_bit():
         stats[:5, 2] = 0  # a row without a unigram match: sacrebleu's own path
         for rows in (stats, (rng.random((n, 1)) * stats).astype(np.float32)):  # bootstrap rows are float32
             expected = [float(metric._compute_score_from_stats(row).score) for row in rows]
-            assert np.array_equal(_scores(metric, rows), np.array(expected))
+            assert np.array_equal(scores_from_stats(metric, rows), np.array(expected))

@@ -8,7 +8,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from sacrebleu.metrics import BLEU, CHRF
 
-from aya_lab.eval.resampling import analyse_group, bleu_reliable, bleu_tokenizer, score_corpus, units_for
+from aya_lab.eval.metrics import bleu_reliable, bleu_tokenizer, score_corpus
+from aya_lab.eval.resampling import analyse_group, units_for
 from aya_lab.langid import echo_share, target_share
 
 REFS = SWA * 3

@@ -24,7 +24,7 @@ from aya_lab.datasets.project import (
     normalize_owner,
     record_schema,
 )
-from aya_lab.eval.resampling import score_corpus
+from aya_lab.eval.metrics import score_corpus
 from aya_lab.eval.summarization import evaluate_summarizers, match_action_items
 from aya_lab.eval.task_cli import GENERATION
 from aya_lab.eval.translation.evaluate import evaluate_translation

@@ -27,8 +27,9 @@ import numpy as np
 import pandas as pd
 
 from aya_lab.errors import InputError
+from aya_lab.eval.metrics import METRICS
 from aya_lab.eval.report import Report
-from aya_lab.eval.resampling import ALPHA, BLOCK, FEW_UNITS, METRICS, analyse_group, units_for
+from aya_lab.eval.resampling import ALPHA, BLOCK, FEW_UNITS, analyse_group, units_for
 
 if TYPE_CHECKING:
     from matplotlib.axes import Axes

@@ -1,7 +1,7 @@
 """Scoring translation runs: corpus metrics with paired tests, and the checks an output can fail.
 
 :func:`score_rows` turns the finished runs of :mod:`~.evaluate` into rows of :data:`~.results.COLUMNS`:
-per dataset pair and hop, every metric of :data:`~aya_lab.eval.resampling.METRICS` with its bootstrap CI
+per dataset pair and hop, every metric of :data:`~aya_lab.eval.metrics.METRICS` with its bootstrap CI
 and paired tests against the baseline (:func:`~aya_lab.eval.resampling.analyse_group`: documents as
 units where the set has document ids), the target-language share, the echo shares, the hallucination
 rate and the cost; then the metrics pooled over pairs when there are several; then Holm across the
@@ -41,16 +41,14 @@ import aya_lab.langid as _langid
 from aya_lab.agents.faithfulness import faithfulness_scores, threshold_for
 from aya_lab.agents.guard import TranslationGuard, chrf_bound
 from aya_lab.datasets.parallel import ParallelSet
+from aya_lab.eval.metrics import METRICS, bleu_reliable, bleu_tokenizer
 from aya_lab.eval.report import COST_METRICS
 from aya_lab.eval.resampling import (
     ALPHA,
     BLOCK,
     FEW_UNITS,
-    METRICS,
     Units,
     analyse_group,
-    bleu_reliable,
-    bleu_tokenizer,
     cluster_bootstrap_counts,
     cluster_labels,
     holm_column,

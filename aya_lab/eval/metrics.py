@@ -1,0 +1,175 @@
+"""sacrebleu's metrics as every evaluation uses them: BLEU, chrF and chrF++ (:data:`METRICS`,
+:func:`make_metrics`), corpus scores with bootstrap CIs and signatures (:func:`score_corpus`,
+:func:`bootstrap_corpus_score`), and the score of summed statistics (:func:`scores_from_stats`), which the
+resampling (:mod:`aya_lab.eval.resampling`) reads for every resample. Statistics and formulas are
+sacrebleu's. What this adds:
+
+- the BLEU tokenizer is chosen by target language (``zh`` for Chinese, ``char`` for Japanese, Korean,
+  Thai, Khmer, Lao — the mecab tokenizers need extras we do not install), and BLEU is flagged
+  ``reliable=False`` for scripts written without spaces, where chrF is the headline;
+- the confidence interval is the percentile bootstrap interval of sacrebleu's own resamples (the
+  2.5% and 97.5% order statistics sacrebleu's ``estimate_ci`` reads), not its printed mean ± half
+  the range, which can leave the metric's range for a score near 0;
+- the scores of many rows of summed statistics at once: chrF rows by sacrebleu's ``_compute_f_score``
+  applied to all rows in numpy, its operations in its order on the rows' own dtype, so every score is
+  sacrebleu's bit for bit (tested); BLEU rows, and chrF rows with a zero count, by sacrebleu row by row.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+from sacrebleu.metrics import BLEU, CHRF
+from sacrebleu.metrics.base import Metric
+from sacrebleu.significance import _bootstrap_resample
+
+from aya_lab.languages import get_language
+
+__all__ = [
+    "METRICS",
+    "MetricScore",
+    "bleu_reliable",
+    "bleu_tokenizer",
+    "bootstrap_corpus_score",
+    "make_metrics",
+    "percentile_bounds",
+    "score_corpus",
+    "scores_from_stats",
+]
+
+METRICS = ("BLEU", "chrF", "chrF++")
+
+
+def bleu_tokenizer(tgt: str | None) -> str:
+    """sacrebleu tokenizer for BLEU into ``tgt`` (``13a`` unless the language table says otherwise)."""
+    if tgt is None:
+        return "13a"
+    return get_language(tgt).sacrebleu_tokenizer
+
+
+def bleu_reliable(tgt: str | None) -> bool:
+    """False where BLEU's word n-grams mean little: scripts without spaces, short of a proper segmenter."""
+    if tgt is None:
+        return True
+    lang = get_language(tgt)
+    return lang.spaced or lang.sacrebleu_tokenizer == "zh"
+
+
+def make_metrics(tgt: str | None = None, *, tokenize: str | None = None) -> dict[str, Metric]:
+    """Fresh sacrebleu metric objects for one target language: BLEU, chrF, chrF++ (``word_order=2``)."""
+    return {
+        "BLEU": BLEU(tokenize=tokenize or bleu_tokenizer(tgt)),
+        "chrF": CHRF(),
+        "chrF++": CHRF(word_order=2),
+    }
+
+
+@dataclass(frozen=True)
+class MetricScore:
+    """One corpus-level score with its sacrebleu signature and percentile bootstrap 95% CI (NaN without)."""
+
+    metric: str
+    score: float
+    ci_low: float
+    ci_high: float
+    signature: str
+    reliable: bool = True
+
+
+def _check(hyps, refs) -> None:
+    if len(hyps) != len(refs):
+        raise ValueError(f"{len(hyps)} hypotheses but {len(refs)} references; they must be aligned")
+    if not hyps:
+        raise ValueError("cannot score an empty corpus")
+
+
+def score_corpus(
+    hypotheses: list[str],
+    references: list[str],
+    tgt: str | None = None,
+    *,
+    n_bootstrap: int = 1000,
+    tokenize: str | None = None,
+) -> dict[str, MetricScore]:
+    """BLEU, chrF and chrF++ of ``hypotheses`` against one reference stream, each with a 95% CI.
+
+    ``score`` is exactly ``metric.corpus_score(hypotheses, [references]).score``.
+    """
+    _check(hypotheses, references)
+    out: dict[str, MetricScore] = {}
+    reliable_bleu = bleu_reliable(tgt) if tokenize is None else True  # callers pooling languages decide
+    for name, metric in make_metrics(tgt, tokenize=tokenize).items():
+        result = bootstrap_corpus_score(metric, hypotheses, references, n_bootstrap)
+        low, high = result.ci_bounds
+        out[name] = MetricScore(
+            name,
+            float(result.score),
+            low,
+            high,
+            str(metric.get_signature()),
+            reliable=reliable_bleu if name == "BLEU" else True,
+        )
+    return out
+
+
+def bootstrap_corpus_score(metric: Metric, hypotheses, references, n_bootstrap: int):
+    """``metric.corpus_score`` with percentile bootstrap bounds stored as ``ci_bounds``.
+
+    The resamples are sacrebleu's own (``_bootstrap_resample``, seeded by ``SACREBLEU_SEED``) and the
+    bounds are the order statistics sacrebleu's ``estimate_ci`` reads (index ``n // 40`` from either
+    end of the sorted scores). We report those bounds themselves rather than sacrebleu's printed
+    "mean ± half-width", which can fall below 0 for a score near 0. Scores are cast to float first:
+    sacrebleu 2.6 can mix a Python-float zero with numpy float32 scores, and ``statistics.mean`` then
+    raises TypeError.
+    """
+    result = metric.corpus_score(hypotheses, [references])
+    result.ci_bounds = (float("nan"), float("nan"))
+    if n_bootstrap <= 1:
+        return result
+    stats = metric._extract_corpus_statistics(hypotheses, [references])
+    metric.n_bootstrap = n_bootstrap  # the signature then reads bs:N, as sacrebleu's own path writes it
+    metric.seed, bs_scores = _bootstrap_resample(stats, metric, n_bootstrap)
+    for score in bs_scores:
+        score.score = float(score.score)
+    result.estimate_ci(bs_scores)
+    result.ci_bounds = percentile_bounds([s.score for s in bs_scores])
+    return result
+
+
+def percentile_bounds(samples, low: float = 0.0, high: float = 100.0) -> tuple[float, float]:
+    """The 95% percentile bounds of bootstrap ``samples`` as sacrebleu picks them, clipped to ``[low, high]``.
+
+    sacrebleu sorts the ``n`` resampled scores and reads indices ``n // 40`` and ``n - n // 40 - 1``.
+    Both bounds are resampled scores, so they never leave the metric's range; the clip only guards
+    against float noise.
+    """
+    ordered = sorted(float(x) for x in samples)
+    if not ordered:
+        return float("nan"), float("nan")
+    k = len(ordered) // 40
+    return max(low, ordered[k]), min(high, ordered[len(ordered) - k - 1])
+
+
+def scores_from_stats(metric: Metric, stats: np.ndarray) -> np.ndarray:
+    """``metric``'s score of each row of summed statistics: chrF rows with every count positive (any corpus-sized
+    row) by :func:`_chrf_rows`, the others by sacrebleu, row by row."""
+    out = np.empty(len(stats))
+    chrf = metric if isinstance(metric, CHRF) and not metric.eps_smoothing and len(stats) > 0 else None
+    todo = ~np.all(stats[:, : 3 * chrf.order] > 0, axis=1) if chrf is not None else np.ones(len(stats), dtype=bool)
+    if chrf is not None:
+        out[~todo] = _chrf_rows(chrf, stats[~todo])
+    out[todo] = [float(metric._compute_score_from_stats(row).score) for row in stats[todo]]
+    return out
+
+
+def _chrf_rows(metric: CHRF, stats: np.ndarray) -> np.ndarray:
+    """sacrebleu's ``CHRF._compute_f_score`` (effective-order averaging, no eps smoothing) on rows whose counts
+    are all positive: its operations in its order, on the rows' own dtype (bit for bit its scores)."""
+    factor, avg_prec, avg_rec = metric.beta**2, 0.0, 0.0
+    for i in range(metric.order):
+        n_hyp, n_ref, n_match = stats[:, 3 * i], stats[:, 3 * i + 1], stats[:, 3 * i + 2]
+        avg_prec, avg_rec = avg_prec + n_match / n_hyp, avg_rec + n_match / n_ref
+    avg_prec, avg_rec = avg_prec / metric.order, avg_rec / metric.order
+    score = (1 + factor) * avg_prec * avg_rec
+    return np.asarray(100 * (score / ((factor * avg_prec) + avg_rec)), dtype=np.float64)
