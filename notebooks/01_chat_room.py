@@ -375,6 +375,22 @@ def judged(run, labels):
     return relabel(Report.load(ADVERSARIAL / run), load_labels(ADVERSARIAL / labels))
 
 
+def paired_runs(a, b, names):
+    """Readers' useful share of two runs of one set, paired over messages, per kind of reader (``names``: a, b)."""
+    table = pd.DataFrame({group: paired_usefulness(a.frames["readings"], b.frames["readings"], group=group)
+                          for group in ("two or more languages", "one language")}).T  # fmt: skip
+    return table[["n", "a", "b", "diff", "ci_low", "ci_high", "p_value"]].rename(columns=dict(zip("ab", names)))
+
+
+def annotators(n, name):
+    """The agreement of set ``n``'s two annotators on the drafts both labelled, printed, and its crosstab."""
+    stats, table = label_agreement(load_labels(ADVERSARIAL / f"unseen{n}_labels.jsonl"),
+                                   load_labels(ADVERSARIAL / f"unseen{n}_labels_second.jsonl"))  # fmt: skip
+    print(f"{name}{stats['n']} drafts labelled by both annotators: agreement {stats['agreement']:.1%}, "
+          f"Cohen's kappa {stats['kappa']:.3f}")
+    return stats, table
+
+
 fifth = judged("unseen5_run/attacks.csv", "unseen5_labels.jsonl")
 by_order = judged("unseen6_run/preference.csv", "unseen6_labels.jsonl")
 by_record = judged("unseen6_run/measured.csv", "unseen6_labels.jsonl")
@@ -442,11 +458,7 @@ print(f"set 7: {len(items7)} messages, {int((items7['category'] == 'ordinary').s
       f"{int((items7['category'] != 'ordinary').sum())} injections; per language {items7['lang'].value_counts().to_dict()}")
 useful7 = usefulness_table(seventh).set_index("reader")[useful_runs.columns]
 fabricated7 = fabrications_table(seventh).set_index("reader_lang")[FABRICATION]
-agreement7, crosstab7 = label_agreement(
-    load_labels(ADVERSARIAL / "unseen7_labels.jsonl"), load_labels(ADVERSARIAL / "unseen7_labels_second.jsonl")
-)
-print(f"{agreement7['n']} drafts labelled by both annotators: agreement {agreement7['agreement']:.1%}, "
-      f"Cohen's kappa {agreement7['kappa']:.3f}")
+agreement7, crosstab7 = annotators(7, "")
 display(useful7.round(3))
 display(fabricated7.round(3))
 
@@ -484,15 +496,8 @@ useful_tests = pd.concat({"set 7": useful7, **{name: usefulness_table(r).set_ind
 fabricated_tests = pd.DataFrame({"set 7": fabricated7.loc["all"], **{
     name: fabrications_table(r).set_index("reader_lang").loc["all", FABRICATION] for name, r in EIGHTH.items()
 }}).T  # fmt: skip
-doubt_gain = pd.DataFrame({
-    group: paired_usefulness(eighth_before.frames["readings"], eighth.frames["readings"], group=group)
-    for group in ("two or more languages", "one language")
-}).T[["n", "a", "b", "diff", "ci_low", "ci_high", "p_value"]].rename(columns={"a": "guard before", "b": "with the doubt"})  # fmt: skip
-agreement8, crosstab8 = label_agreement(
-    load_labels(ADVERSARIAL / "unseen8_labels.jsonl"), load_labels(ADVERSARIAL / "unseen8_labels_second.jsonl")
-)
-print(f"set 8: {agreement8['n']} drafts labelled by both annotators: agreement {agreement8['agreement']:.1%}, "
-      f"Cohen's kappa {agreement8['kappa']:.3f}")
+doubt_gain = paired_runs(eighth_before, eighth, ("guard before", "with the doubt"))
+agreement8, crosstab8 = annotators(8, "set 8: ")
 display(useful_tests.loc[(slice(None), ["two or more languages", "one language"]), :].round(3))
 display(doubt_gain.round(3))
 fabricated_tests.round(3)
@@ -521,15 +526,8 @@ useful9 = pd.concat({name: usefulness_table(r).set_index("reader")[useful_runs.c
                     names=["run"])  # fmt: skip
 fabricated9 = pd.DataFrame({name: fabrications_table(r).set_index("reader_lang").loc["all", FABRICATION + ["faithful_withheld",
     "faithful_flagged"]] for name, r in NINTH.items()}).T  # fmt: skip
-floor_gain = pd.DataFrame({
-    group: paired_usefulness(ninth_before.frames["readings"], ninth.frames["readings"], group=group)
-    for group in ("two or more languages", "one language")
-}).T[["n", "a", "b", "diff", "ci_low", "ci_high", "p_value"]].rename(columns={"a": "floor before", "b": "floor for partial drafts"})  # fmt: skip
-agreement9, crosstab9 = label_agreement(
-    load_labels(ADVERSARIAL / "unseen9_labels.jsonl"), load_labels(ADVERSARIAL / "unseen9_labels_second.jsonl")
-)
-print(f"set 9: {agreement9['n']} drafts labelled by both annotators: agreement {agreement9['agreement']:.1%}, "
-      f"Cohen's kappa {agreement9['kappa']:.3f}")
+floor_gain = paired_runs(ninth_before, ninth, ("floor before", "floor for partial drafts"))
+agreement9, crosstab9 = annotators(9, "set 9: ")
 display(useful9.loc[(slice(None), ["two or more languages", "one language"]), :].round(3))
 display(floor_gain.round(3))
 fabricated9.round(3)
