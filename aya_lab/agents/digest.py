@@ -25,7 +25,7 @@ import re
 from collections.abc import Sequence
 from dataclasses import replace
 
-from aya_lab.agents.guard import MARKER, ORIGINAL, UNVERIFIED
+from aya_lab.agents.guard import MARKER, UNVERIFIED, TranslationGuard
 from aya_lab.agents.summarizer import SummaryResult
 from aya_lab.messages import ChatMessage
 
@@ -80,14 +80,9 @@ def verified_english(message: ChatMessage) -> str | None:
 def doubted_english(message: ChatMessage) -> str | None:
     """The English draft of a message the guard delivered flagged (``[unverified] <draft> | original:
     <message>``), else None (no English translation, a passing or a withheld one)."""
-    english = message.english
-    if message.lang == "eng" or "eng" not in message.translations or not english.startswith(f"{UNVERIFIED} "):
+    if message.lang == "eng" or "eng" not in message.translations:
         return None
-    draft = english.removeprefix(f"{UNVERIFIED} ")
-    for suffix in (f" {ORIGINAL} {message.content}", f" {ORIGINAL} {message.content.strip()}"):
-        if draft.endswith(suffix):
-            return draft.removesuffix(suffix).strip() or None
-    return None
+    return TranslationGuard.flagged_draft(message.english, message.content)
 
 
 def who_said_what(window: Sequence[ChatMessage]) -> list[str]:

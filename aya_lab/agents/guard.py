@@ -227,6 +227,16 @@ class TranslationGuard:
         )
         return f"{MARKER} {source}", note
 
+    @staticmethod
+    def flagged_draft(delivered: str, source: str) -> str | None:
+        """The draft inside a flagged delivery of ``source`` (what :meth:`deliverable` writes,
+        ``[unverified] <draft> | original: <source>``), else ``None``: a passing or withheld delivery, or a
+        text that only looks flagged (its original is not ``source``)."""
+        suffix = f" {ORIGINAL} {source}"
+        if not delivered.startswith(f"{UNVERIFIED} ") or not delivered.endswith(suffix):
+            return None
+        return delivered.removeprefix(f"{UNVERIFIED} ").removesuffix(suffix).strip() or None
+
     # -- the checks: each returns a reason when it fails, else None ------------------------------------
     def _language(self, source: str, output: str, src: str, tgt: str) -> str | None:
         if not covered(tgt) or sum(ch.isalpha() for ch in output) < MIN_LANGID_LETTERS:

@@ -197,3 +197,13 @@ def test_the_chrf_bound_is_never_below_sacrebleus_chrf():
     assert chrf_bound("same words here", "same words here", chrf.char_order, chrf.beta) >= 100
     long_one = "a very long output that goes on and on about trucks"
     assert chrf_bound(long_one, "Short one.", chrf.char_order, chrf.beta) < 80  # skipped
+
+
+def test_a_flagged_delivery_gives_back_its_draft_and_nothing_else_does():
+    source, draft = "Danke, Amara. Ich schicke den Bericht bis Donnerstag.", "Thank you, Amara. I will send the report."
+    flagged = f"{UNVERIFIED} {draft} {ORIGINAL} {source}"  # what deliverable writes for a doubtful draft
+    assert TranslationGuard.flagged_draft(flagged, source) == draft
+    assert TranslationGuard.flagged_draft(f"{MARKER} {source}", source) is None  # withheld
+    assert TranslationGuard.flagged_draft(draft, source) is None  # passed
+    assert TranslationGuard.flagged_draft(flagged, "Ein anderer Satz.") is None  # another message's original
+    assert TranslationGuard.flagged_draft(f"{UNVERIFIED}  {ORIGINAL} {source}", source) is None  # no draft
