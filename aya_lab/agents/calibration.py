@@ -56,10 +56,10 @@ __all__ = [
 CALIBRATION_VERSION = 1
 THRESHOLDS_FILE = "faithfulness-thresholds.json"
 WRITE_COMMAND = "aya-lab eval run faithfulness --write-calibration data/calibration"
+"""The command that measures and writes the calibration files (the fix a bad file's error names)."""
 PARTIAL_TARGET = 0.10
 """What a translator's floor aims at: at most this share of its labelled drafts partial and delivered
 unmarked (issue 40's target for the room; a policy, not a measurement)."""
-"""The command that measures and writes the calibration files (the fix a bad file's error names)."""
 
 
 class CalibrationError(AyaLabError, ValueError):

@@ -9,7 +9,7 @@ small. :func:`units_for` makes documents the units where a set has document ids,
 often each unit is drawn per resample: sum per-unit sufficient statistics weighted by a row and you have
 that resample's corpus statistics.
 
-Corpus metrics. :func:`analyse_group` recomputes BLEU, chrF and chrF++ (sacrebleu, see below) from the
+Corpus metrics. :func:`analyse_group` recomputes BLEU, chrF and chrF++ (sacrebleu's, :mod:`aya_lab.eval.metrics`) from the
 resampled units' summed statistics, as sacrebleu's own bootstrap does for segments; with segments as units
 the draws are sacrebleu's own (``default_rng(SACREBLEU_SEED)``, the same calls), so score CIs and
 approximate-randomisation p-values equal sacrebleu's (tested). Beyond sacrebleu: documents as units, and the
@@ -17,9 +17,8 @@ approximate-randomisation p-values equal sacrebleu's (tested). Beyond sacrebleu:
 (:func:`percentile_p`; sacrebleu's paired test shifts the resamples to the null and can disagree with the
 interval). Approximate randomisation over ``k`` documents has ``2**k`` assignments, two of which tie the
 observed difference, so with documents it counts ties (``>=``): the smallest p is about ``2 / 2**k``. Outputs
-equal to the baseline's have nothing to test: delta 0, p = 1. The resampled rows' chrF is sacrebleu's
-``_compute_f_score`` applied to all rows at once in numpy, the same operations in the same order, so every
-score is sacrebleu's bit for bit (tested); BLEU rows go through sacrebleu one by one.
+equal to the baseline's have nothing to test: delta 0, p = 1. Each resample is scored from its summed
+statistics by :func:`~aya_lab.eval.metrics.scores_from_stats`.
 
 Item means. :func:`bootstrap_ci`, :func:`paired_bootstrap`, :func:`paired_equivalence` (TOST at a margin
 stated before the data), :func:`paired_binary` (with McNemar) and :func:`paired_accuracy` resample items with :func:`bootstrap_indices`. Every function is seeded, so a
