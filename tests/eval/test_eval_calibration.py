@@ -27,8 +27,10 @@ from aya_lab.eval.calibration import (
     calibration_runs,
     choose_floor_quantile,
     default_messages_path,
+    floor_table,
     labelled_runs,
     load_labelled_runs,
+    load_real_drafts,
     translator_calibration,
     write_calibration,
 )
@@ -119,6 +121,16 @@ def test_the_command_writes_both_files_and_they_load(tmp_path, capsys):
     assert [f.path for f in record.data] == ["data/adversarial/unseen.jsonl", "data/adversarial/unseen_labels.jsonl"]
     assert (record.drafts, record.partial_target, record.unsupported) == (166, 0.2, ["swh", "yor"])
     assert record.partial_unmarked is not None and (record.partial_unmarked <= 0.2 or record.quantile == 0.5)
+    drafts = load_real_drafts(unseen, labels)
+    scores = faithfulness_scores([d.source for d in drafts], [d.draft for d in drafts])
+    floor = calibrate_floor(drafts, scores, record.quantile)
+
+    def shares(thresholds):
+        table = floor_table(drafts, scores, floor, thresholds).set_index("label")
+        return {label: (round(r["withheld"], 4), round(r["flagged"], 4)) for label, r in table.iterrows()}
+
+    measured = {label: (r.withheld, r.flagged) for label, r in record.measured.items()}
+    assert measured == shares(written.thresholds) != shares(None)  # this run's thresholds, not the committed ones
     assert not list(out.glob(".*.tmp"))
 
 
