@@ -102,6 +102,22 @@ def test_runs_given_pairwise_and_directions_are_checked_in_one_line():
         load_labelled_runs([(unseen, labels), (unseen, labels)])
 
 
+@pytest.mark.parametrize(
+    ("option", "error"),
+    [
+        (["--partial-target", "0"], "error: faithfulness option partial_target=0.0: Input should be greater than 0"),
+        (["--skip-directions", "qqq-eng"], "error: faithfulness option skip_directions=['qqq-eng']: Value error, "
+         "unsupported language 'qqq'; use an ISO code or name from `aya-lab data languages`"),
+        (["--real-messages", "a.jsonl", "--real-messages", "b.jsonl", "--real-labels", "c.jsonl"],
+         "error: 2 --real-messages and 1 --real-labels; pass one labels file per messages file, in order"),
+    ],
+)  # fmt: skip
+def test_a_bad_calibration_option_is_one_line_and_writes_nothing(tmp_path, capsys, option, error):
+    out = tmp_path / "cal"
+    assert main(["eval", "run", "faithfulness", "--write-calibration", str(out), *option]) == 2
+    assert capsys.readouterr().err.strip() == error and not out.exists()
+
+
 def test_the_command_writes_both_files_and_they_load(tmp_path, capsys):
     out = tmp_path / "cal"
     unseen, labels = default_messages_path(), default_labels_path()
