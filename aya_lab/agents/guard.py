@@ -178,14 +178,18 @@ def _size(text: str, lang: str) -> int:
 class TranslationGuard:
     """Checks a translation before it reaches a feed (see the module docstring for the checks)."""
 
-    def __init__(self, checks: Iterable[str] = ALL_CHECKS, floor: RealOutputFloor | None = None) -> None:
-        self.checks, self.floor = tuple(checks), floor
+    def __init__(
+        self, checks: Iterable[str] = ALL_CHECKS, floor: RealOutputFloor | None = None, agreement: float = 0.0
+    ) -> None:
+        self.checks, self.floor, self.agreement = tuple(checks), floor, agreement
         unknown = sorted(set(self.checks) - set(ALL_CHECKS))
         if unknown:
             raise InputError(f"unknown guard check {unknown[0]!r}; checks are {', '.join(ALL_CHECKS)}")
 
-    def check(self, source: str, output: str, src: str, tgt: str) -> GuardVerdict:
-        """The verdict on ``output`` as the ``tgt`` translation of ``source`` (in ``src``)."""
+    def check(self, source: str, output: str, src: str, tgt: str, agreement: float | None = None) -> GuardVerdict:
+        """The verdict on ``output`` as the ``tgt`` translation of ``source`` (in ``src``); ``agreement``: how
+        far the translator's drafts of it agree (:mod:`aya_lab.agents.consensus`), a doubt under the guard's
+        ``agreement`` threshold."""
         if not output.strip():
             return GuardVerdict(("empty: the translation is empty",))
         reasons: list[str] = []
@@ -204,9 +208,13 @@ class TranslationGuard:
                 reason = getattr(self, f"_{name}")(source, output, src, tgt)
             if reason:
                 reasons.append(f"{name}: {reason}")
+        if agreement is not None and agreement < self.agreement:
+            doubts.append(f"agreement: the translator's drafts agree {agreement:.2f} < {self.agreement:.2f}")
         return GuardVerdict(tuple(reasons), tuple(doubts))
 
-    def deliverable(self, source: str, output: str, src: str, tgt: str) -> tuple[str, str | None]:
+    def deliverable(
+        self, source: str, output: str, src: str, tgt: str, agreement: float | None = None
+    ) -> tuple[str, str | None]:
         """``(text to deliver, note)``: ``output`` and ``None`` when it passes; a flagged output
         (:attr:`GuardVerdict.flagged`) behind :data:`UNVERIFIED`, followed by :data:`ORIGINAL` and the
         original; else the original behind :data:`MARKER`. The one-line note names the languages, the
@@ -214,7 +222,7 @@ class TranslationGuard:
         run report)."""
         if src == tgt:
             return output, None
-        verdict = self.check(source, output, src, tgt)
+        verdict = self.check(source, output, src, tgt, agreement)
         if verdict.ok and not verdict.flagged:
             return output, None
         draft = json.dumps(output, ensure_ascii=False)
@@ -348,17 +356,25 @@ def _pool_sentences() -> list[str]:
 
 
 def guard_translations(
-    source: str, src: str, translations: dict[str, str], model: TextModel, *, label: str = "message"
+    source: str,
+    src: str,
+    translations: dict[str, str],
+    model: TextModel,
+    *,
+    label: str = "message",
+    agreements: dict[str, float | None] | None = None,
+    agreement: float = 0.0,
 ) -> tuple[dict[str, str], list[str]]:
     """``translations`` (``{lang: text}``), written by ``model``, checked against ``source`` (in ``src``)
     with the checks that apply to ``model`` (:func:`checks_for`) and ``model``'s own record
-    (:func:`~aya_lab.agents.faithfulness.floor_for`; none: the written thresholds alone):
+    (:func:`~aya_lab.agents.faithfulness.floor_for`; none: the written thresholds alone), each with its
+    drafts' agreement from ``agreements`` (doubtful under ``agreement``):
     ``(texts to deliver, run-report notes)``; each withheld translation becomes :data:`MARKER` + the
     original and gets one note starting with ``label``."""
-    guard = TranslationGuard(checks_for(model), floor_for(model))
+    guard = TranslationGuard(checks_for(model), floor_for(model), agreement)
     out, notes = {}, []
     for lang, text in translations.items():
-        out[lang], note = guard.deliverable(source, text, src, lang)
+        out[lang], note = guard.deliverable(source, text, src, lang, (agreements or {}).get(lang))
         if note:
             notes.append(f"{label}: {note}")
     return out, notes

@@ -4,7 +4,8 @@ One agent per user, but translation is **per target language, not per user**: :m
 takes a message and all the languages the room needs and sends one batch to the model. A message
 already in a target language is not sent through the model. With ``context_window = K > 0`` the last K
 room messages (in the target language where a translation exists) go into the prompt; K = 0 is the
-original design's behaviour (it kept a history but never used it).
+original design's behaviour (it kept a history but never used it). With ``drafts = K > 1`` every translation
+comes with K drafts and their agreement (:mod:`aya_lab.agents.consensus`).
 """
 
 from __future__ import annotations
@@ -14,13 +15,17 @@ from collections.abc import Sequence
 
 from langchain_core.messages import BaseMessage
 
+from aya_lab.agents.consensus import Drafted, consensus, rotated_prompts
 from aya_lab.agents.protocols import TextModel
 from aya_lab.errors import InputError
 from aya_lab.languages import language_name
 from aya_lab.messages import ChatMessage
 from aya_lab.prompts import PromptFile, choose_prompt, cut_at_stop
 
-__all__ = ["UserAgent", "clean_translation", "render_context"]
+__all__ = ["MAX_DRAFTS", "UserAgent", "clean_translation", "render_context"]
+
+MAX_DRAFTS = 8
+"""The most drafts of one translation (each is one more generation per message and language)."""
 
 _TAGS = re.compile(r"<\s*/?\s*(?:message|request)\s*>", re.I)  # spotlighting delimiters a model echoes
 _PREFIX = re.compile(
@@ -53,19 +58,27 @@ class UserAgent:
     """Translates room messages into target languages with a ``user_translate/<variant>`` prompt."""
 
     def __init__(
-        self, model: TextModel, prompt: str | PromptFile = "user_translate/baseline", context_window: int = 0
+        self,
+        model: TextModel,
+        prompt: str | PromptFile = "user_translate/baseline",
+        context_window: int = 0,
+        drafts: int = 1,
     ) -> None:
         if context_window < 0:
             raise InputError(f"context_window must be >= 0; got {context_window}")
+        if not 1 <= drafts <= MAX_DRAFTS:
+            raise InputError(f"drafts must be from 1 to {MAX_DRAFTS}; got {drafts}")
         self.model = model
         self.prompt_choice = choose_prompt(prompt, model)  # a base model gets the baseline's completion variant
         self.prompt = self.prompt_choice.used
         self.context_window = context_window
+        self.prompts = rotated_prompts(self.prompt, drafts)  # one per draft; the prompt alone without examples
 
     def conversation(
-        self, text: str, source: str, target: str, history: Sequence[ChatMessage] = ()
+        self, text: str, source: str, target: str, history: Sequence[ChatMessage] = (), prompt: PromptFile | None = None
     ) -> list[BaseMessage]:
-        """The prompt messages translating ``text`` from ``source`` into ``target`` (ISO 639-3 codes)."""
+        """The prompt messages translating ``text`` from ``source`` into ``target`` (ISO 639-3 codes), with
+        ``prompt`` (default: the agent's own)."""
         values = {
             "target_language": language_name(target),
             "message": text,
@@ -74,7 +87,8 @@ class UserAgent:
             "source_code": source,
             "target_code": target,
         }
-        return self.prompt.render(**{k: v for k, v in values.items() if k in self.prompt.variables})
+        prompt = prompt or self.prompt
+        return prompt.render(**{k: v for k, v in values.items() if k in prompt.variables})
 
     def _clean(self, text: str, target: str) -> str:
         return clean_translation(cut_at_stop(text, self.prompt.stop_strings), language_name(target))
@@ -93,11 +107,22 @@ class UserAgent:
         self, message: ChatMessage, targets: Sequence[str], history: Sequence[ChatMessage] = ()
     ) -> dict[str, str]:
         """``{lang: text}`` for every target language, model called once with a batch of the needed ones."""
+        return {lang: drafted.text for lang, drafted in self.draft_many(message, targets, history).items()}
+
+    def draft_many(
+        self, message: ChatMessage, targets: Sequence[str], history: Sequence[ChatMessage] = ()
+    ) -> dict[str, Drafted]:
+        """``{lang: Drafted}`` for every target language: the model called once with a batch of every draft
+        of the needed ones (:attr:`prompts`), each language's draft 0 with its agreement
+        (:func:`~aya_lab.agents.consensus.consensus`); the message itself, one draft, in its own language."""
         needed = [t for t in dict.fromkeys(targets) if t != message.lang]
-        out = {t: message.content for t in targets if t == message.lang}
+        out = {t: Drafted(message.content) for t in targets if t == message.lang}
         if needed:
-            convs = [self.conversation(message.content, message.lang, t, history) for t in needed]
-            results = self.model.generate_texts(convs)
-            for t, r in zip(needed, results, strict=True):
-                out[t] = self._clean(r.text, t)
+            convs = [
+                self.conversation(message.content, message.lang, t, history, p) for t in needed for p in self.prompts
+            ]
+            texts = [r.text for r in self.model.generate_texts(convs)]
+            k = len(self.prompts)
+            for i, t in enumerate(needed):
+                out[t] = consensus([self._clean(text, t) for text in texts[i * k : (i + 1) * k]])
         return out

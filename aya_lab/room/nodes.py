@@ -129,12 +129,12 @@ def ingest(*, factory_parameter: IngestParameters, flow_parameter: dict[str, str
 
 
 def _translate_keeping_fixed(
-    agent: UserAgent, original: ChatMessage, targets: list[str], history: list[ChatMessage], fixed: bool
+    agent: UserAgent, original: ChatMessage, targets: list[str], history: list[ChatMessage]
 ) -> dict[str, str]:
-    """``agent.translate_many``; with ``fixed``, the fixed parts of Aya's reply (sources lines, set by
-    code) are cut out, only the text between them is translated (one batch per piece), and the fixed
-    parts are put back verbatim in every language."""
-    pieces = split_fixed(original.content) if fixed else [(original.content, False)]
+    """``agent.translate_many`` of Aya's reply ``original`` with its fixed parts (sources lines, set by
+    code) cut out: only the text between them is translated (one batch per piece), and the fixed parts
+    are put back verbatim in every language."""
+    pieces = split_fixed(original.content)
     if len(pieces) == 1 and not pieces[0][1]:
         return agent.translate_many(original, targets, history) if targets else {}
     out = dict.fromkeys(targets, "")
@@ -170,15 +170,29 @@ def _by_translator(runtime: AyaRuntime, source: str, targets: list[str]) -> list
 
 
 def _guarded(
-    runtime: AyaRuntime, original: ChatMessage, translations: dict[str, str], label: str
+    runtime: AyaRuntime,
+    original: ChatMessage,
+    translations: dict[str, str],
+    label: str,
+    agreements: dict[str, float | None],
+    agreement: float,
 ) -> tuple[dict[str, str], list[str]]:
     """``translations`` of ``original`` through the guard, in order, each judged by the record of the model
-    that wrote it (:meth:`~aya_lab.room.state.AyaRuntime.translator_for`: an adapter is not its base)."""
+    that wrote it (:meth:`~aya_lab.room.state.AyaRuntime.translator_for`: an adapter is not its base) and by
+    its drafts' ``agreements`` (doubtful under ``agreement``)."""
     out: dict[str, str] = {}
     notes: list[str] = []
     for lang, text in translations.items():
         model = runtime.translator_for(original.lang, lang)
-        part, more = guard_translations(original.content, original.lang, {lang: text}, model, label=label)
+        part, more = guard_translations(
+            original.content,
+            original.lang,
+            {lang: text},
+            model,
+            label=label,
+            agreements=agreements,
+            agreement=agreement,
+        )
         out |= part
         notes += more
     return out, notes
@@ -193,15 +207,22 @@ def _round(
     fixed = original.sender == AYA  # Aya's sources lines are never translated
     made = {} if fixed else _english_of_request(state, original)
     translations = {k: v for k, v in made.items() if k in targets}
+    agreements: dict[str, float | None] = {}
     for model, langs in _by_translator(runtime, original.lang, [t for t in targets if t not in made]):
-        agent = UserAgent(model, params.prompt, context_window=params.context_window)
-        translations |= _translate_keeping_fixed(agent, original, langs, _history(state), fixed)
+        agent = UserAgent(model, params.prompt, context_window=params.context_window, drafts=params.drafts)
+        if fixed:
+            translations |= _translate_keeping_fixed(agent, original, langs, _history(state))
+            continue
+        drafted = agent.draft_many(original, langs, _history(state))
+        translations |= {lang: d.text for lang, d in drafted.items()}
+        agreements |= {lang: d.agreement for lang, d in drafted.items()}
     missing = [t for t in targets if t != original.lang and t not in translations]
     if missing:  # the delivery rule's rounds ask for each language until it has a text: this ends them
         raise RuntimeError(f"no translation of {original.id} into {', '.join(missing)} came back from the translator")
     # a model's output is untrusted text too: no control or bidi-override character reaches a feed
     others = {k: clean_text(v) for k, v in translations.items() if k != original.lang}
-    return _guarded(runtime, original, others, f"{original.sender}'s message {original.id}")
+    label = f"{original.sender}'s message {original.id}"
+    return _guarded(runtime, original, others, label, agreements, params.agreement)
 
 
 def _delivery_factory(field_name: str, doc: str) -> Callable[..., Node]:

@@ -73,6 +73,13 @@ class DeliveryParameters(_Parameters):
     route: Literal["measured", "preference"] = "measured"
     """The order a reader's languages are tried in (:func:`~aya_lab.room.delivery.route`): by the measured
     records (the original first, then the more faithful translations) or by the reader's order alone."""
+    drafts: int = Field(1, ge=1, le=8)
+    """How many drafts the translator writes of each translation (:mod:`aya_lab.agents.consensus`: few-shot
+    examples rotated; draft 0, the prompt's own, is delivered; 1: no others). The bound is the agent's
+    ``MAX_DRAFTS``."""
+    agreement: float = Field(0.0, ge=0.0, le=1.0)
+    """A draft that agrees less than this with the translator's other drafts (its mean chrF over 100 against
+    them) arrives flagged ``[unverified]`` beside the original; 0: never (nor with one draft)."""
 
     @field_validator("prompt")
     @classmethod

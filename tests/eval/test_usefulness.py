@@ -40,7 +40,7 @@ def kb_source(tmp_path):
 
 @pytest.fixture
 def withhold_swahili(monkeypatch):
-    def check(self, source, output, src, tgt):
+    def check(self, source, output, src, tgt, agreement=None):
         return GuardVerdict((f"assistant: test withholds {tgt}",)) if tgt == "swh" else GuardVerdict()
 
     monkeypatch.setattr(TranslationGuard, "check", check)
@@ -134,7 +134,9 @@ def test_a_run_saved_unlabelled_is_judged_later_by_its_labels(tmp_path, kb_sourc
 
 
 def test_the_runner_runs_the_graph_it_is_given(tmp_path, kb_source, monkeypatch):
-    monkeypatch.setattr(TranslationGuard, "check", lambda self, source, output, src, tgt: GuardVerdict())
+    monkeypatch.setattr(
+        TranslationGuard, "check", lambda self, source, output, src, tgt, agreement=None: GuardVerdict()
+    )
     english = AttackRecord(id="m2", category="ordinary", lang="eng", sender="jack", text="The kitchen is closed.")
     models = {"translator": FakeRoomModel(default="ok"), "aya": FakeRoomModel(default="ok")}
     got = {}

@@ -31,7 +31,7 @@ def test_one_direction_uses_its_own_model_and_the_others_the_translator(make_roo
     assert swh_eng.prompts and all("English:" in p.rsplit("\n", 1)[-1] for p in swh_eng.prompts)
     report = room.send("lena", "Guten Morgen")
     assert report.delivered["kofi"] == "[English] Guten Morgen"  # deu -> eng is not the direction
-    assert len(swh_eng.prompts) == 1
+    assert len(swh_eng.prompts) == 3 and swh_eng.batches == [3]  # three drafts of the one swh -> eng message
 
 
 def test_without_a_direction_every_translation_uses_the_translator(make_room):

@@ -29,7 +29,7 @@ def verdicts(monkeypatch):
     """``verdicts(swh="withheld", fra="flagged")``: the guard's verdict per target language (else it passes)."""
 
     def set_(**by_lang: str) -> None:
-        def check(self, source, output, src, tgt):
+        def check(self, source, output, src, tgt, agreement=None):
             how = by_lang.get(tgt)
             if how == "withheld":
                 return GuardVerdict((f"assistant: test withholds {tgt}",))
@@ -261,12 +261,12 @@ def test_a_translation_that_never_comes_back_fails_the_run_instead_of_looping(ma
     a language it was asked for is a bug: the run fails (and changes nothing) rather than asking forever."""
     verdicts(swh="withheld")
     room = _room(make_room, ["swh", "fra"])
-    real = UserAgent.translate_many
+    real = UserAgent.draft_many
 
     def without_french(self, message, targets, history=()):
         return {k: v for k, v in real(self, message, targets, history).items() if k != "fra"}
 
-    monkeypatch.setattr(UserAgent, "translate_many", without_french)
+    monkeypatch.setattr(UserAgent, "draft_many", without_french)
     with pytest.raises(RuntimeError, match="into fra came back"):
         room.send("lena", GERMAN)
     assert room.feed("amara") == [] and room.history() == []

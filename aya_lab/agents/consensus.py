@@ -1,0 +1,67 @@
+"""Several drafts of one translation, and how far they agree: a doubt when a small model is guessing.
+
+A small translator's draft depends on the few-shot examples its prompt shows. With ``drafts = K > 1``
+(:class:`~aya_lab.agents.user.UserAgent`) the translator writes K drafts of a message: draft 0 under the
+prompt as written, draft ``j`` under the prompt's example records rotated by ``j * (n // K)`` (``n``: the records
+the prompt draws from; :func:`rotated_prompts`). Draft 0 is delivered, as with one draft; the others are
+evidence (:func:`consensus`): draft 0's mean sentence chrF against them, over 100, is its *agreement*, and the
+guard flags a draft whose agreement is under the delivery rule's ``agreement`` threshold
+(:class:`~aya_lab.agents.guard.TranslationGuard`). A draft the model would write under any examples scores
+near 1; one that changes a fact or a clause when the examples change scores lower. A prompt without few-shot
+examples writes one draft (greedy decoding would write the same one K times), and its agreement is ``None``.
+
+Delivering the drafts' medoid instead (minimum-Bayes-risk selection with chrF) was measured on the labelled
+drafts of two development runs and delivered fewer faithful drafts than draft 0 (docs/ROOM.md).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from aya_lab.prompts import PromptFile
+from aya_lab.prompts.fewshot import spec_records
+
+__all__ = ["Drafted", "consensus", "rotated_prompts"]
+
+
+@dataclass(frozen=True)
+class Drafted:
+    """One translation and the drafts behind it: the delivered ``text`` (draft 0), its ``agreement`` with the
+    other drafts (0–1; ``None``: one draft was written) and every ``drafts`` text, draft 0 first."""
+
+    text: str
+    agreement: float | None = None
+    drafts: tuple[str, ...] = ()
+
+
+def rotated_prompts(prompt: PromptFile, k: int) -> list[PromptFile]:
+    """``k`` variants of ``prompt`` whose example records are rotated (see the module docstring); the
+    prompt alone when ``k`` is 1, it has no few-shot examples, or its records are fewer than ``k``."""
+    spec = prompt.examples
+    if k <= 1 or spec is None:
+        return [prompt]
+    records = spec_records(spec)
+    step = len(records) // k
+    if step == 0:
+        return [prompt]
+    variants = [prompt]
+    for j in range(1, k):
+        turned = tuple(records[j * step :] + records[: j * step])
+        examples = spec.model_copy(update={"records": turned})
+        variants.append(prompt.model_copy(update={"examples": examples, "variant": f"{prompt.variant}+rotated{j}"}))
+    return variants
+
+
+def consensus(drafts: Sequence[str]) -> Drafted:
+    """Draft 0, with its mean sentence chrF against the other drafts over 100 as its agreement (one draft:
+    agreement ``None``). Raises ``ValueError`` on no drafts."""
+    if not drafts:
+        raise ValueError("consensus needs at least one draft")
+    if len(drafts) == 1:
+        return Drafted(drafts[0], None, tuple(drafts))
+    from sacrebleu.metrics import CHRF  # heavy; only when several drafts were written
+
+    chrf = CHRF()
+    mean = sum(chrf.sentence_score(drafts[0], [other]).score for other in drafts[1:]) / (len(drafts) - 1)
+    return Drafted(drafts[0], round(mean / 100, 4), tuple(drafts))

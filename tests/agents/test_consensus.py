@@ -1,0 +1,89 @@
+"""Several drafts of a translation: rotated few-shot prompts, draft 0 delivered, its agreement a doubt."""
+
+import pytest
+
+from aya_lab.agents.consensus import Drafted, consensus, rotated_prompts
+from aya_lab.agents.guard import UNVERIFIED, TranslationGuard
+from aya_lab.agents.user import MAX_DRAFTS, UserAgent
+from aya_lab.errors import InputError
+from aya_lab.messages import ChatMessage
+from aya_lab.models.fake import FakeChatModel
+from aya_lab.prompts import load_pool, load_prompt
+from aya_lab.room.parameters import DeliveryParameters
+
+COMPLETION = "user_translate/completion"
+MESSAGE = ChatMessage(sender="lena", content="Der Drucker ist kaputt.", lang="deu")
+
+
+def test_rotated_prompts_turn_the_pool_by_an_equal_step_and_keep_the_prompt_first():
+    prompt = load_prompt(COMPLETION)
+    pool = load_pool("translations")
+    variants = rotated_prompts(prompt, 3)
+    step = len(pool) // 3
+    assert variants[0] is prompt and [v.variant for v in variants[1:]] == ["completion+rotated1", "completion+rotated2"]
+    assert [dict(r) for r in variants[1].examples.records] == pool[step:] + pool[:step]
+    assert [dict(r) for r in variants[2].examples.records] == pool[2 * step :] + pool[: 2 * step]
+    assert len({v.content_hash for v in variants}) == 3  # three prompts, three cache keys
+    assert rotated_prompts(prompt, 1) == [prompt]
+    assert rotated_prompts(prompt, len(pool) + 1) == [prompt]  # fewer records than drafts: nothing to rotate
+
+
+def test_a_prompt_without_examples_writes_one_draft():
+    chat = load_prompt("user_translate/baseline")
+    assert rotated_prompts(chat, 3) == [chat]
+    model = FakeChatModel(default="The printer is broken.")
+    got = UserAgent(model, chat, drafts=3).draft_many(MESSAGE, ["eng"])
+    assert got["eng"] == Drafted("The printer is broken.", None, ("The printer is broken.",))
+    assert model.batches == [1]
+
+
+def test_consensus_delivers_draft_zero_with_its_agreement_with_the_others():
+    drafts = ["The printer on floor two is broken.", "The meeting is on Friday.", "The printer on floor two is broken!"]
+    got = consensus(drafts)
+    assert got.text == drafts[0] and got.drafts == tuple(drafts)
+    assert 0.4 < got.agreement < 0.7  # one close draft, one unrelated: about half
+    assert consensus(["Same.", "Same.", "Same."]).agreement == 1.0
+    assert consensus(["The meeting is on Friday.", "The invoice was paid."]).agreement < 0.3
+    assert consensus(["alone"]) == Drafted("alone", None, ("alone",))
+    with pytest.raises(ValueError, match="at least one draft"):
+        consensus([])
+
+
+def test_draft_many_sends_every_draft_of_every_language_in_one_batch():
+    model = FakeChatModel(responses=["The printer is broken.", "The printer is broken", "Invoice paid.", "Hallo"] * 2)
+    agent = UserAgent(model, COMPLETION, drafts=3)
+    assert agent.translate_many(MESSAGE, ["deu"]) == {"deu": MESSAGE.content} and model.batches == []
+    got = agent.draft_many(MESSAGE, ["eng", "fra", "deu"])
+    assert model.batches == [6]  # 3 drafts x (eng, fra); German is the message's own language
+    assert got["eng"] == consensus(["The printer is broken.", "The printer is broken", "Invoice paid."])
+    assert got["eng"].text == "The printer is broken." and 0.3 < got["eng"].agreement < 0.8
+    assert got["deu"] == Drafted(MESSAGE.content)
+    assert len(got["fra"].drafts) == 3
+    prompts = model.prompts[:3]
+    assert len(set(prompts)) == 3 and all(p.endswith("German: Der Drucker ist kaputt.\nEnglish:") for p in prompts)
+
+
+@pytest.mark.parametrize("drafts", [0, MAX_DRAFTS + 1])
+def test_a_draft_count_out_of_range_is_one_line_naming_it(drafts):
+    with pytest.raises(InputError, match=f"drafts must be from 1 to {MAX_DRAFTS}; got {drafts}"):
+        UserAgent(FakeChatModel(default="x"), COMPLETION, drafts=drafts)
+    with pytest.raises(ValueError, match="drafts"):
+        DeliveryParameters(drafts=drafts)
+
+
+def test_the_room_parameter_allows_what_the_agent_allows():
+    field = DeliveryParameters.model_fields["drafts"]
+    bounds = {type(m).__name__: m for m in field.metadata}
+    assert bounds["Le"].le == MAX_DRAFTS and bounds["Ge"].ge == 1
+
+
+def test_drafts_that_disagree_are_a_doubt_under_the_threshold():
+    guard = TranslationGuard(("length",), agreement=0.7)
+    source, draft = "Der Drucker ist kaputt.", "The printer is broken."
+    assert guard.deliverable(source, draft, "deu", "eng", agreement=0.71) == (draft, None)
+    assert guard.deliverable(source, draft, "deu", "eng") == (draft, None)  # one draft: no agreement, no doubt
+    text, note = guard.deliverable(source, draft, "deu", "eng", agreement=0.52)
+    assert text.startswith(f"{UNVERIFIED} {draft}") and "agreement: the translator's drafts agree 0.52 < 0.70" in note
+    withheld = guard.check(source, "x", "deu", "eng", agreement=0.2)
+    assert not withheld.ok and not withheld.flagged  # withheld stays withheld
+    assert TranslationGuard(("length",)).check(source, draft, "deu", "eng", agreement=0.0).doubts == ()

@@ -1,0 +1,41 @@
+"""The room's translations chosen from several drafts (``drafts``) and doubted when they disagree
+(``agreement``): draft 0 reaches the feed, one batch per round, a note names the doubt."""
+
+from aya_lab.agents.guard import UNVERIFIED
+from aya_lab.models.fake import FakeChatModel
+from aya_lab.prompts import load_pool
+from aya_lab.room.room import default_graph_path
+
+GERMAN = "Guten Morgen, das Treffen ist am Freitag um zehn Uhr."
+
+
+def _graph(tmp_path, agreement):
+    spec = default_graph_path().read_text(encoding="utf-8")
+    old = "{prompt: user_translate/baseline, context_window: 0, drafts: 3, agreement: 0.8}"
+    assert spec.count(old) == 1  # the default graph's message delivery
+    new = f"{{prompt: user_translate/completion, context_window: 0, drafts: 3, agreement: {agreement}}}"
+    path = tmp_path / "aya_drafts.yaml"
+    path.write_text(spec.replace(old, new), encoding="utf-8")
+    return path
+
+
+def test_draft_zero_of_three_is_delivered_and_a_disagreement_is_flagged(make_room, tmp_path):
+    drafts = ["Good morning, the meeting is on Friday at ten.", "The invoice was paid.",
+              "Good morning, the meeting is on Friday at ten o'clock."]  # fmt: skip
+    firsts = [f"<human> German: {record['deu']}" for record in load_pool("translations")[::2]]  # 6 records, step 2
+    model = FakeChatModel(rules=list(zip(firsts, drafts, strict=True)))
+    room = make_room(model=model, users={"lena": "deu", "kofi": "eng"}, graph=_graph(tmp_path, 0.9))
+    report = room.send("lena", GERMAN)
+    (got,) = room.feed("kofi")
+    assert got.text == f"{UNVERIFIED} {drafts[0]} | original: {GERMAN}"
+    assert model.batches == [3]
+    (note,) = report.guard_notes
+    assert "translation deu->eng unverified (agreement: the translator's drafts agree 0." in note
+    assert note.endswith(f'draft "{drafts[0]}"')
+
+
+def test_drafts_that_agree_arrive_plain(make_room, tmp_path):
+    model = FakeChatModel(default="Good morning, the meeting is on Friday at ten.")
+    room = make_room(model=model, users={"lena": "deu", "kofi": "eng"}, graph=_graph(tmp_path, 0.9))
+    report = room.send("lena", GERMAN)
+    assert room.feed("kofi")[0].text == "Good morning, the meeting is on Friday at ten." and report.guard_notes == []
