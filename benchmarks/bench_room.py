@@ -10,7 +10,9 @@ medians (target <= 2.0; translating user by user, as the original design did, co
 (``min_new_tokens = max_new_tokens``): a batch runs to its longest row, while a single translation may
 stop early, so with free lengths the ratio moved between 2.40 and 2.70 on one machine with the model's
 mood. Fixed, it measures compute. ``--free-length`` restores stopping at end-of-text / stop strings.
-A base model (``gemma3-270m``) translates with the completion prompt (few-shot, stop at the line).
+A base model (``gemma3-270m``) translates with the completion prompt (few-shot, stop at the line). The room
+runs ``aya_lab/graphs/aya_one_draft.yaml`` (one draft per language, as when the tables in docs/ROOM.md were
+measured); ``--graph aya`` runs the default graph, which writes three drafts per language with a base model.
 
     .venv/bin/python benchmarks/bench_room.py [--model smollm2|gemma3-270m] [--messages 5] [--new-tokens 48]
 """
@@ -24,6 +26,7 @@ import time
 from pathlib import Path
 
 from aya_lab.agents import UserAgent
+from aya_lab.graph.cli import spec_path
 from aya_lab.messages import ChatMessage
 from aya_lab.models import GenerationCache, load_chat_model
 from aya_lab.room import ChatRoom
@@ -46,13 +49,14 @@ def main() -> None:
     parser.add_argument("--new-tokens", type=int, default=48)
     parser.add_argument("--model", default="smollm2", help="model spec (smollm2, gemma3-270m, hf:...)")
     parser.add_argument("--free-length", action="store_true", help="let generations stop early (unstable ratio)")
+    parser.add_argument("--graph", default="aya_one_draft", help="packaged graph name or spec file the room runs")
     args = parser.parse_args()
     settings = {"max_new_tokens": args.new_tokens, "min_new_tokens": 0 if args.free_length else args.new_tokens}
     model = load_chat_model(args.model, settings=settings)
     model.cache = GenerationCache("unused", "off")
     agent = UserAgent(model)
     with tempfile.TemporaryDirectory() as tmp:
-        room = ChatRoom.open(Path(tmp) / "bench.sqlite", model=model, users=USERS)
+        room = ChatRoom.open(Path(tmp) / "bench.sqlite", model=model, users=USERS, graph=spec_path(args.graph))
         print(
             f"model {model.spec} on {model.device}; room of {len(USERS)} users in {len(set(USERS.values()))} "
             f"languages; {args.new_tokens} new tokens {'max' if args.free_length else 'each (fixed)'}; "

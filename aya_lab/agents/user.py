@@ -103,6 +103,16 @@ class UserAgent:
         convs = [self.conversation(t, source, target, c) for t, c in zip(texts, contexts, strict=True)]
         return [self._clean(r.text, target) for r in self.model.generate_texts(convs)]
 
+    def draft_texts(self, texts: Sequence[str], source: str, target: str) -> list[Drafted]:
+        """Every text's drafts into one language and their agreement, as one batch (no context; each text
+        itself when ``source == target``)."""
+        if source == target:
+            return [Drafted(t) for t in texts]
+        convs = [self.conversation(t, source, target, (), p) for t in texts for p in self.prompts]
+        outs = [self._clean(r.text, target) for r in self.model.generate_texts(convs)]
+        k = len(self.prompts)
+        return [consensus(outs[i * k : (i + 1) * k]) for i in range(len(texts))]
+
     def translate_many(
         self, message: ChatMessage, targets: Sequence[str], history: Sequence[ChatMessage] = ()
     ) -> dict[str, str]:

@@ -259,8 +259,8 @@ def _delivery_factory(field_name: str, doc: str) -> Callable[..., Node]:
 
 user_agents = _delivery_factory(
     "incoming",
-    "Deliver the incoming message to every user: one translation per language, one model batch per "
-    "translator (a request to Aya's English is the translator node's, not translated again).",
+    "Deliver the incoming message to every user: one translation per language (``drafts`` drafts of it), one "
+    "model batch per translator (a request to Aya's English is the translator node's, not translated again).",
 )
 reply_delivery = _delivery_factory("aya_reply", "Deliver Aya's reply to every user in their language (one batch).")
 

@@ -67,7 +67,7 @@ class DeliveryParameters(_Parameters):
     """``aya_user_agents.v1`` and ``aya_reply_delivery.v1``: how a message is translated for every user."""
 
     prompt: str = "user_translate/baseline"
-    """The ``user_translate`` prompt variant (one model batch: one translation per language)."""
+    """The ``user_translate`` prompt variant (one model batch: every draft of every language)."""
     context_window: int = Field(0, ge=0, le=50)
     """How many earlier room messages the prompt shows as context (0: none)."""
     route: Literal["measured", "preference"] = "measured"

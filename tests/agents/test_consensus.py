@@ -49,18 +49,33 @@ def test_consensus_delivers_draft_zero_with_its_agreement_with_the_others():
         consensus([])
 
 
+def _by_rotation(answers, target):
+    """Rules answering each rotation of the completion prompt (6 pool records, 3 drafts: step 2) from
+    German into ``target`` with its own answer: the prompt's first example tells the rotations apart (a batch
+    is generated in length order, so scripted responses in order would not say which draft is which)."""
+    pool = load_pool("translations")
+    return [(f"<human> German: {pool[2 * j]['deu']}\n{target}:", a) for j, a in enumerate(answers)]
+
+
 def test_draft_many_sends_every_draft_of_every_language_in_one_batch():
-    model = FakeChatModel(responses=["The printer is broken.", "The printer is broken", "Invoice paid.", "Hallo"] * 2)
+    english = ["The printer is broken.", "The printer is broken", "Invoice paid."]
+    model = FakeChatModel(rules=_by_rotation(english, "English") + _by_rotation(["Imprimante."] * 3, "French"))
     agent = UserAgent(model, COMPLETION, drafts=3)
     assert agent.translate_many(MESSAGE, ["deu"]) == {"deu": MESSAGE.content} and model.batches == []
     got = agent.draft_many(MESSAGE, ["eng", "fra", "deu"])
     assert model.batches == [6]  # 3 drafts x (eng, fra); German is the message's own language
-    assert got["eng"] == consensus(["The printer is broken.", "The printer is broken", "Invoice paid."])
-    assert got["eng"].text == "The printer is broken." and 0.3 < got["eng"].agreement < 0.8
+    assert got["eng"] == consensus(english) and got["eng"].text == english[0]
+    assert 0.3 < got["eng"].agreement < 0.8 and got["fra"].agreement == 1.0
     assert got["deu"] == Drafted(MESSAGE.content)
-    assert len(got["fra"].drafts) == 3
-    prompts = model.prompts[:3]
-    assert len(set(prompts)) == 3 and all(p.endswith("German: Der Drucker ist kaputt.\nEnglish:") for p in prompts)
+    assert all(p.endswith("German: Der Drucker ist kaputt.\nEnglish:") for p in model.prompts if "English:" in p[-9:])
+
+
+def test_draft_texts_batches_every_draft_of_every_text():
+    model = FakeChatModel(rules=_by_rotation(["One.", "Two?", "One."], "English"))
+    got = UserAgent(model, COMPLETION, drafts=3).draft_texts(["Eins.", "Eins, bitte."], "deu", "eng")
+    assert model.batches == [6] and [d.text for d in got] == ["One.", "One."]
+    assert got[0].drafts == ("One.", "Two?", "One.") and got[0].agreement < 1.0
+    assert UserAgent(model, COMPLETION, drafts=3).draft_texts(["Hallo"], "deu", "deu") == [Drafted("Hallo")]
 
 
 @pytest.mark.parametrize("drafts", [0, MAX_DRAFTS + 1])

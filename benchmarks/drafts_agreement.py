@@ -1,0 +1,122 @@
+"""How the room's three-draft rule was chosen (docs/ROOM.md, "Three drafts, and a doubt when they disagree").
+
+``--write`` translates the ordinary French, German and Spanish messages of ``data/adversarial/unseen7.jsonl``
+and ``unseen8.jsonl`` into English with three drafts each (the room's default translator and prompt,
+:class:`~aya_lab.agents.user.UserAgent` with ``drafts=3``) and writes ``data/adversarial/drafts3_dev.jsonl``
+(about 4 minutes alone on 2 cores). Without it, the script reads that file, judges the first draft and the
+medoid of the three by the committed labels (``unseen7_labels.jsonl``, ``unseen8_labels.jsonl`` and
+``drafts3_dev_labels.jsonl``), runs the shipped guard on each, and prints the table docs/ROOM.md quotes:
+shares of the deliveries (each English draft counted once per reader who gets it in run 7's room) that are
+faithful and delivered, partial and unmarked, faithful and flagged, for one draft, the medoid, and the first
+draft flagged under each agreement threshold.
+
+    python benchmarks/drafts_agreement.py [--write]
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+from pathlib import Path
+
+import pandas as pd
+from sacrebleu.metrics import CHRF
+
+from aya_lab.agents.consensus import consensus
+from aya_lab.agents.faithfulness import translator_floor
+from aya_lab.agents.guard import ALL_CHECKS, TranslationGuard
+from aya_lab.paths import project_root
+
+ADVERSARIAL = project_root() / "data" / "adversarial"
+DRAFTS = ADVERSARIAL / "drafts3_dev.jsonl"
+LABELS = ("unseen7_labels.jsonl", "unseen8_labels.jsonl", "drafts3_dev_labels.jsonl")
+READERS = {"deu": 3, "fra": 3, "spa": 4}  # run 7's readers who get a message in English: all but its own
+THRESHOLDS = (0.5, 0.6, 0.65, 0.7, 0.75, 0.8, 0.85, 0.9)
+
+
+def write_drafts(path: Path = DRAFTS) -> None:
+    """Three English drafts of every ordinary French, German and Spanish message of sets 7 and 8."""
+    from aya_lab.agents.user import UserAgent
+    from aya_lab.models.loader import load_chat_model
+
+    agent = UserAgent(load_chat_model("gemma3-270m"), drafts=3)
+    records = [json.loads(line) for n in (7, 8) for line in (ADVERSARIAL / f"unseen{n}.jsonl").open(encoding="utf-8")]
+    rows = []
+    for src in READERS:
+        todo = [r for r in records if r["lang"] == src and r["category"] == "ordinary"]
+        drafted = agent.draft_texts([r["text"] for r in todo], src, "eng")
+        rows += [
+            {"id": r["id"], "src": src, "text": r["text"], "drafts": list(d.drafts)} for r, d in zip(todo, drafted)
+        ]
+    path.write_text("".join(json.dumps(r, ensure_ascii=False) + "\n" for r in rows), encoding="utf-8")
+
+
+def medoid(drafts: list[str]) -> str:
+    """The draft with the highest mean sentence chrF against the others (ties: the earlier)."""
+    chrf = CHRF()
+    means = [
+        sum(chrf.sentence_score(d, [o]).score for j, o in enumerate(drafts) if j != i) for i, d in enumerate(drafts)
+    ]
+    return drafts[max(range(len(drafts)), key=lambda i: (means[i], -i))]
+
+
+def _labels() -> dict[tuple[str, str], str]:
+    out = {}
+    for name in LABELS:
+        for line in (ADVERSARIAL / name).open(encoding="utf-8"):
+            r = json.loads(line)
+            if r["reader_lang"] == "eng":
+                out[(r["id"], r["draft"])] = r["label"]
+    return out
+
+
+def table() -> pd.DataFrame:
+    """The shares docs/ROOM.md quotes, one row per rule (drafts whose first draft or medoid is unlabelled
+    are left out)."""
+    labels = _labels()
+    rows = pd.read_json(DRAFTS, lines=True)
+    rows["first"] = rows["drafts"].str[0]
+    rows["medoid"] = rows["drafts"].map(medoid)
+    rows["agreement"] = [consensus(d).agreement for d in rows["drafts"]]
+    rows["l_first"] = [labels.get((i, d)) for i, d in zip(rows["id"], rows["first"], strict=True)]
+    rows["l_medoid"] = [labels.get((i, d)) for i, d in zip(rows["id"], rows["medoid"], strict=True)]
+    rows = rows.dropna(subset=["l_first", "l_medoid"])
+    weight = rows["src"].map(READERS)
+    floor = translator_floor("gemma3-270m")
+
+    def shares(draft: str, label: str, threshold: float) -> dict[str, float]:
+        guard = TranslationGuard(ALL_CHECKS, floor, threshold)
+        verdicts = [
+            guard.check(t, d, s, "eng", a if threshold else None)
+            for t, d, s, a in zip(rows["text"], rows[draft], rows["src"], rows["agreement"], strict=True)
+        ]
+        passed = pd.Series([v.ok and not v.flagged for v in verdicts], index=rows.index)
+        flagged = pd.Series([v.flagged for v in verdicts], index=rows.index)
+        delivered = passed | flagged
+        faithful, partial = rows[label] == "faithful", rows[label] == "partial"
+        total = weight.sum()
+        return {
+            "faithful delivered": float((weight * (faithful & delivered)).sum() / total),
+            "partial unmarked": float((weight * (partial & passed)).sum() / total),
+            "faithful flagged": float((weight * (faithful & flagged)).sum() / total),
+        }
+
+    out = {"one draft": shares("first", "l_first", 0.0), "medoid": shares("medoid", "l_medoid", 0.0)}
+    out |= {f"first draft, agreement {t}": shares("first", "l_first", t) for t in THRESHOLDS}
+    frame = pd.DataFrame(out).T
+    frame.attrs.update(drafts=len(rows), deliveries=int(weight.sum()))
+    return frame
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--write", action="store_true", help="write the drafts first (runs the model)")
+    if parser.parse_args().write:
+        write_drafts()
+    frame = table()
+    print(f"{frame.attrs['drafts']} drafts, {frame.attrs['deliveries']} deliveries")
+    print(frame.round(3).to_string())
+
+
+if __name__ == "__main__":
+    main()
