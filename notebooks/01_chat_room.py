@@ -81,11 +81,13 @@ room.readers
 # %% [markdown]
 # ## Messages
 # Each send is one run of the room graph. The report says who received what, which nodes ran, and how
-# many model calls and tokens it took (one translation per language, sent as one batch). Every
+# many model calls and tokens it took (three drafts per language, under the prompt's few-shot examples as
+# they are and rotated, sent as one batch; the first is the translation). Every
 # translation passes the translation guard before it reaches a feed; one that fails it (wrong language,
 # an echo, a copied few-shot example, assistant-speak, a language the translator does not translate) is
 # delivered as the original marked `[not translated]`; one the guard doubts (its similarity to the source
-# under the translator's real-output floor) arrives marked `[unverified]` with the original after it. The
+# under the translator's real-output floor, or a mean chrF under 0.8 against the other two drafts) arrives
+# marked `[unverified]` with the original after it. The
 # run report's guard notes say why. Each message comes with its author's English gloss (data, for the
 # reader; the room never sees it).
 
@@ -533,6 +535,31 @@ display(floor_gain.round(3))
 fabricated9.round(3)
 
 # %% [markdown]
+# ## Three drafts, and a doubt when they disagree: 200 more messages
+# On the ninth set one draft delivery in six was still a partial draft arriving unmarked. The translator now
+# writes three drafts of each translation — the prompt as it is and with its few-shot examples rotated — and the
+# first is delivered, flagged `[unverified]` beside the original when its mean chrF against the other two is
+# under 0.8: a draft that changes when the examples change is a guess (docs/ROOM.md, "Three drafts, and a doubt
+# when they disagree", which gives the development runs the threshold was chosen on). A tenth set of 200 messages,
+# in the seventh's design and by another writer who opened no file of the project, measures it: the room with
+# three drafts, and with one (`aya_lab/graphs/aya_one_draft.yaml`) on the same generation cache, so on the same
+# first drafts, labelled blind the same way.
+
+# %%
+tenth_before = judged("unseen10_run/one_draft.csv", "unseen10_labels.jsonl")
+tenth = judged("unseen10_run/measured.csv", "unseen10_labels.jsonl")
+TENTH = {"set 10, one draft": tenth_before, "set 10, three drafts": tenth}
+useful10 = pd.concat({name: usefulness_table(r).set_index("reader")[useful_runs.columns] for name, r in TENTH.items()},
+                     names=["run"])  # fmt: skip
+fabricated10 = pd.DataFrame({name: fabrications_table(r).set_index("reader_lang").loc["all", FABRICATION + ["faithful_withheld",
+    "faithful_flagged"]] for name, r in TENTH.items()}).T  # fmt: skip
+drafts_gain = paired_runs(tenth_before, tenth, ("one draft", "three drafts"))
+agreement10, crosstab10 = annotators(10, "set 10: ")
+display(useful10.loc[(slice(None), ["two or more languages", "one language"]), :].round(3))
+display(drafts_gain.round(3))
+fabricated10.round(3)
+
+# %% [markdown]
 # ## What this shows
 
 # %%
@@ -627,6 +654,18 @@ assert fab9["faithful_withheld"] == fab9b["faithful_withheld"] == 0
 assert fab9["made_up_unmarked"] == fab9b["made_up_unmarked"]  # the made-up drafts that pass score above both floors
 assert gain9["ci_low"] <= 0 <= gain9["ci_high"] and two9["ci_high"] < 0.70  # usefulness: no change, below 70%
 assert agreement9["n"] == 60 and agreement9["kappa"] > 0.9
+fab10b, fab10 = (fabricated10.loc[f"set 10, {g}"] for g in ("one draft", "three drafts"))
+two10, one10 = (useful10.loc[("set 10, three drafts", g)] for g in ("two or more languages", "one language"))
+gain10 = drafts_gain.loc["two or more languages"]
+assert (useful10["labelled"] == useful10["readings"]).all()  # every reading of both runs is judged
+assert fab10["deliveries"] == fab10b["deliveries"] and fab10["flagged"] > fab10b["flagged"]  # the same drafts, more flagged
+assert fab10["partial_unmarked"] <= 0.10 < fab10b["partial_unmarked"]  # under the target on this set, from above it
+assert fab10["partial_unmarked_high"] > 0.10  # but the interval reaches past it
+assert fab10["faithful_flagged"] > fab10b["faithful_flagged"] and fab10["faithful_withheld"] == 0  # the price
+assert fab10["made_up_unmarked"] == fab10b["made_up_unmarked"] <= 0.01 and fab10["made_up_unmarked_high"] <= 0.025
+assert gain10["ci_low"] <= 0 <= gain10["ci_high"] and two10["ci_high"] < 0.70  # usefulness: no change, below 70%
+assert agreement10["n"] == 60 and agreement10["kappa"] > 0.9
+assert two10["useful_share"] < two9["useful_share"] and fab10["faithful"] < fab9["faithful"]
 report(
     "- **The room works as specified**: each of the {n_messages} messages reached all {n_users} colleagues "
     "exactly once, each of Aya's {n_aya} replies reached everyone once, and the feeds read back from the file "
@@ -702,7 +741,19 @@ report(
     "still useful). Made-up drafts arrived unmarked in {mu9:.1%} [{mu9_lo:.1%}, {mu9_hi:.1%}] with either floor "
     "(they score above both), and readers of two languages could read {two9:.1%} [{two9_lo:.1%}, {two9_hi:.1%}] "
     "({gain9:+.1%} [{gain9_lo:+.1%}, {gain9_hi:+.1%}] paired; Kofi {one9:.1%}). The two annotators of the ninth set "
-    "agreed on {agree9:.0%} of the {n9} drafts both labelled (Cohen's kappa {kappa9:.2f}).",
+    "agreed on {agree9:.0%} of the {n9} drafts both labelled (Cohen's kappa {kappa9:.2f}).\n"
+    "- **Three drafts mark most of the partial drafts that were left.** The translator now writes three drafts of "
+    "each translation, the prompt's few-shot examples rotated, and the first arrives flagged when it agrees less "
+    "than 0.8 with the other two. On a tenth set of 200 messages, run with one draft and with three on the same "
+    "first drafts, partial drafts arriving unmarked fell from {p10b:.1%} to {p10:.1%} [{p10_lo:.1%}, {p10_hi:.1%}] of "
+    "the {n_drafts10} draft deliveries: under the 10% target on this set, with an interval that reaches past it. "
+    "Made-up drafts arrived unmarked in {mu10:.1%} [{mu10_lo:.1%}, {mu10_hi:.1%}] with both. The price: faithful "
+    "drafts arriving flagged rose from {ff10b:.1%} to {ff10:.1%} of the faithful draft deliveries. Readers of two "
+    "languages could read {two10:.1%} [{two10_lo:.1%}, {two10_hi:.1%}] with three drafts ({gain10:+.1%} "
+    "[{gain10_lo:+.1%}, {gain10_hi:+.1%}] paired; Kofi {one10:.1%}): below the 70% target, and below the ninth "
+    "set's {two9:.1%}; {faith10} of this set's {n_drafts10} draft deliveries were faithful drafts, against "
+    "{faith9} of the ninth's (not tested as a difference). The two annotators of the tenth set agreed on "
+    "{agree10:.0%} of the {n10} drafts both labelled (Cohen's kappa {kappa10:.2f}).",
     lena_score=lena_score, lena_floor=lena_floor, n_example=amara_reasons["example"], n_record=amara_reasons["faithful"],
     n_messages=n_messages, n_users=len(feeds), n_aya=len(aya_runs), tools=" → ".join(summary.aya_tools),
     copied=copied.group(1), policy_en=policy.aya_steps[0]["input"], marker=MARKER,
@@ -733,14 +784,21 @@ report(
     mu9_lo=fab9["made_up_unmarked_low"], mu9_hi=fab9["made_up_unmarked_high"], two9=two9["useful_share"],
     two9_lo=two9["ci_low"], two9_hi=two9["ci_high"], gain9=gain9["diff"], gain9_lo=gain9["ci_low"],
     gain9_hi=gain9["ci_high"], one9=one9["useful_share"], agree9=agreement9["agreement"], n9=agreement9["n"],
-    kappa9=agreement9["kappa"],
+    kappa9=agreement9["kappa"], p10b=fab10b["partial_unmarked"], p10=fab10["partial_unmarked"],
+    p10_lo=fab10["partial_unmarked_low"], p10_hi=fab10["partial_unmarked_high"], n_drafts10=int(fab10["deliveries"]),
+    mu10=fab10["made_up_unmarked"], mu10_lo=fab10["made_up_unmarked_low"], mu10_hi=fab10["made_up_unmarked_high"],
+    ff10b=fab10b["faithful_flagged"], ff10=fab10["faithful_flagged"], two10=two10["useful_share"],
+    two10_lo=two10["ci_low"], two10_hi=two10["ci_high"], gain10=gain10["diff"], gain10_lo=gain10["ci_low"],
+    gain10_hi=gain10["ci_high"], one10=one10["useful_share"], agree10=agreement10["agreement"], n10=agreement10["n"],
+    kappa10=agreement10["kappa"], faith10=int(fab10["faithful"]), faith9=int(fab9["faithful"]),
 )
 
 # %% [markdown]
 # ## The notebook's family of tests
 # The three paired tests the conclusions read, for readers of two languages, paired over messages — measured
 # routes against the reader's order (the sixth set), the dropped-facts doubt against the guard before it
-# (the eighth set) and the floor for partial drafts against the floor before it (the ninth set) — adjusted together (Holm over the family, docs/EVALUATION.md states the policy). The other
+# (the eighth set), the floor for partial drafts against the floor before it (the ninth set) and three drafts
+# against one (the tenth set) — adjusted together (Holm over the family, docs/EVALUATION.md states the policy). The other
 # rows of the paired tables describe, they are not claims: a reader of one language has nothing to route, and
 # "all" mixes the two groups.
 
@@ -749,9 +807,10 @@ from aya_lab.eval import family
 
 tests = family({"measured routes − reader's order": paired.loc[["two or more languages"]].reset_index(),
                 "dropped-facts doubt − guard before": doubt_gain.loc[["two or more languages"]].reset_index(),
-                "floor for partial drafts − floor before": floor_gain.loc[["two or more languages"]].reset_index()},
+                "floor for partial drafts − floor before": floor_gain.loc[["two or more languages"]].reset_index(),
+                "three drafts − one draft": drafts_gain.loc[["two or more languages"]].reset_index()},
                p="p_value")  # fmt: skip
 verdicts = tests.set_index("test")["significant"]
 assert verdicts["measured routes − reader's order"] and not verdicts["dropped-facts doubt − guard before"]
-assert not verdicts["floor for partial drafts − floor before"]
+assert not verdicts["floor for partial drafts − floor before"] and not verdicts["three drafts − one draft"]
 tests[["test", "index", "n", "diff", "ci_low", "ci_high", "p_value", "p_family", "significant"]].round(3)
