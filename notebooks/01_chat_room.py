@@ -521,17 +521,28 @@ record = json.loads((project_root() / "data" / "calibration" / "translator-gemma
 print(f"floor {record['floor']}: the {record['quantile']} quantile of {record['faithful']} faithful drafts' scores "
       f"({record['drafts']} labelled drafts); in-sample, partial and unmarked {record['partial_unmarked']:.1%} "
       f"(aim {record['partial_target']:.0%}), faithful drafts flagged {record['measured']['faithful']['flagged']:.1%}")
-ninth_before = judged("unseen9_run/floor_before.csv", "unseen9_labels.jsonl")
-ninth = judged("unseen9_run/measured.csv", "unseen9_labels.jsonl")
-NINTH = {"set 9, floor before": ninth_before, "set 9, floor for partial drafts": ninth}
-useful9 = pd.concat({name: usefulness_table(r).set_index("reader")[useful_runs.columns] for name, r in NINTH.items()},
-                    names=["run"])  # fmt: skip
-fabricated9 = pd.DataFrame({name: fabrications_table(r).set_index("reader_lang").loc["all", FABRICATION + ["faithful_withheld",
-    "faithful_flagged"]] for name, r in NINTH.items()}).T  # fmt: skip
-floor_gain = paired_runs(ninth_before, ninth, ("floor before", "floor for partial drafts"))
-agreement9, crosstab9 = annotators(9, "set 9: ")
-display(useful9.loc[(slice(None), ["two or more languages", "one language"]), :].round(3))
-display(floor_gain.round(3))
+
+
+def compare_runs(n, files, names):
+    """Set ``n`` run twice on the same generation cache (``files``: before, after; ``names``: their labels): the
+    readers' useful shares and the paired test (displayed), the drafts' fabrication shares, the annotators'
+    agreement."""
+    runs = [judged(f"unseen{n}_run/{f}", f"unseen{n}_labels.jsonl") for f in files]
+    named = {f"set {n}, {name}": r for name, r in zip(names, runs, strict=True)}
+    useful = pd.concat({k: usefulness_table(r).set_index("reader")[useful_runs.columns] for k, r in named.items()},
+                       names=["run"])  # fmt: skip
+    fabricated = pd.DataFrame({k: fabrications_table(r).set_index("reader_lang").loc["all", FABRICATION + [
+        "faithful_withheld", "faithful_flagged"]] for k, r in named.items()}).T  # fmt: skip
+    gain = paired_runs(*runs, names)
+    agreement_n, _ = annotators(n, f"set {n}: ")
+    display(useful.loc[(slice(None), ["two or more languages", "one language"]), :].round(3))
+    display(gain.round(3))
+    return useful, fabricated, gain, agreement_n
+
+
+useful9, fabricated9, floor_gain, agreement9 = compare_runs(
+    9, ("floor_before.csv", "measured.csv"), ("floor before", "floor for partial drafts")
+)
 fabricated9.round(3)
 
 # %% [markdown]
@@ -546,17 +557,9 @@ fabricated9.round(3)
 # first drafts, labelled blind the same way.
 
 # %%
-tenth_before = judged("unseen10_run/one_draft.csv", "unseen10_labels.jsonl")
-tenth = judged("unseen10_run/measured.csv", "unseen10_labels.jsonl")
-TENTH = {"set 10, one draft": tenth_before, "set 10, three drafts": tenth}
-useful10 = pd.concat({name: usefulness_table(r).set_index("reader")[useful_runs.columns] for name, r in TENTH.items()},
-                     names=["run"])  # fmt: skip
-fabricated10 = pd.DataFrame({name: fabrications_table(r).set_index("reader_lang").loc["all", FABRICATION + ["faithful_withheld",
-    "faithful_flagged"]] for name, r in TENTH.items()}).T  # fmt: skip
-drafts_gain = paired_runs(tenth_before, tenth, ("one draft", "three drafts"))
-agreement10, crosstab10 = annotators(10, "set 10: ")
-display(useful10.loc[(slice(None), ["two or more languages", "one language"]), :].round(3))
-display(drafts_gain.round(3))
+useful10, fabricated10, drafts_gain, agreement10 = compare_runs(
+    10, ("one_draft.csv", "measured.csv"), ("one draft", "three drafts")
+)
 fabricated10.round(3)
 
 # %% [markdown]
@@ -666,6 +669,21 @@ assert fab10["made_up_unmarked"] == fab10b["made_up_unmarked"] <= 0.01 and fab10
 assert gain10["ci_low"] <= 0 <= gain10["ci_high"] and two10["ci_high"] < 0.70  # usefulness: no change, below 70%
 assert agreement10["n"] == 60 and agreement10["kappa"] > 0.9
 assert two10["useful_share"] < two9["useful_share"] and fab10["faithful"] < fab9["faithful"]
+
+
+def set_fields(k, fab_before, fab, two, one, gain, agreement_k):
+    """The report's figures of set ``k``, run twice on the same drafts (names ending in ``k``; ``b``: before)."""
+    return {f"p{k}b": fab_before["partial_unmarked"], f"p{k}": fab["partial_unmarked"],
+            f"p{k}_lo": fab["partial_unmarked_low"], f"p{k}_hi": fab["partial_unmarked_high"],
+            f"n_drafts{k}": int(fab["deliveries"]), f"ff{k}b": fab_before["faithful_flagged"],
+            f"ff{k}": fab["faithful_flagged"], f"mu{k}": fab["made_up_unmarked"],
+            f"mu{k}_lo": fab["made_up_unmarked_low"], f"mu{k}_hi": fab["made_up_unmarked_high"],
+            f"two{k}": two["useful_share"], f"two{k}_lo": two["ci_low"], f"two{k}_hi": two["ci_high"],
+            f"gain{k}": gain["diff"], f"gain{k}_lo": gain["ci_low"], f"gain{k}_hi": gain["ci_high"],
+            f"one{k}": one["useful_share"], f"agree{k}": agreement_k["agreement"], f"n{k}": agreement_k["n"],
+            f"kappa{k}": agreement_k["kappa"]}  # fmt: skip
+
+
 report(
     "- **The room works as specified**: each of the {n_messages} messages reached all {n_users} colleagues "
     "exactly once, each of Aya's {n_aya} replies reached everyone once, and the feeds read back from the file "
@@ -778,19 +796,9 @@ report(
     two8_lo=two8["ci_low"], two8_hi=two8["ci_high"], one8=one8["useful_share"], mu8=fab8["made_up_unmarked"],
     mu8_lo=fab8["made_up_unmarked_low"], mu8_hi=fab8["made_up_unmarked_high"], agree8=agreement8["agreement"],
     n8=agreement8["n"], floor=record["floor"], target=record["partial_target"], n_cal=record["drafts"],
-    in_sample=record["partial_unmarked"], p9b=fab9b["partial_unmarked"], p9=fab9["partial_unmarked"],
-    p9_lo=fab9["partial_unmarked_low"], p9_hi=fab9["partial_unmarked_high"], n_drafts9=int(fab9["deliveries"]),
-    ff9b=fab9b["faithful_flagged"], ff9=fab9["faithful_flagged"], mu9=fab9["made_up_unmarked"],
-    mu9_lo=fab9["made_up_unmarked_low"], mu9_hi=fab9["made_up_unmarked_high"], two9=two9["useful_share"],
-    two9_lo=two9["ci_low"], two9_hi=two9["ci_high"], gain9=gain9["diff"], gain9_lo=gain9["ci_low"],
-    gain9_hi=gain9["ci_high"], one9=one9["useful_share"], agree9=agreement9["agreement"], n9=agreement9["n"],
-    kappa9=agreement9["kappa"], p10b=fab10b["partial_unmarked"], p10=fab10["partial_unmarked"],
-    p10_lo=fab10["partial_unmarked_low"], p10_hi=fab10["partial_unmarked_high"], n_drafts10=int(fab10["deliveries"]),
-    mu10=fab10["made_up_unmarked"], mu10_lo=fab10["made_up_unmarked_low"], mu10_hi=fab10["made_up_unmarked_high"],
-    ff10b=fab10b["faithful_flagged"], ff10=fab10["faithful_flagged"], two10=two10["useful_share"],
-    two10_lo=two10["ci_low"], two10_hi=two10["ci_high"], gain10=gain10["diff"], gain10_lo=gain10["ci_low"],
-    gain10_hi=gain10["ci_high"], one10=one10["useful_share"], agree10=agreement10["agreement"], n10=agreement10["n"],
-    kappa10=agreement10["kappa"], faith10=int(fab10["faithful"]), faith9=int(fab9["faithful"]),
+    in_sample=record["partial_unmarked"], faith10=int(fab10["faithful"]), faith9=int(fab9["faithful"]),
+    **set_fields(9, fab9b, fab9, two9, one9, gain9, agreement9),
+    **set_fields(10, fab10b, fab10, two10, one10, gain10, agreement10),
 )
 
 # %% [markdown]
