@@ -108,10 +108,7 @@ class UserAgent:
         itself when ``source == target``)."""
         if source == target:
             return [Drafted(t) for t in texts]
-        convs = [self.conversation(t, source, target, (), p) for t in texts for p in self.prompts]
-        outs = [self._clean(r.text, target) for r in self.model.generate_texts(convs)]
-        k = len(self.prompts)
-        return [consensus(outs[i * k : (i + 1) * k]) for i in range(len(texts))]
+        return self._drafts([(t, source, target, ()) for t in texts])
 
     def translate_many(
         self, message: ChatMessage, targets: Sequence[str], history: Sequence[ChatMessage] = ()
@@ -128,11 +125,16 @@ class UserAgent:
         needed = [t for t in dict.fromkeys(targets) if t != message.lang]
         out = {t: Drafted(message.content) for t in targets if t == message.lang}
         if needed:
-            convs = [
-                self.conversation(message.content, message.lang, t, history, p) for t in needed for p in self.prompts
-            ]
-            texts = [r.text for r in self.model.generate_texts(convs)]
-            k = len(self.prompts)
-            for i, t in enumerate(needed):
-                out[t] = consensus([self._clean(text, t) for text in texts[i * k : (i + 1) * k]])
+            jobs = [(message.content, message.lang, t, history) for t in needed]
+            out |= dict(zip(needed, self._drafts(jobs), strict=True))
         return out
+
+    def _drafts(self, jobs: Sequence[tuple[str, str, str, Sequence[ChatMessage]]]) -> list[Drafted]:
+        """Each ``(text, source, target, history)`` job's drafts (one per :attr:`prompts`, cleaned) and their
+        agreement (:func:`~aya_lab.agents.consensus.consensus`), every draft of every job in one model batch."""
+        convs = [
+            self.conversation(text, src, tgt, history, p) for text, src, tgt, history in jobs for p in self.prompts
+        ]
+        texts = [r.text for r in self.model.generate_texts(convs)]
+        k = len(self.prompts)
+        return [consensus([self._clean(t, job[2]) for t in texts[i * k : (i + 1) * k]]) for i, job in enumerate(jobs)]
