@@ -1,9 +1,13 @@
 """The room's translations chosen from several drafts (``drafts``) and doubted when they disagree
 (``agreement``): draft 0 reaches the feed, one batch per round, a note names the doubt."""
 
+import pytest
+
 from aya_lab.agents.guard import UNVERIFIED
+from aya_lab.graph import SpecError
 from aya_lab.models.fake import FakeChatModel
 from aya_lab.prompts import load_pool
+from aya_lab.room import ChatRoom
 from aya_lab.room.room import default_graph_path
 
 GERMAN = "Guten Morgen, das Treffen ist am Freitag um zehn Uhr."
@@ -39,3 +43,26 @@ def test_drafts_that_agree_arrive_plain(make_room, tmp_path):
     room = make_room(model=model, users={"lena": "deu", "kofi": "eng"}, graph=_graph(tmp_path, 0.9))
     report = room.send("lena", GERMAN)
     assert room.feed("kofi")[0].text == "Good morning, the meeting is on Friday at ten." and report.guard_notes == []
+
+
+@pytest.mark.parametrize(
+    "bad,message",
+    [
+        (
+            "drafts: 9, agreement: 0.8",
+            "flows[2].factory_parameter.drafts: Input should be less than or equal to 8 (got 9)",
+        ),
+        (
+            "drafts: 3, agreement: 1.5",
+            "flows[2].factory_parameter.agreement: Input should be less than or equal to 1 (got 1.5)",
+        ),
+    ],
+)
+def test_a_bad_draft_parameter_is_one_line_and_no_room_file_is_made(tmp_path, bad, message):
+    spec = default_graph_path().read_text(encoding="utf-8").replace("drafts: 3, agreement: 0.8", bad)
+    graph = tmp_path / "bad.yaml"
+    graph.write_text(spec, encoding="utf-8")
+    with pytest.raises(SpecError) as caught:
+        ChatRoom.open(tmp_path / "room.sqlite", model=FakeChatModel(default="x"), users={"kofi": "eng"}, graph=graph)
+    assert str(caught.value).endswith(message) and "\n" not in str(caught.value)
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["bad.yaml"]
