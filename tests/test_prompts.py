@@ -13,6 +13,7 @@ from aya_lab.prompts import (
     load_prompt,
     variant_names,
 )
+from aya_lab.prompts.render import nearest_records
 
 TASKS = [
     "user_translate",
@@ -60,7 +61,7 @@ def test_variants_listed_baseline_first():
 def test_unknown_variant_lists_the_known_ones():
     with pytest.raises(
         PromptError,
-        match=r"no prompt variant 'strikt' for task 'user_translate'; variants: baseline, completion, strict",
+        match=r"no prompt variant 'strikt' for task 'user_translate'; variants: baseline, completion, nearest, strict",
     ):
         load_prompt("user_translate/strikt")
 
@@ -130,7 +131,7 @@ def test_chat_rendering_is_byte_identical():
 
 def test_listing_is_chat_only_unless_asked():
     assert list_variants("user_translate") == ["baseline", "strict"]
-    assert list_variants("user_translate", completion=True) == ["baseline", "completion", "strict"]
+    assert list_variants("user_translate", completion=True) == ["baseline", "completion", "nearest", "strict"]
     assert variant_names("user_translate", "completion") == ["completion"]
 
 
@@ -286,3 +287,43 @@ def test_pool_texts_are_not_taken_from_the_project_evaluation_sets():
                 for line in text.splitlines():
                     sentence = line.split(": ", 1)[-1].strip().lower()  # a transcript line without its sender
                     assert len(sentence) < 20 or sentence not in evaluated, (pool, line)  # labels may repeat
+
+
+def test_nearest_examples_are_the_most_alike_written_least_alike_first():
+    records = [{"source": s} for s in ("The truck is late.", "Lunch at noon?", "The red truck is late today.", "Hi!")]
+    got = nearest_records(records, "source", "The truck is late today.", k=2)
+    assert [r["source"] for r in got] == ["The truck is late.", "The red truck is late today."]
+    assert [r["source"] for r in nearest_records(records, "source", "The truck is late today.", k=2, skip=2)] == [
+        "Hi!",
+        "Lunch at noon?",
+    ]
+
+
+def test_the_nearest_prompt_shows_the_pool_records_most_like_the_message():
+    message = "Der Lkw aus Mombasa kommt erst am Freitag an."
+    (msg,) = _translate("user_translate/nearest", message=message)
+    pool = [r for r in load_pool("chat_translations") if r.get("deu") and r.get("fra")]
+    shown = [line.removeprefix("German: ") for line in msg.content.splitlines()[:-2] if line.startswith("German: ")]
+    assert len(shown) == 5 and msg.content.endswith(f"German: {message}\nFrench:")
+    from sacrebleu.metrics import CHRF
+
+    best = sorted(pool, key=lambda r: -CHRF().sentence_score(r["deu"], [message]).score)[:5]
+    assert shown == [r["deu"] for r in reversed(best)]  # the most alike stands next to the input
+    (other,) = _translate("user_translate/nearest", message="Danke, bis morgen!")
+    assert other.content.splitlines()[:10] != msg.content.splitlines()[:10]  # chosen per message
+
+
+def test_the_chat_pool_repeats_no_message_of_the_project_sets():
+    import json
+
+    from aya_lab.paths import project_root
+
+    messages = set()
+    for sub in ("adversarial", "workplace", "rag"):
+        for path in (project_root() / "data" / sub).glob("*.jsonl"):
+            for line in path.read_text(encoding="utf-8").splitlines():
+                record = json.loads(line)
+                messages |= {str(record[k]).strip().lower() for k in ("text", "question") if k in record}
+    assert len(messages) > 1500
+    for record in load_pool("chat_translations"):
+        assert not {t.strip().lower() for t in record.values()} & messages, record["eng"]

@@ -55,6 +55,10 @@ def test_the_documented_hash_recipe_matches_the_code(text):
             for key, default in (("format", "chat"), ("examples", None), ("stop", None), ("untrusted", [])):
                 if data[key] == default:
                     del data[key]
+            if prompt.examples is not None:
+                for key, default in (("nearest", None), ("skip", 0)):
+                    if data["examples"][key] == default:
+                        del data["examples"][key]
             if prompt.examples is not None and prompt.examples.records is None:
                 del data["examples"]["records"]
                 pool = fewshot_dir() / f"{prompt.examples.pool}.yaml"

@@ -3,7 +3,8 @@
 A small translator's draft depends on the few-shot examples its prompt shows. With ``drafts = K > 1``
 (:class:`~aya_lab.agents.user.UserAgent`) the translator writes K drafts of a message: draft 0 under the
 prompt as written, draft ``j`` under the prompt's example records rotated by ``j * (n // K)`` (``n``: the records
-the prompt draws from; :func:`rotated_prompts`). Draft 0 is delivered, as with one draft; the others are
+the prompt draws from; :func:`rotated_prompts`), or, when the prompt chooses its examples per message
+(``examples.nearest``), under the next ``k`` most alike after the ``j * k`` shown to the drafts before it. Draft 0 is delivered, as with one draft; the others are
 evidence (:func:`consensus`): draft 0's mean sentence chrF against them, over 100, is its *agreement*, and the
 guard flags a draft whose agreement is under the delivery rule's ``agreement`` threshold
 (:class:`~aya_lab.agents.guard.TranslationGuard`). A draft the model would write under any examples scores
@@ -36,11 +37,22 @@ class Drafted:
 
 
 def rotated_prompts(prompt: PromptFile, k: int) -> list[PromptFile]:
-    """``k`` variants of ``prompt`` whose example records are rotated (see the module docstring); the
-    prompt alone when ``k`` is 1, it has no few-shot examples, or its records are fewer than ``k``."""
+    """``k`` variants of ``prompt`` whose example records are rotated, or skipped for a prompt choosing its
+    examples per message (see the module docstring); the prompt alone when ``k`` is 1, it has no few-shot
+    examples, or its records are fewer than ``k``."""
     spec = prompt.examples
     if k <= 1 or spec is None:
         return [prompt]
+    if spec.nearest is not None:
+        return [prompt] + [
+            prompt.model_copy(
+                update={
+                    "examples": spec.model_copy(update={"skip": spec.skip + j * spec.k}),
+                    "variant": f"{prompt.variant}+skip{j * spec.k}",
+                }
+            )
+            for j in range(1, k)
+        ]
     records = spec_records(spec)
     step = len(records) // k
     if step == 0:

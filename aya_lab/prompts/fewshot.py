@@ -20,7 +20,26 @@ from aya_lab.paths import fewshot_pools_dir
 from aya_lab.prompts.errors import PromptError
 from aya_lab.settings import settings
 
-__all__ = ["ExamplesSpec", "fewshot_dir", "load_pool", "pool_hash", "pool_keys", "spec_keys", "spec_records"]
+__all__ = [
+    "ExamplesSpec",
+    "NearestSpec",
+    "fewshot_dir",
+    "load_pool",
+    "pool_hash",
+    "pool_keys",
+    "spec_keys",
+    "spec_records",
+]
+
+
+class NearestSpec(BaseModel):
+    """Examples chosen per input: records ranked by how alike their ``field`` text (a template field, read
+    from the record as :class:`ExamplesSpec` reads it) is to the render value ``value``."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    field: str
+    value: str
 
 
 class ExamplesSpec(BaseModel):
@@ -44,6 +63,8 @@ class ExamplesSpec(BaseModel):
     keys: dict[str, str] = Field(default_factory=dict)
     separator: str = "\n"
     records: tuple[dict[str, str], ...] | None = None
+    nearest: NearestSpec | None = None
+    skip: int = Field(0, ge=0, le=32)
 
 
 def fewshot_dir() -> Path:

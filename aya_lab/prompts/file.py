@@ -89,6 +89,10 @@ class PromptFile(BaseModel):
         if self.examples is not None and self.examples.records is None:
             del data["examples"]["records"]  # absent while unused, so the hashes of pool prompts hold
             data["pool_sha256"] = pool_hash(self.examples.pool)
+        if self.examples is not None:
+            for key, unset in (("nearest", None), ("skip", 0)):
+                if data["examples"][key] == unset:  # added later: absent at their default, as above
+                    del data["examples"][key]
         payload = json.dumps(data, sort_keys=True, ensure_ascii=False)
         return hashlib.sha256(payload.encode()).hexdigest()[:16]
 

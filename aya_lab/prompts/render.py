@@ -24,7 +24,7 @@ from aya_lab.prompts.errors import PromptError
 from aya_lab.prompts.fewshot import ExamplesSpec, fewshot_dir, spec_keys, spec_records
 from aya_lab.spotlight import delimiter_tags, spotlight_value
 
-__all__ = ["RenderablePrompt", "examples_block", "render_messages", "spotlit", "template_fields"]
+__all__ = ["RenderablePrompt", "examples_block", "nearest_records", "render_messages", "spotlit", "template_fields"]
 
 
 class RenderablePrompt(Protocol):
@@ -95,8 +95,10 @@ def spotlit(prompt: RenderablePrompt, values: dict[str, Any]) -> dict[str, Any]:
 def examples_block(prompt: RenderablePrompt, values: dict[str, Any]) -> str:
     """The few-shot examples of a completion prompt, each written with ``examples.template``.
 
-    The first ``k`` records of the pool (in file order) that have every needed key and repeat no
-    render value; fewer than ``min`` (default ``k``) is a :class:`PromptError` naming the pool.
+    The records that have every needed key and repeat no render value: the first ``k`` of the pool (in
+    file order) or, with ``examples.nearest``, the ``k`` most alike to the input after ``skip`` (see
+    :class:`~aya_lab.prompts.fewshot.ExamplesSpec`); fewer than ``min`` (default ``k``) is a
+    :class:`PromptError` naming the pool.
     """
     spec = prompt.examples
     assert spec is not None
@@ -104,13 +106,15 @@ def examples_block(prompt: RenderablePrompt, values: dict[str, Any]) -> str:
     record_keys = {f: f for f in template_fields(spec.template) if f in keys_in_pool}
     record_keys.update({f: key.format(**values) for f, key in spec.keys.items()})
     taken = {str(v).strip() for v in values.values() if str(v).strip()}
-    chosen = []
+    usable = []
     for record in spec_records(spec):
         texts = {f: str(record.get(k) or "").strip() for f, k in record_keys.items()}
         if all(texts.values()) and not taken & set(texts.values()):
-            chosen.append(spec.template.format(**{**values, **texts}))
-        if len(chosen) == spec.k:
-            break
+            usable.append(texts)
+    if spec.nearest is None:
+        chosen = usable[: spec.k]
+    else:
+        chosen = nearest_records(usable, spec.nearest.field, str(values.get(spec.nearest.value, "")), spec.k, spec.skip)
     need = spec.k if spec.min is None else spec.min
     if len(chosen) < need:
         wanted = ", ".join(sorted(set(record_keys.values())))
@@ -123,4 +127,17 @@ def examples_block(prompt: RenderablePrompt, values: dict[str, Any]) -> str:
                 else str(fewshot_dir() / f"{spec.pool}.yaml")
             )
         )
-    return "".join(example + spec.separator for example in chosen)
+    return "".join(spec.template.format(**{**values, **texts}) + spec.separator for texts in chosen)
+
+
+def nearest_records(
+    records: list[dict[str, str]], field: str, text: str, k: int, skip: int = 0
+) -> list[dict[str, str]]:
+    """The ``k`` of ``records`` whose ``field`` is most like ``text`` by sentence chrF (ties: the earlier
+    record), after the ``skip`` most alike, least alike first."""
+    from sacrebleu.metrics import CHRF  # heavy; only for prompts that choose their examples per input
+
+    chrf = CHRF()
+    scores = [chrf.sentence_score(r.get(field, ""), [text]).score for r in records]
+    ranked = sorted(range(len(records)), key=lambda i: (-scores[i], i))[skip : skip + k]
+    return [records[i] for i in reversed(ranked)]

@@ -102,3 +102,17 @@ def test_drafts_that_disagree_are_a_doubt_under_the_threshold():
     withheld = guard.check(source, "x", "deu", "eng", agreement=0.2)
     assert not withheld.ok and not withheld.flagged  # withheld stays withheld
     assert TranslationGuard(("length",)).check(source, draft, "deu", "eng", agreement=0.0).doubts == ()
+
+
+def test_a_prompt_choosing_examples_per_message_shows_each_draft_the_next_most_alike():
+    prompt = load_prompt("user_translate/nearest")
+    variants = rotated_prompts(prompt, 3)
+    assert variants[0] is prompt and [v.examples.skip for v in variants] == [0, 5, 10]
+    assert [v.variant for v in variants[1:]] == ["nearest+skip5", "nearest+skip10"]
+    assert len({v.content_hash for v in variants}) == 3
+    agent = UserAgent(FakeChatModel(default="x"), prompt, drafts=3)
+    shown = [
+        {line for line in agent.conversation(MESSAGE.content, "deu", "eng", (), p)[0].content.splitlines()[:-2]}
+        for p in agent.prompts
+    ]
+    assert all(len(s) == 10 for s in shown) and not (shown[0] & shown[1] or shown[1] & shown[2] or shown[0] & shown[2])
