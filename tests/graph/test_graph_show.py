@@ -85,7 +85,7 @@ def test_a_missing_spec_is_a_one_line_error(capsys, tmp_path):
     code, out, err = cli(capsys, "show", str(tmp_path / "missing.yaml"))
     assert code == 2 and out == "" and err.count("\n") == 1
     assert err.startswith(f"error: spec '{tmp_path / 'missing.yaml'}' is neither a file nor a packaged graph")
-    assert "packaged graph names (aya, aya_context3, aya_one_draft, aya_onecall, aya_preference)" in err
+    assert "packaged graph names (aya, aya_context3, aya_nearest, aya_one_draft, aya_onecall, aya_preference)" in err
 
 
 def test_python_m_aya_lab_graph_show_imports_no_model_stack():
