@@ -14,17 +14,19 @@ default translator, once per prompt, and prints each prompt's chrF against the m
 
 About 2 minutes per prompt alone on 2 cores (the generation cache makes a rerun instant).
 
-    python benchmarks/fewshot_selection.py
+    python benchmarks/fewshot_selection.py [--model gemma3-270m] [--prompts completion nearest-5 ...]
 """
 
 from __future__ import annotations
 
+import argparse
 import json
 import random
 
 import pandas as pd
 from sacrebleu.metrics import CHRF
 
+from aya_lab.agents.protocols import TextModel
 from aya_lab.agents.user import UserAgent, clean_translation
 from aya_lab.models.loader import load_chat_model
 from aya_lab.paths import project_root
@@ -45,9 +47,11 @@ def development_messages() -> list[dict]:
     ]
 
 
-def drafts(name: str, messages: list[dict]) -> list[str]:
-    """English drafts of ``messages`` under prompt ``name`` (see the module docstring), one batch per prompt."""
-    model = load_chat_model("gemma3-270m")
+PROMPTS = ("completion", "nearest-3", "nearest-5", "nearest-8", "random-5", "first-5")
+
+
+def drafts(name: str, messages: list[dict], model: TextModel) -> list[str]:
+    """English drafts of ``messages`` by ``model`` under prompt ``name`` (see the module docstring), one batch."""
     nearest = load_prompt("user_translate/nearest")
     spec = nearest.examples
     assert spec is not None
@@ -71,15 +75,14 @@ def drafts(name: str, messages: list[dict]) -> list[str]:
     return [clean_translation(cut_at_stop(r.text, stops), "English") for r in model.generate_texts(convs)]
 
 
-def table(
-    names: tuple[str, ...] = ("completion", "nearest-3", "nearest-5", "nearest-8", "random-5", "first-5"),
-) -> pd.DataFrame:
+def table(names: tuple[str, ...] = PROMPTS, model_spec: str = "gemma3-270m") -> pd.DataFrame:
     """Corpus chrF against the glosses, one row per prompt, one column per source language and ``all``."""
     messages = development_messages()
+    model = load_chat_model(model_spec)
     chrf = CHRF()
     rows = {}
     for name in names:
-        out = drafts(name, messages)
+        out = drafts(name, messages, model)
         row = {}
         for lang in (*SOURCES, "all"):
             idx = [i for i, m in enumerate(messages) if lang in ("all", m["lang"])]
@@ -88,5 +91,13 @@ def table(
     return pd.DataFrame(rows).T
 
 
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--model", default="gemma3-270m", help="a base model's spec (completion prompts)")
+    parser.add_argument("--prompts", nargs="+", choices=PROMPTS, default=list(PROMPTS))
+    args = parser.parse_args()
+    print(table(tuple(args.prompts), args.model).round(1).to_string())
+
+
 if __name__ == "__main__":
-    print(table().round(1).to_string())
+    main()
