@@ -372,9 +372,9 @@ usefulness
 ADVERSARIAL = project_root() / "data" / "adversarial"
 
 
-def judged(run, labels):
-    """A committed run's report, judged by its committed labels."""
-    return relabel(Report.load(ADVERSARIAL / run), load_labels(ADVERSARIAL / labels))
+def judged(run, *labels):
+    """A committed run's report, judged by its committed labels (one file or several)."""
+    return relabel(Report.load(ADVERSARIAL / run), {k: v for f in labels for k, v in load_labels(ADVERSARIAL / f).items()})
 
 
 def paired_runs(a, b, names):
@@ -384,10 +384,12 @@ def paired_runs(a, b, names):
     return table[["n", "a", "b", "diff", "ci_low", "ci_high", "p_value"]].rename(columns=dict(zip("ab", names)))
 
 
-def annotators(n, name):
-    """The agreement of set ``n``'s two annotators on the drafts both labelled, printed, and its crosstab."""
-    stats, table = label_agreement(load_labels(ADVERSARIAL / f"unseen{n}_labels.jsonl"),
-                                   load_labels(ADVERSARIAL / f"unseen{n}_labels_second.jsonl"))  # fmt: skip
+def annotators(n, name, stem=""):
+    """The agreement of set ``n``'s two annotators (of the labels file ``stem``, default ``unseen{n}_labels``) on
+    the drafts both labelled, printed, and its crosstab."""
+    stem = stem or f"unseen{n}_labels"
+    stats, table = label_agreement(load_labels(ADVERSARIAL / f"{stem}.jsonl"),
+                                   load_labels(ADVERSARIAL / f"{stem}_second.jsonl"))  # fmt: skip
     print(f"{name}{stats['n']} drafts labelled by both annotators: agreement {stats['agreement']:.1%}, "
           f"Cohen's kappa {stats['kappa']:.3f}")
     return stats, table
@@ -523,18 +525,19 @@ print(f"floor {record['floor']}: the {record['quantile']} quantile of {record['f
       f"(aim {record['partial_target']:.0%}), faithful drafts flagged {record['measured']['faithful']['flagged']:.1%}")
 
 
-def compare_runs(n, files, names):
+def compare_runs(n, files, names, stem=""):
     """Set ``n`` run twice on the same generation cache (``files``: before, after; ``names``: their labels): the
     readers' useful shares and the paired test (displayed), the drafts' fabrication shares, the annotators'
-    agreement."""
-    runs = [judged(f"unseen{n}_run/{f}", f"unseen{n}_labels.jsonl") for f in files]
+    agreement (of the labels file ``stem``, added to the set's own labels when given)."""
+    labels = (f"unseen{n}_labels.jsonl",) + ((f"{stem}.jsonl",) if stem else ())
+    runs = [judged(f"unseen{n}_run/{f}", *labels) for f in files]
     named = {f"set {n}, {name}": r for name, r in zip(names, runs, strict=True)}
     useful = pd.concat({k: usefulness_table(r).set_index("reader")[useful_runs.columns] for k, r in named.items()},
                        names=["run"])  # fmt: skip
     fabricated = pd.DataFrame({k: fabrications_table(r).set_index("reader_lang").loc["all", FABRICATION + [
         "faithful_withheld", "faithful_flagged"]] for k, r in named.items()}).T  # fmt: skip
     gain = paired_runs(*runs, names)
-    agreement_n, _ = annotators(n, f"set {n}: ")
+    agreement_n, _ = annotators(n, f"set {n}: ", stem)
     display(useful.loc[(slice(None), ["two or more languages", "one language"]), :].round(3))
     display(gain.round(3))
     return useful, fabricated, gain, agreement_n
@@ -561,6 +564,23 @@ useful10, fabricated10, drafts_gain, agreement10 = compare_runs(
     10, ("one_draft.csv", "measured.csv"), ("one draft", "three drafts")
 )
 fabricated10.round(3)
+
+# %% [markdown]
+# ## Examples chosen per message: the same 200 messages
+# The translator's prompt shows a base model three fixed example pairs, the same for every message. A prompt that
+# shows each message the five pairs most like it (by sentence chrF of the source side) from a pool of 58 chat
+# messages written for the purpose (`user_translate/nearest`, `data/fewshot/chat_translations.yaml`) was chosen on
+# the development sets 7 and 8, where its English drafts scored higher against the writers' glosses than the
+# shipped prompt's and than five examples drawn at random from the same pool (docs/ROOM.md, "Examples chosen per
+# message"). The tenth set measures it in the room (`aya_lab/graphs/aya_nearest.yaml`, three drafts as shipped, the
+# further drafts shown the next five pairs and the five after): the same messages and readers, the same
+# generation cache, the drafts no earlier label covered labelled blind the same way.
+
+# %%
+useful10n, fabricated10n, nearest_gain, agreement10n = compare_runs(
+    10, ("measured.csv", "nearest.csv"), ("fixed examples", "nearest examples"), stem="unseen10_nearest_labels"
+)
+fabricated10n.round(3)
 
 # %% [markdown]
 # ## What this shows
@@ -669,6 +689,17 @@ assert fab10["made_up_unmarked"] == fab10b["made_up_unmarked"] <= 0.01 and fab10
 assert gain10["ci_low"] <= 0 <= gain10["ci_high"] and two10["ci_high"] < 0.70  # usefulness: no change, below 70%
 assert agreement10["n"] == 60 and agreement10["kappa"] > 0.9
 assert two10["useful_share"] < two9["useful_share"] and fab10["faithful"] < fab9["faithful"]
+fab10f, fab10n = (fabricated10n.loc[f"set 10, {g}"] for g in ("fixed examples", "nearest examples"))
+two10n, one10n = (useful10n.loc[("set 10, nearest examples", g)] for g in ("two or more languages", "one language"))
+gain10n = nearest_gain.loc["two or more languages"]
+assert (useful10n["labelled"] == useful10n["readings"]).all()  # every reading of both runs is judged
+assert fab10f["deliveries"] == fab10n["deliveries"] and fab10f["partial_unmarked"] == fab10["partial_unmarked"]
+assert fab10n["faithful"] > fab10f["faithful"] and fab10n["withheld"] < fab10f["withheld"]  # more faithful drafts
+assert fab10n["partial_unmarked_high"] < 0.10 < fab10f["partial_unmarked_high"]  # the interval under the target
+assert fab10n["made_up_unmarked"] == fab10f["made_up_unmarked"] == 0
+assert fab10n["faithful_flagged"] > fab10f["faithful_flagged"] and fab10n["faithful_withheld"] > 0  # the price
+assert gain10n["ci_low"] < 0 < gain10n["diff"] and two10n["ci_high"] < 0.70  # usefulness: not significant, below 70%
+assert agreement10n["n"] >= 50 and agreement10n["kappa"] > 0.8
 
 
 def set_fields(k, fab_before, fab, two, one, gain, agreement_k):
@@ -771,7 +802,17 @@ report(
     "[{gain10_lo:+.1%}, {gain10_hi:+.1%}] paired; Kofi {one10:.1%}): below the 70% target, and below the ninth "
     "set's {two9:.1%}; {faith10} of this set's {n_drafts10} draft deliveries were faithful drafts, against "
     "{faith9} of the ninth's (not tested as a difference). The two annotators of the tenth set agreed on "
-    "{agree10:.0%} of the {n10} drafts both labelled (Cohen's kappa {kappa10:.2f}).",
+    "{agree10:.0%} of the {n10} drafts both labelled (Cohen's kappa {kappa10:.2f}).\n"
+    "- **Examples chosen per message help a little, not significantly.** With the five example pairs most like "
+    "each message instead of three fixed ones, on the same tenth set, {faith10n} of the {n_drafts10} draft "
+    "deliveries were faithful drafts (from {faith10}), partial drafts arriving unmarked were {p10n:.1%} "
+    "[{p10n_lo:.1%}, {p10n_hi:.1%}] (the interval under the 10% target), made-up ones {mu10n:.1%}; readers of two "
+    "languages could read {two10n:.1%} [{two10n_lo:.1%}, {two10n_hi:.1%}] ({gain10n:+.1%} [{gain10n_lo:+.1%}, "
+    "{gain10n_hi:+.1%}] paired, not significant; Kofi {one10n:.1%}). The price: faithful drafts arriving flagged "
+    "rose from {ff10:.1%} to {ff10n:.1%} of the faithful draft deliveries, and {fw10n:.1%} were withheld (from "
+    "none). It stays an option "
+    "(`aya_lab/graphs/aya_nearest.yaml`), not the room's default. The annotators of its new drafts agreed on "
+    "{agree10n:.0%} of the {n10n} both labelled (Cohen's kappa {kappa10n:.2f}).",
     lena_score=lena_score, lena_floor=lena_floor, n_example=amara_reasons["example"], n_record=amara_reasons["faithful"],
     n_messages=n_messages, n_users=len(feeds), n_aya=len(aya_runs), tools=" → ".join(summary.aya_tools),
     copied=copied.group(1), policy_en=policy.aya_steps[0]["input"], marker=MARKER,
@@ -799,14 +840,20 @@ report(
     in_sample=record["partial_unmarked"], faith10=int(fab10["faithful"]), faith9=int(fab9["faithful"]),
     **set_fields(9, fab9b, fab9, two9, one9, gain9, agreement9),
     **set_fields(10, fab10b, fab10, two10, one10, gain10, agreement10),
+    faith10n=int(fab10n["faithful"]), p10n=fab10n["partial_unmarked"], p10n_lo=fab10n["partial_unmarked_low"],
+    p10n_hi=fab10n["partial_unmarked_high"], mu10n=fab10n["made_up_unmarked"], two10n=two10n["useful_share"],
+    two10n_lo=two10n["ci_low"], two10n_hi=two10n["ci_high"], gain10n=gain10n["diff"], gain10n_lo=gain10n["ci_low"],
+    gain10n_hi=gain10n["ci_high"], one10n=one10n["useful_share"], ff10n=fab10n["faithful_flagged"],
+    fw10n=fab10n["faithful_withheld"], agree10n=agreement10n["agreement"], n10n=agreement10n["n"],
+    kappa10n=agreement10n["kappa"],
 )
 
 # %% [markdown]
 # ## The notebook's family of tests
-# The three paired tests the conclusions read, for readers of two languages, paired over messages — measured
+# The five paired tests the conclusions read, for readers of two languages, paired over messages — measured
 # routes against the reader's order (the sixth set), the dropped-facts doubt against the guard before it
-# (the eighth set), the floor for partial drafts against the floor before it (the ninth set) and three drafts
-# against one (the tenth set) — adjusted together (Holm over the family, docs/EVALUATION.md states the policy). The other
+# (the eighth set), the floor for partial drafts against the floor before it (the ninth set), three drafts
+# against one and examples chosen per message against fixed ones (the tenth set) — adjusted together (Holm over the family, docs/EVALUATION.md states the policy). The other
 # rows of the paired tables describe, they are not claims: a reader of one language has nothing to route, and
 # "all" mixes the two groups.
 
@@ -816,9 +863,11 @@ from aya_lab.eval import family
 tests = family({"measured routes − reader's order": paired.loc[["two or more languages"]].reset_index(),
                 "dropped-facts doubt − guard before": doubt_gain.loc[["two or more languages"]].reset_index(),
                 "floor for partial drafts − floor before": floor_gain.loc[["two or more languages"]].reset_index(),
-                "three drafts − one draft": drafts_gain.loc[["two or more languages"]].reset_index()},
+                "three drafts − one draft": drafts_gain.loc[["two or more languages"]].reset_index(),
+                "nearest examples − fixed examples": nearest_gain.loc[["two or more languages"]].reset_index()},
                p="p_value")  # fmt: skip
 verdicts = tests.set_index("test")["significant"]
 assert verdicts["measured routes − reader's order"] and not verdicts["dropped-facts doubt − guard before"]
 assert not verdicts["floor for partial drafts − floor before"] and not verdicts["three drafts − one draft"]
+assert not verdicts["nearest examples − fixed examples"]
 tests[["test", "index", "n", "diff", "ci_low", "ci_high", "p_value", "p_family", "significant"]].round(3)
