@@ -228,6 +228,16 @@ def test_too_few_examples_names_the_pool_and_the_keys(tmp_path, monkeypatch):
         ("format: completion\nsystem: s\nuser: '{x}'\n", "has no system message"),
         ("format: completion\nstop: []\nuser: '{x}'\n", "stop must list"),
         ("format: poem\nuser: '{x}'\n", "format"),
+        (
+            "format: completion\nexamples: {pool: p, template: '{s}', nearest: {field: t, value: x}}\n"
+            "user: '{examples}{x}'\n",
+            "examples.nearest.field 't' is not a field of examples.template",
+        ),
+        (
+            "format: completion\nexamples: {pool: p, template: '{s}', nearest: {field: s, value: m}}\n"
+            "user: '{examples}{x}'\n",
+            "examples.nearest.value 'm' is not a variable of 'user'",
+        ),
     ],
 )
 def test_bad_format_declarations_are_located(tmp_path, body, problem):

@@ -49,6 +49,15 @@ class PromptFile(BaseModel):
             raise ValueError("a completion prompt has no system message; put its text at the top of 'user'")
         if self.examples is not None and "examples" not in template_fields(self.user):
             raise ValueError("a prompt with examples must place them with {examples} in 'user'")
+        near = self.examples.nearest if self.examples is not None else None
+        if near is not None and near.field not in template_fields(self.examples.template):  # type: ignore[union-attr]
+            raise ValueError(
+                f"examples.nearest.field {near.field!r} is not a field of examples.template; name one of its {{fields}}"
+            )
+        if near is not None and near.value not in template_fields(self.user):
+            raise ValueError(
+                f"examples.nearest.value {near.value!r} is not a variable of 'user'; name one of its {{variables}}"
+            )
         if self.stop is not None and (not self.stop or not all(self.stop)):
             raise ValueError("stop must list one or more non-empty strings, e.g. ['\\n']")
         used = template_fields(self.system or "") | template_fields(self.user)
