@@ -10,14 +10,18 @@ shares of the deliveries (each English draft counted once per reader who gets it
 faithful and delivered, partial and unmarked, faithful and flagged, for one draft, the medoid, and the first
 draft flagged under each agreement threshold.
 
-    python benchmarks/drafts_agreement.py [--write]
+``--prompt nearest`` does the same for the room of ``aya_lab/graphs/aya_nearest.yaml`` (``user_translate/nearest``:
+draft 0 shown the five pool examples most like the message, drafts 1 and 2 the next five and the five after),
+with ``data/adversarial/drafts3_nearest_dev.jsonl`` and its labels ``drafts3_nearest_dev_labels.jsonl`` (first
+drafts only, so no medoid row).
+
+    python benchmarks/drafts_agreement.py [--write] [--prompt completion|nearest]
 """
 
 from __future__ import annotations
 
 import argparse
 import json
-from pathlib import Path
 
 import pandas as pd
 from sacrebleu.metrics import CHRF
@@ -28,18 +32,29 @@ from aya_lab.agents.guard import ALL_CHECKS, TranslationGuard
 from aya_lab.paths import project_root
 
 ADVERSARIAL = project_root() / "data" / "adversarial"
-DRAFTS = ADVERSARIAL / "drafts3_dev.jsonl"
-LABELS = ("unseen7_labels.jsonl", "unseen8_labels.jsonl", "drafts3_dev_labels.jsonl")
+DRAFTS = {"completion": ADVERSARIAL / "drafts3_dev.jsonl", "nearest": ADVERSARIAL / "drafts3_nearest_dev.jsonl"}
+LABELS = {
+    "completion": ("unseen7_labels.jsonl", "unseen8_labels.jsonl", "drafts3_dev_labels.jsonl"),
+    "nearest": (
+        "unseen7_labels.jsonl",
+        "unseen8_labels.jsonl",
+        "drafts3_dev_labels.jsonl",
+        "drafts3_nearest_dev_labels.jsonl",
+    ),
+}
 READERS = {"deu": 3, "fra": 3, "spa": 4}  # run 7's readers who get a message in English: all but its own
 THRESHOLDS = (0.5, 0.6, 0.65, 0.7, 0.75, 0.8, 0.85, 0.9)
 
 
-def write_drafts(path: Path = DRAFTS) -> None:
-    """Three English drafts of every ordinary French, German and Spanish message of sets 7 and 8."""
+def write_drafts(prompt: str = "completion") -> None:
+    """Three English drafts of every ordinary French, German and Spanish message of sets 7 and 8, under the
+    room's translation prompt (``completion``) or ``user_translate/nearest``."""
     from aya_lab.agents.user import UserAgent
     from aya_lab.models.loader import load_chat_model
 
-    agent = UserAgent(load_chat_model("gemma3-270m"), drafts=3)
+    name = "user_translate/nearest" if prompt == "nearest" else "user_translate/baseline"
+    agent = UserAgent(load_chat_model("gemma3-270m"), name, drafts=3)
+    path = DRAFTS[prompt]
     records = [json.loads(line) for n in (7, 8) for line in (ADVERSARIAL / f"unseen{n}.jsonl").open(encoding="utf-8")]
     rows = []
     for src in READERS:
@@ -60,9 +75,9 @@ def medoid(drafts: list[str]) -> str:
     return drafts[max(range(len(drafts)), key=lambda i: (means[i], -i))]
 
 
-def _labels() -> dict[tuple[str, str], str]:
+def _labels(prompt: str) -> dict[tuple[str, str], str]:
     out = {}
-    for name in LABELS:
+    for name in LABELS[prompt]:
         for line in (ADVERSARIAL / name).open(encoding="utf-8"):
             r = json.loads(line)
             if r["reader_lang"] == "eng":
@@ -70,17 +85,17 @@ def _labels() -> dict[tuple[str, str], str]:
     return out
 
 
-def table() -> pd.DataFrame:
+def table(prompt: str = "completion") -> pd.DataFrame:
     """The shares docs/ROOM.md quotes, one row per rule (drafts whose first draft or medoid is unlabelled
-    are left out)."""
-    labels = _labels()
-    rows = pd.read_json(DRAFTS, lines=True)
+    are left out; for ``nearest`` the medoid is not judged)."""
+    labels = _labels(prompt)
+    rows = pd.read_json(DRAFTS[prompt], lines=True)
     rows["first"] = rows["drafts"].str[0]
     rows["medoid"] = rows["drafts"].map(medoid)
     rows["agreement"] = [consensus(d).agreement for d in rows["drafts"]]
     rows["l_first"] = [labels.get((i, d)) for i, d in zip(rows["id"], rows["first"], strict=True)]
     rows["l_medoid"] = [labels.get((i, d)) for i, d in zip(rows["id"], rows["medoid"], strict=True)]
-    rows = rows.dropna(subset=["l_first", "l_medoid"])
+    rows = rows.dropna(subset=["l_first", "l_medoid"] if prompt == "completion" else ["l_first"])
     weight = rows["src"].map(READERS)
     floor = translator_floor("gemma3-270m")
 
@@ -101,7 +116,8 @@ def table() -> pd.DataFrame:
             "faithful flagged": float((weight * (faithful & flagged)).sum() / total),
         }
 
-    out = {"one draft": shares("first", "l_first", 0.0), "medoid": shares("medoid", "l_medoid", 0.0)}
+    out = {"one draft": shares("first", "l_first", 0.0)}
+    out |= {"medoid": shares("medoid", "l_medoid", 0.0)} if prompt == "completion" else {}
     out |= {f"first draft, agreement {t}": shares("first", "l_first", t) for t in THRESHOLDS}
     frame = pd.DataFrame(out).T
     frame.attrs.update(drafts=len(rows), deliveries=int(weight.sum()))
@@ -111,9 +127,11 @@ def table() -> pd.DataFrame:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--write", action="store_true", help="write the drafts first (runs the model)")
-    if parser.parse_args().write:
-        write_drafts()
-    frame = table()
+    parser.add_argument("--prompt", choices=sorted(DRAFTS), default="completion", help="the translator's prompt")
+    args = parser.parse_args()
+    if args.write:
+        write_drafts(args.prompt)
+    frame = table(args.prompt)
     print(f"{frame.attrs['drafts']} drafts, {frame.attrs['deliveries']} deliveries")
     print(frame.round(3).to_string())
 
