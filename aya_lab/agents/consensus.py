@@ -4,10 +4,10 @@ A small translator's draft depends on the few-shot examples its prompt shows. Wi
 (:class:`~aya_lab.agents.user.UserAgent`) the translator writes K drafts of a message: draft 0 under the
 prompt as written, draft ``j`` under the prompt's example records rotated by ``j * (n // K)`` (``n``: the records
 the prompt draws from; :func:`rotated_prompts`), or, when the prompt chooses its examples per message
-(``examples.nearest``), under the next ``k`` most alike after the ``j * k`` shown to the drafts before it. Draft 0 is delivered, as with one draft; the others are
-evidence (:func:`consensus`): draft 0's mean sentence chrF against them, over 100, is its *agreement*, and the
-guard flags a draft whose agreement is under the delivery rule's ``agreement`` threshold
-(:class:`~aya_lab.agents.guard.TranslationGuard`). A draft the model would write under any examples scores
+(``examples.nearest``), under the next ``k`` most alike after the ``j * k`` shown to the drafts before it.
+Draft 0 is delivered, as with one draft; the others are evidence (:func:`consensus`): draft 0's mean
+sentence chrF against them, over 100, is its *agreement*, and the guard flags a draft whose agreement is under
+the delivery rule's ``agreement`` threshold (:class:`~aya_lab.agents.guard.TranslationGuard`). A draft the model would write under any examples scores
 near 1; one that changes a fact or a clause when the examples change scores lower. A prompt without few-shot
 examples writes one draft (greedy decoding would write the same one K times), and its agreement is ``None``.
 
