@@ -50,14 +50,16 @@ class PromptFile(BaseModel):
         if self.examples is not None and "examples" not in template_fields(self.user):
             raise ValueError("a prompt with examples must place them with {examples} in 'user'")
         near = self.examples.nearest if self.examples is not None else None
-        if near is not None and near.field not in template_fields(self.examples.template):  # type: ignore[union-attr]
-            raise ValueError(
-                f"examples.nearest.field {near.field!r} is not a field of examples.template; name one of its {{fields}}"
-            )
-        if near is not None and near.value not in template_fields(self.user):
-            raise ValueError(
-                f"examples.nearest.value {near.value!r} is not a variable of 'user'; name one of its {{variables}}"
-            )
+        if near is not None and self.examples is not None:
+            if near.field not in template_fields(self.examples.template):
+                raise ValueError(
+                    f"examples.nearest.field {near.field!r} is not a field of examples.template; "
+                    "name one of its {fields}"
+                )
+            if near.value not in template_fields(self.user):
+                raise ValueError(
+                    f"examples.nearest.value {near.value!r} is not a variable of 'user'; name one of its {{variables}}"
+                )
         if self.stop is not None and (not self.stop or not all(self.stop)):
             raise ValueError("stop must list one or more non-empty strings, e.g. ['\\n']")
         used = template_fields(self.system or "") | template_fields(self.user)

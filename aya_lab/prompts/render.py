@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import string
 from collections.abc import Mapping, Sequence
+from functools import lru_cache
 from typing import Any, Protocol
 
 from langchain_core.messages import BaseMessage, HumanMessage, SystemMessage
@@ -135,9 +136,16 @@ def nearest_records(
 ) -> list[dict[str, str]]:
     """The ``k`` of ``records`` whose ``field`` is most like ``text`` by sentence chrF (ties: the earlier
     record), after the ``skip`` most alike, least alike first."""
+    ranked = _ranking(tuple(r.get(field, "") for r in records), text)[skip : skip + k]
+    return [records[i] for i in reversed(ranked)]
+
+
+@lru_cache(maxsize=1024)
+def _ranking(candidates: tuple[str, ...], text: str) -> tuple[int, ...]:
+    """The indices of ``candidates``, the most like ``text`` by sentence chrF first (ties: the earlier).
+    Cached: a room ranks one message's pool once, not once per target language and draft."""
     from sacrebleu.metrics import CHRF  # heavy; only for prompts that choose their examples per input
 
     chrf = CHRF()
-    scores = [chrf.sentence_score(r.get(field, ""), [text]).score for r in records]
-    ranked = sorted(range(len(records)), key=lambda i: (-scores[i], i))[skip : skip + k]
-    return [records[i] for i in reversed(ranked)]
+    scores = [chrf.sentence_score(c, [text]).score for c in candidates]
+    return tuple(sorted(range(len(candidates)), key=lambda i: (-scores[i], i)))
