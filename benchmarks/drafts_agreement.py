@@ -15,7 +15,12 @@ draft 0 shown the five pool examples most like the message, drafts 1 and 2 the n
 with ``data/adversarial/drafts3_nearest_dev.jsonl`` and its labels ``drafts3_nearest_dev_labels.jsonl`` (first
 drafts only, so no medoid row).
 
-    python benchmarks/drafts_agreement.py [--write] [--prompt completion|nearest]
+``--select similarity`` judges the draft the room delivers with ``select: similarity`` instead of draft 0: the
+one most like its source under the guard's encoder (:func:`~aya_lab.agents.consensus.consensus`), flagged by
+its own agreement with the other two; the chosen drafts no earlier label covered are labelled in
+``drafts3_similar_dev_labels.jsonl``.
+
+    python benchmarks/drafts_agreement.py [--write] [--prompt completion|nearest] [--select first|similarity]
 """
 
 from __future__ import annotations
@@ -26,7 +31,7 @@ import json
 import pandas as pd
 from sacrebleu.metrics import CHRF
 
-from aya_lab.agents.consensus import consensus
+from aya_lab.agents.consensus import SELECTIONS, Selection, consensus
 from aya_lab.agents.faithfulness import translator_floor
 from aya_lab.agents.guard import ALL_CHECKS, TranslationGuard
 from aya_lab.paths import project_root
@@ -44,6 +49,7 @@ LABELS = {
 }
 READERS = {"deu": 3, "fra": 3, "spa": 4}  # run 7's readers who get a message in English: all but its own
 THRESHOLDS = (0.5, 0.6, 0.65, 0.7, 0.75, 0.8, 0.85, 0.9)
+SIMILAR_LABELS = "drafts3_similar_dev_labels.jsonl"  # the drafts chosen by similarity that no run had labelled
 
 
 def write_drafts(prompt: str = "completion") -> None:
@@ -75,9 +81,9 @@ def medoid(drafts: list[str]) -> str:
     return drafts[max(range(len(drafts)), key=lambda i: (means[i], -i))]
 
 
-def _labels(prompt: str) -> dict[tuple[str, str], str]:
+def _labels(prompt: str, select: Selection = "first") -> dict[tuple[str, str], str]:
     out = {}
-    for name in LABELS[prompt]:
+    for name in LABELS[prompt] + ((SIMILAR_LABELS,) if select == "similarity" else ()):
         for line in (ADVERSARIAL / name).open(encoding="utf-8"):
             r = json.loads(line)
             if r["reader_lang"] == "eng":
@@ -85,17 +91,20 @@ def _labels(prompt: str) -> dict[tuple[str, str], str]:
     return out
 
 
-def table(prompt: str = "completion") -> pd.DataFrame:
-    """The shares docs/ROOM.md quotes, one row per rule (drafts whose first draft or medoid is unlabelled
-    are left out; for ``nearest`` the medoid is not judged)."""
-    labels = _labels(prompt)
+def table(prompt: str = "completion", select: Selection = "first") -> pd.DataFrame:
+    """The shares docs/ROOM.md quotes, one row per rule (drafts whose delivered draft or medoid is unlabelled
+    are left out; the medoid is judged only for ``completion`` with draft 0 delivered). ``select``: which draft
+    the room delivers (its rows keep the name ``first``)."""
+    labels = _labels(prompt, select)
     rows = pd.read_json(DRAFTS[prompt], lines=True)
-    rows["first"] = rows["drafts"].str[0]
+    chosen = [consensus(d, t, select) for d, t in zip(rows["drafts"], rows["text"], strict=True)]
+    rows["first"] = [c.text for c in chosen]
+    rows["agreement"] = [c.agreement for c in chosen]
+    with_medoid = prompt == "completion" and select == "first"
     rows["medoid"] = rows["drafts"].map(medoid)
-    rows["agreement"] = [consensus(d).agreement for d in rows["drafts"]]
     rows["l_first"] = [labels.get((i, d)) for i, d in zip(rows["id"], rows["first"], strict=True)]
     rows["l_medoid"] = [labels.get((i, d)) for i, d in zip(rows["id"], rows["medoid"], strict=True)]
-    rows = rows.dropna(subset=["l_first", "l_medoid"] if prompt == "completion" else ["l_first"])
+    rows = rows.dropna(subset=["l_first", "l_medoid"] if with_medoid else ["l_first"])
     weight = rows["src"].map(READERS)
     floor = translator_floor("gemma3-270m")
 
@@ -116,9 +125,10 @@ def table(prompt: str = "completion") -> pd.DataFrame:
             "faithful flagged": float((weight * (faithful & flagged)).sum() / total),
         }
 
-    out = {"one draft": shares("first", "l_first", 0.0)}
-    out |= {"medoid": shares("medoid", "l_medoid", 0.0)} if prompt == "completion" else {}
-    out |= {f"first draft, agreement {t}": shares("first", "l_first", t) for t in THRESHOLDS}
+    name = "first draft" if select == "first" else "most similar draft"
+    out = {"one draft" if select == "first" else f"{name}, never flagged by agreement": shares("first", "l_first", 0.0)}
+    out |= {"medoid": shares("medoid", "l_medoid", 0.0)} if with_medoid else {}
+    out |= {f"{name}, agreement {t}": shares("first", "l_first", t) for t in THRESHOLDS}
     frame = pd.DataFrame(out).T
     frame.attrs.update(drafts=len(rows), deliveries=int(weight.sum()))
     return frame
@@ -128,10 +138,11 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--write", action="store_true", help="write the drafts first (runs the model)")
     parser.add_argument("--prompt", choices=sorted(DRAFTS), default="completion", help="the translator's prompt")
+    parser.add_argument("--select", choices=SELECTIONS, default="first", help="which draft the room delivers")
     args = parser.parse_args()
     if args.write:
         write_drafts(args.prompt)
-    frame = table(args.prompt)
+    frame = table(args.prompt, args.select)
     print(f"{frame.attrs['drafts']} drafts, {frame.attrs['deliveries']} deliveries")
     print(frame.round(3).to_string())
 

@@ -11,29 +11,39 @@ the delivery rule's ``agreement`` threshold (:class:`~aya_lab.agents.guard.Trans
 near 1; one that changes a fact or a clause when the examples change scores lower. A prompt without few-shot
 examples writes one draft (greedy decoding would write the same one K times), and its agreement is ``None``.
 
-Delivering the drafts' medoid instead (minimum-Bayes-risk selection with chrF) was measured on the labelled
-drafts of two development runs and delivered fewer faithful drafts than draft 0 (docs/ROOM.md).
+With ``select="similarity"`` the delivered draft is instead the one most like its source under the guard's
+multilingual encoder (:func:`~aya_lab.agents.faithfulness.faithfulness_scores`, reference-free quality estimation;
+ties: the earlier draft), and the agreement is that draft's against the others. Delivering the drafts' medoid
+(minimum-Bayes-risk selection with chrF) was measured on the labelled drafts of two development runs and
+delivered fewer faithful drafts than draft 0 (docs/ROOM.md, which gives both measurements).
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import Literal
 
 from aya_lab.prompts import PromptFile
 from aya_lab.prompts.fewshot import spec_records
 
-__all__ = ["Drafted", "consensus", "rotated_prompts"]
+__all__ = ["SELECTIONS", "Drafted", "Selection", "consensus", "rotated_prompts"]
+
+Selection = Literal["first", "similarity"]
+SELECTIONS: tuple[Selection, ...] = ("first", "similarity")
+"""How the delivered draft is chosen: draft 0, or the one most like the source (see the module docstring)."""
 
 
 @dataclass(frozen=True)
 class Drafted:
-    """One translation and the drafts behind it: the delivered ``text`` (draft 0), its ``agreement`` with the
-    other drafts (0–1; ``None``: one draft was written) and every ``drafts`` text, draft 0 first."""
+    """One translation and the drafts behind it: the delivered ``text`` (draft ``chosen``, 0 unless chosen by
+    similarity), its ``agreement`` with the other drafts (0–1; ``None``: one draft was written) and every
+    ``drafts`` text, draft 0 first."""
 
     text: str
     agreement: float | None = None
     drafts: tuple[str, ...] = ()
+    chosen: int = 0
 
 
 def rotated_prompts(prompt: PromptFile, k: int) -> list[PromptFile]:
@@ -65,15 +75,27 @@ def rotated_prompts(prompt: PromptFile, k: int) -> list[PromptFile]:
     return variants
 
 
-def consensus(drafts: Sequence[str]) -> Drafted:
-    """Draft 0, with its mean sentence chrF against the other drafts over 100 as its agreement (one draft:
-    agreement ``None``). Raises ``ValueError`` on no drafts."""
+def consensus(drafts: Sequence[str], source: str = "", select: Selection = "first") -> Drafted:
+    """The delivered draft -- draft 0, or with ``select="similarity"`` the draft most like ``source`` -- with its
+    mean sentence chrF against the other drafts over 100 as its agreement (one draft: agreement ``None``).
+    Raises ``ValueError`` on no drafts, an unknown ``select``, or ``similarity`` without a ``source``."""
     if not drafts:
         raise ValueError("consensus needs at least one draft")
+    if select not in SELECTIONS:
+        raise ValueError(f"select must be one of {', '.join(SELECTIONS)}; got {select!r}")
     if len(drafts) == 1:
         return Drafted(drafts[0], None, tuple(drafts))
+    chosen = 0
+    if select == "similarity":
+        if not source.strip():
+            raise ValueError("select='similarity' needs the source text the drafts translate")
+        from aya_lab.agents.faithfulness import faithfulness_scores  # the encoder; only when asked for
+
+        scores = faithfulness_scores([source] * len(drafts), list(drafts))
+        chosen = max(range(len(drafts)), key=lambda i: (scores[i], -i))
     from sacrebleu.metrics import CHRF  # heavy; only when several drafts were written
 
     chrf = CHRF()
-    mean = sum(chrf.sentence_score(drafts[0], [other]).score for other in drafts[1:]) / (len(drafts) - 1)
-    return Drafted(drafts[0], round(mean / 100, 4), tuple(drafts))
+    others = [d for i, d in enumerate(drafts) if i != chosen]
+    mean = sum(chrf.sentence_score(drafts[chosen], [other]).score for other in others) / len(others)
+    return Drafted(drafts[chosen], round(mean / 100, 4), tuple(drafts), chosen)

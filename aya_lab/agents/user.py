@@ -5,7 +5,8 @@ takes a message and all the languages the room needs and sends one batch to the 
 already in a target language is not sent through the model. With ``context_window = K > 0`` the last K
 room messages (in the target language where a translation exists) go into the prompt; K = 0 is the
 original design's behaviour (it kept a history but never used it). With ``drafts = K > 1`` every translation
-comes with K drafts and their agreement (:mod:`aya_lab.agents.consensus`).
+comes with K drafts and their agreement, and ``select`` says which draft is delivered
+(:mod:`aya_lab.agents.consensus`).
 """
 
 from __future__ import annotations
@@ -15,7 +16,7 @@ from collections.abc import Sequence
 
 from langchain_core.messages import BaseMessage
 
-from aya_lab.agents.consensus import Drafted, consensus, rotated_prompts
+from aya_lab.agents.consensus import SELECTIONS, Drafted, Selection, consensus, rotated_prompts
 from aya_lab.agents.protocols import TextModel
 from aya_lab.errors import InputError
 from aya_lab.languages import language_name
@@ -63,11 +64,15 @@ class UserAgent:
         prompt: str | PromptFile = "user_translate/baseline",
         context_window: int = 0,
         drafts: int = 1,
+        select: Selection = "first",
     ) -> None:
         if context_window < 0:
             raise InputError(f"context_window must be >= 0; got {context_window}")
         if not 1 <= drafts <= MAX_DRAFTS:
             raise InputError(f"drafts must be from 1 to {MAX_DRAFTS}; got {drafts}")
+        if select not in SELECTIONS:
+            raise InputError(f"select must be one of {', '.join(SELECTIONS)}; got {select!r}")
+        self.select: Selection = select
         self.model = model
         self.prompt_choice = choose_prompt(prompt, model)  # a base model gets the baseline's completion variant
         self.prompt = self.prompt_choice.used
@@ -137,4 +142,7 @@ class UserAgent:
         ]
         texts = [r.text for r in self.model.generate_texts(convs)]
         k = len(self.prompts)
-        return [consensus([self._clean(t, job[2]) for t in texts[i * k : (i + 1) * k]]) for i, job in enumerate(jobs)]
+        return [
+            consensus([self._clean(t, job[2]) for t in texts[i * k : (i + 1) * k]], job[0], self.select)
+            for i, job in enumerate(jobs)
+        ]

@@ -209,7 +209,9 @@ def _round(
     translations = {k: v for k, v in made.items() if k in targets}
     agreements: dict[str, float | None] = {}
     for model, langs in _by_translator(runtime, original.lang, [t for t in targets if t not in made]):
-        agent = UserAgent(model, params.prompt, context_window=params.context_window, drafts=params.drafts)
+        agent = UserAgent(
+            model, params.prompt, context_window=params.context_window, drafts=params.drafts, select=params.select
+        )
         if fixed:
             translations |= _translate_keeping_fixed(agent, original, langs, _history(state))
             continue

@@ -80,6 +80,9 @@ class DeliveryParameters(_Parameters):
     agreement: float = Field(0.0, ge=0.0, le=1.0)
     """A draft that agrees less than this with the translator's other drafts (its mean chrF over 100 against
     them) arrives flagged ``[unverified]`` beside the original; 0: never (nor with one draft)."""
+    select: Literal["first", "similarity"] = "first"
+    """Which draft is delivered: draft 0, or the one most like the message under the guard's encoder
+    (:func:`~aya_lab.agents.consensus.consensus`)."""
 
     @field_validator("prompt")
     @classmethod

@@ -1,4 +1,5 @@
-"""Several drafts of a translation: rotated few-shot prompts, draft 0 delivered, its agreement a doubt."""
+"""Several drafts of a translation: rotated few-shot prompts, draft 0 (or the one most like the source)
+delivered, its agreement a doubt."""
 
 import pytest
 
@@ -49,6 +50,21 @@ def test_consensus_delivers_draft_zero_with_its_agreement_with_the_others():
         consensus([])
 
 
+def test_select_similarity_delivers_the_draft_most_like_its_source_with_its_own_agreement():
+    source = "Der Drucker im zweiten Stock ist kaputt."
+    drafts = ["The meeting is on Friday.", "The printer on the second floor is broken.", "The printer is broken."]
+    got = consensus(drafts, source, "similarity")
+    assert got.chosen == 1 and got.text == drafts[1] and got.drafts == tuple(drafts)
+    assert got.agreement == consensus([drafts[1], drafts[0], drafts[2]]).agreement  # the chosen one's, not draft 0's
+    assert consensus(drafts, source) == consensus(drafts) and consensus(drafts).chosen == 0  # default: draft 0
+    assert consensus(["Same.", "Same."], source, "similarity").chosen == 0  # a tie goes to the earlier draft
+    assert consensus(["alone"], source, "similarity") == Drafted("alone", None, ("alone",))
+    with pytest.raises(ValueError, match="needs the source text"):
+        consensus(drafts, " ", "similarity")
+    with pytest.raises(ValueError, match="select must be one of first, similarity; got 'best'"):
+        consensus(drafts, source, "best")
+
+
 def _by_rotation(answers, target):
     """Rules answering each rotation of the completion prompt (6 pool records, 3 drafts: step 2) from
     German into ``target`` with its own answer: the prompt's first example tells the rotations apart (a batch
@@ -76,6 +92,19 @@ def test_draft_texts_batches_every_draft_of_every_text():
     assert model.batches == [6] and [d.text for d in got] == ["One.", "One."]
     assert got[0].drafts == ("One.", "Two?", "One.") and got[0].agreement < 1.0
     assert UserAgent(model, COMPLETION, drafts=3).draft_texts(["Hallo"], "deu", "deu") == [Drafted("Hallo")]
+
+
+def test_the_agent_delivers_the_draft_its_select_names():
+    english = ["Invoice paid.", "The printer is broken.", "Invoice paid!"]
+    model = FakeChatModel(rules=_by_rotation(english, "English"))
+    got = UserAgent(model, COMPLETION, drafts=3, select="similarity").draft_many(MESSAGE, ["eng"])["eng"]
+    assert got.text == "The printer is broken." and got.chosen == 1 and model.batches == [3]
+    assert UserAgent(model, COMPLETION, drafts=3).draft_many(MESSAGE, ["eng"])["eng"].text == "Invoice paid."
+    with pytest.raises(InputError, match="select must be one of first, similarity; got 'medoid'"):
+        UserAgent(model, COMPLETION, drafts=3, select="medoid")
+    with pytest.raises(ValueError, match="select"):
+        DeliveryParameters(select="medoid")
+    assert DeliveryParameters(select="similarity").select == "similarity" and DeliveryParameters().select == "first"
 
 
 @pytest.mark.parametrize("drafts", [0, MAX_DRAFTS + 1])

@@ -85,7 +85,8 @@ def test_a_missing_spec_is_a_one_line_error(capsys, tmp_path):
     code, out, err = cli(capsys, "show", str(tmp_path / "missing.yaml"))
     assert code == 2 and out == "" and err.count("\n") == 1
     assert err.startswith(f"error: spec '{tmp_path / 'missing.yaml'}' is neither a file nor a packaged graph")
-    assert "packaged graph names (aya, aya_context3, aya_nearest, aya_one_draft, aya_onecall, aya_preference)" in err
+    names = "aya, aya_context3, aya_nearest, aya_nearest_070, aya_nearest_similar, aya_one_draft, aya_onecall"
+    assert f"packaged graph names ({names}, aya_preference)" in err
 
 
 def test_python_m_aya_lab_graph_show_imports_no_model_stack():
