@@ -583,6 +583,31 @@ useful10n, fabricated10n, nearest_gain, agreement10n = compare_runs(
 fabricated10n.round(3)
 
 # %% [markdown]
+# ## The same choice on 200 more messages, and the draft most like the message
+# The tenth set did not show the nearest examples making the room more useful, and their threshold by the rule the
+# shipped one was chosen by is 0.70, not the 0.8 they ran with there. An eleventh set, in the seventh's design and
+# by another writer who opened no file of the project, measures two options against the shipped room: the nearest
+# examples with draft 0 flagged under 0.70 (`aya_lab/graphs/aya_nearest_070.yaml`), and the nearest examples
+# delivering, of the three drafts, the one most like the message under the guard's encoder, flagged under 0.8
+# (`aya_nearest_similar.yaml`; docs/ROOM.md, "The draft most like the message", gives the development drafts both
+# thresholds were chosen on). The shipped room ran first, in another session, on another machine (an AMD EPYC;
+# the options on an Intel Xeon), so drafts that both would write can differ by the kernels' rounding. Its drafts
+# were labelled blind before the options ran; the options' drafts no label covered were labelled blind afterwards,
+# with 30 already-labelled drafts mixed in as a check.
+
+# %%
+set11 = judged("unseen11_run/measured.csv", "unseen11_labels.jsonl")
+agreement11, _ = annotators(11, "set 11, shipped room's drafts: ")
+useful11n, fabricated11n, nearest11_gain, agreement11n = compare_runs(
+    11, ("measured.csv", "nearest_070.csv"), ("shipped", "nearest, draft 0"), stem="unseen11_nearest_labels"
+)
+useful11s, fabricated11s, similar11_gain, _ = compare_runs(
+    11, ("measured.csv", "nearest_similar.csv"), ("shipped", "nearest, most similar"), stem="unseen11_nearest_labels"
+)
+fabricated11 = pd.concat([fabricated11n, fabricated11s.iloc[[1]]])
+fabricated11.round(3)
+
+# %% [markdown]
 # ## What this shows
 
 # %%
@@ -700,6 +725,27 @@ assert fab10n["made_up_unmarked"] == fab10f["made_up_unmarked"] == 0
 assert fab10n["faithful_flagged"] > fab10f["faithful_flagged"] and fab10n["faithful_withheld"] > 0  # the price
 assert gain10n["ci_low"] < 0 < gain10n["diff"] and two10n["ci_high"] < 0.70  # usefulness: not significant, below 70%
 assert agreement10n["n"] >= 50 and agreement10n["kappa"] > 0.8
+fab11, fab11n, fab11s = (fabricated11.loc[f"set 11, {g}"] for g in ("shipped", "nearest, draft 0", "nearest, most similar"))
+two11, one11 = (useful11n.loc[("set 11, shipped", g)] for g in ("two or more languages", "one language"))
+two11n, two11s = useful11n.loc[("set 11, nearest, draft 0", "two or more languages")], useful11s.loc[
+    ("set 11, nearest, most similar", "two or more languages")]  # fmt: skip
+one11n, one11s = useful11n.loc[("set 11, nearest, draft 0", "one language")], useful11s.loc[
+    ("set 11, nearest, most similar", "one language")]  # fmt: skip
+gain11n, gain11s = nearest11_gain.loc["two or more languages"], similar11_gain.loc["two or more languages"]
+assert len(set11.items) == 200 and (set11.items["category"] == "ordinary").sum() == 140
+assert (useful11n["labelled"] == useful11n["readings"]).all() and (useful11s["labelled"] == useful11s["readings"]).all()
+assert fab11["deliveries"] == fab11n["deliveries"] == fab11s["deliveries"] == 520
+assert fab11["made_up_unmarked"] == fab11n["made_up_unmarked"] == fab11s["made_up_unmarked"] == 0  # none, all three
+assert fab11["faithful"] < fab11n["faithful"] < fab11s["faithful"]  # a few more faithful drafts delivered
+assert fab11["partial_unmarked_low"] < 0.10 < fab11["partial_unmarked_high"]  # the shipped room: 10% inside the interval
+assert fab11n["partial_unmarked"] > fab11s["partial_unmarked"] > fab11["partial_unmarked"]  # 0.70 marks fewer
+assert fab11s["faithful_flagged"] > fab11n["faithful_flagged"] > fab11["faithful_flagged"]  # the price
+assert fab11["faithful_withheld"] == 0 < fab11s["faithful_withheld"] < fab11n["faithful_withheld"]
+for g in (gain11n, gain11s):  # usefulness: not significant, below 70%
+    assert g["ci_low"] < 0 < g["diff"] and g["p_value"] > 0.05
+assert max(two11["ci_high"], two11n["ci_high"], two11s["ci_high"]) < 0.70
+assert abs(two11["useful_share"] - two10["useful_share"]) < 0.005  # the shipped room: 55.8% on both test sets
+assert agreement11["n"] == 60 and agreement11["kappa"] > 0.9 and agreement11n["kappa"] > 0.8
 
 
 def set_fields(k, fab_before, fab, two, one, gain, agreement_k):
@@ -812,7 +858,19 @@ report(
     "rose from {ff10:.1%} to {ff10n:.1%} of the faithful draft deliveries, and {fw10n:.1%} were withheld (from "
     "none). It stays an option "
     "(`aya_lab/graphs/aya_nearest.yaml`), not the room's default. The annotators of its new drafts agreed on "
-    "{agree10n:.0%} of the {n10n} both labelled (Cohen's kappa {kappa10n:.2f}).",
+    "{agree10n:.0%} of the {n10n} both labelled (Cohen's kappa {kappa10n:.2f}).\n"
+    "- **On an eleventh set neither option is shown to make the room more useful.** The shipped room delivered {faith11} "
+    "faithful drafts of {n_drafts11}, no made-up draft unmarked and {p11:.1%} [{p11_lo:.1%}, {p11_hi:.1%}] partial "
+    "ones unmarked; readers of two languages could read {two11:.1%} [{two11_lo:.1%}, {two11_hi:.1%}], as on the "
+    "tenth set (Kofi {one11:.1%}). The nearest examples with draft 0 flagged under their own 0.70: {faith11n} "
+    "faithful drafts, {p11n:.1%} partial unmarked, {two11n:.1%} for readers of two languages ({gain11n:+.1%} "
+    "[{gain11n_lo:+.1%}, {gain11n_hi:+.1%}] paired). Delivering the draft most like the message, flagged under "
+    "0.8: {faith11s} faithful drafts, {p11s:.1%} partial unmarked, {two11s:.1%} ({gain11s:+.1%} [{gain11s_lo:+.1%}, "
+    "{gain11s_hi:+.1%}] paired; Kofi {one11s:.1%}). Neither difference is significant, both options flag more "
+    "faithful drafts ({ff11:.1%} of the faithful ones with the shipped room, {ff11n:.1%} and {ff11s:.1%}) and "
+    "withhold a few ({fw11n:.1%} and {fw11s:.1%}, from none), so both stay options. The annotators agreed on "
+    "{agree11:.0%} of the {n11} shipped-room drafts both labelled and on {agree11n:.0%} of the {n11n} option drafts "
+    "(Cohen's kappa {kappa11:.2f} and {kappa11n:.2f}).",
     lena_score=lena_score, lena_floor=lena_floor, n_example=amara_reasons["example"], n_record=amara_reasons["faithful"],
     n_messages=n_messages, n_users=len(feeds), n_aya=len(aya_runs), tools=" → ".join(summary.aya_tools),
     copied=copied.group(1), policy_en=policy.aya_steps[0]["input"], marker=MARKER,
@@ -845,15 +903,26 @@ report(
     two10n_lo=two10n["ci_low"], two10n_hi=two10n["ci_high"], gain10n=gain10n["diff"], gain10n_lo=gain10n["ci_low"],
     gain10n_hi=gain10n["ci_high"], one10n=one10n["useful_share"], ff10n=fab10n["faithful_flagged"],
     fw10n=fab10n["faithful_withheld"], agree10n=agreement10n["agreement"], n10n=agreement10n["n"],
-    kappa10n=agreement10n["kappa"],
+    kappa10n=agreement10n["kappa"], faith11=int(fab11["faithful"]), n_drafts11=int(fab11["deliveries"]),
+    p11=fab11["partial_unmarked"], p11_lo=fab11["partial_unmarked_low"], p11_hi=fab11["partial_unmarked_high"],
+    two11=two11["useful_share"], two11_lo=two11["ci_low"], two11_hi=two11["ci_high"], one11=one11["useful_share"],
+    faith11n=int(fab11n["faithful"]), p11n=fab11n["partial_unmarked"], two11n=two11n["useful_share"],
+    gain11n=gain11n["diff"], gain11n_lo=gain11n["ci_low"], gain11n_hi=gain11n["ci_high"],
+    faith11s=int(fab11s["faithful"]), p11s=fab11s["partial_unmarked"], two11s=two11s["useful_share"],
+    gain11s=gain11s["diff"], gain11s_lo=gain11s["ci_low"], gain11s_hi=gain11s["ci_high"], one11s=one11s["useful_share"],
+    ff11=fab11["faithful_flagged"], ff11n=fab11n["faithful_flagged"], ff11s=fab11s["faithful_flagged"],
+    fw11n=fab11n["faithful_withheld"], fw11s=fab11s["faithful_withheld"], agree11=agreement11["agreement"],
+    n11=agreement11["n"], agree11n=agreement11n["agreement"], n11n=agreement11n["n"], kappa11=agreement11["kappa"],
+    kappa11n=agreement11n["kappa"],
 )
 
 # %% [markdown]
 # ## The notebook's family of tests
-# The five paired tests the conclusions read, for readers of two languages, paired over messages — measured
+# The seven paired tests the conclusions read, for readers of two languages, paired over messages — measured
 # routes against the reader's order (the sixth set), the dropped-facts doubt against the guard before it
 # (the eighth set), the floor for partial drafts against the floor before it (the ninth set), three drafts
-# against one and examples chosen per message against fixed ones (the tenth set) — adjusted together (Holm over the family, docs/EVALUATION.md states the policy). The other
+# against one and examples chosen per message against fixed ones (the tenth set), and the two options against
+# the shipped room (the eleventh set) — adjusted together (Holm over the family, docs/EVALUATION.md states the policy). The other
 # rows of the paired tables describe, they are not claims: a reader of one language has nothing to route, and
 # "all" mixes the two groups.
 
@@ -864,10 +933,13 @@ tests = family({"measured routes − reader's order": paired.loc[["two or more l
                 "dropped-facts doubt − guard before": doubt_gain.loc[["two or more languages"]].reset_index(),
                 "floor for partial drafts − floor before": floor_gain.loc[["two or more languages"]].reset_index(),
                 "three drafts − one draft": drafts_gain.loc[["two or more languages"]].reset_index(),
-                "nearest examples − fixed examples": nearest_gain.loc[["two or more languages"]].reset_index()},
+                "nearest examples − fixed examples": nearest_gain.loc[["two or more languages"]].reset_index(),
+                "set 11: nearest, draft 0 − shipped": nearest11_gain.loc[["two or more languages"]].reset_index(),
+                "set 11: nearest, most similar − shipped": similar11_gain.loc[["two or more languages"]].reset_index()},
                p="p_value")  # fmt: skip
 verdicts = tests.set_index("test")["significant"]
 assert verdicts["measured routes − reader's order"] and not verdicts["dropped-facts doubt − guard before"]
 assert not verdicts["floor for partial drafts − floor before"] and not verdicts["three drafts − one draft"]
 assert not verdicts["nearest examples − fixed examples"]
+assert not verdicts["set 11: nearest, draft 0 − shipped"] and not verdicts["set 11: nearest, most similar − shipped"]
 tests[["test", "index", "n", "diff", "ci_low", "ci_high", "p_value", "p_family", "significant"]].round(3)
