@@ -608,6 +608,21 @@ fabricated11 = pd.concat([fabricated11n, fabricated11s.iloc[[1]]])
 fabricated11.round(3)
 
 # %% [markdown]
+# Two of the set's messages come within one word of a record of the nearest examples' pool (`u11-092-deu`,
+# `u11-168-swh`; data/adversarial/README.md), so the options could copy their answer from it. The paired tests
+# without them, for readers of two languages:
+
+# %%
+NEAR_POOL = ("u11-092-deu", "u11-168-swh")
+LABELS11 = ("unseen11_labels.jsonl", "unseen11_nearest_labels.jsonl")
+without_near = pd.DataFrame({
+    name: paired_usefulness(*(judged(f"unseen11_run/{f}", *LABELS11).frames["readings"].query("id not in @NEAR_POOL")
+                              for f in ("measured.csv", run)), group="two or more languages")
+    for name, run in (("nearest, draft 0", "nearest_070.csv"), ("nearest, most similar", "nearest_similar.csv"))
+}).T[["n", "a", "b", "diff", "ci_low", "ci_high", "p_value"]]  # fmt: skip
+without_near.round(3)
+
+# %% [markdown]
 # ## What this shows
 
 # %%
@@ -746,6 +761,8 @@ for g in (gain11n, gain11s):  # usefulness: not significant, below 70%
 assert max(two11["ci_high"], two11n["ci_high"], two11s["ci_high"]) < 0.70
 assert abs(two11["useful_share"] - two10["useful_share"]) < 0.005  # the shipped room: 55.8% on both test sets
 assert agreement11["n"] == 60 and agreement11["kappa"] > 0.9 and agreement11n["kappa"] > 0.8
+assert (without_near["n"] == 198).all() and (without_near["ci_low"] < 0).all()  # the same without the two
+assert (without_near["diff"] - pd.Series({"nearest, draft 0": gain11n["diff"], "nearest, most similar": gain11s["diff"]})).abs().max() < 0.005
 
 
 def set_fields(k, fab_before, fab, two, one, gain, agreement_k):
@@ -866,7 +883,8 @@ report(
     "faithful drafts, {p11n:.1%} partial unmarked, {two11n:.1%} for readers of two languages ({gain11n:+.1%} "
     "[{gain11n_lo:+.1%}, {gain11n_hi:+.1%}] paired). Delivering the draft most like the message, flagged under "
     "0.8: {faith11s} faithful drafts, {p11s:.1%} partial unmarked, {two11s:.1%} ({gain11s:+.1%} [{gain11s_lo:+.1%}, "
-    "{gain11s_hi:+.1%}] paired; Kofi {one11s:.1%}). Neither difference is significant, both options flag more "
+    "{gain11s_hi:+.1%}] paired; Kofi {one11s:.1%}). Neither difference is significant, with or without the two "
+    "messages one word from a pool record, both options flag more "
     "faithful drafts ({ff11:.1%} of the faithful ones with the shipped room, {ff11n:.1%} and {ff11s:.1%}) and "
     "withhold a few ({fw11n:.1%} and {fw11s:.1%}, from none), so both stay options. The annotators agreed on "
     "{agree11:.0%} of the {n11} shipped-room drafts both labelled and on {agree11n:.0%} of the {n11n} option drafts "
