@@ -18,8 +18,10 @@ install: $(STAMP)
 LLAMA_CMAKE_ARGS := -DLLAMA_BUILD_EXAMPLES=OFF -DLLAMA_BUILD_TESTS=OFF -DLLAMA_BUILD_SERVER=OFF -DLLAMA_BUILD_TOOLS=OFF -DLLAMA_CURL=OFF
 # On x86-64 it is built without AMX tile instructions: -march=native turns them on for Xeons since Sapphire
 # Rapids, and a virtual machine that reports AMX without running it kills the first matrix product with SIGILL
-# (seen on these machines, 2026-12-06; docs/ENGINES.md). Flags placed before -march=native win over it.
-NO_AMX := $(if $(filter x86_64 amd64,$(shell uname -m)),-mno-amx-tile -mno-amx-int8 -mno-amx-bf16,)
+# (seen on these machines, 2026-12-06; docs/ENGINES.md). Flags placed before -march=native win over it; a
+# compiler that does not know them (GCC before 11) does not emit AMX either, and gets none.
+AMX_OFF := -mno-amx-tile -mno-amx-int8 -mno-amx-bf16
+NO_AMX := $(shell [ "$$(uname -m)" = x86_64 ] && echo 'int x;' | $${CC:-cc} $(AMX_OFF) -x c -c -o /dev/null - 2>/dev/null && echo '$(AMX_OFF)')
 
 $(STAMP): requirements.txt pyproject.toml
 	@command -v cmake >/dev/null && (command -v c++ || command -v g++) >/dev/null || \
