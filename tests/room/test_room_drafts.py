@@ -1,5 +1,6 @@
 """The room's translations chosen from several drafts (``drafts``) and doubted when they disagree
-(``agreement``): draft 0 reaches the feed, one batch per round, a note names the doubt."""
+(``agreement``): draft 0 (or, with ``select: similarity``, the draft most like the message) reaches the feed,
+one batch per round, a note names the doubt."""
 
 import pytest
 
@@ -13,11 +14,13 @@ from aya_lab.room.room import default_graph_path
 GERMAN = "Guten Morgen, das Treffen ist am Freitag um zehn Uhr."
 
 
-def _graph(tmp_path, agreement):
+def _graph(tmp_path, agreement, select="first"):
     spec = default_graph_path().read_text(encoding="utf-8")
     old = "{prompt: user_translate/baseline, context_window: 0, drafts: 3, agreement: 0.8}"
     assert spec.count(old) == 1  # the default graph's message delivery
-    new = f"{{prompt: user_translate/completion, context_window: 0, drafts: 3, agreement: {agreement}}}"
+    new = (
+        f"{{prompt: user_translate/completion, context_window: 0, drafts: 3, agreement: {agreement}, select: {select}}}"
+    )
     path = tmp_path / "aya_drafts.yaml"
     path.write_text(spec.replace(old, new), encoding="utf-8")
     return path
@@ -38,6 +41,16 @@ def test_draft_zero_of_three_is_delivered_and_a_disagreement_is_flagged(make_roo
     assert note.endswith(f'draft "{drafts[0]}"')
 
 
+def test_select_similarity_delivers_the_draft_most_like_the_message(make_room, tmp_path):
+    drafts = ["The invoice was paid.", "Good morning, the meeting is on Friday at ten.", "The invoice was paid!"]
+    firsts = [f"<human> German: {record['deu']}" for record in load_pool("translations")[::2]]
+    model = FakeChatModel(rules=list(zip(firsts, drafts, strict=True)))
+    graph = _graph(tmp_path, 0.0, "similarity")
+    room = make_room(model=model, users={"lena": "deu", "kofi": "eng"}, graph=graph)
+    report = room.send("lena", GERMAN)
+    assert room.feed("kofi")[0].text == drafts[1] and report.guard_notes == [] and model.batches == [3]
+
+
 def test_drafts_that_agree_arrive_plain(make_room, tmp_path):
     model = FakeChatModel(default="Good morning, the meeting is on Friday at ten.")
     room = make_room(model=model, users={"lena": "deu", "kofi": "eng"}, graph=_graph(tmp_path, 0.9))
@@ -55,6 +68,10 @@ def test_drafts_that_agree_arrive_plain(make_room, tmp_path):
         (
             "drafts: 3, agreement: 1.5",
             "flows[2].factory_parameter.agreement: Input should be less than or equal to 1 (got 1.5)",
+        ),
+        (
+            "drafts: 3, agreement: 0.8, select: best",
+            "flows[2].factory_parameter.select: Input should be 'first' or 'similarity' (got 'best')",
         ),
     ],
 )
