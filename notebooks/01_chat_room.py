@@ -620,6 +620,8 @@ without_near = pd.DataFrame({
                               for f in ("measured.csv", run)), group="two or more languages")
     for name, run in (("nearest, draft 0", "nearest_070.csv"), ("nearest, most similar", "nearest_similar.csv"))
 }).T[["n", "a", "b", "diff", "ci_low", "ci_high", "p_value"]]  # fmt: skip
+assert (fabricated11["deliveries"] == 520).all() and (fabricated11["made_up_unmarked"] == 0).all()
+assert (without_near["ci_low"] < 0).all() and (without_near["p_value"] > 0.05).all()  # no option shown to help
 without_near.round(3)
 
 # %% [markdown]

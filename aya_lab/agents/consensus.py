@@ -24,6 +24,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Literal
 
+from aya_lab.agents.faithfulness import faithfulness_scores
 from aya_lab.prompts import PromptFile
 from aya_lab.prompts.fewshot import spec_records
 
@@ -89,8 +90,6 @@ def consensus(drafts: Sequence[str], source: str = "", select: Selection = "firs
     if select == "similarity":
         if not source.strip():
             raise ValueError("select='similarity' needs the source text the drafts translate")
-        from aya_lab.agents.faithfulness import faithfulness_scores  # the encoder; only when asked for
-
         scores = faithfulness_scores([source] * len(drafts), list(drafts))
         chosen = max(range(len(drafts)), key=lambda i: (scores[i], -i))
     from sacrebleu.metrics import CHRF  # heavy; only when several drafts were written

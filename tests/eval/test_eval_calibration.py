@@ -39,12 +39,23 @@ from aya_lab.eval.fabrications import default_labels_path
 from aya_lab.paths import project_root
 from aya_lab.settings import DEFAULT_ROLE_SPECS
 from tests.eval.conftest import write_faithfulness_pairs
+from tests.eval.rederived import differences
 
 CHANGES = {"date"}  # what a re-derivation may change: the day it ran
 
 
 def _same(committed, derived) -> None:
-    assert committed.model_dump(exclude=CHANGES) == derived.model_dump(exclude=CHANGES)
+    assert not differences(committed.model_dump(exclude=CHANGES), derived.model_dump(exclude=CHANGES))
+
+
+def test_a_rederived_record_may_move_only_its_measured_numbers_and_only_a_little():
+    record = {"floor": 0.923, "quantile": 0.25, "drafts": 959, "measured": {"faithful": {"flagged": 0.2475}}}
+    assert differences(record, record | {"floor": 0.924, "measured": {"faithful": {"flagged": 0.27}}}) == []
+    assert differences(record, record | {"floor": 0.926}) == ["floor: 0.923 != 0.926 (tolerance 0.002)"]
+    assert differences(record, record | {"quantile": 0.2}) == ["quantile: 0.25 != 0.2 (tolerance 0.0)"]
+    moved = record | {"measured": {"faithful": {"flagged": 0.3}}}
+    assert differences(record, moved) == ["measured.faithful.flagged: 0.2475 != 0.3 (tolerance 0.03)"]
+    assert differences(record, record | {"drafts": 960}) == ["drafts: 959 != 960"]
 
 
 def _committed_files() -> list[tuple[str, str]]:
