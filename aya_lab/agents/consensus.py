@@ -7,8 +7,9 @@ the prompt draws from; :func:`rotated_prompts`), or, when the prompt chooses its
 (``examples.nearest``), under the next ``k`` most alike after the ``j * k`` shown to the drafts before it.
 Draft 0 is delivered, as with one draft; the others are evidence (:func:`consensus`): draft 0's mean
 sentence chrF against them, over 100, is its *agreement*, and the guard flags a draft whose agreement is under
-the delivery rule's ``agreement`` threshold (:class:`~aya_lab.agents.guard.TranslationGuard`). A draft the model would write under any examples scores
-near 1; one that changes a fact or a clause when the examples change scores lower. A prompt without few-shot
+the delivery rule's ``agreement`` threshold (:class:`~aya_lab.agents.guard.TranslationGuard`). A draft the
+model would write under any examples scores near 1; one that changes a fact or a clause when the examples
+change scores lower. A prompt without few-shot
 examples writes one draft (greedy decoding would write the same one K times), and its agreement is ``None``.
 
 With ``select="similarity"`` the delivered draft is instead the one most like its source under the guard's
@@ -25,14 +26,23 @@ from dataclasses import dataclass
 from typing import Literal
 
 from aya_lab.agents.faithfulness import faithfulness_scores
+from aya_lab.errors import InputError
 from aya_lab.prompts import PromptFile
 from aya_lab.prompts.fewshot import spec_records
 
-__all__ = ["SELECTIONS", "Drafted", "Selection", "consensus", "rotated_prompts"]
+__all__ = ["SELECTIONS", "Drafted", "Selection", "check_selection", "consensus", "rotated_prompts"]
 
 Selection = Literal["first", "similarity"]
 SELECTIONS: tuple[Selection, ...] = ("first", "similarity")
 """How the delivered draft is chosen: draft 0, or the one most like the source (see the module docstring)."""
+
+
+def check_selection(select: str) -> Selection:
+    """``select`` when it names one of :data:`SELECTIONS`; raises a one-line ``InputError`` naming it otherwise."""
+    for known in SELECTIONS:
+        if select == known:
+            return known
+    raise InputError(f"select must be one of {', '.join(SELECTIONS)}; got {select!r}")
 
 
 @dataclass(frozen=True)
@@ -79,11 +89,11 @@ def rotated_prompts(prompt: PromptFile, k: int) -> list[PromptFile]:
 def consensus(drafts: Sequence[str], source: str = "", select: Selection = "first") -> Drafted:
     """The delivered draft -- draft 0, or with ``select="similarity"`` the draft most like ``source`` -- with its
     mean sentence chrF against the other drafts over 100 as its agreement (one draft: agreement ``None``).
-    Raises ``ValueError`` on no drafts, an unknown ``select``, or ``similarity`` without a ``source``."""
+    Raises ``ValueError`` on no drafts or ``similarity`` without a ``source``, ``InputError`` (a ``ValueError``)
+    on an unknown ``select``."""
     if not drafts:
         raise ValueError("consensus needs at least one draft")
-    if select not in SELECTIONS:
-        raise ValueError(f"select must be one of {', '.join(SELECTIONS)}; got {select!r}")
+    check_selection(select)
     if len(drafts) == 1:
         return Drafted(drafts[0], None, tuple(drafts))
     chosen = 0

@@ -16,7 +16,7 @@ from collections.abc import Sequence
 
 from langchain_core.messages import BaseMessage
 
-from aya_lab.agents.consensus import SELECTIONS, Drafted, Selection, consensus, rotated_prompts
+from aya_lab.agents.consensus import Drafted, Selection, check_selection, consensus, rotated_prompts
 from aya_lab.agents.protocols import TextModel
 from aya_lab.errors import InputError
 from aya_lab.languages import language_name
@@ -70,9 +70,7 @@ class UserAgent:
             raise InputError(f"context_window must be >= 0; got {context_window}")
         if not 1 <= drafts <= MAX_DRAFTS:
             raise InputError(f"drafts must be from 1 to {MAX_DRAFTS}; got {drafts}")
-        if select not in SELECTIONS:
-            raise InputError(f"select must be one of {', '.join(SELECTIONS)}; got {select!r}")
-        self.select: Selection = select
+        self.select: Selection = check_selection(select)
         self.model = model
         self.prompt_choice = choose_prompt(prompt, model)  # a base model gets the baseline's completion variant
         self.prompt = self.prompt_choice.used
