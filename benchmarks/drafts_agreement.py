@@ -94,17 +94,18 @@ def _labels(prompt: str, select: Selection = "first") -> dict[tuple[str, str], s
 def table(prompt: str = "completion", select: Selection = "first") -> pd.DataFrame:
     """The shares docs/ROOM.md quotes, one row per rule (drafts whose delivered draft or medoid is unlabelled
     are left out; the medoid is judged only for ``completion`` with draft 0 delivered). ``select``: which draft
-    the room delivers (its rows keep the name ``first``)."""
+    the room delivers."""
     labels = _labels(prompt, select)
     rows = pd.read_json(DRAFTS[prompt], lines=True)
     chosen = [consensus(d, t, select) for d, t in zip(rows["drafts"], rows["text"], strict=True)]
-    rows["first"] = [c.text for c in chosen]
+    rows["delivered"] = [c.text for c in chosen]
     rows["agreement"] = [c.agreement for c in chosen]
-    with_medoid = prompt == "completion" and select == "first"
-    rows["medoid"] = rows["drafts"].map(medoid)
-    rows["l_first"] = [labels.get((i, d)) for i, d in zip(rows["id"], rows["first"], strict=True)]
-    rows["l_medoid"] = [labels.get((i, d)) for i, d in zip(rows["id"], rows["medoid"], strict=True)]
-    rows = rows.dropna(subset=["l_first", "l_medoid"] if with_medoid else ["l_first"])
+    judged = ["delivered"] + (["medoid"] if prompt == "completion" and select == "first" else [])
+    if "medoid" in judged:
+        rows["medoid"] = rows["drafts"].map(medoid)
+    for draft in judged:
+        rows[f"l_{draft}"] = [labels.get((i, d)) for i, d in zip(rows["id"], rows[draft], strict=True)]
+    rows = rows.dropna(subset=[f"l_{draft}" for draft in judged])
     weight = rows["src"].map(READERS)
     floor = translator_floor("gemma3-270m")
 
@@ -126,9 +127,10 @@ def table(prompt: str = "completion", select: Selection = "first") -> pd.DataFra
         }
 
     name = "first draft" if select == "first" else "most similar draft"
-    out = {"one draft" if select == "first" else f"{name}, never flagged by agreement": shares("first", "l_first", 0.0)}
-    out |= {"medoid": shares("medoid", "l_medoid", 0.0)} if with_medoid else {}
-    out |= {f"{name}, agreement {t}": shares("first", "l_first", t) for t in THRESHOLDS}
+    unflagged = "one draft" if select == "first" else f"{name}, never flagged by agreement"
+    out = {unflagged: shares("delivered", "l_delivered", 0.0)}
+    out |= {"medoid": shares("medoid", "l_medoid", 0.0)} if "medoid" in judged else {}
+    out |= {f"{name}, agreement {t}": shares("delivered", "l_delivered", t) for t in THRESHOLDS}
     frame = pd.DataFrame(out).T
     frame.attrs.update(drafts=len(rows), deliveries=int(weight.sum()))
     return frame
