@@ -332,8 +332,6 @@ report(
 # number, date, time or name the handbook does not state.
 
 # %%
-# NBVAL_IGNORE_OUTPUT
-# (retrieval margins come from the encoder, whose scores round differently per CPU: docs/NOTEBOOKS.md; the asserts run everywhere)
 answers_unseen = run("answers", questions="unseen", systems=["quote", "draft"], model=model)
 in_scope = answers_unseen.select(scope="in-scope", metric=["fact", "idk", "invented"])
 by_language = in_scope.pivot_table(index=["system", "metric"], columns="lang", values="score", sort=False)
@@ -346,8 +344,6 @@ answers_unseen.paired.query("lang == 'all'")[["baseline", "system", "metric", "d
 # ### What quoting changed
 
 # %%
-# NBVAL_IGNORE_OUTPUT
-# (retrieval margins come from the encoder, whose scores round differently per CPU: docs/NOTEBOOKS.md; the asserts run everywhere)
 def score(metric, system="quote", lang="all", scope="in-scope"):
     return answers_unseen.score(metric, system, lang=lang, scope=scope)
 
@@ -422,16 +418,12 @@ report(
 # resample questions within each language.
 
 # %%
-# NBVAL_IGNORE_OUTPUT
-# (retrieval margins come from the encoder, whose scores round differently per CPU: docs/NOTEBOOKS.md; the asserts run everywhere)
 answers_unseen3 = run("answers", questions="unseen3", systems=["quote"])
 third = answers_unseen3.select(metric=["fact", "idk", "invented"], lang=[*langs, "all"])
 display(third.pivot_table(index=["scope", "metric"], columns="lang", values="score", sort=False).round(3))
 third.query("scope == 'in-scope' and metric == 'fact'")[["lang", "score", "ci_low", "ci_high", "n"]].round(3)
 
 # %%
-# NBVAL_IGNORE_OUTPUT
-# (retrieval margins come from the encoder, whose scores round differently per CPU: docs/NOTEBOOKS.md; the asserts run everywhere)
 def quote_row(answers, metric, lang="all", scope="in-scope"):
     """The quoting replies' score row for one metric, language and scope of an ``answers`` report."""
     return answers.select(metric=metric, system="quote", lang=lang, scope=scope).iloc[0]
@@ -479,8 +471,6 @@ report(
 # by the in-scope margin, and the reply is "I don't know". The table counts both per language.
 
 # %%
-# NBVAL_IGNORE_OUTPUT
-# (retrieval margins come from the encoder, whose scores round differently per CPU: docs/NOTEBOOKS.md; the asserts run everywhere)
 development = {"dev": run("answers", questions="dev", systems=["quote"]), "unseen": answers_unseen,
                "unseen2": answers_unseen2, "unseen3": answers_unseen3}  # fmt: skip
 dev_items = pd.concat([r.items[r.items["system"] == "quote"].assign(set=k) for k, r in development.items()], ignore_index=True)
@@ -594,8 +584,6 @@ report(
 # any score (`data/rag/questions_unseen5.jsonl`). Both modes answer the same questions, paired per question.
 
 # %%
-# NBVAL_IGNORE_OUTPUT
-# (retrieval margins come from the encoder, whose scores round differently per CPU: docs/NOTEBOOKS.md; the asserts run everywhere)
 glossed = {name: run("answers", questions=name, systems=["quote", "glossary"]) for name in ("unseen4", "unseen5")}
 per_mode = pd.concat({
     name: r.items.query("scope == 'in-scope'").groupby(["system", "lang"])["fact"].sum().unstack()[langs]

@@ -36,7 +36,7 @@ import numpy as np
 
 from aya_lab.agents.calibration import load_thresholds, translator_record
 from aya_lab.languages import normalize_language
-from aya_lab.models.cache import get_default_cache
+from aya_lab.models.cache import GenerationCache, get_default_cache
 from aya_lab.rag.sentence_encoder import ENCODER_NAME, similarity
 
 __all__ = [
@@ -136,14 +136,17 @@ def threshold_for(
     return max(base, floor.value) if floor is not None and floor.applies(src, tgt) else base
 
 
-def faithfulness_scores(sources: Sequence[str], outputs: Sequence[str]) -> np.ndarray:
-    """The cosine similarity of each source and its output under the multilingual encoder (-1..1); scores the
-    generation cache recorded are read back (:meth:`~aya_lab.models.cache.GenerationCache.get_similarities`),
-    the others computed (and recorded, outside replay mode)."""
+def faithfulness_scores(
+    sources: Sequence[str], outputs: Sequence[str], cache: GenerationCache | None = None
+) -> np.ndarray:
+    """The cosine similarity of each source and its output under the multilingual encoder (-1..1); scores
+    ``cache`` (default: the generation cache) recorded are read back
+    (:meth:`~aya_lab.models.cache.GenerationCache.get_similarities`), the others computed (and recorded,
+    outside replay mode)."""
     if len(sources) != len(outputs):
         return similarity(list(sources), list(outputs))  # its one-line error
     pairs = [(s.strip(), o.strip()) for s, o in zip(sources, outputs, strict=True)]
-    cache = get_default_cache()
+    cache = cache if cache is not None else get_default_cache()
     known = cache.get_similarities(ENCODER_NAME, pairs) if cache is not None else {}
     todo = [i for i in range(len(pairs)) if i not in known]
     if todo:

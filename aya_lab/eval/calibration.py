@@ -13,7 +13,9 @@ held-out one) into a :class:`~aya_lab.agents.calibration.ThresholdsCalibration`;
 :func:`translator_calibration` turns a translator's labelled drafts and the floor placed on them into a
 :class:`~aya_lab.agents.calibration.TranslatorCalibration`. Each records the date, the sha256 of every
 file it read and what it measured. :func:`write_calibration` writes one as indented JSON, whole or not
-at all (a temporary file beside it, renamed into place).
+at all (a temporary file beside it, renamed into place). The command measures through the folder's scores
+file (:data:`~aya_lab.agents.calibration.SCORES_FILE`): scores recorded there are read back, so a record
+measured again on another CPU comes out the same; the scores it adds are written with the records.
 
 **A translator's own floor**, placed on its labelled drafts. The per-language thresholds (:mod:`aya_lab.eval.faithfulness`) come from written translations, which
 are freer than a small model's literal ones and score lower. :func:`calibrate_floor` places a floor on
@@ -39,7 +41,11 @@ import datetime as dt
 import hashlib
 import json
 import os
-from collections.abc import Mapping, Sequence
+import shutil
+import sqlite3
+import tempfile
+from collections.abc import Iterator, Mapping, Sequence
+from contextlib import closing, contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -49,6 +55,7 @@ import pandas as pd
 from aya_lab.agents.calibration import (
     CALIBRATION_VERSION,
     PARTIAL_TARGET,
+    SCORES_FILE,
     THRESHOLDS_FILE,
     WRITE_COMMAND,
     CalibrationError,
@@ -87,6 +94,7 @@ from aya_lab.eval.faithfulness import (
     scored_pairs,
 )
 from aya_lab.eval.report import Report, Task
+from aya_lab.models.cache import GenerationCache
 from aya_lab.paths import project_root
 from aya_lab.rag.sentence_encoder import ENCODER_NAME
 from aya_lab.settings import DEFAULT_ROLE_SPECS
@@ -289,24 +297,55 @@ def calibration_runs(config: FaithfulnessConfig, model: str) -> tuple[list[tuple
     return list(zip(paths[::2], paths[1::2], strict=True)), list(config.skip_directions or record.skip_directions)
 
 
+@contextmanager
+def _staged_scores(folder: Path) -> Iterator[GenerationCache]:
+    """A writable copy of ``folder``'s scores file (:data:`SCORES_FILE`; empty where there is none) to score
+    through: the scores recorded there are read back, new ones added. It replaces the file only when the
+    block succeeds, in rollback-journal mode (a reader then writes nothing beside it)."""
+    with tempfile.TemporaryDirectory() as tmp:
+        staging = Path(tmp) / SCORES_FILE
+        if (folder / SCORES_FILE).is_file():
+            shutil.copyfile(folder / SCORES_FILE, staging)
+        cache = GenerationCache(staging, mode="readwrite")
+        try:
+            yield cache
+        finally:
+            cache.close()
+        with closing(sqlite3.connect(staging)) as conn:
+            conn.execute("PRAGMA journal_mode = DELETE")
+        folder.mkdir(parents=True, exist_ok=True)
+        shutil.copyfile(staging, folder / f".{SCORES_FILE}.tmp")
+        os.replace(folder / f".{SCORES_FILE}.tmp", folder / SCORES_FILE)
+
+
 def _measure_and_write(config: FaithfulnessConfig, folder: Path) -> Report:
-    """The report without a floor, and both calibration files written into ``folder`` (the drafts' floor
-    table and the files written are kept in the report: ``frames["real_drafts"]``, ``meta["calibration"]``)."""
+    """The report without a floor, and both calibration files written into ``folder`` with the scores they
+    were measured on (the drafts' floor table and the files written are kept in the report:
+    ``frames["real_drafts"]``, ``meta["calibration"]``)."""
     model = config.translator or DEFAULT_ROLE_SPECS["translator"]
     sources, skip = calibration_runs(config, model)
     drafts = load_labelled_runs(sources, skip)
-    scores = faithfulness_scores([d.source for d in drafts], [d.draft for d in drafts])
-    report = evaluate_faithfulness(config.data, config.split, n_bootstrap=config.n_bootstrap, seed=config.seed)
-    thresholds = picked_thresholds(report)
-    choice = choose_floor_quantile(drafts, scores, thresholds, config.partial_target)
-    floor = calibrate_floor(drafts, scores, choice.quantile, model=model)
-    paths = [path for run in sources for path in run]
-    records: list[ThresholdsCalibration | TranslatorCalibration] = [
-        thresholds_calibration(report),
-        translator_calibration(
-            drafts, scores, floor, paths, config.fingerprint, thresholds=thresholds, choice=choice, skip_directions=skip
-        ),  # fmt: skip
-    ]
+    with _staged_scores(folder) as cache:
+        scores = faithfulness_scores([d.source for d in drafts], [d.draft for d in drafts], cache)
+        report = evaluate_faithfulness(config.data, config.split, n_bootstrap=config.n_bootstrap, seed=config.seed,
+                                       scores_cache=cache)  # fmt: skip
+        thresholds = picked_thresholds(report)
+        choice = choose_floor_quantile(drafts, scores, thresholds, config.partial_target)
+        floor = calibrate_floor(drafts, scores, choice.quantile, model=model)
+        paths = [path for run in sources for path in run]
+        records: list[ThresholdsCalibration | TranslatorCalibration] = [
+            thresholds_calibration(report),
+            translator_calibration(
+                drafts,
+                scores,
+                floor,
+                paths,
+                config.fingerprint,
+                thresholds=thresholds,
+                choice=choice,
+                skip_directions=skip,
+            ),  # fmt: skip
+        ]
     written = [str(write_calibration(record, folder)) for record in records]
     report.frames["real_drafts"] = floor_table(drafts, scores, floor, thresholds)
     report.meta["calibration"] = {"written": written, "model": model, "drafts": len(drafts), "floor": floor.value,

@@ -60,6 +60,7 @@ from aya_lab.errors import InputError
 from aya_lab.eval.report import Report
 from aya_lab.eval.resampling import cluster_bootstrap_counts, cluster_labels, percentile_ci
 from aya_lab.languages import normalize_language
+from aya_lab.models.cache import GenerationCache
 from aya_lab.paths import project_root
 from aya_lab.rag.sentence_encoder import ENCODER_NAME
 
@@ -244,16 +245,19 @@ def evaluate_faithfulness(
     seed: int = 0,
     thresholds: dict[str, float] | None = None,
     floor: RealOutputFloor | None = None,
+    scores_cache: GenerationCache | None = None,
 ) -> Report:
-    """Score the set at ``path``, calibrate on its calibration split (unless ``thresholds`` are given)
-    and report on ``split`` (``holdout``, or ``calibration`` to see the fit itself) with ``floor`` applied;
-    a ``faithfulness`` report (see the module docstring) whose system is ``gate`` (``gate+floor:MODEL``)."""
+    """Score the set at ``path`` (through ``scores_cache``, default the generation cache:
+    :func:`~aya_lab.agents.faithfulness.faithfulness_scores`), calibrate on its calibration split (unless
+    ``thresholds`` are given) and report on ``split`` (``holdout``, or ``calibration`` to see the fit itself)
+    with ``floor`` applied; a ``faithfulness`` report (see the module docstring) whose system is ``gate``
+    (``gate+floor:MODEL``)."""
     data = load_faithfulness_set(path)
     if not data.pairs:
         raise InputError(
             f"{data.path}: no pairs to score (external sets missing: {data.skipped}); set AYA_LAB_DATA_DIR"
         )
-    scores = faithfulness_scores([p.source for p in data.pairs], [p.output for p in data.pairs])
+    scores = faithfulness_scores([p.source for p in data.pairs], [p.output for p in data.pairs], scores_cache)
     cal = [i for i, p in enumerate(data.pairs) if p.split == "calibration"]
     picked = thresholds or calibrate([data.pairs[i] for i in cal], scores[cal])
     chosen = [i for i, p in enumerate(data.pairs) if p.split == split]

@@ -25,6 +25,9 @@ The same file also keeps the multilingual encoder's similarity scores (a ``simil
 both texts -> score; :meth:`GenerationCache.get_similarities`). They are a deterministic computation, not a
 generation: a miss is computed in every mode (replay included, where nothing is written), and a hit gives
 back the score the recording computed, so a notebook that scores thousands of outputs replays in seconds.
+Likewise a ``vectors`` table keeps the vectors that retrieval asks for (:meth:`GenerationCache.get_vectors`:
+encoder, prefix and text -> float32 vector): the encoder's arithmetic rounds differently on different CPUs
+(the third decimal of a score), so a replayed retrieval margin is the recording's on every machine.
 
 :class:`GenerationCache` also implements LangChain's ``BaseCache`` (``lookup``/``update``) so it can be
 installed as LangChain's global cache for any other chat model.
@@ -43,6 +46,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Literal
 
+import numpy as np
 from langchain_core.caches import BaseCache
 from langchain_core.outputs import Generation
 
@@ -98,6 +102,7 @@ INSERT OR IGNORE INTO meta VALUES ('aya_lab_cache_version', '1');
 
 
 _HAS_SIMILARITIES = "SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'similarities'"
+_HAS_VECTORS = "SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'vectors'"
 
 
 def _key(fingerprint: str, prompt: str, settings: str, repeat: int) -> str:
@@ -247,6 +252,33 @@ class GenerationCache(BaseCache):
         with self._lock:
             self._conn.execute("CREATE TABLE IF NOT EXISTS similarities (key TEXT PRIMARY KEY, score REAL NOT NULL)")
             self._conn.executemany("INSERT OR IGNORE INTO similarities (key, score) VALUES (?, ?)", rows)
+
+    def get_vectors(self, encoder: str, texts: Sequence[str]) -> dict[int, np.ndarray]:
+        """The recorded float32 vector of each text under ``encoder`` (a name that includes the prefix), by
+        position (misses left out); as with similarities, a miss is computed by the caller in every mode."""
+        if self._conn is None or not texts:
+            return {}
+        keys = [_key(encoder, text, "", 0) for text in texts]
+        found: dict[str, bytes] = {}
+        with self._lock:
+            if not self._conn.execute(_HAS_VECTORS).fetchone():
+                return {}
+            for start in range(0, len(keys), 500):
+                chunk = keys[start : start + 500]
+                marks = ",".join("?" * len(chunk))
+                found.update(self._conn.execute(f"SELECT key, vector FROM vectors WHERE key IN ({marks})", chunk))
+        return {i: np.frombuffer(found[key], dtype="<f4").copy() for i, key in enumerate(keys) if key in found}
+
+    def put_vectors(self, encoder: str, texts: Sequence[str], vectors: np.ndarray) -> None:
+        """Record computed vectors, one row of ``vectors`` per text (not in replay mode, which never writes)."""
+        if self._conn is None or self.mode == "replay" or not texts:
+            return
+        if len(vectors) != len(texts):
+            raise ValueError(f"put_vectors needs one vector per text; got {len(vectors)} for {len(texts)} texts")
+        rows = [(_key(encoder, t, "", 0), np.asarray(v, dtype="<f4").tobytes()) for t, v in zip(texts, vectors)]
+        with self._lock:
+            self._conn.execute("CREATE TABLE IF NOT EXISTS vectors (key TEXT PRIMARY KEY, vector BLOB NOT NULL)")
+            self._conn.executemany("INSERT OR IGNORE INTO vectors (key, vector) VALUES (?, ?)", rows)
 
     def __len__(self) -> int:
         if self._conn is None:

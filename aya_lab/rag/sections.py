@@ -9,8 +9,9 @@ Contract
   lines are one sentence) and the sentences of its prose (split after ``.``, ``!`` or ``?``). Markdown emphasis
   is dropped; nothing else is changed, so a quote is the handbook's own words.
 * :class:`SectionIndex` embeds every sentence with where it stands (``"passage: TITLE > HEADING: SENTENCE"``)
-  with multilingual-e5-small (:mod:`aya_lab.rag.sentence_encoder`), once per set of sections in a process.
-  and every section whole. :meth:`SectionIndex.search` scores the sections for one or more texts of the same
+  and every section whole with multilingual-e5-small (:mod:`aya_lab.rag.sentence_encoder`), once per set of
+  sections in a process, through the generation cache's recorded vectors (``recorded=True``: the encoder's
+  arithmetic rounds differently per CPU, and a replayed search must give the recording's margins). :meth:`SectionIndex.search` scores the sections for one or more texts of the same
   question (the request as written, its English): the mean of its best sentence's and its whole text's cosine,
   plus :data:`TITLE_WEIGHT` times its document title's (a question that names a policy reads that policy).
 * A question is **in scope** when its best section stands out from the handbook: best score minus the median
@@ -169,11 +170,13 @@ class SectionIndex:
         self.sections = list(sections)
         self.encoder = encoder or multilingual_encoder()
         self._vectors = [
-            self.encoder.encode([f"{s.title} > {s.heading}: {x}" for x in s.sentences], passages=True)
+            self.encoder.encode([f"{s.title} > {s.heading}: {x}" for x in s.sentences], passages=True, recorded=True)
             for s in self.sections
         ]
-        self._whole = self.encoder.encode([f"{s.title} > {s.heading}: {s.text}" for s in self.sections], passages=True)
-        self._titles = self.encoder.encode([s.title for s in self.sections], passages=True)
+        self._whole = self.encoder.encode(
+            [f"{s.title} > {s.heading}: {s.text}" for s in self.sections], passages=True, recorded=True
+        )
+        self._titles = self.encoder.encode([s.title for s in self.sections], passages=True, recorded=True)
 
     @classmethod
     def shared(cls, sections: Sequence[Section]) -> SectionIndex:
@@ -188,7 +191,7 @@ class SectionIndex:
         texts = [t for t in dict.fromkeys(t.strip() for t in texts) if t]
         if not texts:
             raise ValueError("search needs at least one non-empty text")
-        return self.encoder.encode(texts)
+        return self.encoder.encode(texts, recorded=True)
 
     def _scores(self, texts: Sequence[str]) -> list[np.ndarray]:
         """Each section's sentence scores: a sentence's best cosine over the question's texts."""

