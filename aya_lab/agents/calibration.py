@@ -11,7 +11,7 @@ Two kinds of file, each a versioned pydantic model (``extra="forbid"``):
 
 Each file names the command that wrote it, the date, the data it read (each file's path and sha256) and
 what it measured there. ``aya-lab eval run faithfulness --write-calibration data/calibration`` writes them; nobody types them.
-Beside them, ``scores.sqlite`` (:data:`SCORES_FILE`, :func:`recorded_scores`) keeps the encoder's score of
+Beside them, ``scores.sqlite`` (:data:`SCORES_FILE`, :func:`aya_lab.eval.calibration.recorded_scores`) keeps the encoder's score of
 every pair and draft they were measured on, keyed by a hash of the encoder and both texts (no text): the
 encoder rounds differently on different CPUs, and a record re-derived through these scores is exact on any.
 
@@ -36,7 +36,6 @@ from typing import Literal
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
 
 from aya_lab.errors import AyaLabError
-from aya_lab.models.cache import GenerationCache
 from aya_lab.paths import project_root
 
 __all__ = [
@@ -54,7 +53,6 @@ __all__ = [
     "calibration_dir",
     "load_thresholds",
     "model_key",
-    "recorded_scores",
     "translator_path",
     "translator_record",
 ]
@@ -169,13 +167,6 @@ class TranslatorCalibration(_Calibration):
 def calibration_dir() -> Path:
     """``data/calibration/`` of the project: where the committed calibrations live."""
     return project_root() / "data" / "calibration"
-
-
-def recorded_scores(directory: Path | None = None) -> GenerationCache | None:
-    """The scores file in ``directory`` (default :func:`calibration_dir`) opened read-only (replay mode: a score
-    it lacks is computed and not written), or ``None`` where there is none."""
-    path = (directory or calibration_dir()) / SCORES_FILE
-    return GenerationCache(path, mode="replay") if path.is_file() else None
 
 
 def model_key(spec: str) -> str:

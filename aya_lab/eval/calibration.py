@@ -41,11 +41,7 @@ import datetime as dt
 import hashlib
 import json
 import os
-import shutil
-import sqlite3
-import tempfile
-from collections.abc import Iterator, Mapping, Sequence
-from contextlib import closing, contextmanager
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -94,7 +90,7 @@ from aya_lab.eval.faithfulness import (
     scored_pairs,
 )
 from aya_lab.eval.report import Report, Task
-from aya_lab.models.cache import GenerationCache
+from aya_lab.models.cache import GenerationCache, staged_copy
 from aya_lab.paths import project_root
 from aya_lab.rag.sentence_encoder import ENCODER_NAME
 from aya_lab.settings import DEFAULT_ROLE_SPECS
@@ -103,6 +99,7 @@ __all__ = [
     "FAITHFULNESS_TASK",
     "data_file",
     "faithfulness_views",
+    "recorded_scores",
     "thresholds_calibration",
     "translator_calibration",
     "write_calibration",
@@ -297,25 +294,11 @@ def calibration_runs(config: FaithfulnessConfig, model: str) -> tuple[list[tuple
     return list(zip(paths[::2], paths[1::2], strict=True)), list(config.skip_directions or record.skip_directions)
 
 
-@contextmanager
-def _staged_scores(folder: Path) -> Iterator[GenerationCache]:
-    """A writable copy of ``folder``'s scores file (:data:`SCORES_FILE`; empty where there is none) to score
-    through: the scores recorded there are read back, new ones added. It replaces the file only when the
-    block succeeds, in rollback-journal mode (a reader then writes nothing beside it)."""
-    with tempfile.TemporaryDirectory() as tmp:
-        staging = Path(tmp) / SCORES_FILE
-        if (folder / SCORES_FILE).is_file():
-            shutil.copyfile(folder / SCORES_FILE, staging)
-        cache = GenerationCache(staging, mode="readwrite")
-        try:
-            yield cache
-        finally:
-            cache.close()
-        with closing(sqlite3.connect(staging)) as conn:
-            conn.execute("PRAGMA journal_mode = DELETE")
-        folder.mkdir(parents=True, exist_ok=True)
-        shutil.copyfile(staging, folder / f".{SCORES_FILE}.tmp")
-        os.replace(folder / f".{SCORES_FILE}.tmp", folder / SCORES_FILE)
+def recorded_scores(directory: Path | None = None) -> GenerationCache | None:
+    """The scores file in ``directory`` (default ``data/calibration``) opened read-only (replay mode: a score it
+    lacks is computed and not written), or ``None`` where there is none."""
+    path = (directory or calibration_dir()) / SCORES_FILE
+    return GenerationCache(path, mode="replay") if path.is_file() else None
 
 
 def _measure_and_write(config: FaithfulnessConfig, folder: Path) -> Report:
@@ -325,7 +308,7 @@ def _measure_and_write(config: FaithfulnessConfig, folder: Path) -> Report:
     model = config.translator or DEFAULT_ROLE_SPECS["translator"]
     sources, skip = calibration_runs(config, model)
     drafts = load_labelled_runs(sources, skip)
-    with _staged_scores(folder) as cache:
+    with staged_copy(folder / SCORES_FILE) as cache:
         scores = faithfulness_scores([d.source for d in drafts], [d.draft for d in drafts], cache)
         report = evaluate_faithfulness(config.data, config.split, n_bootstrap=config.n_bootstrap, seed=config.seed,
                                        scores_cache=cache)  # fmt: skip

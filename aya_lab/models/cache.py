@@ -29,6 +29,9 @@ Likewise a ``vectors`` table keeps the vectors that retrieval asks for (:meth:`G
 encoder, prefix and text -> float32 vector): the encoder's arithmetic rounds differently on different CPUs
 (the third decimal of a score), so a replayed retrieval margin is the recording's on every machine.
 
+:func:`staged_copy` gives a command that commits the scores it measured on (``data/calibration/scores.sqlite``) a
+writable copy of the file that replaces it only when the command succeeds.
+
 :class:`GenerationCache` also implements LangChain's ``BaseCache`` (``lookup``/``update``) so it can be
 installed as LangChain's global cache for any other chat model.
 """
@@ -39,10 +42,13 @@ import hashlib
 import json
 import os
 import re
+import shutil
 import sqlite3
+import tempfile
 import threading
 import time
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
+from contextlib import closing, contextmanager
 from pathlib import Path
 from typing import Literal
 
@@ -64,6 +70,7 @@ __all__ = [
     "set_default_cache",
     "cache_mode",
     "model_cache_file",
+    "staged_copy",
 ]
 
 CacheMode = Literal["off", "readwrite", "replay"]
@@ -343,3 +350,24 @@ def set_default_cache(path: str | os.PathLike[str] | None, mode: CacheMode | Non
     for the rest of this process (a settings override: :func:`aya_lab.settings.configure`)."""
     changes: dict[str, object] = {"generation_cache": None if path is None else Path(path).resolve()}
     configure(**changes, **({} if mode is None else {"cache_mode": mode}))
+
+
+@contextmanager
+def staged_copy(path: Path) -> Iterator[GenerationCache]:
+    """A writable copy of the cache file ``path`` (empty where there is none) for the block to read and add to;
+    it replaces ``path`` only when the block succeeds, in rollback-journal mode, so that a reader (replay mode)
+    writes nothing beside the file: what a command that commits its scores with its results uses."""
+    with tempfile.TemporaryDirectory() as tmp:
+        staging = Path(tmp) / path.name
+        if path.is_file():
+            shutil.copyfile(path, staging)
+        cache = GenerationCache(staging, mode="readwrite")
+        try:
+            yield cache
+        finally:
+            cache.close()
+        with closing(sqlite3.connect(staging)) as conn:
+            conn.execute("PRAGMA journal_mode = DELETE")
+        path.parent.mkdir(parents=True, exist_ok=True)
+        shutil.copyfile(staging, path.with_name(f".{path.name}.tmp"))
+        os.replace(path.with_name(f".{path.name}.tmp"), path)

@@ -17,7 +17,6 @@ from aya_lab.agents.calibration import (
     TranslatorCalibration,
     calibration_dir,
     load_thresholds,
-    recorded_scores,
     translator_path,
     translator_record,
 )
@@ -33,6 +32,7 @@ from aya_lab.eval.calibration import (
     labelled_runs,
     load_labelled_runs,
     load_real_drafts,
+    recorded_scores,
     translator_calibration,
     write_calibration,
 )

@@ -8,8 +8,8 @@ import os
 
 import pytest
 
-from aya_lab.agents.calibration import load_thresholds, recorded_scores
-from aya_lab.eval.calibration import thresholds_calibration
+from aya_lab.agents.calibration import load_thresholds
+from aya_lab.eval.calibration import recorded_scores, thresholds_calibration
 from aya_lab.eval.faithfulness import evaluate_faithfulness
 from aya_lab.paths import project_root
 from aya_lab.rag.sentence_encoder import ENCODER_NAME

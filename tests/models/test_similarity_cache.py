@@ -111,3 +111,22 @@ def test_retrieval_reads_recorded_vectors_instead_of_the_cpus_own(tmp_path, monk
     unrecorded = _CountingEngine()
     _encoder_with(unrecorded).encode(["another"], passages=True)  # without recorded=True: the engine's own
     assert unrecorded.calls == [["another"]]
+
+
+def test_a_staged_copy_replaces_the_file_only_when_the_block_succeeds(tmp_path):
+    from aya_lab.models.cache import staged_copy
+
+    path = tmp_path / "scores.sqlite"
+    with staged_copy(path) as cache:
+        cache.put_similarities("enc", PAIRS[:1], [0.5])
+    with sqlite3.connect(path) as conn:
+        assert conn.execute("PRAGMA journal_mode").fetchone()[0] == "delete"  # a reader writes nothing beside it
+    before = path.read_bytes()
+    with pytest.raises(RuntimeError, match="measuring failed"), staged_copy(path) as cache:
+        assert cache.get_similarities("enc", PAIRS) == {0: 0.5}  # the block reads what the file holds
+        cache.put_similarities("enc", PAIRS[1:], [0.25])
+        raise RuntimeError("measuring failed")
+    assert path.read_bytes() == before and sorted(p.name for p in tmp_path.iterdir()) == ["scores.sqlite"]
+    with staged_copy(path) as cache:
+        cache.put_similarities("enc", PAIRS[1:], [0.25])
+    assert GenerationCache(path, mode="replay").get_similarities("enc", PAIRS) == {0: 0.5, 1: 0.25}
