@@ -86,6 +86,7 @@ from aya_lab.eval.faithfulness import (
     evaluate_faithfulness,
     faithfulness_table,
     gate_report,
+    load_faithfulness_set,
     picked_thresholds,
     scored_pairs,
 )
@@ -147,6 +148,15 @@ def _resolved_hash(pairs: Sequence[FaithPair]) -> str:
     return h.hexdigest()
 
 
+def _require_whole(data: object, skipped: Mapping[str, int]) -> None:
+    """Refuse thresholds measured on part of the set (its external sets ``skipped``): another calibration."""
+    if skipped:
+        missing = ", ".join(sorted(str(name) for name in skipped))
+        raise CalibrationError(
+            f"{data}: pairs of {missing} are missing here; set AYA_LAB_DATA_DIR before writing a calibration"
+        )
+
+
 def thresholds_calibration(result: Report, on: dt.date | None = None) -> ThresholdsCalibration:
     """The thresholds file's record of ``result`` (a ``faithfulness`` report that picked its thresholds on
     the calibration split and reports on the held-out one), dated ``on`` (default: today). An error when
@@ -154,11 +164,7 @@ def thresholds_calibration(result: Report, on: dt.date | None = None) -> Thresho
     if result.task != "faithfulness":
         raise InputError(f"a thresholds calibration is made from a faithfulness report, not a {result.task} one")
     skipped = result.meta.get("skipped")
-    if isinstance(skipped, Mapping) and skipped:
-        missing = ", ".join(sorted(str(name) for name in skipped))
-        raise CalibrationError(
-            f"{result.meta['data']}: pairs of {missing} are missing here; set AYA_LAB_DATA_DIR before writing a calibration"
-        )
+    _require_whole(result.meta["data"], skipped if isinstance(skipped, Mapping) else {})
     pairs, scores = scored_pairs(result)
     thresholds = picked_thresholds(result)
     held = [i for i, p in enumerate(pairs) if p.split == "holdout"]
@@ -305,6 +311,8 @@ def _measure_and_write(config: FaithfulnessConfig, folder: Path) -> Report:
     """The report without a floor, and both calibration files written into ``folder`` with the scores they
     were measured on (the drafts' floor table and the files written are kept in the report:
     ``frames["real_drafts"]``, ``meta["calibration"]``)."""
+    data = load_faithfulness_set(config.data)
+    _require_whole(data.path, data.skipped)  # before any draft is scored
     model = config.translator or DEFAULT_ROLE_SPECS["translator"]
     sources, skip = calibration_runs(config, model)
     drafts = load_labelled_runs(sources, skip)
