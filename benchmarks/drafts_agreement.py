@@ -8,7 +8,9 @@ medoid of the three by the committed labels (``unseen7_labels.jsonl``, ``unseen8
 ``drafts3_dev_labels.jsonl``), runs the shipped guard on each, and prints the table docs/ROOM.md quotes:
 shares of the deliveries (each English draft counted once per reader who gets it in run 7's room) that are
 faithful and delivered, partial and unmarked, faithful and flagged, for one draft, the medoid, and the first
-draft flagged under each agreement threshold.
+draft flagged under each agreement threshold. (The translator's record holds the threshold the shipped room uses:
+``aya-lab eval run faithfulness --write-calibration`` chooses it by the same rule, each draft counted once;
+data/calibration/README.md.)
 
 ``--prompt nearest`` does the same for the room of ``aya_lab/graphs/aya_nearest.yaml`` (``user_translate/nearest``:
 draft 0 shown the five pool examples most like the message, drafts 1 and 2 the next five and the five after),
@@ -34,6 +36,7 @@ from sacrebleu.metrics import CHRF
 from aya_lab.agents.consensus import SELECTIONS, Selection, consensus
 from aya_lab.agents.faithfulness import translator_floor
 from aya_lab.agents.guard import ALL_CHECKS, TranslationGuard
+from aya_lab.eval.labelled_drafts import AGREEMENT_THRESHOLDS
 from aya_lab.paths import project_root
 
 ADVERSARIAL = project_root() / "data" / "adversarial"
@@ -48,7 +51,7 @@ LABELS = {
     ),
 }
 READERS = {"deu": 3, "fra": 3, "spa": 4}  # run 7's readers who get a message in English: all but its own
-THRESHOLDS = (0.5, 0.6, 0.65, 0.7, 0.75, 0.8, 0.85, 0.9)
+THRESHOLDS = AGREEMENT_THRESHOLDS  # the candidates the calibration command tries (aya_lab.eval.labelled_drafts)
 SIMILAR_LABELS = "drafts3_similar_dev_labels.jsonl"  # the drafts chosen by similarity that no run had labelled
 
 

@@ -39,11 +39,14 @@ from aya_lab.errors import AyaLabError
 from aya_lab.paths import project_root
 
 __all__ = [
+    "AGREEMENT_TARGET",
     "CALIBRATION_VERSION",
     "PARTIAL_TARGET",
     "SCORES_FILE",
     "THRESHOLDS_FILE",
     "WRITE_COMMAND",
+    "AgreementCalibration",
+    "AgreementRates",
     "CalibrationError",
     "DataFile",
     "LabelRates",
@@ -66,6 +69,10 @@ WRITE_COMMAND = "aya-lab eval run faithfulness --write-calibration data/calibrat
 PARTIAL_TARGET = 0.10
 """What a translator's floor aims at: at most this share of its labelled drafts partial and delivered
 unmarked (issue 40's target for the room; a policy, not a measurement)."""
+AGREEMENT_TARGET = 0.08
+"""What a translator's agreement threshold aims at: at most this share of its labelled first drafts partial
+and unmarked, in-sample; 2 points under :data:`PARTIAL_TARGET` because the floor chosen for 10% in-sample left
+16.2% on its test set (a policy; docs/ROOM.md, "Three drafts")."""
 
 
 class CalibrationError(AyaLabError, ValueError):
@@ -133,6 +140,30 @@ class ThresholdsCalibration(_Calibration):
         return self
 
 
+class AgreementRates(_Strict):
+    """At one agreement ``threshold``: the shares of the labelled first drafts partial and unmarked, and
+    faithful and flagged (in-sample)."""
+
+    threshold: float = Field(ge=0, le=1)
+    partial_unmarked: float = Field(ge=0, le=1)
+    faithful_flagged: float = Field(ge=0, le=1)
+
+
+class AgreementCalibration(_Strict):
+    """The translator's agreement threshold for drafts written under ``prompt`` (:mod:`aya_lab.agents.consensus`:
+    a draft that agrees less with the model's other drafts arrives flagged): of the candidates in ``rates``, the
+    lowest at which at most ``target`` of the ``drafts`` labelled first drafts are partial and unmarked, with
+    the floor and the guard's other checks, in-sample (the highest when none is); ``data``: the drafts file,
+    then the labels files."""
+
+    prompt: str = Field(min_length=1)
+    drafts: int = Field(ge=1)
+    target: float = Field(gt=0, le=1)
+    threshold: float = Field(ge=0, le=1)
+    rates: list[AgreementRates] = Field(min_length=1)
+    data: list[DataFile] = Field(min_length=2)
+
+
 class TranslatorCalibration(_Calibration):
     """One translator's record: ``model`` (its spec; the key), its ``fingerprint`` where the labelled run
     recorded one, the labelled ``drafts`` (``faithful`` of them), the ``floor`` (the ``quantile`` of the
@@ -142,7 +173,8 @@ class TranslatorCalibration(_Calibration):
     many of its drafts were faithful. Where the ``quantile`` was chosen for ``partial_target`` (the lowest
     quantile at which at most that share of the labelled drafts are partial and delivered unmarked),
     ``partial_unmarked`` is that share at the chosen floor, in-sample; older records have neither.
-    ``skip_directions``: the ``SRC-TGT`` directions left out of the labelled runs (another model wrote them)."""
+    ``skip_directions``: the ``SRC-TGT`` directions left out of the labelled runs (another model wrote them).
+    ``agreement``: its drafts' agreement threshold, where it was measured (:class:`AgreementCalibration`)."""
 
     kind: Literal["translator"]
     model: str = Field(min_length=1)
@@ -162,6 +194,7 @@ class TranslatorCalibration(_Calibration):
     faithful_by_target: dict[str, tuple[int, int]] = Field(default_factory=dict)
     """Per target language, ``(faithful, labelled)`` drafts: how often the model's translations into it were
     faithful (the readers' routes, :func:`~aya_lab.room.delivery.route`, read it); empty in older records."""
+    agreement: AgreementCalibration | None = None
 
 
 def calibration_dir() -> Path:

@@ -43,6 +43,7 @@ __all__ = [
     "REAL_OUTPUT_QUANTILE",
     "RealOutputFloor",
     "WITHHELD_QUANTILE",
+    "agreement_for",
     "default_threshold",
     "faithful_thresholds",
     "faithfulness_scores",
@@ -119,6 +120,16 @@ def floor_for(model: object) -> RealOutputFloor | None:
     or ``None`` (no record, or no spec: a model object without one)."""
     spec = getattr(model, "spec", None)
     return translator_floor(spec) if isinstance(spec, str) else None
+
+
+def agreement_for(model: object, prompt: str) -> float:
+    """The agreement threshold the record of the model that wrote a draft measured for drafts under ``prompt``
+    (:class:`~aya_lab.agents.calibration.AgreementCalibration`), or 0.0 (never doubtful) where there is none:
+    no record, none measured, or one measured on another prompt's drafts."""
+    spec = getattr(model, "spec", None)
+    record = translator_record(spec) if isinstance(spec, str) else None
+    measured = record.agreement if record is not None else None
+    return measured.threshold if measured is not None and measured.prompt == prompt else 0.0
 
 
 def threshold_for(

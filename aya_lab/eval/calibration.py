@@ -54,6 +54,8 @@ from aya_lab.agents.calibration import (
     SCORES_FILE,
     THRESHOLDS_FILE,
     WRITE_COMMAND,
+    AgreementCalibration,
+    AgreementRates,
     CalibrationError,
     DataFile,
     LabelRates,
@@ -73,12 +75,10 @@ from aya_lab.agents.faithfulness import (
     threshold_for,
     translator_floor,
 )
-from aya_lab.agents.guard import ALL_CHECKS, TranslationGuard
 from aya_lab.datasets.project import CorpusError
 from aya_lab.errors import InputError
-from aya_lab.eval.attacks import load_attacks
 from aya_lab.eval.configs import FaithfulnessConfig
-from aya_lab.eval.fabrications import LABELS, default_labels_path, load_labels
+from aya_lab.eval.fabrications import LABELS
 from aya_lab.eval.faithfulness import (
     MIN_HONEST,
     FaithPair,
@@ -89,6 +89,15 @@ from aya_lab.eval.faithfulness import (
     load_faithfulness_set,
     picked_thresholds,
     scored_pairs,
+)
+from aya_lab.eval.labelled_drafts import (
+    AgreementChoice,
+    RealDraft,
+    choose_agreement,
+    gate_outcomes,
+    labelled_runs,
+    load_agreement_drafts,
+    load_labelled_runs,
 )
 from aya_lab.eval.report import Report, Task
 from aya_lab.models.cache import GenerationCache, staged_copy
@@ -108,15 +117,12 @@ __all__ = [
     "MIN_FAITHFUL_DRAFTS",
     "MIN_UNSUPPORTED_DRAFTS",
     "FloorChoice",
-    "RealDraft",
+    "agreement_calibration",
+    "agreement_sources",
     "calibrate_floor",
     "calibration_runs",
     "choose_floor_quantile",
-    "gate_outcomes",
-    "load_labelled_runs",
-    "default_messages_path",
     "floor_table",
-    "load_real_drafts",
 ]
 
 _DIGITS = 4
@@ -191,6 +197,27 @@ def thresholds_calibration(result: Report, on: dt.date | None = None) -> Thresho
     )
 
 
+def _translator_command(
+    model: str,
+    files: Sequence[DataFile],
+    skip_directions: Sequence[str],
+    choice: FloorChoice | None,
+    agreement: AgreementCalibration | None,
+) -> str:
+    """The command that measures a translator's record again from the same files."""
+    runs = [
+        f" --real-messages {m.path} --real-labels {lab.path}" for m, lab in zip(files[::2], files[1::2], strict=True)
+    ]
+    command = f"{WRITE_COMMAND} --translator {model}" + "".join(runs)
+    command += f" --skip-directions {','.join(skip_directions)}" if skip_directions else ""
+    command += f" --partial-target {choice.target:g}" if choice is not None else ""
+    if agreement is not None:
+        command += f" --agreement-drafts {agreement.data[0].path} --agreement-labels "
+        command += ",".join(f.path for f in agreement.data[1:]) + f" --agreement-prompt {agreement.prompt}"
+        command += f" --agreement-target {agreement.target:g}"
+    return command
+
+
 def translator_calibration(
     drafts: Sequence[RealDraft],
     scores: np.ndarray,
@@ -201,24 +228,20 @@ def translator_calibration(
     thresholds: dict[str, float] | None = None,
     choice: FloorChoice | None = None,
     skip_directions: Sequence[str] = (),
+    agreement: AgreementCalibration | None = None,
 ) -> TranslatorCalibration:
     """The record of ``floor.model``: the floor placed on its labelled ``drafts`` (their ``scores``) at
     ``choice`` (its quantile, target and in-sample partial share; default the fixed
     :data:`~aya_lab.agents.faithfulness.REAL_OUTPUT_QUANTILE`, no target), the files they came from
     (``sources``: messages and labels files, pairwise; ``skip_directions`` left out of them) and, per
     label, the shares the gate withholds and flags (:func:`~aya_lab.eval.calibration.floor_table`;
-    ``thresholds``: the written ones, default the committed ones)."""
+    ``thresholds``: the written ones, default the committed ones), with its drafts' ``agreement`` threshold."""
     table = floor_table(drafts, scores, floor, thresholds).set_index("label")
     files = [data_file(path) for path in sources]
-    runs = [
-        f"--real-messages {m.path} --real-labels {lab.path}" for m, lab in zip(files[::2], files[1::2], strict=True)
-    ]
-    skip = f" --skip-directions {','.join(skip_directions)}" if skip_directions else ""
-    target = f" --partial-target {choice.target:g}" if choice is not None else ""
     return TranslatorCalibration(
         version=CALIBRATION_VERSION,
         kind="translator",
-        command=f"{WRITE_COMMAND} --translator {floor.model}" + "".join(f" {r}" for r in runs) + skip + target,
+        command=_translator_command(floor.model, files, skip_directions, choice, agreement),
         date=on or dt.date.today(),
         encoder=ENCODER_NAME,
         data=files,
@@ -245,7 +268,33 @@ def translator_calibration(
             lang: (sum(d.label == "faithful" for d in drafts if d.tgt == lang), sum(d.tgt == lang for d in drafts))
             for lang in sorted({d.tgt for d in drafts})
         },
+        agreement=agreement,
     )
+
+
+def agreement_calibration(
+    choice: AgreementChoice, drafts: int, prompt: str, sources: Sequence[str | Path]
+) -> AgreementCalibration:
+    """The record of an agreement threshold chosen on ``drafts`` first drafts written under ``prompt``
+    (``sources``: the drafts file, then the labels files)."""
+    rates = [AgreementRates(threshold=t, partial_unmarked=_share(p) or 0.0, faithful_flagged=_share(f) or 0.0)
+             for t, (p, f) in choice.shares.items()]  # fmt: skip
+    return AgreementCalibration(prompt=prompt, drafts=drafts, target=choice.target, threshold=choice.threshold,
+                                rates=rates, data=[data_file(path) for path in sources])  # fmt: skip
+
+
+def agreement_sources(config: FaithfulnessConfig, model: str) -> tuple[Path, list[Path], str] | None:
+    """The drafts file, labels files and prompt to choose ``model``'s agreement threshold on: the options given,
+    else those its committed record names, else none (no threshold is measured)."""
+    if config.agreement_drafts is not None:
+        if not config.agreement_labels:
+            raise InputError("--agreement-drafts needs --agreement-labels: the labels of its first drafts")
+        return Path(config.agreement_drafts), [Path(p) for p in config.agreement_labels], config.agreement_prompt
+    record = translator_record(model)
+    if record is None or record.agreement is None:
+        return None
+    paths = [project_root() / f.path for f in record.agreement.data]
+    return paths[0], paths[1:], record.agreement.prompt
 
 
 def write_calibration(record: ThresholdsCalibration | TranslatorCalibration, directory: Path) -> Path:
@@ -307,6 +356,24 @@ def recorded_scores(directory: Path | None = None) -> GenerationCache | None:
     return GenerationCache(path, mode="replay") if path.is_file() else None
 
 
+def _measure_agreement(
+    config: FaithfulnessConfig,
+    model: str,
+    floor: RealOutputFloor,
+    thresholds: dict[str, float],
+    cache: GenerationCache,
+) -> AgreementCalibration | None:
+    """``model``'s agreement threshold chosen on its drafts file (:func:`agreement_sources`), or ``None``."""
+    found = agreement_sources(config, model)
+    if found is None:
+        return None
+    path, labels, prompt = found
+    drafts, agreements = load_agreement_drafts(path, labels)
+    scores = faithfulness_scores([d.source for d in drafts], [d.draft for d in drafts], cache)
+    choice = choose_agreement(drafts, agreements, scores, floor, thresholds, config.agreement_target)
+    return agreement_calibration(choice, len(drafts), prompt, [path, *labels])
+
+
 def _measure_and_write(config: FaithfulnessConfig, folder: Path) -> Report:
     """The report without a floor, and both calibration files written into ``folder`` with the scores they
     were measured on (the drafts' floor table and the files written are kept in the report:
@@ -323,6 +390,7 @@ def _measure_and_write(config: FaithfulnessConfig, folder: Path) -> Report:
         thresholds = picked_thresholds(report)
         choice = choose_floor_quantile(drafts, scores, thresholds, config.partial_target)
         floor = calibrate_floor(drafts, scores, choice.quantile, model=model)
+        agreement = _measure_agreement(config, model, floor, thresholds, cache)
         paths = [path for run in sources for path in run]
         records: list[ThresholdsCalibration | TranslatorCalibration] = [
             thresholds_calibration(report),
@@ -335,6 +403,7 @@ def _measure_and_write(config: FaithfulnessConfig, folder: Path) -> Report:
                 thresholds=thresholds,
                 choice=choice,
                 skip_directions=skip,
+                agreement=agreement,
             ),  # fmt: skip
         ]
     written = [str(write_calibration(record, folder)) for record in records]
@@ -408,71 +477,6 @@ FLOOR_QUANTILES = (0.05, 0.1, 0.15, 0.2, 0.25, 0.3, 0.35, 0.4, 0.45, 0.5)
 floor never flags more than about half of the translator's faithful drafts."""
 
 
-@dataclass(frozen=True)
-class RealDraft:
-    """One labelled draft: the message ``source`` (in ``src``), the translator's ``draft`` into ``tgt``
-    and a person's ``label`` (one of :data:`~aya_lab.eval.fabrications.LABELS`)."""
-
-    id: str
-    source: str
-    src: str
-    tgt: str
-    draft: str
-    label: str
-
-
-def default_messages_path() -> Path:
-    """``data/adversarial/unseen.jsonl``: the messages of the run whose drafts calibrate the floor."""
-    return project_root() / "data" / "adversarial" / "unseen.jsonl"
-
-
-def load_real_drafts(
-    messages: str | Path | None = None, labels: str | Path | None = None, skip_directions: Sequence[str] = ()
-) -> list[RealDraft]:
-    """Every labelled draft of ``labels`` (default :func:`~aya_lab.eval.fabrications.default_labels_path`)
-    with its source from ``messages`` (default :func:`default_messages_path`), but those of the
-    ``skip_directions`` (``SRC-TGT``); a label whose message is not in ``messages`` is a one-line error."""
-    records = {r.id: r for r in load_attacks(messages if messages is not None else default_messages_path())}
-    labels_path = Path(labels) if labels is not None else default_labels_path()
-    out = []
-    for (msg_id, reader, draft), label in load_labels(labels_path).items():
-        if msg_id not in records:
-            raise InputError(f"{labels_path}: label for {msg_id!r}, which the messages file lacks; pass its --messages")
-        rec = records[msg_id]
-        if f"{rec.lang}-{reader}" not in skip_directions:
-            out.append(RealDraft(msg_id, rec.text, rec.lang, reader, draft, label))
-    return out
-
-
-def labelled_runs(messages: str | Sequence[str] | None, labels: str | Sequence[str] | None) -> list[tuple[Path, Path]]:
-    """The ``(messages, labels)`` files of each labelled run, pairwise (default: the first unseen run's); a
-    different number of each is a one-line error."""
-    if messages is None and labels is None:
-        return [(default_messages_path(), default_labels_path())]
-    ms = [messages] if isinstance(messages, str) else [*(messages or [str(default_messages_path())])]
-    ls = [labels] if isinstance(labels, str) else [*(labels or [str(default_labels_path())])]
-    if len(ms) != len(ls):
-        raise InputError(
-            f"{len(ms)} --real-messages and {len(ls)} --real-labels; pass one labels file per messages file, in order"
-        )
-    return [(Path(m), Path(lab)) for m, lab in zip(ms, ls, strict=True)]
-
-
-def load_labelled_runs(runs: Sequence[tuple[Path, Path]], skip_directions: Sequence[str] = ()) -> list[RealDraft]:
-    """The labelled drafts of every run (:func:`load_real_drafts`), in order; a message id in two runs is
-    a one-line error (the drafts of one message would be judged twice)."""
-    drafts: list[RealDraft] = []
-    seen: dict[str, Path] = {}
-    for messages, labels in runs:
-        part = load_real_drafts(messages, labels, skip_directions)
-        clash = next((d.id for d in part if d.id in seen), None)
-        if clash is not None:
-            raise InputError(f"{labels}: message {clash!r} is labelled in {seen[clash]} too; pass each run once")
-        seen.update((d.id, labels) for d in part)
-        drafts += part
-    return drafts
-
-
 def _languages(drafts: Sequence[RealDraft], min_faithful: int) -> tuple[frozenset[str], frozenset[str]]:
     """The languages the floor binds (``min_faithful`` faithful drafts or more on either side) and the
     unsupported ones (:data:`MIN_UNSUPPORTED_DRAFTS` drafts or more, none faithful)."""
@@ -503,24 +507,6 @@ def calibrate_floor(
     bound, unsupported = _languages(drafts, min_faithful)
     value = round(float(np.quantile(faithful_scores, quantile)), 3)
     return RealOutputFloor(value, bound, model, unsupported=unsupported)
-
-
-def gate_outcomes(
-    drafts: Sequence[RealDraft], scores: np.ndarray, floor: RealOutputFloor, thresholds: dict[str, float] | None = None
-) -> list[str]:
-    """What the guard does to each draft before its floor decides: ``withheld`` (a language of ``floor``'s
-    unsupported, a score under the written threshold, or another check failed), ``flagged`` (another
-    check's doubt: a number or weekday left out) or ``scored`` (delivered unmarked when its score reaches
-    the floor, where the floor binds the pair)."""
-    guard = TranslationGuard(checks=[c for c in ALL_CHECKS if c != "faithful"])
-    out = []
-    for d, score in zip(drafts, scores, strict=True):
-        if floor.unsupported_in(d.src, d.tgt) is not None or score < threshold_for(d.src, d.tgt, thresholds):
-            out.append("withheld")
-            continue
-        verdict = guard.check(d.source, d.draft, d.src, d.tgt)
-        out.append("withheld" if not verdict.ok else "flagged" if verdict.doubts else "scored")
-    return out
 
 
 @dataclass(frozen=True)

@@ -22,7 +22,7 @@ from typing import Annotated, Any, Literal, cast
 
 from pydantic import BaseModel, ConfigDict, Field, SkipValidation, ValidationInfo, create_model, field_validator
 
-from aya_lab.agents.calibration import PARTIAL_TARGET
+from aya_lab.agents.calibration import AGREEMENT_TARGET, PARTIAL_TARGET
 from aya_lab.agents.summarizer_names import SUMMARIZER_VARIANTS
 from aya_lab.datasets.parallel import MAX_CONTEXT_WINDOW
 from aya_lab.errors import InputError
@@ -383,6 +383,23 @@ class FaithfulnessConfig(TaskConfig):
         "most this share of the labelled drafts partial and unmarked, in-sample",
     )
     fingerprint: str | None = Field(default=None, description="the drafts' model's fingerprint, as its run recorded it")
+    agreement_drafts: str | None = Field(
+        default=None,
+        min_length=1,
+        description="a drafts JSONL file (id, src, text, drafts: the translator's drafts into English, draft 0 "
+        "first) to choose its agreement threshold on (default: the committed record's, else none)",
+    )
+    agreement_labels: list[str] = Field(default_factory=list, description="labels files of those first drafts")
+    agreement_prompt: str = Field(
+        default="user_translate/baseline", min_length=1, description="the prompt the drafts were written under"
+    )
+    agreement_target: float = Field(
+        default=AGREEMENT_TARGET,
+        gt=0,
+        le=1,
+        description="the agreement threshold is the lowest (0.5 to 0.9) that leaves at most this share of those "
+        "first drafts partial and unmarked, in-sample",
+    )
     n_bootstrap: int = Field(default=1000, ge=0, le=100_000, description="bootstrap resamples for the 95% CIs")
     seed: int = Field(default=0, ge=0, description="the resampling seed")
 

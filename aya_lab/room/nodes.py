@@ -26,7 +26,7 @@ from langgraph.runtime import Runtime
 
 from aya_lab.agents import AyaSupervisor, AyaTranslator, UserAgent
 from aya_lab.agents.citations import split_fixed
-from aya_lab.agents.faithfulness import floor_for
+from aya_lab.agents.faithfulness import agreement_for, floor_for
 from aya_lab.agents.guard import guard_translations
 from aya_lab.agents.protocols import TextModel
 from aya_lab.agents.route_input import RoutedInput, RouteOn, decide_input
@@ -175,11 +175,13 @@ def _guarded(
     translations: dict[str, str],
     label: str,
     agreements: dict[str, float | None],
-    agreement: float,
+    agreement: float | str,
+    prompt: str,
 ) -> tuple[dict[str, str], list[str]]:
     """``translations`` of ``original`` through the guard, in order, each judged by the record of the model
     that wrote it (:meth:`~aya_lab.room.state.AyaRuntime.translator_for`: an adapter is not its base) and by
-    its drafts' ``agreements`` (doubtful under ``agreement``)."""
+    its drafts' ``agreements`` (doubtful under ``agreement``; ``calibrated``: the threshold that model's record
+    measured for drafts under ``prompt``)."""
     out: dict[str, str] = {}
     notes: list[str] = []
     for lang, text in translations.items():
@@ -191,7 +193,7 @@ def _guarded(
             model,
             label=label,
             agreements=agreements,
-            agreement=agreement,
+            agreement=agreement_for(model, prompt) if agreement == "calibrated" else float(agreement),
         )
         out |= part
         notes += more
@@ -224,7 +226,7 @@ def _round(
     # a model's output is untrusted text too: no control or bidi-override character reaches a feed
     others = {k: clean_text(v) for k, v in translations.items() if k != original.lang}
     label = f"{original.sender}'s message {original.id}"
-    return _guarded(runtime, original, others, label, agreements, params.agreement)
+    return _guarded(runtime, original, others, label, agreements, params.agreement, params.prompt)
 
 
 def _delivery_factory(field_name: str, doc: str) -> Callable[..., Node]:

@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
+from pydantic_core import PydanticCustomError
 
 from aya_lab.agents.route_on import RouteOn
 from aya_lab.paths import prompts_dir
@@ -77,9 +78,11 @@ class DeliveryParameters(_Parameters):
     """How many drafts the translator writes of each translation (:mod:`aya_lab.agents.consensus`: few-shot
     examples rotated; draft 0, the prompt's own, is delivered; 1: no others). The bound is the agent's
     ``MAX_DRAFTS``."""
-    agreement: float = Field(0.0, ge=0.0, le=1.0)
+    agreement: float | Literal["calibrated"] = 0.0
     """A draft that agrees less than this with the translator's other drafts (its mean chrF over 100 against
-    them) arrives flagged ``[unverified]`` beside the original; 0: never (nor with one draft)."""
+    them) arrives flagged ``[unverified]`` beside the original; 0: never (nor with one draft); ``calibrated``:
+    the threshold the translator's own record measured for drafts under this ``prompt``
+    (:func:`~aya_lab.agents.faithfulness.agreement_for`; none: never)."""
     select: Literal["first", "similarity"] = "first"
     """Which draft is delivered: draft 0, or the one most like the message under the guard's encoder
     (:func:`~aya_lab.agents.consensus.consensus`)."""
@@ -88,6 +91,16 @@ class DeliveryParameters(_Parameters):
     @classmethod
     def _known_prompt(cls, value: str) -> str:
         return _prompt_of("user_translate", value)
+
+    @field_validator("agreement", mode="before")
+    @classmethod
+    def _agreement(cls, value: object) -> object:
+        """A number from 0 to 1, or ``calibrated``; anything else one message naming both."""
+        if value == "calibrated":
+            return value
+        if isinstance(value, bool) or not isinstance(value, int | float) or not 0 <= value <= 1:
+            raise PydanticCustomError("agreement", "Input should be a number from 0 to 1, or 'calibrated'")
+        return float(value)
 
 
 class TranslatorParameters(_Parameters):

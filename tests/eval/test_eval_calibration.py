@@ -27,17 +27,14 @@ from aya_lab.eval.calibration import (
     calibrate_floor,
     calibration_runs,
     choose_floor_quantile,
-    default_messages_path,
     floor_table,
-    labelled_runs,
-    load_labelled_runs,
-    load_real_drafts,
     recorded_scores,
     translator_calibration,
     write_calibration,
 )
 from aya_lab.eval.configs import FaithfulnessConfig
 from aya_lab.eval.fabrications import default_labels_path
+from aya_lab.eval.labelled_drafts import default_messages_path, labelled_runs, load_labelled_runs, load_real_drafts
 from aya_lab.paths import project_root
 from aya_lab.rag.sentence_encoder import ENCODER_NAME
 from aya_lab.settings import DEFAULT_ROLE_SPECS
@@ -52,7 +49,8 @@ def _same(committed, derived) -> None:
 
 def _committed_files() -> list[tuple[str, str]]:
     records = [load_thresholds(), *(translator_record(json.loads(p.read_text())["model"]) for p in _translators())]
-    return [(f.path, f.sha256) for r in records for f in r.data]
+    agreements = [r.agreement for r in records if getattr(r, "agreement", None) is not None]
+    return [(f.path, f.sha256) for r in [*records, *agreements] for f in r.data]
 
 
 def _translators():
@@ -80,8 +78,16 @@ def test_the_default_translators_record_is_rederived_from_its_committed_labels()
     scores = faithfulness_scores([d.source for d in drafts], [d.draft for d in drafts], recorded)
     choice = choose_floor_quantile(drafts, scores, target=committed.partial_target, min_faithful=committed.min_faithful)
     floor = calibrate_floor(drafts, scores, choice.quantile, committed.min_faithful, model=committed.model)
-    derived = translator_calibration(drafts, scores, floor, paths, committed.fingerprint, choice=choice,
-                                     skip_directions=committed.skip_directions)  # fmt: skip
+    derived = translator_calibration(
+        drafts,
+        scores,
+        floor,
+        paths,
+        committed.fingerprint,
+        choice=choice,
+        skip_directions=committed.skip_directions,
+        agreement=committed.agreement,
+    )  # fmt: skip (its own test re-derives it)
     _same(committed, derived)
     assert derived.partial_unmarked is not None and derived.partial_unmarked <= committed.partial_target
 
@@ -157,10 +163,13 @@ def test_the_command_writes_both_files_and_they_load(tmp_path, capsys):
     assert set(written.thresholds) == {"eng", "fra"} and written.holdout.pairs == 12
     assert written.data[0].sha256 == hashlib.sha256((tmp_path / "pairs.jsonl").read_bytes()).hexdigest()
     record = TranslatorCalibration.model_validate_json(translator_path("gemma3-270m", out).read_text(encoding="utf-8"))
-    assert record.command.endswith(
+    assert (
         "--real-messages data/adversarial/unseen.jsonl --real-labels data/adversarial/unseen_labels.jsonl "
-        "--partial-target 0.2"
-    )
+        "--partial-target 0.2 --agreement-drafts data/adversarial/drafts3_dev.jsonl --agreement-labels "
+        "data/adversarial/unseen7_labels.jsonl,data/adversarial/unseen8_labels.jsonl,"
+        "data/adversarial/drafts3_dev_labels.jsonl --agreement-prompt user_translate/baseline" in record.command
+    )  # the agreement from the drafts the committed record names, under this run's floor
+    assert record.agreement is not None and record.agreement.drafts == 164
     assert [f.path for f in record.data] == ["data/adversarial/unseen.jsonl", "data/adversarial/unseen_labels.jsonl"]
     assert (record.drafts, record.partial_target, record.unsupported) == (166, 0.2, ["swh", "yor"])
     assert record.partial_unmarked is not None and (record.partial_unmarked <= 0.2 or record.quantile == 0.5)

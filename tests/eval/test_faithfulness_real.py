@@ -9,15 +9,8 @@ import pytest
 
 from aya_lab.agents.faithfulness import RealOutputFloor
 from aya_lab.errors import InputError
-from aya_lab.eval.calibration import (
-    MIN_UNSUPPORTED_DRAFTS,
-    RealDraft,
-    calibrate_floor,
-    choose_floor_quantile,
-    floor_table,
-    gate_outcomes,
-    load_real_drafts,
-)
+from aya_lab.eval.calibration import MIN_UNSUPPORTED_DRAFTS, calibrate_floor, choose_floor_quantile, floor_table
+from aya_lab.eval.labelled_drafts import RealDraft, gate_outcomes, load_real_drafts
 
 
 def _draft(i, label, src="eng", tgt="fra"):
