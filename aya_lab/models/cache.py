@@ -355,12 +355,14 @@ def set_default_cache(path: str | os.PathLike[str] | None, mode: CacheMode | Non
 @contextmanager
 def staged_copy(path: Path) -> Iterator[GenerationCache]:
     """A writable copy of the cache file ``path`` (empty where there is none) for the block to read and add to;
-    it replaces ``path`` only when the block succeeds, in rollback-journal mode, so that a reader (replay mode)
-    writes nothing beside the file: what a command that commits its scores with its results uses."""
+    it replaces ``path`` only when the block succeeds and added a row (rows are never changed, only added), in
+    rollback-journal mode, so that a reader (replay mode) writes nothing beside the file: what a command that
+    commits its scores with its results uses."""
     with tempfile.TemporaryDirectory() as tmp:
         staging = Path(tmp) / path.name
         if path.is_file():
             shutil.copyfile(path, staging)
+        before = _rows(staging) if path.is_file() else -1
         cache = GenerationCache(staging, mode="readwrite")
         try:
             yield cache
@@ -368,6 +370,15 @@ def staged_copy(path: Path) -> Iterator[GenerationCache]:
             cache.close()
         with closing(sqlite3.connect(staging)) as conn:
             conn.execute("PRAGMA journal_mode = DELETE")
+        if _rows(staging) == before:
+            return
         path.parent.mkdir(parents=True, exist_ok=True)
         shutil.copyfile(staging, path.with_name(f".{path.name}.tmp"))
         os.replace(path.with_name(f".{path.name}.tmp"), path)
+
+
+def _rows(path: Path) -> int:
+    """How many rows the cache file at ``path`` holds, over all its tables."""
+    with closing(sqlite3.connect(path)) as conn:
+        tables = [r[0] for r in conn.execute("SELECT name FROM sqlite_master WHERE type = 'table'")]
+        return sum(conn.execute(f'SELECT COUNT(*) FROM "{name}"').fetchone()[0] for name in tables)

@@ -128,5 +128,8 @@ def test_a_staged_copy_replaces_the_file_only_when_the_block_succeeds(tmp_path):
         raise RuntimeError("measuring failed")
     assert path.read_bytes() == before and sorted(p.name for p in tmp_path.iterdir()) == ["scores.sqlite"]
     with staged_copy(path) as cache:
+        cache.put_similarities("enc", PAIRS[:1], [0.5])  # nothing new: the file is left as it was, byte for byte
+    assert path.read_bytes() == before
+    with staged_copy(path) as cache:
         cache.put_similarities("enc", PAIRS[1:], [0.25])
     assert GenerationCache(path, mode="replay").get_similarities("enc", PAIRS) == {0: 0.5, 1: 0.25}
