@@ -22,13 +22,20 @@ one most like its source under the guard's encoder (:func:`~aya_lab.agents.conse
 its own agreement with the other two; the chosen drafts no earlier label covered are labelled in
 ``drafts3_similar_dev_labels.jsonl``.
 
+``--write --model SPEC --messages FILE... --out FILE`` writes another translator's drafts file instead (no table):
+what its own agreement threshold is measured on, with a person's labels of its first drafts (docs/MODELS.md).
+
     python benchmarks/drafts_agreement.py [--write] [--prompt completion|nearest] [--select first|similarity]
+    python benchmarks/drafts_agreement.py --write --model SPEC --messages FILE... --out FILE [--languages deu,fra]
 """
 
 from __future__ import annotations
 
 import argparse
 import json
+import sys
+from collections.abc import Sequence
+from pathlib import Path
 
 import pandas as pd
 from sacrebleu.metrics import CHRF
@@ -36,6 +43,8 @@ from sacrebleu.metrics import CHRF
 from aya_lab.agents.consensus import SELECTIONS, Selection, consensus
 from aya_lab.agents.faithfulness import translator_floor
 from aya_lab.agents.guard import ALL_CHECKS, TranslationGuard
+from aya_lab.errors import AyaLabError
+from aya_lab.eval.attacks import load_attacks
 from aya_lab.eval.labelled_drafts import AGREEMENT_THRESHOLDS
 from aya_lab.paths import project_root
 
@@ -55,24 +64,33 @@ THRESHOLDS = AGREEMENT_THRESHOLDS  # the candidates the calibration command trie
 SIMILAR_LABELS = "drafts3_similar_dev_labels.jsonl"  # the drafts chosen by similarity that no run had labelled
 
 
-def write_drafts(prompt: str = "completion") -> None:
-    """Three English drafts of every ordinary French, German and Spanish message of sets 7 and 8, under the
-    room's translation prompt (``completion``) or ``user_translate/nearest``."""
+def write_drafts(
+    prompt: str = "completion",
+    model: str = "gemma3-270m",
+    messages: Sequence[Path] | None = None,
+    out: Path | None = None,
+    languages: Sequence[str] = tuple(READERS),
+) -> Path:
+    """The translator ``model``'s English drafts (three where its prompt has examples, as in the room) of every
+    ordinary message in ``languages`` of ``messages`` (default sets 7 and 8), under the room's translation
+    prompt (``completion``) or ``user_translate/nearest``, written to ``out`` (default the committed drafts
+    file of ``prompt``): the drafts file a translator's agreement threshold is measured on
+    (``aya-lab eval run faithfulness --write-calibration ... --agreement-drafts FILE``)."""
     from aya_lab.agents.user import UserAgent
     from aya_lab.models.loader import load_chat_model
 
     name = "user_translate/nearest" if prompt == "nearest" else "user_translate/baseline"
-    agent = UserAgent(load_chat_model("gemma3-270m"), name, drafts=3)
-    path = DRAFTS[prompt]
-    records = [json.loads(line) for n in (7, 8) for line in (ADVERSARIAL / f"unseen{n}.jsonl").open(encoding="utf-8")]
+    agent = UserAgent(load_chat_model(model), name, drafts=3)
+    files = messages or [ADVERSARIAL / f"unseen{n}.jsonl" for n in (7, 8)]
+    records = [r for path in files for r in load_attacks(path, ["ordinary"])]  # a bad file: one line naming it
     rows = []
-    for src in READERS:
-        todo = [r for r in records if r["lang"] == src and r["category"] == "ordinary"]
-        drafted = agent.draft_texts([r["text"] for r in todo], src, "eng")
-        rows += [
-            {"id": r["id"], "src": src, "text": r["text"], "drafts": list(d.drafts)} for r, d in zip(todo, drafted)
-        ]
+    for src in languages:
+        todo = [r for r in records if r.lang == src]
+        drafted = agent.draft_texts([r.text for r in todo], src, "eng") if todo else []
+        rows += [{"id": r.id, "src": src, "text": r.text, "drafts": list(d.drafts)} for r, d in zip(todo, drafted)]
+    path = out or DRAFTS[prompt]
     path.write_text("".join(json.dumps(r, ensure_ascii=False) + "\n" for r in rows), encoding="utf-8")
+    return path
 
 
 def medoid(drafts: list[str]) -> str:
@@ -139,14 +157,28 @@ def table(prompt: str = "completion", select: Selection = "first") -> pd.DataFra
     return frame
 
 
-def main() -> None:
+def main(argv: Sequence[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--write", action="store_true", help="write the drafts first (runs the model)")
     parser.add_argument("--prompt", choices=sorted(DRAFTS), default="completion", help="the translator's prompt")
     parser.add_argument("--select", choices=SELECTIONS, default="first", help="which draft the room delivers")
-    args = parser.parse_args()
+    parser.add_argument("--model", default="gemma3-270m", help="with --write: the translator (a model spec)")
+    parser.add_argument("--messages", nargs="+", type=Path, help="with --write: message sets (default: sets 7, 8)")
+    parser.add_argument(
+        "--languages", default=",".join(READERS), help="with --write: source languages, comma-separated"
+    )
+    parser.add_argument("--out", type=Path, help="with --write: the drafts file to write, and no table")
+    args = parser.parse_args(argv)
     if args.write:
-        write_drafts(args.prompt)
+        languages = [lang.strip() for lang in args.languages.split(",") if lang.strip()]
+        try:
+            written = write_drafts(args.prompt, args.model, args.messages, args.out, languages)
+        except AyaLabError as exc:  # a bad messages file or model spec: one line, nothing written
+            print(f"error: {exc}", file=sys.stderr)
+            sys.exit(2)
+        if args.out is not None:
+            print(f"wrote {sum(1 for _ in written.open(encoding='utf-8'))} messages' drafts to {written}")
+            return
     frame = table(args.prompt, args.select)
     print(f"{frame.attrs['drafts']} drafts, {frame.attrs['deliveries']} deliveries")
     print(frame.round(3).to_string())
