@@ -356,22 +356,34 @@ def recorded_scores(directory: Path | None = None) -> GenerationCache | None:
     return GenerationCache(path, mode="replay") if path.is_file() else None
 
 
-def _measure_agreement(
-    config: FaithfulnessConfig,
-    model: str,
-    floor: RealOutputFloor,
-    thresholds: dict[str, float],
-    cache: GenerationCache,
-) -> AgreementCalibration | None:
-    """``model``'s agreement threshold chosen on its drafts file (:func:`agreement_sources`), or ``None``."""
+@dataclass(frozen=True)
+class _AgreementData:
+    """The loaded input of an agreement threshold: the drafts file's labelled first drafts and their agreements."""
+
+    drafts: list[RealDraft]
+    agreements: list[float | None]
+    prompt: str
+    sources: list[Path]
+
+
+def _agreement_data(config: FaithfulnessConfig, model: str) -> _AgreementData | None:
+    """``model``'s drafts file and labels (:func:`agreement_sources`) loaded, or ``None``: read before any score,
+    so that a bad file is its one-line error at once."""
     found = agreement_sources(config, model)
     if found is None:
         return None
     path, labels, prompt = found
     drafts, agreements = load_agreement_drafts(path, labels)
-    scores = faithfulness_scores([d.source for d in drafts], [d.draft for d in drafts], cache)
-    choice = choose_agreement(drafts, agreements, scores, floor, thresholds, config.agreement_target)
-    return agreement_calibration(choice, len(drafts), prompt, [path, *labels])
+    return _AgreementData(drafts, agreements, prompt, [path, *labels])
+
+
+def _measure_agreement(
+    data: _AgreementData, floor: RealOutputFloor, thresholds: dict[str, float], target: float, cache: GenerationCache
+) -> AgreementCalibration:
+    """The agreement threshold chosen on ``data`` under ``floor`` and ``thresholds``, scored through ``cache``."""
+    scores = faithfulness_scores([d.source for d in data.drafts], [d.draft for d in data.drafts], cache)
+    choice = choose_agreement(data.drafts, data.agreements, scores, floor, thresholds, target)
+    return agreement_calibration(choice, len(data.drafts), data.prompt, data.sources)
 
 
 def _measure_and_write(config: FaithfulnessConfig, folder: Path) -> Report:
@@ -383,6 +395,7 @@ def _measure_and_write(config: FaithfulnessConfig, folder: Path) -> Report:
     model = config.translator or DEFAULT_ROLE_SPECS["translator"]
     sources, skip = calibration_runs(config, model)
     drafts = load_labelled_runs(sources, skip)
+    agreement_data = _agreement_data(config, model)
     with staged_copy(folder / SCORES_FILE) as cache:
         scores = faithfulness_scores([d.source for d in drafts], [d.draft for d in drafts], cache)
         report = evaluate_faithfulness(config.data, config.split, n_bootstrap=config.n_bootstrap, seed=config.seed,
@@ -390,7 +403,11 @@ def _measure_and_write(config: FaithfulnessConfig, folder: Path) -> Report:
         thresholds = picked_thresholds(report)
         choice = choose_floor_quantile(drafts, scores, thresholds, config.partial_target)
         floor = calibrate_floor(drafts, scores, choice.quantile, model=model)
-        agreement = _measure_agreement(config, model, floor, thresholds, cache)
+        agreement = (
+            _measure_agreement(agreement_data, floor, thresholds, config.agreement_target, cache)
+            if agreement_data is not None
+            else None
+        )
         paths = [path for run in sources for path in run]
         records: list[ThresholdsCalibration | TranslatorCalibration] = [
             thresholds_calibration(report),

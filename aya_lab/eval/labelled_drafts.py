@@ -144,7 +144,8 @@ class AgreementChoice:
 
 def load_agreement_drafts(path: Path, labels: Sequence[Path]) -> tuple[list[RealDraft], list[float | None]]:
     """Draft 0 of each message of the drafts file ``path`` that one of ``labels`` labels (as read into English),
-    and its agreement with the message's other drafts; a bad line is a one-line error naming it."""
+    and its agreement with the message's other drafts; a bad line, or no labelled first draft, is a one-line
+    error."""
     known = {(i, d): lab for file in labels for (i, reader, d), lab in load_labels(file).items() if reader == "eng"}
     if not path.is_file():
         raise InputError(f"{path}: no such drafts file; pass --agreement-drafts a JSONL file (id, src, text, drafts)")
@@ -170,6 +171,9 @@ def load_agreement_drafts(path: Path, labels: Sequence[Path]) -> tuple[list[Real
         if (msg_id, written[0]) in known:
             drafts.append(RealDraft(msg_id, text, src, "eng", written[0], known[(msg_id, written[0])]))
             agreements.append(consensus(written, text).agreement)
+    if not drafts:
+        shown = ", ".join(str(file) for file in labels)
+        raise InputError(f"{path}: no first draft has a label in {shown}; label them (reader_lang eng) first")
     return drafts, agreements
 
 

@@ -143,6 +143,14 @@ def test_runs_given_pairwise_and_directions_are_checked_in_one_line():
          "unsupported language 'qqq'; use an ISO code or name from `aya-lab data languages`"),
         (["--real-messages", "a.jsonl", "--real-messages", "b.jsonl", "--real-labels", "c.jsonl"],
          "error: 2 --real-messages and 1 --real-labels; pass one labels file per messages file, in order"),
+        (["--agreement-drafts", "data/adversarial/drafts3_dev.jsonl"],
+         "error: --agreement-drafts needs --agreement-labels: the labels of its first drafts"),
+        (["--agreement-drafts", "no-drafts.jsonl", "--agreement-labels", "data/adversarial/unseen7_labels.jsonl"],
+         "error: no-drafts.jsonl: no such drafts file; pass --agreement-drafts a JSONL file (id, src, text, drafts)"),
+        (["--agreement-drafts", "data/adversarial/drafts3_dev.jsonl", "--agreement-labels",
+          "data/adversarial/unseen_labels.jsonl"],
+         "error: data/adversarial/drafts3_dev.jsonl: no first draft has a label in data/adversarial/unseen_labels.jsonl; "
+         "label them (reader_lang eng) first"),
     ],
 )  # fmt: skip
 def test_a_bad_calibration_option_is_one_line_and_writes_nothing(tmp_path, capsys, option, error):
