@@ -41,7 +41,16 @@ from collections import Counter
 
 import pandas as pd
 
-from aya_lab.agents import IDK, MARKER, ORIGINAL, SUMMARY_WITHHELD, UNVERIFIED, WITHHELD_ANSWER, split_fixed
+from aya_lab.agents import (
+    IDK,
+    MARKER,
+    ORIGINAL,
+    SUMMARY_WITHHELD,
+    UNVERIFIED,
+    WITHHELD_ANSWER,
+    split_fixed,
+    translator_record,
+)
 from aya_lab.eval import (
     Report,
     draft_of_withheld,
@@ -558,6 +567,20 @@ fabricated9.round(3)
 # in the seventh's design and by another writer who opened no file of the project, measures it: the room with
 # three drafts, and with one (`aya_lab/graphs/aya_one_draft.yaml`) on the same generation cache, so on the same
 # first drafts, labelled blind the same way.
+#
+# The threshold is the default translator's calibration, not a number in the graph: the room's spec says
+# `agreement: calibrated`, and the translator's record (`data/calibration/translator-gemma3-270m.json`, written by
+# `aya-lab eval run faithfulness --write-calibration data/calibration`) holds the threshold chosen for drafts under
+# the room's prompt, the lowest candidate that leaves at most 8% of the labelled first drafts of the development
+# sets partial and unmarked, in-sample, with every candidate's shares:
+
+# %%
+agreement_record = translator_record("gemma3-270m").agreement
+print(f"{agreement_record.drafts} labelled first drafts under {agreement_record.prompt}; target {agreement_record.target:.0%}; "
+      f"threshold {agreement_record.threshold}")
+display(pd.DataFrame([r.model_dump() for r in agreement_record.rates]).set_index("threshold").round(3))
+assert agreement_record.prompt == "user_translate/baseline" and agreement_record.threshold == 0.8
+assert "agreement: calibrated" in (project_root() / "aya_lab" / "graphs" / "aya.yaml").read_text(encoding="utf-8")
 
 # %%
 useful10, fabricated10, drafts_gain, agreement10 = compare_runs(

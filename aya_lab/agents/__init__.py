@@ -13,6 +13,7 @@ from aya_lab.refs import lazy_exports
 
 if TYPE_CHECKING:
     from aya_lab.agents.authority import AuthorityRouter, parse_command
+    from aya_lab.agents.calibration import translator_record
     from aya_lab.agents.citations import split_fixed
     from aya_lab.agents.guard import MARKER, ORIGINAL, UNVERIFIED
     from aya_lab.agents.memory import MemoryPolicy, MemoryTools, RoomMemory
@@ -61,6 +62,7 @@ _HOMES: dict[str, tuple[str, ...]] = {
         "RoomLike",
         "TextModel",
     ),
+    "aya_lab.agents.calibration": ("translator_record",),
     "aya_lab.agents.citations": ("split_fixed",),
     "aya_lab.agents.guard": ("MARKER", "ORIGINAL", "UNVERIFIED"),
     "aya_lab.agents.query": ("IDK", "AyaQuery", "QueryAnswer"),
@@ -107,6 +109,7 @@ _HOMES: dict[str, tuple[str, ...]] = {
 
 __all__ = [
     "split_fixed",
+    "translator_record",
     "IDK",
     "MARKER",
     "ORIGINAL",
