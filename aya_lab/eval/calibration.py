@@ -94,6 +94,7 @@ from aya_lab.eval.labelled_drafts import (
     AgreementChoice,
     RealDraft,
     choose_agreement,
+    doubted,
     gate_outcomes,
     labelled_runs,
     load_agreement_drafts,
@@ -551,7 +552,7 @@ def choose_floor_quantile(
     for quantile in FLOOR_QUANTILES:
         floor = calibrate_floor(drafts, scores, quantile, min_faithful)
         unmarked = [
-            outcome == "scored" and d.label == "partial" and (not floor.applies(d.src, d.tgt) or s >= floor.value)
+            outcome != "withheld" and d.label == "partial" and not doubted(outcome, d, float(s), floor)
             for d, s, outcome in zip(drafts, scores, outcomes, strict=True)
         ]
         share = sum(unmarked) / len(drafts)

@@ -38,6 +38,7 @@ __all__ = [
     "RealDraft",
     "choose_agreement",
     "default_messages_path",
+    "doubted",
     "gate_outcomes",
     "labelled_runs",
     "load_agreement_drafts",
@@ -132,6 +133,20 @@ def gate_outcomes(
     return out
 
 
+def doubted(
+    outcome: str,
+    draft: RealDraft,
+    score: float,
+    floor: RealOutputFloor,
+    agreement: float | None = None,
+    limit: float = 0.0,
+) -> bool:
+    """Whether a draft the guard delivers (its :func:`gate_outcomes` ``outcome`` not ``withheld``) arrives
+    flagged: another check's doubt, a ``score`` under ``floor`` where it binds, or an ``agreement`` under ``limit``."""
+    below = floor.applies(draft.src, draft.tgt) and score < floor.value
+    return outcome == "flagged" or below or (agreement is not None and agreement < limit)
+
+
 @dataclass(frozen=True)
 class AgreementChoice:
     """The threshold :func:`choose_agreement` chose for ``target`` and, per candidate threshold, the shares of
@@ -198,8 +213,7 @@ def choose_agreement(
         for d, score, agreement, outcome in zip(drafts, scores, agreements, outcomes, strict=True):
             if outcome == "withheld":
                 continue
-            below = floor.applies(d.src, d.tgt) and score < floor.value
-            doubt = outcome == "flagged" or below or (agreement is not None and agreement < limit)
+            doubt = doubted(outcome, d, float(score), floor, agreement, limit)
             partial += d.label == "partial" and not doubt
             faithful += d.label == "faithful" and doubt
         shares[limit] = (partial / len(drafts), faithful / len(drafts))
