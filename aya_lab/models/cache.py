@@ -50,7 +50,7 @@ import time
 from collections.abc import Iterator, Sequence
 from contextlib import closing, contextmanager
 from pathlib import Path
-from typing import Literal
+from typing import Any, Literal
 
 import numpy as np
 from langchain_core.caches import BaseCache
@@ -108,8 +108,10 @@ INSERT OR IGNORE INTO meta VALUES ('aya_lab_cache_version', '1');
 """
 
 
-_HAS_SIMILARITIES = "SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'similarities'"
-_HAS_VECTORS = "SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'vectors'"
+_HAS_TABLE = "SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = ?"
+_DERIVED = {"similarities": "score REAL NOT NULL", "vectors": "vector BLOB NOT NULL"}
+"""The tables of deterministic computations kept beside the generations (name -> value column), created on the
+first write: the encoder's similarity scores and the vectors retrieval reads."""
 
 
 def _key(fingerprint: str, prompt: str, settings: str, repeat: int) -> str:
@@ -237,55 +239,52 @@ class GenerationCache(BaseCache):
     def get_similarities(self, encoder: str, pairs: Sequence[tuple[str, str]]) -> dict[int, float]:
         """The recorded similarity of each pair ``(first, second)`` under ``encoder``, by position (misses left
         out): a deterministic computation, so a miss is computed by the caller in every mode."""
-        if self._conn is None or not pairs:
-            return {}
         keys = [_key(encoder, first, second, 0) for first, second in pairs]
-        with self._lock:
-            if not self._conn.execute(_HAS_SIMILARITIES).fetchone():
-                return {}
-            found: dict[str, float] = {}
-            for start in range(0, len(keys), 500):
-                chunk = keys[start : start + 500]
-                marks = ",".join("?" * len(chunk))
-                rows = self._conn.execute(f"SELECT key, score FROM similarities WHERE key IN ({marks})", chunk)
-                found.update((key, float(score)) for key, score in rows)
-        return {i: found[key] for i, key in enumerate(keys) if key in found}
+        found = self._read_derived("similarities", keys)
+        return {i: float(found[key]) for i, key in enumerate(keys) if key in found}
 
     def put_similarities(self, encoder: str, pairs: Sequence[tuple[str, str]], scores: Sequence[float]) -> None:
         """Record computed similarities (not in replay mode, which never writes)."""
-        if self._conn is None or self.mode == "replay" or not pairs:
-            return
         rows = [(_key(encoder, a, b, 0), float(score)) for (a, b), score in zip(pairs, scores, strict=True)]
-        with self._lock:
-            self._conn.execute("CREATE TABLE IF NOT EXISTS similarities (key TEXT PRIMARY KEY, score REAL NOT NULL)")
-            self._conn.executemany("INSERT OR IGNORE INTO similarities (key, score) VALUES (?, ?)", rows)
+        self._write_derived("similarities", rows)
 
     def get_vectors(self, encoder: str, texts: Sequence[str]) -> dict[int, np.ndarray]:
         """The recorded float32 vector of each text under ``encoder`` (a name that includes the prefix), by
         position (misses left out); as with similarities, a miss is computed by the caller in every mode."""
-        if self._conn is None or not texts:
-            return {}
         keys = [_key(encoder, text, "", 0) for text in texts]
-        found: dict[str, bytes] = {}
-        with self._lock:
-            if not self._conn.execute(_HAS_VECTORS).fetchone():
-                return {}
-            for start in range(0, len(keys), 500):
-                chunk = keys[start : start + 500]
-                marks = ",".join("?" * len(chunk))
-                found.update(self._conn.execute(f"SELECT key, vector FROM vectors WHERE key IN ({marks})", chunk))
+        found = self._read_derived("vectors", keys)
         return {i: np.frombuffer(found[key], dtype="<f4").copy() for i, key in enumerate(keys) if key in found}
 
     def put_vectors(self, encoder: str, texts: Sequence[str], vectors: np.ndarray) -> None:
         """Record computed vectors, one row of ``vectors`` per text (not in replay mode, which never writes)."""
-        if self._conn is None or self.mode == "replay" or not texts:
-            return
         if len(vectors) != len(texts):
             raise ValueError(f"put_vectors needs one vector per text; got {len(vectors)} for {len(texts)} texts")
         rows = [(_key(encoder, t, "", 0), np.asarray(v, dtype="<f4").tobytes()) for t, v in zip(texts, vectors)]
+        self._write_derived("vectors", rows)
+
+    def _read_derived(self, table: str, keys: list[str]) -> dict[str, Any]:
+        """``key -> value`` of the ``keys`` that :data:`_DERIVED` ``table`` holds (none before it exists)."""
+        column = _DERIVED[table].split()[0]
+        found: dict[str, Any] = {}
+        if self._conn is None or not keys:
+            return found
         with self._lock:
-            self._conn.execute("CREATE TABLE IF NOT EXISTS vectors (key TEXT PRIMARY KEY, vector BLOB NOT NULL)")
-            self._conn.executemany("INSERT OR IGNORE INTO vectors (key, vector) VALUES (?, ?)", rows)
+            if not self._conn.execute(_HAS_TABLE, (table,)).fetchone():
+                return found
+            for start in range(0, len(keys), 500):
+                chunk = keys[start : start + 500]
+                marks = ",".join("?" * len(chunk))
+                found.update(self._conn.execute(f"SELECT key, {column} FROM {table} WHERE key IN ({marks})", chunk))
+        return found
+
+    def _write_derived(self, table: str, rows: list[tuple[str, Any]]) -> None:
+        """Add ``(key, value)`` rows to :data:`_DERIVED` ``table`` (insert-or-ignore; never in replay mode)."""
+        if self._conn is None or self.mode == "replay" or not rows:
+            return
+        column = _DERIVED[table].split()[0]
+        with self._lock:
+            self._conn.execute(f"CREATE TABLE IF NOT EXISTS {table} (key TEXT PRIMARY KEY, {_DERIVED[table]})")
+            self._conn.executemany(f"INSERT OR IGNORE INTO {table} (key, {column}) VALUES (?, ?)", rows)
 
     def __len__(self) -> int:
         if self._conn is None:
