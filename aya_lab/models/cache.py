@@ -30,7 +30,7 @@ encoder, prefix and text -> float32 vector): the encoder's arithmetic rounds dif
 (the third decimal of a score), so a replayed retrieval margin is the recording's on every machine.
 
 :func:`staged_copy` gives a command that commits the scores it measured on (``data/calibration/scores.sqlite``) a
-writable copy of the file that replaces it only when the command succeeds.
+writable copy of the file whose added rows reach the file only when the command succeeds.
 
 :class:`GenerationCache` also implements LangChain's ``BaseCache`` (``lookup``/``update``) so it can be
 installed as LangChain's global cache for any other chat model.
@@ -42,7 +42,6 @@ import hashlib
 import json
 import os
 import re
-import shutil
 import sqlite3
 import tempfile
 import threading
@@ -109,6 +108,7 @@ INSERT OR IGNORE INTO meta VALUES ('aya_lab_cache_version', '1');
 
 
 _HAS_TABLE = "SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = ?"
+_HAS_MAIN_TABLE = "SELECT 1 FROM main.sqlite_master WHERE type = 'table' AND name = ?"
 _DERIVED = {"similarities": "score REAL NOT NULL", "vectors": "vector BLOB NOT NULL"}
 """The tables of deterministic computations kept beside the generations (name -> value column), created on the
 first write: the encoder's similarity scores and the vectors retrieval reads."""
@@ -353,27 +353,46 @@ def set_default_cache(path: str | os.PathLike[str] | None, mode: CacheMode | Non
 
 @contextmanager
 def staged_copy(path: Path) -> Iterator[GenerationCache]:
-    """A writable copy of the cache file ``path`` (empty where there is none) for the block to read and add to;
-    it replaces ``path`` only when the block succeeds and added a row (rows are never changed, only added), in
-    rollback-journal mode, so that a reader (replay mode) writes nothing beside the file: what a command that
-    commits its scores with its results uses."""
+    """A writable copy of the cache file ``path`` (empty where there is none) for the block to read and add to.
+    Only when the block succeeds and added a row are the added rows written to ``path``, in one SQLite
+    transaction (insert-or-ignore: rows are never changed, only added), in rollback-journal mode, so that a reader
+    (replay mode) writes nothing beside the file: what a command that commits its scores with its results uses.
+    Two commands staging the same file at once each add their rows; neither loses the other's."""
     with tempfile.TemporaryDirectory() as tmp:
         staging = Path(tmp) / path.name
-        if path.is_file():
-            shutil.copyfile(path, staging)
+        if path.is_file():  # SQLite's backup: a consistent snapshot even while another command writes to it
+            with closing(sqlite3.connect(path, timeout=30.0)) as source, closing(sqlite3.connect(staging)) as copy:
+                source.backup(copy)
         before = _rows(staging) if path.is_file() else -1
         cache = GenerationCache(staging, mode="readwrite")
         try:
             yield cache
         finally:
             cache.close()
-        with closing(sqlite3.connect(staging)) as conn:
-            conn.execute("PRAGMA journal_mode = DELETE")
-        if _rows(staging) == before:
-            return
-        path.parent.mkdir(parents=True, exist_ok=True)
-        shutil.copyfile(staging, path.with_name(f".{path.name}.tmp"))
-        os.replace(path.with_name(f".{path.name}.tmp"), path)
+        if _rows(staging) != before:
+            _add_rows(staging, path)
+
+
+def _add_rows(staging: Path, path: Path) -> None:
+    """Every row of the cache file ``staging`` that ``path`` lacks, added to ``path`` (created where missing) in
+    one transaction, its tables created as ``staging`` has them where ``path`` has none."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    with closing(sqlite3.connect(path, timeout=30.0, isolation_level=None)) as conn:
+        conn.execute("PRAGMA busy_timeout = 30000")
+        conn.execute("PRAGMA journal_mode = DELETE")
+        conn.execute("ATTACH DATABASE ? AS staged", (str(staging),))
+        tables = conn.execute("SELECT name, sql FROM staged.sqlite_master WHERE type = 'table'").fetchall()
+        conn.execute("BEGIN IMMEDIATE")
+        try:
+            for name, sql in tables:
+                if not conn.execute(_HAS_MAIN_TABLE, (name,)).fetchone():
+                    conn.execute(sql)
+                columns = ", ".join(f'"{row[1]}"' for row in conn.execute(f'PRAGMA staged.table_info("{name}")'))
+                conn.execute(f'INSERT OR IGNORE INTO main."{name}" ({columns}) SELECT {columns} FROM staged."{name}"')
+            conn.execute("COMMIT")
+        except BaseException:
+            conn.execute("ROLLBACK")
+            raise
 
 
 def _rows(path: Path) -> int:

@@ -133,3 +133,24 @@ def test_a_staged_copy_replaces_the_file_only_when_the_block_succeeds(tmp_path):
     with staged_copy(path) as cache:
         cache.put_similarities("enc", PAIRS[1:], [0.25])
     assert GenerationCache(path, mode="replay").get_similarities("enc", PAIRS) == {0: 0.5, 1: 0.25}
+    with sqlite3.connect(path) as conn:
+        assert conn.execute("PRAGMA journal_mode").fetchone()[0] == "delete"
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["scores.sqlite"]
+
+
+def test_two_commands_staging_one_file_at_once_both_keep_their_rows(tmp_path):
+    from aya_lab.models.cache import staged_copy
+
+    path = tmp_path / "calibration" / "scores.sqlite"  # no file yet, nor its folder
+    first, second = [(f"a{i}", f"b{i}") for i in range(3)], [(f"c{i}", f"d{i}") for i in range(2)]
+    with staged_copy(path) as one:
+        one.put_similarities("enc", first, [0.1, 0.2, 0.3])
+        with staged_copy(path) as other:  # started before the first ended: it sees none of the first's rows
+            assert other.get_similarities("enc", first) == {}
+            other.put_similarities("enc", second + first[:1], [0.4, 0.5, 0.1])
+    recorded = GenerationCache(path, mode="replay")
+    assert recorded.get_similarities("enc", first + second) == {0: 0.1, 1: 0.2, 2: 0.3, 3: 0.4, 4: 0.5}
+    with pytest.raises(RuntimeError, match="failed"), staged_copy(path) as cache:
+        cache.put_similarities("enc", [("e", "f")], [0.9])
+        raise RuntimeError("failed")
+    assert recorded.get_similarities("enc", [("e", "f")]) == {}
