@@ -55,6 +55,7 @@ from aya_lab.datasets.synth_phrases import (
     TOPICS,
 )
 from aya_lab.errors import InputError
+from aya_lab.whole_files import write_text
 
 __all__ = ["SynthChat", "sentences", "synth_transcripts", "write_synth"]
 
@@ -261,9 +262,6 @@ def synth_transcripts(n: int, seed: int = 0, forbidden: Iterable[str] | None = N
 def write_synth(path: str | Path, n: int = 300, seed: int = 0) -> Path:
     """Write :func:`synth_transcripts` to ``path`` as JSONL (UTF-8, LF; through a temporary file)."""
     target = Path(path)
-    target.parent.mkdir(parents=True, exist_ok=True)
     lines = [json.dumps(r, ensure_ascii=False) for r in synth_transcripts(n, seed)]
-    tmp = target.with_name(target.name + ".tmp")
-    tmp.write_text("\n".join(lines) + "\n", encoding="utf-8")
-    tmp.replace(target)
+    write_text(target, "\n".join(lines) + "\n")
     return target

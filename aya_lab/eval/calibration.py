@@ -105,6 +105,7 @@ from aya_lab.models.cache import GenerationCache, staged_copy
 from aya_lab.paths import project_root
 from aya_lab.rag.sentence_encoder import ENCODER_NAME
 from aya_lab.settings import DEFAULT_ROLE_SPECS
+from aya_lab.whole_files import write_text
 
 __all__ = [
     "FAITHFULNESS_TASK",
@@ -304,14 +305,10 @@ def write_calibration(record: ThresholdsCalibration | TranslatorCalibration, dir
         path = directory / THRESHOLDS_FILE
     else:
         path = translator_path(record.model, directory)
-    directory.mkdir(parents=True, exist_ok=True)
     text = json.dumps(record.model_dump(mode="json"), indent=2, ensure_ascii=False) + "\n"
-    tmp = path.with_name(f".{path.name}.tmp")
     try:
-        tmp.write_text(text, encoding="utf-8")
-        os.replace(tmp, path)
+        write_text(path, text)
     except OSError as exc:
-        tmp.unlink(missing_ok=True)
         raise CalibrationError(f"{path}: cannot be written ({exc.strerror or exc}); pass a writable folder") from None
     return path
 

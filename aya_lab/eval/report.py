@@ -17,7 +17,8 @@ retrieval, faithfulness, grounding, attacks). It holds
 ``table()``, ``plot()`` and ``compare()`` are the task's own (its :class:`Task` hooks), found through
 the task registry, so a loaded report renders as the run that made it did; a task without a hook gets
 the generic view. ``save(path)`` writes ``path`` (``df`` as CSV), ``<stem>.items.csv``,
-``<stem>.paired.csv``, ``<stem>.<frame>.csv`` and ``<stem>.json`` (meta, format version, column types);
+``<stem>.paired.csv``, ``<stem>.<frame>.csv`` and ``<stem>.json`` (meta, format version, column types), whole or
+not at all (:func:`~aya_lab.whole_files.write_files`: an error while writing leaves the report that was there);
 :meth:`Report.load` reads them back and refuses another format in one line.
 
 **Cost tables** (:func:`cost_table`, one row per arm of a comparison): ``calls``, ``prompt tokens``,
@@ -34,6 +35,7 @@ from __future__ import annotations
 import json
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
+from functools import partial
 from pathlib import Path
 from typing import TYPE_CHECKING, Generic, TypeVar
 
@@ -44,6 +46,7 @@ from pydantic import BaseModel
 from aya_lab.errors import AyaLabError, InputError
 from aya_lab.models.result import GenerationRecord, usage
 from aya_lab.refs import resolve_ref
+from aya_lab.whole_files import write_files
 
 if TYPE_CHECKING:
     from matplotlib.axes import Axes
@@ -225,14 +228,17 @@ class Report:
         path = Path(path)
         if path.suffix.lower() != ".csv":
             raise InputError(f"a report is saved as CSV files; use a .csv name, not {path.name}")
-        path.parent.mkdir(parents=True, exist_ok=True)
         tables = {"df": self.df, "items": self.items, "paired": self.paired, **self.frames}
-        for name, frame in tables.items():
-            frame.to_csv(path if name == "df" else _beside(path, name), index=False)
         side = {"format": FORMAT, "format_version": FORMAT_VERSION, "task": self.task, "frames": list(self.frames)}
         side["dtypes"] = {name: {str(c): str(t) for c, t in frame.dtypes.items()} for name, frame in tables.items()}
         side["meta"] = self.meta
-        path.with_suffix(".json").write_text(json.dumps(side, indent=2, default=str) + "\n", encoding="utf-8")
+        text = json.dumps(side, indent=2, default=str) + "\n"
+        writers: dict[Path, Callable[[Path], object]] = {
+            path if name == "df" else _beside(path, name): partial(frame.to_csv, index=False)
+            for name, frame in tables.items()
+        }
+        writers[path.with_suffix(".json")] = lambda tmp: tmp.write_text(text, encoding="utf-8")
+        write_files(writers)  # every file whole, or the report that was there before
         return path
 
     @classmethod

@@ -4,6 +4,7 @@ and the command generated from a task's config."""
 from __future__ import annotations
 
 import json
+import os
 
 import numpy as np
 import pandas as pd
@@ -53,6 +54,26 @@ def test_a_report_round_trips_through_its_files_with_types_intact(tmp_path):
     assert back.items["text"].tolist() == ["NA", ""]  # text stays text: "NA" is not a missing value
     assert back.items["correct"].tolist() == [True, False]
     pd.testing.assert_frame_equal(back.paired, rep.paired)
+
+
+def test_a_save_that_fails_midway_leaves_the_report_that_was_there(tmp_path):
+    path = _report().save(tmp_path / "r.csv")
+    before = {p.name: p.read_bytes() for p in tmp_path.iterdir()}
+    broken = _report()
+    broken.df = broken.df.assign(score=[9.0, 9.0, 9.0, 9.0])
+    broken.frames["bad"] = pd.DataFrame({"x": [1]})
+    broken.frames["bad"].to_csv = lambda *a, **k: (_ for _ in ()).throw(OSError(28, "No space left on device"))
+    with pytest.raises(OSError, match="No space left"):
+        broken.save(path)  # df, items and paired were written before the frame that failed
+    assert {p.name: p.read_bytes() for p in tmp_path.iterdir()} == before  # nor a temporary file beside them
+    assert Report.load(path).df["score"].tolist()[:3] == [0.5, 0.25, 0.75]
+    assert oct(path.stat().st_mode & 0o777) == oct(0o666 & ~_umask())  # a plain file's mode, not owner-only
+
+
+def _umask() -> int:
+    mask = os.umask(0o022)
+    os.umask(mask)
+    return mask
 
 
 def test_load_refuses_what_is_not_a_report_in_one_line(tmp_path):
