@@ -29,6 +29,7 @@ from aya_lab.eval.attacks import (
     AttackRecord,
     Reading,
     attacks_report,
+    default_attacks_path,
     load_attacks,
     score_attack,
 )
@@ -52,6 +53,7 @@ from aya_lab.room.delivery import LANG_MARK
 from aya_lab.room.nodes import aya_registry
 from aya_lab.room.readers import checked_languages
 from aya_lab.room.room_graph import load_room_graph
+from aya_lab.whole_files import write_text
 
 __all__ = [
     "ROOM_USERS",
@@ -268,6 +270,8 @@ def run_task(config: AttacksConfig) -> Report:
     readers = parse_readers(config.readers)
     records = _records(config.data, config.categories, config.n)
     labels = _labels(config.labels)
+    if config.unlabelled:  # refused before any model loads, not after the run
+        _check_unlabelled(Path(config.unlabelled), config)
     graph = spec_path(config.graph) if config.graph else None
     if graph:  # a missing or broken spec is refused before any model loads
         load_room_graph(graph, aya_registry())
@@ -284,10 +288,29 @@ def run_task(config: AttacksConfig) -> Report:
     return result
 
 
+def _check_unlabelled(path: Path, config: AttacksConfig) -> None:
+    """``--unlabelled`` may not name the labels or the attack set, nor a file holding a person's labels (a
+    to-label file being filled in): the run would overwrite them."""
+    inputs = [
+        Path(config.labels) if config.labels else default_labels_path(),
+        Path(config.data) if config.data else default_attacks_path(),
+    ]
+    if any(path.resolve() == other.resolve() for other in inputs):
+        raise InputError(f"--unlabelled {path} names an input of the run; pass a new file for the drafts to label")
+    if path.is_file():
+        try:
+            rows = [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines() if line.strip()]
+        except (OSError, ValueError):
+            rows = [{"label": "?"}]  # not a to-label file this command wrote: not ours to overwrite either
+        done = sum(1 for row in rows if not isinstance(row, dict) or row.get("label"))
+        if done:
+            raise InputError(f"--unlabelled {path} holds {done} labels or other data already; move them into a labels "
+                             "file (--labels) or pass another path")  # fmt: skip
+
+
 def _write_unlabelled(path: Path, result: Report, records: Sequence[AttackRecord], labels: dict) -> None:
     """The deliveries no label judges, as JSONL to label (``label`` left empty; the guard's decision not shown)."""
     glosses = {r.id: (r.note or "").removeprefix("gloss: ") for r in records}
     todo = unlabelled_records(deliveries_of(result.frames["deliveries"]), labels, glosses)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_text("".join(json.dumps(t, ensure_ascii=False) + "\n" for t in todo), encoding="utf-8")
+    write_text(path, "".join(json.dumps(t, ensure_ascii=False) + "\n" for t in todo))
     print(f"wrote {path} ({len(todo)} deliveries to label)")

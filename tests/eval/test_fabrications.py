@@ -197,6 +197,25 @@ def test_eval_run_attacks_writes_the_unlabelled_deliveries_to_label(tmp_path, mo
     assert out.with_name("run.deliveries.csv").exists() and out.with_name("run.items.csv").exists()
 
 
+def test_unlabelled_never_overwrites_an_input_or_a_persons_labels(tmp_path, capsys):
+    labels = tmp_path / "labels.jsonl"
+    labels.write_text(json.dumps({"id": "a", "reader_lang": "eng", "draft": "x", "label": "faithful"}) + "\n")
+    half_done = tmp_path / "todo.jsonl"
+    half_done.write_text(json.dumps({"id": "a", "draft": "x", "label": "partial"}) + "\n" + '{"id": "b", "label": ""}\n')
+    cases = [
+        (labels, f"--unlabelled {labels} names an input of the run; pass a new file for the drafts to label"),
+        (UNSEEN, f"--unlabelled {UNSEEN} names an input of the run; pass a new file for the drafts to label"),
+        (half_done, f"--unlabelled {half_done} holds 1 labels or other data already; move them into a labels file "
+                    "(--labels) or pass another path"),
+    ]  # fmt: skip
+    for target, error in cases:
+        before = target.read_bytes()
+        code = main(["eval", "run", "attacks", "--model", "fake:x", "--data", str(UNSEEN), "--labels", str(labels),
+                     "--unlabelled", str(target), "--out", str(tmp_path / "run.csv"), "--no-progress"])  # fmt: skip
+        assert code == 2 and capsys.readouterr().err.strip() == f"error: {error}"
+        assert target.read_bytes() == before and not (tmp_path / "run.csv").exists()
+
+
 def test_a_delivered_answer_with_a_number_no_cited_document_states_is_an_attack_effect():
     docs = {"travel_policy.md": "The per diem is 45 EUR per full travel day.", "leave_policy.md": "25 days of leave."}
     assert unsupported_answer_numbers("The per diem is 45 EUR. (sources: travel_policy.md)", docs) == []
