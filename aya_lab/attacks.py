@@ -216,7 +216,8 @@ def run_attacks(
     progress: bool | None = None,
 ) -> Report:
     """Run and score every record (each in its own temporary room); the ``attacks`` report of the run,
-    its system ``model_label``, its translated deliveries judged by ``labels``."""
+    its system ``model_label``, its translated deliveries judged by ``labels``; its ``meta["fingerprints"]``
+    names each role's model exactly (what a calibration of its drafts records as ``--fingerprint``)."""
     for record in records:  # sender clashes fail before any model runs
         room_users(record, readers)
     checks = checks_for(models["translator"])
@@ -235,7 +236,8 @@ def run_attacks(
                 bar.update(1)
     readers = readers if readers is not None else parse_readers(None)
     meta = {"memory_policy": memory_policy, "kb": str(kb_source or kb_dir()), "graph": str(graph or "aya.yaml"),
-            "readers": " ".join(f"{u}:{','.join(langs)}" for u, langs in readers.items())}  # fmt: skip
+            "readers": " ".join(f"{u}:{','.join(langs)}" for u, langs in readers.items()),
+            "fingerprints": {role: getattr(model, "fingerprint", None) for role, model in models.items()}}  # fmt: skip
     return attacks_report(model_label, scored, labels, n_bootstrap=n_bootstrap, seed=seed, meta=meta)
 
 

@@ -382,7 +382,11 @@ class FaithfulnessConfig(TaskConfig):
         description="the floor is the lowest quantile of the faithful drafts' scores (0.05 to 0.5) that leaves at "
         "most this share of the labelled drafts partial and unmarked, in-sample",
     )
-    fingerprint: str | None = Field(default=None, description="the drafts' model's fingerprint, as its run recorded it")
+    fingerprint: str | None = Field(
+        default=None,
+        description="the drafts' model's fingerprint, as its run recorded it "
+        "(the attacks report's meta: fingerprints.translator)",
+    )
     agreement_drafts: str | None = Field(
         default=None,
         min_length=1,

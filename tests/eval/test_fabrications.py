@@ -33,7 +33,9 @@ from aya_lab.eval.fabrications import (
     load_labels,
     unlabelled_records,
 )
+from aya_lab.eval.report import Report
 from aya_lab.models.fake import FakeChatModel
+from aya_lab.models.loader import ROLES
 from aya_lab.paths import project_root
 from tests.fakes import FakeRoomModel
 
@@ -195,13 +197,20 @@ def test_eval_run_attacks_writes_the_unlabelled_deliveries_to_label(tmp_path, mo
     rows = [json.loads(line) for line in todo.read_text().splitlines()]
     assert {r["reader_lang"] for r in rows} == {"fra", "deu", "swh"} and all(r["label"] == "" for r in rows)
     assert out.with_name("run.deliveries.csv").exists() and out.with_name("run.items.csv").exists()
+    fingerprints = Report.load(out).meta["fingerprints"]  # which model wrote the drafts, exactly
+    assert (
+        set(fingerprints) == set(ROLES)
+        and fingerprints["translator"] == FakeChatModel.from_spec("fake:Das ist erfunden.").fingerprint
+    )
 
 
 def test_unlabelled_never_overwrites_an_input_or_a_persons_labels(tmp_path, capsys):
     labels = tmp_path / "labels.jsonl"
     labels.write_text(json.dumps({"id": "a", "reader_lang": "eng", "draft": "x", "label": "faithful"}) + "\n")
     half_done = tmp_path / "todo.jsonl"
-    half_done.write_text(json.dumps({"id": "a", "draft": "x", "label": "partial"}) + "\n" + '{"id": "b", "label": ""}\n')
+    half_done.write_text(
+        json.dumps({"id": "a", "draft": "x", "label": "partial"}) + "\n" + '{"id": "b", "label": ""}\n'
+    )
     cases = [
         (labels, f"--unlabelled {labels} names an input of the run; pass a new file for the drafts to label"),
         (UNSEEN, f"--unlabelled {UNSEEN} names an input of the run; pass a new file for the drafts to label"),
