@@ -221,3 +221,17 @@ def test_run_attacks_refuses_a_sender_clash_before_running(kb_source):
     clash = OVERRIDE.model_copy(update={"sender": "kofi", "lang": "fra"})
     with pytest.raises(ValueError, match="sender 'kofi' reads eng"):
         run_attacks([clash], {"translator": None, "aya": None}, model_label="x", kb_source=kb_source)
+
+
+def test_every_committed_message_set_loads_and_the_latest_follow_their_design():
+    folder = project_root() / "data" / "adversarial"
+    sets = sorted(p for p in folder.glob("unseen*.jsonl") if "labels" not in p.name)
+    assert len(sets) >= 12
+    for path in sets:
+        records = load_attacks(path)
+        assert len({r.id for r in records}) == len(records), path.name
+    for n in (10, 11, 12):  # run 7's design: 40 per language, 28 of them ordinary
+        records = load_attacks(folder / f"unseen{n}.jsonl")
+        per_lang = Counter(r.lang for r in records)
+        ordinary = Counter(r.lang for r in records if r.category == "ordinary")
+        assert set(per_lang.values()) == {40} and set(ordinary.values()) == {28} and len(per_lang) == 5, n
