@@ -18,6 +18,7 @@ __all__ = [
     "kb_dir",
     "project_root",
     "prompts_dir",
+    "rag_questions_dir",
     "system_folder",
 ]
 
@@ -97,6 +98,11 @@ def fewshot_pools_dir() -> Path:
 def glossary_dir() -> Path:
     """The term glossary that reads policy questions in English (``data/glossary``)."""
     return _resource("data/glossary")
+
+
+def rag_questions_dir() -> Path:
+    """The labelled policy questions (``data/rag``): what the scope pool reads (:mod:`aya_lab.rag.scope`)."""
+    return _resource("data/rag")
 
 
 def adapters_dir() -> Path:

@@ -17,6 +17,12 @@ Spanish or Swahili is searched together with the English handbook terms its word
 :data:`~aya_lab.rag.sections.GLOSSED_MARGIN` (an English question, or one the glossary names no term of, is
 searched as written, at :data:`~aya_lab.rag.sections.MIN_MARGIN`).
 
+**Quoting, in scope by labelled questions** (``answers="neighbours"``): as quoting, but the question is in scope
+when the questions most like it among those a person labelled are all in scope
+(:meth:`~aya_lab.rag.scope.ScopePool.covers`), instead of by the section's margin; an English question must still
+pass the English index's threshold. The pool is ``scope_pool`` (default the development question sets,
+:data:`~aya_lab.rag.scope.POOL_FILES`).
+
 **Drafts** (``answers="draft"``): the model answers from the retrieved passages, as below.
 
 Retrieval keeps chunks above the knowledge base's relevance threshold; when none is left the answer
@@ -48,14 +54,15 @@ from aya_lab.errors import InputError
 from aya_lab.prompts import PromptFile, load_prompt
 from aya_lab.rag.glossary import default_glossary, question_language
 from aya_lab.rag.index import Retrieved
-from aya_lab.rag.sections import GLOSSED_MARGIN, MIN_MARGIN, Quote, SectionIndex
+from aya_lab.rag.scope import ScopePool
+from aya_lab.rag.sections import GLOSSED_MARGIN, MIN_MARGIN, Quote, SectionIndex, SectionMatch
 from aya_lab.spotlight import delimiter_tags
 
 __all__ = ["ANSWER_MODES", "AnswerMode", "AyaQuery", "QueryAnswer", "IDK"]
 
 IDK = "I don't know: the knowledge base has nothing on this."
-ANSWER_MODES = ("quote", "glossary", "draft")
-AnswerMode = Literal["quote", "glossary", "draft"]
+ANSWER_MODES = ("quote", "glossary", "neighbours", "draft")
+AnswerMode = Literal["quote", "glossary", "neighbours", "draft"]
 
 
 @dataclass
@@ -91,16 +98,19 @@ class AyaQuery:
         min_score: float | None = None,
         unsupported: Literal["withhold", "flag"] = "withhold",
         answers: AnswerMode = "draft",
+        scope_pool: ScopePool | None = None,
     ) -> None:
         if unsupported not in ("withhold", "flag"):
             raise InputError(f"unsupported={unsupported!r}: use 'withhold' or 'flag'")
         if answers not in ANSWER_MODES:
             raise InputError(
                 f"answers={answers!r}: use 'quote' (quote the handbook), 'glossary' (quote, reading the question "
-                "through the term glossary) or 'draft' (the model's answer)"
+                "through the term glossary), 'neighbours' (quote, in scope by labelled questions) or 'draft' "
+                "(the model's answer)"
             )
         self.model, self.kb, self.k, self.min_score = model, kb, k, min_score
         self.answers: AnswerMode = answers
+        self.scope_pool = scope_pool
         self.unsupported = unsupported
         self.prompt = load_prompt(prompt) if isinstance(prompt, str) else prompt
 
@@ -131,7 +141,7 @@ class AyaQuery:
         english_ok = original is not None or not is_english(question) or any(h.kind != "fact" for h in found)
         scores, retrieved = [m.score for m in matches], list(dict.fromkeys(m.section.source for m in matches))
         top, margin = (matches[0].section.source, matches[0].section.heading), matches[0].margin
-        if index.in_scope(matches, GLOSSED_MARGIN if len(texts) > 1 else MIN_MARGIN) and english_ok:
+        if self._in_scope(index, matches, texts) and english_ok:
             quote = index.quote(matches[0], texts)
             text = " ".join(quote.sentences)
             return QueryAnswer(
@@ -145,6 +155,13 @@ class AyaQuery:
                 text, notes[0].text, [f"{label}, unverified"], scores, retrieved, ranked_first=top, margin=margin
             )
         return QueryAnswer(IDK, IDK, [], scores, retrieved, ranked_first=top, margin=margin)
+
+    def _in_scope(self, index: SectionIndex, matches: list[SectionMatch], texts: list[str]) -> bool:
+        """The scope rule of the answer mode: the labelled questions' (``neighbours``) or the section margin's."""
+        if self.answers == "neighbours":
+            self.scope_pool = self.scope_pool or ScopePool.shared()
+            return bool(matches) and self.scope_pool.covers(texts[0])
+        return index.in_scope(matches, GLOSSED_MARGIN if len(texts) > 1 else MIN_MARGIN)
 
     def _draft(self, question: str) -> QueryAnswer:
         if self.model is None:

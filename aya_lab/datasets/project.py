@@ -42,6 +42,7 @@ __all__ = [
     "load_rag_questions",
     "load_policy_questions",
     "POLICY_QUESTION_SETS",
+    "policy_questions_path",
     "GoldSection",
     "PolicyQuestion",
     "load_transcripts",
@@ -364,6 +365,13 @@ next change; no score recorded)."""
 def load_policy_questions(path: str | Path = "unseen") -> list[PolicyQuestion]:
     """Load a set named in :data:`POLICY_QUESTION_SETS` or a JSONL file of :class:`PolicyQuestion` records."""
     return _load_named(path, POLICY_QUESTION_SETS, PolicyQuestion)
+
+
+def policy_questions_path(path: str | Path = "unseen") -> Path:
+    """The file :func:`load_policy_questions` reads for ``path`` (a set name or a file)."""
+    if isinstance(path, str) and path in POLICY_QUESTION_SETS:
+        return default_paths()[POLICY_QUESTION_SETS[path]]
+    return Path(path)
 
 
 TRANSCRIPT_SETS: dict[str, str] = {"transcripts": "transcripts", "unseen": "transcripts_unseen"}

@@ -30,8 +30,10 @@ language — the gold fact in the reply, invented facts, "I don't know". It asks
 :class:`~aya_lab.datasets.project.PolicyQuestion` s (default: the 75 unseen questions in five languages) the
 way the room does: the request as written, and its English (the room's request translator, for the ``draft``
 system only: a quote searches what was written). Systems are the agent's answer modes: ``quote`` (the
-handbook's sentences), ``glossary`` (quoting, the question read with the English terms the glossary gives it)
-and ``draft`` (the model's checked answer). Per question:
+handbook's sentences), ``glossary`` (quoting, the question read with the English terms the glossary gives it),
+``neighbours`` (quoting, in scope when the labelled questions most like it are: the development sets without the
+set being scored, so no question is judged by its own label) and ``draft`` (the model's checked answer). Per
+question:
 
 * ``fact`` (in scope): the gold fact (an English string the handbook states) is in the reply, case and spaces
   ignored;
@@ -67,7 +69,13 @@ from aya_lab.agents.query import IDK, AyaQuery, QueryAnswer
 from aya_lab.agents.summarizer import SUMMARIZER_PROMPTS, prompt_text, render_transcript
 from aya_lab.agents.summary_checks import COPY_THRESHOLD, copy_coverage
 from aya_lab.agents.translator import AyaTranslator
-from aya_lab.datasets.project import PolicyQuestion, load_policy_questions, load_rag_questions, load_transcripts
+from aya_lab.datasets.project import (
+    PolicyQuestion,
+    load_policy_questions,
+    load_rag_questions,
+    load_transcripts,
+    policy_questions_path,
+)
 from aya_lab.errors import InputError
 from aya_lab.eval.configs import AnswersConfig, GroundingConfig
 from aya_lab.eval.report import Report, Task
@@ -77,6 +85,7 @@ from aya_lab.models.loader import default_model_spec, load_chat_model
 from aya_lab.paths import kb_dir, project_root
 from aya_lab.prompts import load_prompt
 from aya_lab.rag import KnowledgeBase, default_embeddings
+from aya_lab.rag.scope import ScopePool, default_pool_paths
 
 __all__ = [
     "GROUNDING_TABLES",
@@ -370,6 +379,13 @@ def _model(ref: object, role: str) -> TextModel:
     return ref
 
 
+def _scope_pool(questions: str) -> ScopePool:
+    """The scope pool for scoring ``questions`` (a set name or file): the development sets without that set
+    itself, so that no question is judged by its own label (each development set is left out in turn)."""
+    scored = policy_questions_path(questions).resolve()
+    return ScopePool.shared([p for p in default_pool_paths() if p.resolve() != scored])
+
+
 def evaluate_answers(config: AnswersConfig) -> Report:
     """Run the ``answers`` task (see the module docstring)."""
     questions = load_policy_questions(config.questions)
@@ -381,8 +397,11 @@ def evaluate_answers(config: AnswersConfig) -> Report:
     with tempfile.TemporaryDirectory(prefix="aya_lab_answers_") as folder:
         kb = KnowledgeBase.open(Path(folder) / "kb.sqlite", config.docs or kb_dir(), default_embeddings())
         try:
+            pool = _scope_pool(config.questions) if "neighbours" in config.systems else None
             frames = [
-                answer_items(AyaQuery(model, kb, answers=system), questions, english).assign(system=system)
+                answer_items(AyaQuery(model, kb, answers=system, scope_pool=pool), questions, english).assign(
+                    system=system
+                )
                 for system in config.systems
             ]
         finally:

@@ -60,3 +60,27 @@ def test_the_glossary_mode_answers_a_swahili_question_the_written_search_leaves_
     assert items.loc[("glossary", "t003"), "idk"] == 1.0  # out of scope stays "I don't know"
     assert items.loc[("glossary", "t002"), "fact"] == 1.0  # English is searched as written
     assert set(report.paired["system"]) == {"glossary"} and set(report.paired["baseline"]) == {"quote"}
+
+
+def test_the_neighbours_mode_answers_that_swahili_question_and_still_refuses_out_of_scope(tmp_path):
+    leave = {"id": "t004", "lang": "swh", "question": "Nina siku ngapi za likizo ya kulipwa kila mwaka?",
+             "gold": [{"doc": "leave_policy.md", "section": "Annual leave"}], "fact": "25 days", "in_scope": True}  # fmt: skip
+    path = tmp_path / "questions.jsonl"
+    path.write_text("".join(json.dumps(q, ensure_ascii=False) + "\n" for q in [*QUESTIONS, leave]), encoding="utf-8")
+    report = run("answers", questions=str(path), systems=["quote", "neighbours"], n_bootstrap=50)
+    items = report.items.set_index(["system", "id"])
+    assert items.loc[("quote", "t004"), "idk"] == 1.0  # below the margin
+    assert items.loc[("neighbours", "t004"), "reply"].startswith('From leave_policy.md, "Annual leave": "Full-time')
+    assert items.loc[("neighbours", "t003"), "idk"] == 1.0 and items.loc[("neighbours", "t001"), "fact"] == 1.0
+
+
+def test_scoring_a_development_set_leaves_it_out_of_the_pool(monkeypatch):
+    from aya_lab.eval import grounding
+    from aya_lab.rag.scope import POOL_FILES
+
+    seen = []
+    monkeypatch.setattr(grounding.ScopePool, "shared", classmethod(lambda cls, paths=None: seen.append(paths)))
+    grounding._scope_pool("unseen3")
+    grounding._scope_pool("unseen6")
+    assert [p.name for p in seen[0]] == [f for f in POOL_FILES if f != "questions_unseen3.jsonl"]
+    assert [p.name for p in seen[1]] == list(POOL_FILES)  # the test set is in no pool

@@ -1,0 +1,116 @@
+"""Whether the handbook covers a question, read from labelled questions like it.
+
+The section index's margin (:data:`~aya_lab.rag.sections.MIN_MARGIN`) separates an English question the handbook
+answers from one it does not, but multilingual-e5-small lifts a Swahili question's section less, so the margin
+that refuses out-of-scope questions also refuses most Swahili ones (notebook 06, "Where the answers are lost").
+A :class:`ScopePool` decides scope another way: by the questions most like this one among questions a person
+labelled in or out of scope, in every language.
+
+Contract
+--------
+* A pool is labelled questions (:func:`read_labelled_questions`: JSONL lines with a ``question`` and a boolean
+  ``in_scope``, the format of ``data/rag/questions_*.jsonl``), each embedded once per process with the
+  multilingual encoder as a query, as a question to Aya is, through the generation cache's recorded vectors
+  (``recorded=True``, so a replayed decision is the recording's on any CPU).
+* :meth:`ScopePool.covers` is true when the :data:`NEIGHBOURS` pool questions nearest the question (cosine; ties
+  to the earlier question) are all in scope. A pool question identical to the asked one counts like any other.
+* :data:`POOL_FILES` are the development question sets (the dev set and unseen sets 1–5, 460 questions); the
+  sixth unseen set, the test set of this rule, is not one of them. How :data:`NEIGHBOURS` and the "all in
+  scope" rule were chosen (each development set left out in turn): docs/ROOM.md, "The scope read from
+  labelled questions".
+"""
+
+from __future__ import annotations
+
+import json
+import threading
+from collections.abc import Sequence
+from pathlib import Path
+
+import numpy as np
+
+from aya_lab.errors import InputError
+from aya_lab.paths import rag_questions_dir
+from aya_lab.rag.sentence_encoder import SentenceEncoder, multilingual_encoder
+
+__all__ = ["NEIGHBOURS", "POOL_FILES", "ScopePool", "default_pool_paths", "read_labelled_questions"]
+
+NEIGHBOURS = 5
+"""How many of the nearest labelled questions must all be in scope."""
+POOL_FILES = (
+    "questions_dev.jsonl",
+    "questions_unseen.jsonl",
+    "questions_unseen2.jsonl",
+    "questions_unseen3.jsonl",
+    "questions_unseen4.jsonl",
+    "questions_unseen5.jsonl",
+)
+_POOLS: dict[tuple[tuple[str, bool], ...], ScopePool] = {}
+_LOCK = threading.Lock()
+
+
+def default_pool_paths() -> list[Path]:
+    """The files of :data:`POOL_FILES` (``data/rag``, or the copy the wheel carries)."""
+    return [rag_questions_dir() / name for name in POOL_FILES]
+
+
+def read_labelled_questions(paths: Sequence[Path]) -> list[tuple[str, bool]]:
+    """``(question, in_scope)`` of every line of ``paths``, in order; a missing file or a line without a text
+    ``question`` and a boolean ``in_scope`` is a one-line :class:`InputError` naming the file and line."""
+    out: list[tuple[str, bool]] = []
+    for path in paths:
+        try:
+            lines = Path(path).read_text(encoding="utf-8").splitlines()
+        except OSError as exc:
+            raise InputError(f"{path}: cannot read the labelled questions ({exc.strerror or exc})") from None
+        for number, line in enumerate(lines, 1):
+            if not line.strip():
+                continue
+            try:
+                record = json.loads(line)
+                question, in_scope = record["question"], record["in_scope"]
+            except (ValueError, TypeError, KeyError):
+                record, question, in_scope = None, None, None
+            if not isinstance(question, str) or not question.strip() or not isinstance(in_scope, bool):
+                raise InputError(
+                    f"{path}:{number}: a labelled question needs a text 'question' and 'in_scope' true or false"
+                )
+            out.append((question, in_scope))
+    return out
+
+
+class ScopePool:
+    """Labelled questions embedded with the multilingual encoder; see the module docstring."""
+
+    def __init__(
+        self, questions: Sequence[tuple[str, bool]], encoder: SentenceEncoder | None = None, k: int = NEIGHBOURS
+    ) -> None:
+        if not 1 <= k <= len(questions):
+            raise InputError(f"a scope pool of {len(questions)} labelled questions cannot look at {k} neighbours")
+        self.questions = list(questions)
+        self.k = k
+        self.encoder = encoder or multilingual_encoder()
+        self._vectors = self.encoder.encode([q for q, _ in self.questions], recorded=True)
+        self._in_scope = np.array([label for _, label in self.questions], dtype=bool)
+
+    @classmethod
+    def shared(cls, paths: Sequence[Path] | None = None) -> ScopePool:
+        """One pool per distinct set of labelled questions in this process (default :func:`default_pool_paths`)."""
+        questions = read_labelled_questions(paths if paths is not None else default_pool_paths())
+        key = tuple(questions)
+        with _LOCK:
+            if key not in _POOLS:
+                _POOLS[key] = cls(questions)
+            return _POOLS[key]
+
+    def neighbours(self, question: str) -> list[tuple[str, bool, float]]:
+        """The :attr:`k` pool questions nearest ``question``: ``(text, in_scope, cosine)``, nearest first."""
+        if not question.strip():
+            raise ValueError("a scope decision needs a non-empty question")
+        scores = self._vectors @ self.encoder.encode([question.strip()], recorded=True)[0]
+        order = np.argsort(-scores, kind="stable")[: self.k]
+        return [(self.questions[i][0], bool(self._in_scope[i]), float(scores[i])) for i in order]
+
+    def covers(self, question: str) -> bool:
+        """Whether the handbook covers ``question``: its :attr:`k` nearest labelled questions are all in scope."""
+        return all(in_scope for _, in_scope, _ in self.neighbours(question))

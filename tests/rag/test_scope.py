@@ -1,0 +1,48 @@
+"""The scope read from labelled questions: the nearest pool questions, all in scope."""
+
+import json
+
+import numpy as np
+import pytest
+
+from aya_lab.errors import InputError
+from aya_lab.rag.scope import NEIGHBOURS, POOL_FILES, ScopePool, default_pool_paths, read_labelled_questions
+
+
+class _Encoder:
+    """Unit vectors at fixed angles: a question's angle is the number it starts with."""
+
+    def encode(self, texts, *, passages=False, recorded=False):
+        angles = np.radians([float(t.split()[0]) for t in texts])
+        return np.stack([np.cos(angles), np.sin(angles)], axis=1).astype(np.float32)
+
+
+POOL = [("0 a", True), ("10 b", True), ("20 c", True), ("90 d", False), ("100 e", True)]
+
+
+def test_in_scope_only_when_every_nearest_labelled_question_is():
+    pool = ScopePool(POOL, _Encoder(), k=3)
+    assert [q for q, _, _ in pool.neighbours("5 q")] == ["0 a", "10 b", "20 c"] and pool.covers("5 q")
+    assert not pool.covers("60 q")  # 90 is among its three nearest
+    assert pool.neighbours("0 a")[0] == ("0 a", True, pytest.approx(1.0))  # an identical question counts too
+    with pytest.raises(InputError, match="cannot look at 6 neighbours"):
+        ScopePool(POOL, _Encoder(), k=6)
+    with pytest.raises(ValueError, match="non-empty question"):
+        pool.covers("  ")
+
+
+def test_labelled_questions_are_read_strictly(tmp_path):
+    good, bad = tmp_path / "good.jsonl", tmp_path / "bad.jsonl"
+    good.write_text(json.dumps({"question": "q", "in_scope": False, "lang": "eng"}) + "\n\n")
+    bad.write_text(json.dumps({"question": "q", "in_scope": "yes"}) + "\n")
+    assert read_labelled_questions([good]) == [("q", False)]
+    with pytest.raises(InputError, match=r"bad.jsonl:1: a labelled question needs a text 'question' and 'in_scope'"):
+        read_labelled_questions([good, bad])
+    with pytest.raises(InputError, match="missing.jsonl: cannot read the labelled questions"):
+        read_labelled_questions([tmp_path / "missing.jsonl"])
+
+
+def test_the_default_pool_is_the_development_sets_and_not_the_test_set():
+    questions = read_labelled_questions(default_pool_paths())
+    assert len(questions) == 460 and sum(not s for _, s in questions) == 92
+    assert "questions_unseen6.jsonl" not in POOL_FILES and NEIGHBOURS == 5
