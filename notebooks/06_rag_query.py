@@ -501,7 +501,7 @@ def at(threshold):
 
 
 thresholds = pd.DataFrame([at(t) for t in np.round(np.arange(0.030, 0.0705, 0.001), 3)]).set_index("threshold")
-room_rule = thresholds.loc[0.049]  # the room's MIN_MARGIN (aya_lab.rag.sections)
+room_rule = thresholds.loc[0.049]  # the quote mode's MIN_MARGIN (aya_lab.rag.sections)
 # the table's rule is the room's: at 0.049 it answers exactly the questions the replies answered, but for English
 # ones the English index found no passage for (the room then says "I don't know" too)
 not_english = dev_items[dev_items["lang"] != "eng"]
@@ -623,10 +623,96 @@ report(
 )  # fmt: skip
 
 # %% [markdown]
+# ## The scope read from labelled questions
+# Most misses above are "I don't know" to questions whose right section ranks first: the margin that refuses
+# out-of-scope questions refuses weak Swahili matches too. `answers="neighbours"` decides scope another way: a
+# question is in scope when the five labelled questions most like it are all in scope (multilingual-e5-small
+# query vectors; the pool is the development sets — the dev set and the first five unseen sets, 460 questions,
+# each labelled in or out of scope by its writer — `aya_lab/rag/scope.py`); the quote is then taken as before.
+# The rule was chosen on the development sets, each scored with itself left out of the pool (the task does this),
+# so that no question is judged by its own label: five neighbours, all in scope, was the one setting of those
+# tried (three to nine neighbours, and the share of them in scope, in an exploratory run on the same sets, not
+# recorded here) that reached 70% in the worst language and 90% "I don't know" out of scope. It is measured
+# once, on a sixth set written by another writer who read only the handbook and committed before the rule
+# existed (`data/rag/questions_unseen6.jsonl`, 80 in scope, 16 per language, and 20 out of scope).
+
+# %%
+dev_names = ["dev", "unseen", "unseen2", "unseen3", "unseen4", "unseen5"]
+left_out = pd.concat([run("answers", questions=name, systems=["quote", "neighbours"]).items.assign(set=name)
+                      for name in dev_names], ignore_index=True)  # fmt: skip
+
+
+def scope_table(items):
+    """Per answer mode: the gold fact per language and over all in-scope questions, and "I don't know" out of scope."""
+    inside, outside = items[items["scope"] == "in-scope"], items[items["scope"] == "out-of-scope"]
+    table = inside.pivot_table(index="system", columns="lang", values="fact", aggfunc="mean")[langs]
+    table["all in scope"] = inside.groupby("system")["fact"].mean()
+    table["I don't know out of scope"] = outside.groupby("system")["idk"].mean()
+    table["invented"] = items.groupby("system")["invented"].sum()
+    return table.reindex(["quote", "neighbours"])
+
+
+dev_scope = scope_table(left_out)
+print(f"development sets, each left out of the pool: {int((left_out['scope'] == 'in-scope').sum() / 2)} in scope, "
+      f"{int((left_out['scope'] == 'out-of-scope').sum() / 2)} out")  # fmt: skip
+dev_scope.round(3)
+
+# %%
+answers_unseen6 = run("answers", questions="unseen6", systems=["quote", "neighbours"])
+test_scope = scope_table(answers_unseen6.items)
+display(test_scope.round(3))
+answers_unseen6.paired.query("metric in ['fact', 'idk']")[["lang", "metric", "delta", "ci_low", "ci_high", "p", "p_holm"]].round(3)
+
+# %%
+def count(items, system, lang, metric="fact", scope="in-scope"):
+    part = items[(items["system"] == system) & (items["scope"] == scope) & ((items["lang"] == lang) | (lang == "all"))]
+    return int(part[metric].sum()), len(part)
+
+
+six = answers_unseen6.items
+gain6 = answers_unseen6.paired.query("lang == 'all' and metric == 'fact'").iloc[0]
+swh6 = answers_unseen6.paired.query("lang == 'swh' and metric == 'fact'").iloc[0]
+worst_dev = dev_scope.loc["neighbours", langs]
+worst6 = test_scope.loc["neighbours", langs]
+assert worst_dev.min() >= 0.7 and dev_scope.loc["neighbours", "I don't know out of scope"] >= 0.9  # chosen so
+assert dev_scope.loc["quote", langs].min() < 0.5  # the margin's worst language on the same sets
+assert gain6["ci_low"] > 0 and gain6["p_holm"] < 0.05 and swh6["ci_low"] > 0  # the test set: a real gain
+assert worst6.min() < 0.7 and test_scope.loc["neighbours", "I don't know out of scope"] < 0.9  # targets not met
+assert (test_scope["invented"] == 0).all() and (dev_scope["invented"] == 0).all()
+others = [k for k in langs if k != "eng"]
+assert all((t.loc["neighbours", others] > t.loc["quote", others]).all() for t in (dev_scope, test_scope))
+assert dev_scope.loc["neighbours", "eng"] == dev_scope.loc["quote", "eng"] > test_scope.loc["neighbours", "eng"]
+report(
+    "- **Reading scope from labelled questions answers more questions in French, German, Spanish and Swahili, on "
+    "both the development sets and the test set, and as many or fewer in English.** On "
+    "the development sets, each left out of the pool while it was scored, the gold fact was in {dev_n:.1%} of "
+    "the in-scope replies against {dev_q:.1%} with the margin (worst language {dev_worst} {dev_worst_v:.1%}, "
+    "against {dev_q_worst} {dev_q_worst_v:.1%}), and {dev_oos:.1%} of the out-of-scope questions got \"I don't "
+    "know\" (margin: {dev_q_oos:.1%}).\n"
+    "- **On the sixth set, the test set**, the gold fact rose from {q6} to {n6} of 80 ({d:+.1%} [{lo:+.1%}, "
+    "{hi:+.1%}], Holm-adjusted p = {p:.3f}); Swahili from {sq} to {sn} of 16 ({sd:+.1%} [{slo:+.1%}, {shi:+.1%}]); "
+    "by language with the new rule, of 16: {per_lang}. Out of scope, {oos_n} of 20 got \"I don't know\" "
+    "({oos_q} with the margin), and no reply invented a fact. **Issue 40's targets are still not met on it**: "
+    "70% in every language ({below} below) and 90% \"I don't know\" out of scope.",
+    dev_n=dev_scope.loc["neighbours", "all in scope"], dev_q=dev_scope.loc["quote", "all in scope"],
+    dev_worst=worst_dev.idxmin(), dev_worst_v=worst_dev.min(),
+    dev_q_worst=dev_scope.loc["quote", langs].idxmin(), dev_q_worst_v=dev_scope.loc["quote", langs].min(),
+    dev_oos=dev_scope.loc["neighbours", "I don't know out of scope"],
+    dev_q_oos=dev_scope.loc["quote", "I don't know out of scope"],
+    q6=count(six, "quote", "all")[0], n6=count(six, "neighbours", "all")[0], d=gain6["delta"], lo=gain6["ci_low"],
+    hi=gain6["ci_high"], p=gain6["p_holm"], sq=count(six, "quote", "swh")[0], sn=count(six, "neighbours", "swh")[0],
+    sd=swh6["delta"], slo=swh6["ci_low"], shi=swh6["ci_high"],
+    per_lang=", ".join(f"{k} {count(six, 'neighbours', k)[0]}" for k in langs),
+    oos_n=count(six, "neighbours", "all", "idk", "out-of-scope")[0], oos_q=count(six, "quote", "all", "idk", "out-of-scope")[0],
+    below=", ".join(k for k in langs if worst6[k] < 0.7),
+)  # fmt: skip
+
+# %% [markdown]
 # ## The notebook's family of tests
 # Every paired test the conclusions above read — retrieval's two floors against the embedder (hit@1, over the
 # in-scope questions), the quoting replies against the drafts (the gold fact, over the unseen questions) and the
-# glossary against the written search (the gold fact, on the fourth and fifth sets) — adjusted together: Holm over the family (`p_family`; `significant`: `p_family` < 0.05), the statistics
+# glossary against the written search (the gold fact, on the fourth and fifth sets), and the scope read from
+# labelled questions against the margin (the gold fact, on the sixth set) — adjusted together: Holm over the family (`p_family`; `significant`: `p_family` < 0.05), the statistics
 # policy of docs/EVALUATION.md.
 
 # %%
@@ -637,9 +723,11 @@ tests = family({
     "draft − quote": answers_unseen.paired.query("lang == 'all' and metric == 'fact'").drop(columns="significant"),
     **{f"glossary − quote ({name})": r.paired.query("lang == 'all' and metric == 'fact'").drop(columns="significant")
        for name, r in glossed.items()},
+    "neighbours − quote (unseen6)": answers_unseen6.paired.query("lang == 'all' and metric == 'fact'").drop(columns="significant"),
 })  # fmt: skip
 sig = tests.set_index(["test", "system"])["significant"]
 assert sig.loc[("retrieval floor − embedder", "random")] and sig.loc[("draft − quote", "draft")]
 assert not sig.loc[("glossary − quote (unseen4)", "glossary")] and not sig.loc[("glossary − quote (unseen5)", "glossary")]
 assert not sig.loc[("retrieval floor − embedder", "bm25")]  # the embedder is not shown to beat BM25
+assert sig.loc[("neighbours − quote (unseen6)", "neighbours")]  # the sixth set's gain holds over the family
 tests[["test", "system", "metric", "delta", "ci_low", "ci_high", "p", "p_family", "significant"]].round(3)

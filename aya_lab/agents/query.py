@@ -1,7 +1,7 @@
-"""AyaQuery: answers policy questions from the knowledge base, by quoting the handbook (the default) or with the
-model's draft, citing only the sources that state the facts the answer states.
+"""AyaQuery: answers policy questions from the knowledge base, by quoting the handbook (the room's default) or with
+the model's draft, citing only the sources that state the facts the answer states.
 
-**Quoting** (``answers="quote"``, the room's default): the request as written, in any language, is searched
+**Quoting** (``answers="quote"``): the request as written, in any language, is searched
 against the handbook's sections with the multilingual encoder (:mod:`aya_lab.rag.sections`); when its best
 section stands out (in scope) the reply quotes the one to three sentences of it closest to the question, with
 where they stand: ``From travel_policy.md, "Flights": "Economy class for flights under 6 hours."``. A question
@@ -21,7 +21,8 @@ searched as written, at :data:`~aya_lab.rag.sections.MIN_MARGIN`).
 when the questions most like it among those a person labelled are all in scope
 (:meth:`~aya_lab.rag.scope.ScopePool.covers`), instead of by the section's margin; an English question must still
 pass the English index's threshold. The pool is ``scope_pool`` (default the development question sets,
-:data:`~aya_lab.rag.scope.POOL_FILES`).
+:data:`~aya_lab.rag.scope.POOL_FILES`, labelled for ``data/kb``); a knowledge base with other documents than the
+pool's handbook is in scope by the margin, as with ``quote``. The room's default (``aya.yaml``).
 
 **Drafts** (``answers="draft"``): the model answers from the retrieved passages, as below.
 
@@ -160,7 +161,8 @@ class AyaQuery:
         """The scope rule of the answer mode: the labelled questions' (``neighbours``) or the section margin's."""
         if self.answers == "neighbours":
             self.scope_pool = self.scope_pool or ScopePool.shared()
-            return bool(matches) and self.scope_pool.covers(texts[0])
+            if self.scope_pool.labels(index.sections):  # labels of another handbook say nothing of this one
+                return bool(matches) and self.scope_pool.covers(texts[0])
         return index.in_scope(matches, GLOSSED_MARGIN if len(texts) > 1 else MIN_MARGIN)
 
     def _draft(self, question: str) -> QueryAnswer:

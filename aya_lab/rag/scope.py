@@ -14,6 +14,10 @@ Contract
   (``recorded=True``, so a replayed decision is the recording's on any CPU).
 * :meth:`ScopePool.covers` is true when the :data:`NEIGHBOURS` pool questions nearest the question (cosine; ties
   to the earlier question) are all in scope. A pool question identical to the asked one counts like any other.
+* Labels belong to the handbook they were written for: a pool carries that handbook's
+  :func:`~aya_lab.rag.sections.sections_key` (the default pool: ``data/kb``'s), and :meth:`ScopePool.labels`
+  says whether it is the handbook of a given index. A room whose knowledge base has other documents decides scope
+  by the section margin instead (:class:`~aya_lab.agents.query.AyaQuery`).
 * :data:`POOL_FILES` are the development question sets (the dev set and unseen sets 1–5, 460 questions); the
   sixth unseen set, the test set of this rule, is not one of them. How :data:`NEIGHBOURS` and the "all in
   scope" rule were chosen (each development set left out in turn): docs/ROOM.md, "The scope read from
@@ -30,7 +34,9 @@ from pathlib import Path
 import numpy as np
 
 from aya_lab.errors import InputError
-from aya_lab.paths import rag_questions_dir
+from aya_lab.paths import kb_dir, rag_questions_dir
+from aya_lab.rag.documents import read_documents
+from aya_lab.rag.sections import Section, read_sections, sections_key
 from aya_lab.rag.sentence_encoder import SentenceEncoder, multilingual_encoder
 
 __all__ = ["NEIGHBOURS", "POOL_FILES", "ScopePool", "default_pool_paths", "read_labelled_questions"]
@@ -45,7 +51,7 @@ POOL_FILES = (
     "questions_unseen4.jsonl",
     "questions_unseen5.jsonl",
 )
-_POOLS: dict[tuple[tuple[str, bool], ...], ScopePool] = {}
+_POOLS: dict[tuple[object, ...], ScopePool] = {}
 _LOCK = threading.Lock()
 
 
@@ -83,25 +89,37 @@ class ScopePool:
     """Labelled questions embedded with the multilingual encoder; see the module docstring."""
 
     def __init__(
-        self, questions: Sequence[tuple[str, bool]], encoder: SentenceEncoder | None = None, k: int = NEIGHBOURS
+        self,
+        questions: Sequence[tuple[str, bool]],
+        encoder: SentenceEncoder | None = None,
+        k: int = NEIGHBOURS,
+        handbook: str | None = None,
     ) -> None:
         if not 1 <= k <= len(questions):
             raise InputError(f"a scope pool of {len(questions)} labelled questions cannot look at {k} neighbours")
         self.questions = list(questions)
         self.k = k
+        self.handbook = handbook
+        """The :func:`~aya_lab.rag.sections.sections_key` of the handbook the labels were written for (None: any)."""
         self.encoder = encoder or multilingual_encoder()
         self._vectors = self.encoder.encode([q for q, _ in self.questions], recorded=True)
         self._in_scope = np.array([label for _, label in self.questions], dtype=bool)
 
     @classmethod
-    def shared(cls, paths: Sequence[Path] | None = None) -> ScopePool:
-        """One pool per distinct set of labelled questions in this process (default :func:`default_pool_paths`)."""
+    def shared(cls, paths: Sequence[Path] | None = None, handbook: str | None = None) -> ScopePool:
+        """One pool per distinct set of labelled questions and handbook in this process (default
+        :func:`default_pool_paths`, labelled for the handbook of ``data/kb``)."""
         questions = read_labelled_questions(paths if paths is not None else default_pool_paths())
-        key = tuple(questions)
+        handbook = handbook or sections_key(read_sections(read_documents(kb_dir())))
+        key = (handbook, *questions)
         with _LOCK:
             if key not in _POOLS:
-                _POOLS[key] = cls(questions)
+                _POOLS[key] = cls(questions, handbook=handbook)
             return _POOLS[key]
+
+    def labels(self, sections: Sequence[Section]) -> bool:
+        """Whether this pool's labels were written for the handbook of ``sections``."""
+        return self.handbook is None or self.handbook == sections_key(sections)
 
     def neighbours(self, question: str) -> list[tuple[str, bool, float]]:
         """The :attr:`k` pool questions nearest ``question``: ``(text, in_scope, cosine)``, nearest first."""

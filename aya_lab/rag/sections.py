@@ -47,6 +47,7 @@ __all__ = [
     "SectionIndex",
     "SectionMatch",
     "read_sections",
+    "sections_key",
 ]
 
 MIN_MARGIN = 0.049
@@ -161,6 +162,12 @@ def read_sections(docs: Sequence[KBDocument]) -> list[Section]:
     return [s for s in out if s.sentences]
 
 
+def sections_key(sections: Sequence[Section]) -> str:
+    """A sha256 of the sections' documents, headings and sentences: which handbook an index (or a scope pool's
+    labels, :mod:`aya_lab.rag.scope`) is of."""
+    return hashlib.sha256(repr([(s.source, s.heading, s.sentences) for s in sections]).encode()).hexdigest()
+
+
 class SectionIndex:
     """Sections and their sentences embedded with the multilingual encoder; see the module docstring."""
 
@@ -181,7 +188,7 @@ class SectionIndex:
     @classmethod
     def shared(cls, sections: Sequence[Section]) -> SectionIndex:
         """One index per distinct set of sections in this process (embedding them takes a few seconds)."""
-        key = hashlib.sha256(repr([(s.source, s.heading, s.sentences) for s in sections]).encode()).hexdigest()
+        key = sections_key(sections)
         with _LOCK:
             if key not in _INDEXES:
                 _INDEXES[key] = cls(sections)

@@ -185,12 +185,12 @@ def test_hashes_of_specs_without_compat_are_unchanged():
     """Pinned before the optional ``compat``/``wait_for`` keys existed: they must not move. (The room
     graphs were re-pinned when ``aya.yaml`` gained ``route_on: auto``, and again when it gained ``aya_result`` and
     translated the request before delivery, when its query tool was set to quote the handbook, and when its
-    delivery wrote three drafts, and when its agreement threshold became the translator record's: changes of
-    content.)"""
+    delivery wrote three drafts, and when its agreement threshold became the translator record's, and when its
+    query tool read scope from labelled questions: changes of content.)"""
     pinned = {
-        "aya_lab/graphs/aya.yaml": "e70a526cf35ef9b7",
-        "aya_lab/graphs/aya_onecall.yaml": "21b850ec1cf70e36",
-        "aya_lab/graphs/aya_context3.yaml": "db2ecbe55564964b",
+        "aya_lab/graphs/aya.yaml": "e63c16e9a061d65a",
+        "aya_lab/graphs/aya_onecall.yaml": "534a980f12ebc0d5",
+        "aya_lab/graphs/aya_context3.yaml": "833fc08e3d069f2d",
         "examples/graphs/triage.yaml": "d296d894cb61b257",
         "tests/graph/specs/fan_out.yaml": "a787f97445c9407e",
         "tests/graph/specs/routing.yaml": "e285178ed359f8e9",

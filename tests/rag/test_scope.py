@@ -46,3 +46,14 @@ def test_the_default_pool_is_the_development_sets_and_not_the_test_set():
     questions = read_labelled_questions(default_pool_paths())
     assert len(questions) == 460 and sum(not s for _, s in questions) == 92
     assert "questions_unseen6.jsonl" not in POOL_FILES and NEIGHBOURS == 5
+
+
+def test_labels_belong_to_the_handbook_they_were_written_for():
+    from aya_lab.paths import kb_dir
+    from aya_lab.rag.documents import read_documents
+    from aya_lab.rag.sections import read_sections, sections_key
+
+    handbook = read_sections(read_documents(kb_dir()))
+    pool = ScopePool(POOL, _Encoder(), k=3, handbook=sections_key(handbook))
+    assert pool.labels(handbook) and not pool.labels(handbook[:-1])  # one section less: another handbook
+    assert ScopePool(POOL, _Encoder(), k=3).labels(handbook[:1])  # a pool without a handbook: any
