@@ -47,31 +47,21 @@ def test_a_bad_answer_mode_is_one_line_before_any_work(questions):
     assert "\n" not in str(err.value)
 
 
-def test_the_glossary_mode_answers_a_swahili_question_the_written_search_leaves_unanswered(tmp_path):
+def test_the_glossary_and_neighbours_modes_answer_a_swahili_question_the_written_search_leaves_unanswered(tmp_path):
     leave = {"id": "t004", "lang": "swh", "question": "Nina siku ngapi za likizo ya kulipwa kila mwaka?",
              "gold": [{"doc": "leave_policy.md", "section": "Annual leave"}], "fact": "25 days", "in_scope": True}  # fmt: skip
     path = tmp_path / "questions.jsonl"
     path.write_text("".join(json.dumps(q, ensure_ascii=False) + "\n" for q in [*QUESTIONS, leave]), encoding="utf-8")
-    report = run("answers", questions=str(path), systems=["quote", "glossary"], n_bootstrap=50)
+    report = run("answers", questions=str(path), systems=["quote", "glossary", "neighbours"], n_bootstrap=50)
     items = report.items.set_index(["system", "id"])
     assert items.loc[("quote", "t004"), "idk"] == 1.0  # written only, its margin is below MIN_MARGIN
-    assert items.loc[("glossary", "t004"), "reply"].startswith('From leave_policy.md, "Annual leave": "Full-time')
+    for mode in ("glossary", "neighbours"):  # the glossary by its own margin, neighbours by labelled questions
+        assert items.loc[(mode, "t004"), "reply"].startswith('From leave_policy.md, "Annual leave": "Full-time')
+        assert items.loc[(mode, "t003"), "idk"] == 1.0  # out of scope stays "I don't know"
+        assert items.loc[(mode, "t002"), "fact"] == 1.0  # English is searched as written
     assert items.loc[("glossary", "t004"), "margin"] >= GLOSSED_MARGIN > items.loc[("quote", "t004"), "margin"]
-    assert items.loc[("glossary", "t003"), "idk"] == 1.0  # out of scope stays "I don't know"
-    assert items.loc[("glossary", "t002"), "fact"] == 1.0  # English is searched as written
-    assert set(report.paired["system"]) == {"glossary"} and set(report.paired["baseline"]) == {"quote"}
-
-
-def test_the_neighbours_mode_answers_that_swahili_question_and_still_refuses_out_of_scope(tmp_path):
-    leave = {"id": "t004", "lang": "swh", "question": "Nina siku ngapi za likizo ya kulipwa kila mwaka?",
-             "gold": [{"doc": "leave_policy.md", "section": "Annual leave"}], "fact": "25 days", "in_scope": True}  # fmt: skip
-    path = tmp_path / "questions.jsonl"
-    path.write_text("".join(json.dumps(q, ensure_ascii=False) + "\n" for q in [*QUESTIONS, leave]), encoding="utf-8")
-    report = run("answers", questions=str(path), systems=["quote", "neighbours"], n_bootstrap=50)
-    items = report.items.set_index(["system", "id"])
-    assert items.loc[("quote", "t004"), "idk"] == 1.0  # below the margin
-    assert items.loc[("neighbours", "t004"), "reply"].startswith('From leave_policy.md, "Annual leave": "Full-time')
-    assert items.loc[("neighbours", "t003"), "idk"] == 1.0 and items.loc[("neighbours", "t001"), "fact"] == 1.0
+    assert items.loc[("neighbours", "t001"), "fact"] == 1.0
+    assert set(report.paired["system"]) == {"glossary", "neighbours"} and set(report.paired["baseline"]) == {"quote"}
 
 
 def test_scoring_a_development_set_leaves_it_out_of_the_pool(monkeypatch):
