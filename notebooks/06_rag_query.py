@@ -653,8 +653,8 @@ def scope_table(items):
 
 
 dev_scope = scope_table(left_out)
-print(f"development sets, each left out of the pool: {int((left_out['scope'] == 'in-scope').sum() / 2)} in scope, "
-      f"{int((left_out['scope'] == 'out-of-scope').sum() / 2)} out")  # fmt: skip
+print(f"development sets (the pool), each left out of it while scored: {len(left_out) // 2} questions, "
+      f"{int((left_out['scope'] == 'in-scope').sum() / 2)} in scope, {int((left_out['scope'] == 'out-of-scope').sum() / 2)} out")  # fmt: skip
 dev_scope.round(3)
 
 # %%
