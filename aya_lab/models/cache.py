@@ -18,8 +18,10 @@ every machine; a new generation (a miss in ``readwrite`` mode) is this machine's
 The file location is ``AYA_LAB_GENERATION_CACHE`` or ``<cache dir>/generations.sqlite``; one model's own
 file (notebooks run on a model other than the embedded ones) is :func:`model_cache_file`. The table is
 written in WAL mode with a busy timeout, so two processes may write at once; rows are insert-or-ignore
-(the first writer wins, as both computed the same deterministic key). A file that is not a valid cache
-is reported with its path, never silently replaced.
+(the first writer wins, as both computed the same deterministic key). Every cache a process holds open is
+closed when it exits, so its rows are in the ``.sqlite`` file itself, not left in a ``-wal`` file beside it that
+a commit of the file would miss. A file that is not a valid cache is reported with its path, never silently
+replaced.
 
 The same file also keeps the multilingual encoder's similarity scores (a ``similarities`` table: encoder,
 both texts -> score; :meth:`GenerationCache.get_similarities`). They are a deterministic computation, not a
@@ -38,6 +40,7 @@ installed as LangChain's global cache for any other chat model.
 
 from __future__ import annotations
 
+import atexit
 import hashlib
 import json
 import os
@@ -46,6 +49,7 @@ import sqlite3
 import tempfile
 import threading
 import time
+import weakref
 from collections.abc import Iterator, Sequence
 from contextlib import closing, contextmanager
 from pathlib import Path
@@ -119,6 +123,19 @@ def _key(fingerprint: str, prompt: str, settings: str, repeat: int) -> str:
     return hashlib.sha256(payload.encode("utf-8")).hexdigest()
 
 
+_OPEN: weakref.WeakSet[GenerationCache] = weakref.WeakSet()
+"""The caches this process holds open, closed at exit (:func:`_close_open_caches`)."""
+
+
+@atexit.register
+def _close_open_caches() -> None:
+    """Close every cache still open when the interpreter exits: the last connection to a WAL file writes its rows
+    into the file and removes the ``-wal`` file beside it, so a recording a notebook kernel made is whole in the
+    ``.sqlite`` file that gets committed (a kernel's open connection is otherwise never closed)."""
+    for cache in list(_OPEN):
+        cache.close()
+
+
 class GenerationCache(BaseCache):
     """A generation cache in one SQLite file (see module docstring for modes and concurrency)."""
 
@@ -129,6 +146,7 @@ class GenerationCache(BaseCache):
         self._conn: sqlite3.Connection | None = None
         if self.mode != "off":
             self._conn = self._connect()
+            _OPEN.add(self)
 
     def _connect(self) -> sqlite3.Connection:
         """Open and check the file; a busy database (another writer setting it up) is waited for."""

@@ -154,3 +154,21 @@ def test_two_commands_staging_one_file_at_once_both_keep_their_rows(tmp_path):
         cache.put_similarities("enc", [("e", "f")], [0.9])
         raise RuntimeError("failed")
     assert recorded.get_similarities("enc", [("e", "f")]) == {}
+
+
+def test_a_process_that_exits_without_closing_its_cache_leaves_every_row_in_the_file(tmp_path):
+    import subprocess
+    import sys
+
+    path = tmp_path / "generations.sqlite"
+    script = (
+        "import numpy as np\n"
+        "from aya_lab.models.cache import GenerationCache\n"
+        f"cache = GenerationCache({str(path)!r}, mode='readwrite')\n"
+        "cache.put_vectors('enc:query', ['a question'], np.ones((1, 3), dtype=np.float32))\n"
+        "import os; assert os.path.exists(cache.path.with_name(cache.path.name + '-wal'))\n"  # written there first
+    )
+    subprocess.run([sys.executable, "-c", script], check=True, timeout=120)
+    assert not path.with_name(path.name + "-wal").exists()  # closed at exit: the WAL went into the file
+    with sqlite3.connect(f"file:{path}?immutable=1", uri=True) as conn:  # the file alone, as a commit holds it
+        assert conn.execute("SELECT COUNT(*) FROM vectors").fetchone()[0] == 1
