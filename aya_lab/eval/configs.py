@@ -444,6 +444,12 @@ class AnswersConfig(TaskConfig):
     model: ModelRef = Field(default=None, description="Aya's model for drafts (default: the aya role's)")
     translator: ModelRef = Field(default=None, description="the request translator for drafts (default: its role's)")
     docs: str | None = Field(default=None, description="the handbook folder (default data/kb)")
+    pool: list[str] | None = Field(
+        default=None,
+        min_length=1,
+        description="neighbours: the labelled question sets (names or JSONL files) the scope is read from "
+        "(default the room's pool); the set being scored is always left out",
+    )
     n_bootstrap: int = Field(default=1000, ge=0, le=100_000, description="bootstrap resamples for the 95% CIs")
     seed: int = Field(default=0, ge=0, description="the resampling seed")
 

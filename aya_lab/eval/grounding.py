@@ -379,11 +379,13 @@ def _model(ref: object, role: str) -> TextModel:
     return ref
 
 
-def _scope_pool(questions: str) -> ScopePool:
-    """The scope pool for scoring ``questions`` (a set name or file): the development sets without that set
-    itself, so that no question is judged by its own label (each development set is left out in turn)."""
+def _scope_pool(questions: str, pool: Sequence[str] | None = None) -> ScopePool:
+    """The scope pool for scoring ``questions`` (a set name or file): ``pool``'s sets (names or files; default the
+    room's, :data:`~aya_lab.rag.scope.POOL_FILES`) without that set itself, so that no question is judged by its
+    own label (each development set is left out in turn)."""
     scored = policy_questions_path(questions).resolve()
-    return ScopePool.shared([p for p in default_pool_paths() if p.resolve() != scored])
+    paths = [policy_questions_path(name) for name in pool] if pool else default_pool_paths()
+    return ScopePool.shared([p for p in paths if p.resolve() != scored])
 
 
 def evaluate_answers(config: AnswersConfig) -> Report:
@@ -397,7 +399,7 @@ def evaluate_answers(config: AnswersConfig) -> Report:
     with tempfile.TemporaryDirectory(prefix="aya_lab_answers_") as folder:
         kb = KnowledgeBase.open(Path(folder) / "kb.sqlite", config.docs or kb_dir(), default_embeddings())
         try:
-            pool = _scope_pool(config.questions) if "neighbours" in config.systems else None
+            pool = _scope_pool(config.questions, config.pool) if "neighbours" in config.systems else None
             frames = [
                 answer_items(AyaQuery(model, kb, answers=system, scope_pool=pool), questions, english).assign(
                     system=system
