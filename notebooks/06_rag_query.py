@@ -638,8 +638,12 @@ report(
 
 # %%
 dev_names = ["dev", "unseen", "unseen2", "unseen3", "unseen4", "unseen5"]  # the pool when the rule was chosen
-left_out = pd.concat([run("answers", questions=name, systems=["quote", "neighbours"], pool=dev_names).items.assign(set=name)
-                      for name in dev_names], ignore_index=True)  # fmt: skip
+quoted = {**development, "unseen4": answers_unseen4, "unseen5": glossed["unseen5"]}  # their margin replies, above
+left_out = pd.concat(
+    [quoted[name].items.query("system == 'quote'").assign(set=name) for name in dev_names]
+    + [run("answers", questions=name, systems=["neighbours"], pool=dev_names).items.assign(set=name) for name in dev_names],
+    ignore_index=True,
+)  # fmt: skip
 
 
 def scope_table(items):

@@ -138,17 +138,19 @@ class AyaQuery:
             terms = default_glossary().english_terms(written, lang) if lang else None
             texts += [terms] if terms else []
         matches = index.search(texts, k=self.k)
-        found = rank_for_answer(self.kb.relevant(question, k=2 * self.k, min_score=self.min_score), self.k)
-        english_ok = original is not None or not is_english(question) or any(h.kind != "fact" for h in found)
         scores, retrieved = [m.score for m in matches], list(dict.fromkeys(m.section.source for m in matches))
         top, margin = (matches[0].section.source, matches[0].section.heading), matches[0].margin
-        if self._in_scope(index, matches, texts) and english_ok:
-            quote = index.quote(matches[0], texts)
-            text = " ".join(quote.sentences)
-            return QueryAnswer(
-                quote.text, text, [quote.source], scores, retrieved, quote=quote, ranked_first=top, margin=margin
-            )
-        notes = [h for h in found if h.kind == "fact"]
+        found: list[Retrieved] | None = None  # the English index's passages: asked for only where they decide
+        if self._in_scope(index, matches, texts):
+            if original is None and is_english(question):  # an English question must pass the English index too
+                found = self._found(question)
+            if found is None or any(h.kind != "fact" for h in found):
+                quote = index.quote(matches[0], texts)
+                text = " ".join(quote.sentences)
+                return QueryAnswer(
+                    quote.text, text, [quote.source], scores, retrieved, quote=quote, ranked_first=top, margin=margin
+                )
+        notes = [h for h in (found if found is not None else self._found(question)) if h.kind == "fact"]
         if notes:
             label = self._labels(notes)[0]
             text = f'{label[0].upper()}{label[1:]} (unverified): "{notes[0].text}"'
@@ -156,6 +158,10 @@ class AyaQuery:
                 text, notes[0].text, [f"{label}, unverified"], scores, retrieved, ranked_first=top, margin=margin
             )
         return QueryAnswer(IDK, IDK, [], scores, retrieved, ranked_first=top, margin=margin)
+
+    def _found(self, question: str) -> list[Retrieved]:
+        """The English index's passages for ``question`` above the relevance threshold, ranked for an answer."""
+        return rank_for_answer(self.kb.relevant(question, k=2 * self.k, min_score=self.min_score), self.k)
 
     def _in_scope(self, index: SectionIndex, matches: list[SectionMatch], texts: list[str]) -> bool:
         """The scope rule of the answer mode: the labelled questions' (``neighbours``) or the section margin's."""
