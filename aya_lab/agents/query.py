@@ -167,7 +167,7 @@ class AyaQuery:
         """The scope rule of the answer mode: the labelled questions' (``neighbours``) or the section margin's."""
         if self.answers == "neighbours":
             self.scope_pool = self.scope_pool or ScopePool.shared()
-            if self.scope_pool.labels(index.sections):  # labels of another handbook say nothing of this one
+            if self.scope_pool.labels(index.key):  # labels of another handbook say nothing of this one
                 return bool(matches) and self.scope_pool.covers(texts[0])
         return index.in_scope(matches, GLOSSED_MARGIN if len(texts) > 1 else MIN_MARGIN)
 

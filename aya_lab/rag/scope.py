@@ -16,7 +16,7 @@ Contract
   to the earlier question) are all in scope. A pool question identical to the asked one counts like any other.
 * Labels belong to the handbook they were written for: a pool carries that handbook's
   :func:`~aya_lab.rag.sections.sections_key` (the default pool: ``data/kb``'s), and :meth:`ScopePool.labels`
-  says whether it is the handbook of a given index. A room whose knowledge base has other documents decides scope
+  says whether it is the handbook of a given index (its ``key``). A room whose knowledge base has other documents decides scope
   by the section margin instead (:class:`~aya_lab.agents.query.AyaQuery`).
 * :data:`POOL_FILES` are the development question sets: the dev set and unseen sets 1–5 (460 questions), with
   which the rule was chosen and then measured on the sixth set, and since then the sixth set too (560 questions,
@@ -37,7 +37,7 @@ import numpy as np
 from aya_lab.errors import InputError
 from aya_lab.paths import kb_dir, rag_questions_dir
 from aya_lab.rag.documents import read_documents
-from aya_lab.rag.sections import Section, read_sections, sections_key
+from aya_lab.rag.sections import read_sections, sections_key
 from aya_lab.rag.sentence_encoder import SentenceEncoder, multilingual_encoder
 
 __all__ = ["NEIGHBOURS", "POOL_FILES", "ScopePool", "default_pool_paths", "read_labelled_questions"]
@@ -119,9 +119,10 @@ class ScopePool:
                 _POOLS[key] = cls(questions, handbook=handbook)
             return _POOLS[key]
 
-    def labels(self, sections: Sequence[Section]) -> bool:
-        """Whether this pool's labels were written for the handbook of ``sections``."""
-        return self.handbook is None or self.handbook == sections_key(sections)
+    def labels(self, handbook: str) -> bool:
+        """Whether this pool's labels were written for ``handbook`` (a :func:`~aya_lab.rag.sections.sections_key`,
+        as :attr:`SectionIndex.key <aya_lab.rag.sections.SectionIndex>` holds it)."""
+        return self.handbook is None or self.handbook == handbook
 
     def neighbours(self, question: str) -> list[tuple[str, bool, float]]:
         """The :attr:`k` pool questions nearest ``question``: ``(text, in_scope, cosine)``, nearest first."""

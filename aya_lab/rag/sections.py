@@ -175,6 +175,8 @@ class SectionIndex:
         if not sections:
             raise ValueError("a SectionIndex needs at least one section")
         self.sections = list(sections)
+        self.key = sections_key(self.sections)
+        """Which handbook this index is of (:func:`sections_key`)."""
         self.encoder = encoder or multilingual_encoder()
         self._vectors = [
             self.encoder.encode([f"{s.title} > {s.heading}: {x}" for x in s.sentences], passages=True, recorded=True)

@@ -55,5 +55,5 @@ def test_labels_belong_to_the_handbook_they_were_written_for():
 
     handbook = read_sections(read_documents(kb_dir()))
     pool = ScopePool(POOL, _Encoder(), k=3, handbook=sections_key(handbook))
-    assert pool.labels(handbook) and not pool.labels(handbook[:-1])  # one section less: another handbook
-    assert ScopePool(POOL, _Encoder(), k=3).labels(handbook[:1])  # a pool without a handbook: any
+    assert pool.labels(sections_key(handbook)) and not pool.labels(sections_key(handbook[:-1]))  # one section less
+    assert ScopePool(POOL, _Encoder(), k=3).labels(sections_key(handbook[:1]))  # a pool without a handbook: any
