@@ -82,6 +82,7 @@ def default_paths() -> dict[str, Path]:
         "rag_unseen5": data / "rag" / "questions_unseen5.jsonl",
         "rag_unseen6": data / "rag" / "questions_unseen6.jsonl",
         "rag_unseen7": data / "rag" / "questions_unseen7.jsonl",
+        "rag_unseen8": data / "rag" / "questions_unseen8.jsonl",
         "transcripts": data / "transcripts" / "transcripts.jsonl",
         "transcripts_unseen": data / "transcripts" / "unseen.jsonl",
         "routing": data / "routing" / "requests.jsonl",
@@ -352,7 +353,7 @@ class PolicyQuestion(_Record):
 POLICY_QUESTION_SETS: dict[str, str] = {
     "dev": "rag_dev", "unseen": "rag_unseen", "unseen2": "rag_unseen2", "unseen3": "rag_unseen3",
     "unseen4": "rag_unseen4", "unseen5": "rag_unseen5", "unseen6": "rag_unseen6",
-    "unseen7": "rag_unseen7",
+    "unseen7": "rag_unseen7", "unseen8": "rag_unseen8",
 }  # fmt: skip
 """The committed multilingual question sets by name: ``dev`` (20 questions in French, German, Spanish and
 Swahili, for choosing), ``unseen`` (75 in five languages, written and committed before any score; since the
@@ -361,7 +362,8 @@ other sets, committed before any score), ``unseen3`` (90, 24 of the 72 in scope 
 way), ``unseen4`` (100, 16 in scope and 4 out of scope per language, written the same way; the test set of
 the scope rule chosen on the others) and ``unseen5`` (100 more in ``unseen4``'s design; the test set of the
 glossary's margin, chosen on the first four sets) and ``unseen6`` (100 more in that design, the test set of the
-labelled-question scope rule) and ``unseen7`` (100 more, its second test set, with ``unseen6`` in the pool)."""
+labelled-question scope rule) and ``unseen7`` (100 more, its second test set, with ``unseen6`` in the pool) and
+``unseen8`` (100 more, the test set of the next change to Aya's answers)."""
 
 
 def load_policy_questions(path: str | Path = "unseen") -> list[PolicyQuestion]:
