@@ -16,6 +16,7 @@ from pathlib import Path
 import pytest
 
 from aya_lab.rag.scope import POOL_FILES
+from aya_lab.rag.vector_record import RECORD_FILE
 from aya_lab.settings import DEFAULT_DIRECTION_ADAPTERS
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -47,7 +48,7 @@ def _expected_members() -> set[str]:
     members |= {"aya_lab/resources/kb/" + p.name for p in (ROOT / "data" / "kb").glob("*.md")}
     members |= {"aya_lab/resources/fewshot/" + p.name for p in (ROOT / "data" / "fewshot").glob("*.yaml")}
     members |= {"aya_lab/resources/glossary/" + p.name for p in (ROOT / "data" / "glossary").glob("*.tsv")}
-    members |= {"aya_lab/resources/rag/" + name for name in POOL_FILES}  # the scope pool the room reads
+    members |= {"aya_lab/resources/rag/" + name for name in (*POOL_FILES, RECORD_FILE)}  # the room's scope pool
     members |= {  # the measured direction adapters the room defaults to (settings.DEFAULT_DIRECTION_ADAPTERS)
         "aya_lab/resources/adapters/" + p.relative_to(ROOT / "data" / "adapters").as_posix()
         for _, folder in DEFAULT_DIRECTION_ADAPTERS.values()

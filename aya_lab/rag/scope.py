@@ -23,10 +23,13 @@ Contract
   measured on the seventh). A set that is a test set is never in the pool. How :data:`NEIGHBOURS` and the "all in
   scope" rule were chosen (each development set left out in turn): docs/ROOM.md, "The scope read from
   labelled questions".
+* The default pool's vectors, and the vectors of ``data/kb``'s section index, ship with the project
+  (:mod:`aya_lab.rag.vector_record`), written by :func:`write_room_vectors` (``python -m aya_lab.rag.scope``).
 """
 
 from __future__ import annotations
 
+import argparse
 import json
 import threading
 from collections.abc import Sequence
@@ -37,10 +40,19 @@ import numpy as np
 from aya_lab.errors import InputError
 from aya_lab.paths import kb_dir, rag_questions_dir
 from aya_lab.rag.documents import read_documents
-from aya_lab.rag.sections import read_sections, sections_key
-from aya_lab.rag.sentence_encoder import SentenceEncoder, multilingual_encoder
+from aya_lab.rag.sections import index_texts, read_sections, sections_key
+from aya_lab.rag.sentence_encoder import SentenceEncoder, multilingual_encoder, recorded_name
+from aya_lab.rag.vector_record import RECORD_FILE, write_vector_record
 
-__all__ = ["NEIGHBOURS", "POOL_FILES", "ScopePool", "default_pool_paths", "read_labelled_questions"]
+__all__ = [
+    "NEIGHBOURS",
+    "POOL_FILES",
+    "ScopePool",
+    "default_pool_paths",
+    "read_labelled_questions",
+    "room_texts",
+    "write_room_vectors",
+]
 
 NEIGHBOURS = 5
 """How many of the nearest labelled questions must all be in scope."""
@@ -135,3 +147,40 @@ class ScopePool:
     def covers(self, question: str) -> bool:
         """Whether the handbook covers ``question``: its :attr:`k` nearest labelled questions are all in scope."""
         return all(in_scope for _, in_scope, _ in self.neighbours(question))
+
+
+def room_texts() -> dict[str, list[str]]:
+    """The texts a room embeds the same way every time, by :func:`~aya_lab.rag.sentence_encoder.recorded_name`:
+    the default pool's questions (queries) and what the section index of ``data/kb`` embeds (passages)."""
+    sentences, whole, titles = index_texts(read_sections(read_documents(kb_dir())))
+    passages = [t for group in sentences for t in group] + whole + titles
+    questions = [q for q, _ in read_labelled_questions(default_pool_paths())]
+    return {recorded_name(False): list(dict.fromkeys(questions)), recorded_name(True): list(dict.fromkeys(passages))}
+
+
+def write_room_vectors(path: Path, encoder: SentenceEncoder | None = None) -> int:
+    """Embed :func:`room_texts` (through the generation cache's recorded vectors, as the room does) and write
+    them to ``path`` as a :mod:`~aya_lab.rag.vector_record` record; returns the number of vectors."""
+    encoder = encoder or multilingual_encoder()
+    vectors = {}
+    for name, texts in room_texts().items():
+        rows = encoder.encode(texts, passages=name == recorded_name(True), recorded=True)
+        vectors.update({(name, text): row for text, row in zip(texts, rows)})
+    write_vector_record(path, vectors)
+    return len(vectors)
+
+
+def _write_room_vectors_command(argv: Sequence[str] | None = None) -> int:
+    """``python -m aya_lab.rag.scope [--out FILE]``: write the room's recorded vectors (the scope pool's
+    questions, the handbook's sections) after either changes."""
+    parser = argparse.ArgumentParser(
+        prog="python -m aya_lab.rag.scope", description=_write_room_vectors_command.__doc__
+    )
+    parser.add_argument("--out", type=Path, default=rag_questions_dir() / RECORD_FILE, help="default: %(default)s")
+    out = parser.parse_args(argv).out
+    print(f"{out}: {write_room_vectors(out)} vectors")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(_write_room_vectors_command())

