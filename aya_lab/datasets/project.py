@@ -363,7 +363,7 @@ way), ``unseen4`` (100, 16 in scope and 4 out of scope per language, written the
 the scope rule chosen on the others) and ``unseen5`` (100 more in ``unseen4``'s design; the test set of the
 glossary's margin, chosen on the first four sets) and ``unseen6`` (100 more in that design, the test set of the
 labelled-question scope rule) and ``unseen7`` (100 more, its second test set, with ``unseen6`` in the pool) and
-``unseen8`` (100 more, the test set of the next change to Aya's answers)."""
+``unseen8`` (100 more, its third test set, with ``unseen7`` in the pool)."""
 
 
 def load_policy_questions(path: str | Path = "unseen") -> list[PolicyQuestion]:

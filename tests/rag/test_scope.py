@@ -44,8 +44,8 @@ def test_labelled_questions_are_read_strictly(tmp_path):
 
 def test_the_default_pool_is_the_development_sets_and_not_the_test_set():
     questions = read_labelled_questions(default_pool_paths())
-    assert len(questions) == 560 and sum(not s for _, s in questions) == 112
-    assert "questions_unseen7.jsonl" not in POOL_FILES and NEIGHBOURS == 5
+    assert len(questions) == 660 and sum(not s for _, s in questions) == 132
+    assert "questions_unseen8.jsonl" not in POOL_FILES and NEIGHBOURS == 5
 
 
 def test_labels_belong_to_the_handbook_they_were_written_for():
