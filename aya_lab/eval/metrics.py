@@ -12,16 +12,22 @@ sacrebleu's. What this adds:
   the range, which can leave the metric's range for a score near 0;
 - the scores of many rows of summed statistics at once: chrF rows by sacrebleu's ``_compute_f_score``
   applied to all rows in numpy, its operations in its order on the rows' own dtype, so every score is
-  sacrebleu's bit for bit (tested); BLEU rows, and chrF rows with a zero count, by sacrebleu row by row.
+  sacrebleu's bit for bit (tested); BLEU rows with every n-gram count positive by its formula in Python floats
+  without building a score object per row (bit for bit too); other rows by sacrebleu, row by row.
 """
 
 from __future__ import annotations
 
+import math
+import threading
+from collections import OrderedDict
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 import numpy as np
 from sacrebleu.metrics import BLEU, CHRF
 from sacrebleu.metrics.base import Metric
+from sacrebleu.metrics.helpers import extract_all_char_ngrams
 from sacrebleu.significance import _bootstrap_resample
 
 from aya_lab.languages import get_language
@@ -29,6 +35,7 @@ from aya_lab.languages import get_language
 __all__ = [
     "METRICS",
     "MetricScore",
+    "SentenceChrF",
     "bleu_reliable",
     "bleu_tokenizer",
     "bootstrap_corpus_score",
@@ -36,9 +43,15 @@ __all__ = [
     "percentile_bounds",
     "score_corpus",
     "scores_from_stats",
+    "segment_statistics",
 ]
 
 METRICS = ("BLEU", "chrF", "chrF++")
+SEGMENT_MEMO = 200_000
+"""How many (metric, hypothesis, reference) segment statistics a process keeps (about 100 MB at most): the
+pooled analysis and a notebook's later runs score the same segments again."""
+_SEGMENTS: OrderedDict[tuple[object, ...], list[int]] = OrderedDict()
+_SEGMENTS_LOCK = threading.Lock()
 
 
 def bleu_tokenizer(tgt: str | None) -> str:
@@ -137,6 +150,59 @@ def bootstrap_corpus_score(metric: Metric, hypotheses, references, n_bootstrap: 
     return result
 
 
+def segment_statistics(metric: Metric, hypotheses: Sequence[str], references: Sequence[str]) -> list[list[int]]:
+    """sacrebleu's statistics of each ``(hypothesis, reference)`` segment under ``metric`` (what its
+    ``_extract_corpus_statistics`` returns for one reference stream), remembered per process
+    (:data:`SEGMENT_MEMO`): a segment scored before, under the same settings, is not extracted again, and each
+    reference is extracted once per call. Leaves ``metric`` evaluated (its ``num_refs`` set, for its signature)."""
+    if len(hypotheses) != len(references):
+        raise ValueError(f"{len(hypotheses)} hypotheses but {len(references)} references")
+    setting = (type(metric).__name__, getattr(metric, "tokenizer_signature", None), getattr(metric, "lowercase", None),
+               *(getattr(metric, k, None) for k in ("max_ngram_order", "char_order", "word_order", "whitespace")))  # fmt: skip
+    keys = [(setting, h, r) for h, r in zip(hypotheses, references)]
+    with _SEGMENTS_LOCK:
+        known = {i: _SEGMENTS[k] for i, k in enumerate(keys) if k in _SEGMENTS}
+        for i in known:
+            _SEGMENTS.move_to_end(keys[i])
+    todo = list(dict.fromkeys(k[1:] for i, k in enumerate(keys) if i not in known))
+    refs = list(dict.fromkeys(r for _, r in todo))
+    infos = dict(zip(refs, metric._cache_references([refs]))) if refs else {}
+    metric.num_refs = 1
+    found = {(h, r): metric._compute_segment_statistics(metric._preprocess_segment(h), infos[r]) for h, r in todo}
+    with _SEGMENTS_LOCK:
+        for (h, r), stats in found.items():
+            _SEGMENTS[(setting, h, r)] = stats
+        while len(_SEGMENTS) > SEGMENT_MEMO:
+            _SEGMENTS.popitem(last=False)
+    return [known[i] if i in known else found[k[1:]] for i, k in enumerate(keys)]
+
+
+class SentenceChrF:
+    """sacrebleu's sentence chrF (character n-grams only, ``CHRF()``'s settings) of many pairs that share texts:
+    each text's n-grams are extracted once per instance, then each pair is scored by sacrebleu's own match
+    statistics and F-score, so :meth:`score` equals ``CHRF().sentence_score(hypothesis, [reference]).score``
+    bit for bit (tested)."""
+
+    def __init__(self) -> None:
+        self.metric = CHRF()
+        self._ngrams: dict[str, list] = {}
+
+    def _of(self, text: str) -> list:
+        if text not in self._ngrams:
+            chrf = self.metric
+            self._ngrams[text] = extract_all_char_ngrams(
+                chrf._preprocess_segment(text), chrf.char_order, chrf.whitespace
+            )
+        return self._ngrams[text]
+
+    def score(self, hypothesis: str, reference: str) -> float:
+        """The sentence chrF of ``hypothesis`` against ``reference`` (0..100)."""
+        stats: list[int] = []
+        for hyp, ref in zip(self._of(hypothesis), self._of(reference)):
+            stats.extend(self.metric._get_match_statistics(hyp, ref))
+        return float(self.metric._compute_f_score(stats))
+
+
 def percentile_bounds(samples, low: float = 0.0, high: float = 100.0) -> tuple[float, float]:
     """The 95% percentile bounds of bootstrap ``samples`` as sacrebleu picks them, clipped to ``[low, high]``.
 
@@ -153,13 +219,31 @@ def percentile_bounds(samples, low: float = 0.0, high: float = 100.0) -> tuple[f
 
 def scores_from_stats(metric: Metric, stats: np.ndarray) -> np.ndarray:
     """``metric``'s score of each row of summed statistics: chrF rows with every count positive (any corpus-sized
-    row) by :func:`_chrf_rows`, the others by sacrebleu, row by row."""
+    row) by :func:`_chrf_rows`, BLEU rows with every n-gram count positive by :func:`_bleu_rows`, the others by
+    sacrebleu, row by row."""
     out = np.empty(len(stats))
-    chrf = metric if isinstance(metric, CHRF) and not metric.eps_smoothing and len(stats) > 0 else None
-    todo = ~np.all(stats[:, : 3 * chrf.order] > 0, axis=1) if chrf is not None else np.ones(len(stats), dtype=bool)
-    if chrf is not None:
-        out[~todo] = _chrf_rows(chrf, stats[~todo])
+    todo = np.ones(len(stats), dtype=bool)
+    if len(stats) and isinstance(metric, CHRF) and not metric.eps_smoothing:
+        todo = ~np.all(stats[:, : 3 * metric.order] > 0, axis=1)
+        out[~todo] = _chrf_rows(metric, stats[~todo])
+    elif len(stats) and isinstance(metric, BLEU) and metric.smooth_method != "add-k":
+        todo = ~np.all(stats[:, 2 : 2 + 2 * metric.max_ngram_order] > 0, axis=1)
+        out[~todo] = _bleu_rows(metric, stats[~todo])
     out[todo] = [float(metric._compute_score_from_stats(row).score) for row in stats[todo]]
+    return out
+
+
+def _bleu_rows(metric: BLEU, stats: np.ndarray) -> list[float]:
+    """sacrebleu's ``BLEU.compute_bleu`` on rows whose n-gram counts are all positive (no smoothing applies): its
+    precisions on the rows' own dtype, its logarithms, sum and exponential in Python floats, in its order (bit for
+    bit its scores)."""
+    order = metric.max_ngram_order
+    precisions = (100.0 * stats[:, 2 : 2 + order] / stats[:, 2 + order : 2 + 2 * order]).tolist()
+    out = []
+    for (sys_len, ref_len), row in zip(stats[:, :2].tolist(), precisions):
+        sys_len, ref_len = int(sys_len), int(ref_len)
+        bp = (math.exp(1 - ref_len / sys_len) if sys_len > 0 else 0.0) if sys_len < ref_len else 1.0
+        out.append(bp * math.exp(sum([math.log(p) for p in row]) / order))
     return out
 
 

@@ -43,7 +43,15 @@ import numpy as np
 import pandas as pd
 
 from aya_lab.errors import InputError
-from aya_lab.eval.metrics import METRICS, MetricScore, bleu_reliable, make_metrics, percentile_bounds, scores_from_stats
+from aya_lab.eval.metrics import (
+    METRICS,
+    MetricScore,
+    bleu_reliable,
+    make_metrics,
+    percentile_bounds,
+    scores_from_stats,
+    segment_statistics,
+)
 from aya_lab.settings import settings
 
 __all__ = [
@@ -366,10 +374,7 @@ class _Prepared:
     boot: np.ndarray  # bootstrap scores (empty without bootstrap)
 
 
-def _prepare(hyps, refs: list[str], metric, units: Units, counts: np.ndarray | None) -> _Prepared:
-    if len(hyps) != len(refs):
-        raise ValueError(f"{len(hyps)} hypotheses but {len(refs)} references")
-    stats = metric._extract_corpus_statistics(list(hyps), [refs])
+def _prepare(stats: list[list[int]], metric, units: Units, counts: np.ndarray | None) -> _Prepared:
     seg = np.asarray(stats, dtype=np.float64)
     summed = np.zeros((units.n_units, seg.shape[1]))
     np.add.at(summed, units.index, seg)
@@ -425,9 +430,14 @@ def analyse_group(
     seed = sacrebleu_seed()
     counts = cluster_bootstrap_counts(units.n_units, n_bootstrap, seed).astype(np.float32) if n_bootstrap > 1 else None
     chosen = {k: v for k, v in make_metrics(tgt, tokenize=tokenize).items() if k in metrics}
+    for hyps in hyps_by_system.values():
+        if len(hyps) != len(refs):
+            raise ValueError(f"{len(hyps)} hypotheses but {len(refs)} references")
+    every = [h for hyps in hyps_by_system.values() for h in hyps]  # one call per metric: each reference once
+    stats = {name: segment_statistics(metric, every, refs * len(hyps_by_system)) for name, metric in chosen.items()}
     prepared = {
-        (system, name): _prepare(hyps, refs, metric, units, counts)
-        for system, hyps in hyps_by_system.items()
+        (system, name): _prepare(stats[name][i * len(refs) : (i + 1) * len(refs)], metric, units, counts)
+        for i, system in enumerate(hyps_by_system)
         for name, metric in chosen.items()
     }
     reliable = bleu_reliable(tgt) if tokenize is None else True

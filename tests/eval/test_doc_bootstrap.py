@@ -5,12 +5,12 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 import pytest
-from sacrebleu.metrics import CHRF
+from sacrebleu.metrics import BLEU, CHRF
 from sacrebleu.significance import PairedTest
 
 from aya_lab.datasets.parallel import load_parallel
 from aya_lab.errors import InputError
-from aya_lab.eval.metrics import METRICS, make_metrics, score_corpus, scores_from_stats
+from aya_lab.eval.metrics import METRICS, SentenceChrF, make_metrics, score_corpus, scores_from_stats
 from aya_lab.eval.report import Report
 from aya_lab.eval.resampling import (
     analyse_group,
@@ -224,3 +224,30 @@ def test_chrf_scores_of_many_rows_are_sacrebleus_bit_for_bit():
         for rows in (stats, (rng.random((n, 1)) * stats).astype(np.float32)):  # bootstrap rows are float32
             expected = [float(metric._compute_score_from_stats(row).score) for row in rows]
             assert np.array_equal(scores_from_stats(metric, rows), np.array(expected))
+
+
+def test_bleu_scores_of_many_rows_are_sacrebleus_bit_for_bit():
+    """BLEU rows with every n-gram count positive skip sacrebleu's per-row objects; each score is still its own."""
+    rng = np.random.default_rng(1)
+    for metric in (BLEU(), BLEU(tokenize="char"), BLEU(smooth_method="floor")):
+        n, order = 2000, metric.max_ngram_order
+        total = rng.integers(20, 3000, (n, order))
+        correct = np.floor(total * rng.random((n, order))) + 1
+        lengths = rng.integers(100, 4000, (n, 2))
+        stats = np.concatenate([lengths, correct, total], axis=1).astype(float)
+        stats[:5, 2 + order - 1] = 0  # no 4-gram match: smoothing, sacrebleu's own path
+        stats[5:8, 0] = stats[5:8, 1] + 7  # longer than the reference: no brevity penalty
+        for rows in (stats, np.floor(rng.random((n, 1)) * stats + 1).astype(np.float32)):
+            expected = [float(metric._compute_score_from_stats(row).score) for row in rows]
+            assert np.array_equal(scores_from_stats(metric, rows), np.array(expected))
+
+
+def test_sentence_chrf_of_many_pairs_is_sacrebleus_bit_for_bit():
+    """The echo check's chrF reuses each text's n-grams; every score is still CHRF().sentence_score's."""
+    rng = np.random.default_rng(2)
+    words = ["the", "invoice", "Rechnung", "paid", "Mombasa", "a", "ló", "kesho", ".", "!", "  ", "12"]
+    texts = [" ".join(rng.choice(words, int(rng.integers(0, 12)))) for _ in range(60)] + ["", "x"]
+    chrf, reference = SentenceChrF(), CHRF()
+    for hyp in texts[:30]:
+        for ref in texts:
+            assert chrf.score(hyp, ref) == reference.sentence_score(hyp, [ref]).score, (hyp, ref)

@@ -41,7 +41,7 @@ import aya_lab.langid as _langid
 from aya_lab.agents.faithfulness import faithfulness_scores, threshold_for
 from aya_lab.agents.guard import TranslationGuard, chrf_bound
 from aya_lab.datasets.parallel import ParallelSet
-from aya_lab.eval.metrics import METRICS, bleu_reliable, bleu_tokenizer
+from aya_lab.eval.metrics import METRICS, SentenceChrF, bleu_reliable, bleu_tokenizer
 from aya_lab.eval.report import COST_METRICS
 from aya_lab.eval.resampling import (
     ALPHA,
@@ -144,17 +144,15 @@ def echo_flags(
 ) -> list[tuple[bool, bool]]:
     """Per output, ``(echoes its source, echoes a few-shot example)``; ``examples`` defaults to
     :func:`pool_sentences` of the pair. Empty outputs echo nothing."""
-    from sacrebleu.metrics import CHRF
-
     if len(outputs) != len(sources):
         raise ValueError(f"{len(outputs)} outputs but {len(sources)} sources")
     examples = pool_sentences(src, tgt) if examples is None else list(examples)
-    normed, chrf = {_norm(e) for e in examples}, CHRF()
+    normed, chrf = {_norm(e) for e in examples}, SentenceChrF()
 
     def near(out: str, refs: Sequence[str]) -> bool:  # chrF only where its length bound reaches the threshold
         return any(
-            chrf_bound(out, ref, chrf.char_order, chrf.beta) >= threshold
-            and chrf.sentence_score(out, [ref]).score >= threshold
+            chrf_bound(out, ref, chrf.metric.char_order, chrf.metric.beta) >= threshold
+            and chrf.score(out, ref) >= threshold
             for ref in refs
         )
 
