@@ -719,33 +719,43 @@ report(
 # scope), measures it a second time.
 
 # %%
-answers_unseen7 = run("answers", questions="unseen7", systems=["quote", "neighbours"])
-print(f"the room's pool: {len(left_out) // 2 + len(answers_unseen6.items) // 2} labelled questions "
-      "(the six development sets and the sixth unseen set)")
-seventh_scope = scope_table(answers_unseen7.items)
-display(seventh_scope.round(3))
-answers_unseen7.paired.query("metric in ['fact', 'idk']")[["lang", "metric", "delta", "ci_low", "ci_high", "p", "p_holm"]].round(3)
+def measure(name, pool, which):
+    """Both scope rules on test set ``name`` with the room's pool (``pool`` questions, ``which`` sets): the
+    per-language table and the paired tests, shown; the answers task's report, returned."""
+    result = run("answers", questions=name, systems=["quote", "neighbours"])
+    print(f"the room's pool: {pool} labelled questions ({which})")
+    display(scope_table(result.items).round(3))
+    display(result.paired.query("metric in ['fact', 'idk']")[["lang", "metric", "delta", "ci_low", "ci_high", "p", "p_holm"]].round(3))
+    return result
+
+
+answers_unseen7 = measure("unseen7", len(left_out) // 2 + len(answers_unseen6.items) // 2,
+                          "the six development sets and the sixth unseen set")  # fmt: skip
 
 # %%
-seven = answers_unseen7.items
-gain7 = answers_unseen7.paired.query("lang == 'all' and metric == 'fact'").iloc[0]
-worst7 = seventh_scope.loc["neighbours", langs]
-assert (seventh_scope["invented"] == 0).all()
-report(
-    "- **On the seventh set** the gold fact was in {n7} of 80 in-scope replies with the labelled questions and {q7} "
-    "with the margin ({d:+.1%} [{lo:+.1%}, {hi:+.1%}], Holm-adjusted p = {p:.3f}); by language with the new rule, "
-    "of 16: {per_lang} (margin: {per_lang_q}). Out of scope, {oos_n} of 20 got \"I don't know\" ({oos_q} with "
-    "the margin), and no reply invented a fact. 70% or more in every language: {every}; 90% \"I don't know\" out "
-    "of scope: {oos_ok}.",
-    n7=count(seven, "neighbours", "all")[0], q7=count(seven, "quote", "all")[0], d=gain7["delta"],
-    lo=gain7["ci_low"], hi=gain7["ci_high"], p=gain7["p_holm"],
-    per_lang=", ".join(f"{k} {count(seven, 'neighbours', k)[0]}" for k in langs),
-    per_lang_q=", ".join(f"{k} {count(seven, 'quote', k)[0]}" for k in langs),
-    oos_n=count(seven, "neighbours", "all", "idk", "out-of-scope")[0],
-    oos_q=count(seven, "quote", "all", "idk", "out-of-scope")[0],
-    every="met" if worst7.min() >= 0.7 else f"not met ({', '.join(k for k in langs if worst7[k] < 0.7)} below)",
-    oos_ok="met" if seventh_scope.loc["neighbours", "I don't know out of scope"] >= 0.9 else "not met",
-)  # fmt: skip
+def test_set_report(ordinal, result):
+    """The report line (Markdown) of a test set's run of both scope rules (``result``: the answers task's report)."""
+    items, table = result.items, scope_table(result.items)
+    gain, worst = result.paired.query("lang == 'all' and metric == 'fact'").iloc[0], table.loc["neighbours", langs]
+    assert (table["invented"] == 0).all()
+    return report(
+        "- **On the {ordinal} set** the gold fact was in {n} of 80 in-scope replies with the labelled questions and "
+        "{q} with the margin ({d:+.1%} [{lo:+.1%}, {hi:+.1%}], Holm-adjusted p = {p:.3f}); by language with the new "
+        "rule, of 16: {per_lang} (margin: {per_lang_q}). Out of scope, {oos_n} of 20 got \"I don't know\" ({oos_q} "
+        "with the margin), and no reply invented a fact. 70% or more in every language: {every}; 90% \"I don't "
+        "know\" out of scope: {oos_ok}.",
+        ordinal=ordinal, n=count(items, "neighbours", "all")[0], q=count(items, "quote", "all")[0], d=gain["delta"],
+        lo=gain["ci_low"], hi=gain["ci_high"], p=gain["p_holm"],
+        per_lang=", ".join(f"{k} {count(items, 'neighbours', k)[0]}" for k in langs),
+        per_lang_q=", ".join(f"{k} {count(items, 'quote', k)[0]}" for k in langs),
+        oos_n=count(items, "neighbours", "all", "idk", "out-of-scope")[0],
+        oos_q=count(items, "quote", "all", "idk", "out-of-scope")[0],
+        every="met" if worst.min() >= 0.7 else f"not met ({', '.join(k for k in langs if worst[k] < 0.7)} below)",
+        oos_ok="met" if table.loc["neighbours", "I don't know out of scope"] >= 0.9 else "not met",
+    )  # fmt: skip
+
+
+test_set_report("seventh", answers_unseen7)
 
 # %% [markdown]
 # ## An eighth set: the room as shipped, with the seventh set in its pool
@@ -758,12 +768,8 @@ report(
 # time.
 
 # %%
-answers_unseen8 = run("answers", questions="unseen8", systems=["quote", "neighbours"])
-print(f"the room's pool: {len(left_out) // 2 + (len(answers_unseen6.items) + len(answers_unseen7.items)) // 2} "
-      "labelled questions (the six development sets, the sixth and the seventh unseen sets)")
-eighth_scope = scope_table(answers_unseen8.items)
-display(eighth_scope.round(3))
-answers_unseen8.paired.query("metric in ['fact', 'idk']")[["lang", "metric", "delta", "ci_low", "ci_high", "p", "p_holm"]].round(3)
+answers_unseen8 = measure("unseen8", len(left_out) // 2 + (len(answers_unseen6.items) + len(answers_unseen7.items)) // 2,
+                          "the six development sets, the sixth and the seventh unseen sets")  # fmt: skip
 
 # %%
 def misses(items, system="neighbours"):
@@ -781,25 +787,8 @@ misses8 = misses(answers_unseen8.items)
 misses8
 
 # %%
+display(test_set_report("eighth", answers_unseen8))
 eight = answers_unseen8.items
-gain8 = answers_unseen8.paired.query("lang == 'all' and metric == 'fact'").iloc[0]
-worst8 = eighth_scope.loc["neighbours", langs]
-assert (eighth_scope["invented"] == 0).all()
-report(
-    "- **On the eighth set** the gold fact was in {n8} of 80 in-scope replies with the labelled questions and {q8} "
-    "with the margin ({d:+.1%} [{lo:+.1%}, {hi:+.1%}], Holm-adjusted p = {p:.3f}); by language with the new rule, "
-    "of 16: {per_lang} (margin: {per_lang_q}). Out of scope, {oos_n} of 20 got \"I don't know\" ({oos_q} with "
-    "the margin), and no reply invented a fact. 70% or more in every language: {every}; 90% \"I don't know\" out "
-    "of scope: {oos_ok}.",
-    n8=count(eight, "neighbours", "all")[0], q8=count(eight, "quote", "all")[0], d=gain8["delta"],
-    lo=gain8["ci_low"], hi=gain8["ci_high"], p=gain8["p_holm"],
-    per_lang=", ".join(f"{k} {count(eight, 'neighbours', k)[0]}" for k in langs),
-    per_lang_q=", ".join(f"{k} {count(eight, 'quote', k)[0]}" for k in langs),
-    oos_n=count(eight, "neighbours", "all", "idk", "out-of-scope")[0],
-    oos_q=count(eight, "quote", "all", "idk", "out-of-scope")[0],
-    every="met" if worst8.min() >= 0.7 else f"not met ({', '.join(k for k in langs if worst8[k] < 0.7)} below)",
-    oos_ok="met" if eighth_scope.loc["neighbours", "I don't know out of scope"] >= 0.9 else "not met",
-)  # fmt: skip
 wrong8 = misses8.loc[["deu", "swh"], "wrong section first"]
 assert wrong8.sum() > misses8.loc[["deu", "swh"]].drop(columns="right section first (of 16)").sum().sum() / 2
 report(
