@@ -60,6 +60,7 @@ from aya_lab.agents.faithfulness import RealOutputFloor, faithfulness_verdict, f
 from aya_lab.agents.numbers import dropped_facts, unsupported_numbers, unsupported_weekdays
 from aya_lab.agents.protocols import TextModel
 from aya_lab.agents.repetition import repetition_loop
+from aya_lab.agents.sentence_chrf import shared_chrf
 from aya_lab.errors import InputError
 from aya_lab.langid import ECHO_CHRF, confidence, covered, detect
 from aya_lab.languages import get_language
@@ -283,17 +284,12 @@ class TranslationGuard:
         return None
 
     def _example(self, source: str, output: str, src: str, tgt: str) -> str | None:
-        from sacrebleu.metrics import CHRF  # heavy; only for real translators
-
-        out, in_source, chrf = _norm(output), _norm(source), CHRF()
+        out, in_source, chrf = _norm(output), _norm(source), shared_chrf()
         for sentence in _pool_sentences():
             norm = _norm(sentence)
             if norm in in_source or len(norm) < 12:
                 continue
-            if out == norm or (
-                chrf_bound(output, sentence, chrf.char_order, chrf.beta) >= ECHO_CHRF
-                and chrf.sentence_score(output, [sentence]).score >= ECHO_CHRF
-            ):
+            if out == norm or (chrf.bound(output, sentence) >= ECHO_CHRF and chrf.score(output, sentence) >= ECHO_CHRF):
                 return f"the output copies a few-shot example ({sentence[:40]!r})"
         return None
 
@@ -310,22 +306,6 @@ class TranslationGuard:
     def _numbers(self, source: str, output: str, src: str, tgt: str) -> str | None:
         extra = unsupported_numbers(source, output) + unsupported_weekdays(source, output)
         return f"the output states {', '.join(extra[:3])}, which the source does not" if extra else None
-
-
-def chrf_bound(hypothesis: str, reference: str, order: int, beta: float) -> float:
-    """An upper bound of sacrebleu's sentence chrF (character order ``order``, no word n-grams, whitespace
-    removed, effective-order averaging; the example check passes its metric's own settings) from the two
-    lengths alone: an order's precision is at most the
-    reference's n-grams over the hypothesis's, its recall the reverse, and the F-score grows with both. The
-    example check scores chrF only where this bound reaches its threshold (the same verdicts, fewer scores)."""
-    h, r = len("".join(hypothesis.split())), len("".join(reference.split()))
-    counts = [(h - n + 1, r - n + 1) for n in range(1, order + 1) if h - n + 1 > 0 and r - n + 1 > 0]
-    if not counts:
-        return 0.0
-    precision = sum(min(1.0, rn / hn) for hn, rn in counts) / len(counts)
-    recall = sum(min(1.0, hn / rn) for hn, rn in counts) / len(counts)
-    factor = beta**2
-    return 100 * (1 + factor) * precision * recall / (factor * precision + recall) + 1e-9
 
 
 def _trigrams(text: str) -> set[str]:

@@ -27,7 +27,6 @@ from dataclasses import dataclass
 import numpy as np
 from sacrebleu.metrics import BLEU, CHRF
 from sacrebleu.metrics.base import Metric
-from sacrebleu.metrics.helpers import extract_all_char_ngrams
 from sacrebleu.significance import _bootstrap_resample
 
 from aya_lab.languages import get_language
@@ -35,7 +34,6 @@ from aya_lab.languages import get_language
 __all__ = [
     "METRICS",
     "MetricScore",
-    "SentenceChrF",
     "bleu_reliable",
     "bleu_tokenizer",
     "bootstrap_corpus_score",
@@ -175,32 +173,6 @@ def segment_statistics(metric: Metric, hypotheses: Sequence[str], references: Se
         while len(_SEGMENTS) > SEGMENT_MEMO:
             _SEGMENTS.popitem(last=False)
     return [known[i] if i in known else found[k[1:]] for i, k in enumerate(keys)]
-
-
-class SentenceChrF:
-    """sacrebleu's sentence chrF (character n-grams only, ``CHRF()``'s settings) of many pairs that share texts:
-    each text's n-grams are extracted once per instance, then each pair is scored by sacrebleu's own match
-    statistics and F-score, so :meth:`score` equals ``CHRF().sentence_score(hypothesis, [reference]).score``
-    bit for bit (tested)."""
-
-    def __init__(self) -> None:
-        self.metric = CHRF()
-        self._ngrams: dict[str, list] = {}
-
-    def _of(self, text: str) -> list:
-        if text not in self._ngrams:
-            chrf = self.metric
-            self._ngrams[text] = extract_all_char_ngrams(
-                chrf._preprocess_segment(text), chrf.char_order, chrf.whitespace
-            )
-        return self._ngrams[text]
-
-    def score(self, hypothesis: str, reference: str) -> float:
-        """The sentence chrF of ``hypothesis`` against ``reference`` (0..100)."""
-        stats: list[int] = []
-        for hyp, ref in zip(self._of(hypothesis), self._of(reference)):
-            stats.extend(self.metric._get_match_statistics(hyp, ref))
-        return float(self.metric._compute_f_score(stats))
 
 
 def percentile_bounds(samples, low: float = 0.0, high: float = 100.0) -> tuple[float, float]:

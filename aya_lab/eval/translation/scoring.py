@@ -39,9 +39,10 @@ import pandas as pd
 
 import aya_lab.langid as _langid
 from aya_lab.agents.faithfulness import faithfulness_scores, threshold_for
-from aya_lab.agents.guard import TranslationGuard, chrf_bound
+from aya_lab.agents.guard import TranslationGuard
+from aya_lab.agents.sentence_chrf import SentenceChrF
 from aya_lab.datasets.parallel import ParallelSet
-from aya_lab.eval.metrics import METRICS, SentenceChrF, bleu_reliable, bleu_tokenizer
+from aya_lab.eval.metrics import METRICS, bleu_reliable, bleu_tokenizer
 from aya_lab.eval.report import COST_METRICS
 from aya_lab.eval.resampling import (
     ALPHA,
@@ -150,11 +151,7 @@ def echo_flags(
     normed, chrf = {_norm(e) for e in examples}, SentenceChrF()
 
     def near(out: str, refs: Sequence[str]) -> bool:  # chrF only where its length bound reaches the threshold
-        return any(
-            chrf_bound(out, ref, chrf.metric.char_order, chrf.metric.beta) >= threshold
-            and chrf.score(out, ref) >= threshold
-            for ref in refs
-        )
+        return any(chrf.bound(out, ref) >= threshold and chrf.score(out, ref) >= threshold for ref in refs)
 
     return [
         (text == source.strip() or near(out, [source]), _norm(text) in normed or near(out, examples))

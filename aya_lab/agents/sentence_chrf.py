@@ -1,0 +1,83 @@
+"""Sentence chrF for many pairs that share texts: what the translation guard's few-shot example check and the
+evaluation's echo check compute for every output against every pool sentence.
+
+Contract
+--------
+* :class:`SentenceChrF` scores a pair exactly as ``sacrebleu.metrics.CHRF().sentence_score(hyp, [ref]).score``
+  (bit for bit, tested): each text's character n-grams are extracted once and kept (the last :data:`NGRAM_MEMO`
+  texts), then sacrebleu's own match statistics and F-score are applied. Thread-safe.
+* :func:`shared_chrf` is one process-wide instance (the guard's: its pool sentences are extracted once).
+* :func:`chrf_bound` is an upper bound of that score from the two lengths alone: a check scores chrF only where
+  the bound reaches its threshold (the same verdicts, fewer scores).
+* sacrebleu is imported when an instance is made, not with this module (the guard's other checks need none).
+"""
+
+from __future__ import annotations
+
+import functools
+import threading
+from collections import OrderedDict
+from typing import Any
+
+__all__ = ["NGRAM_MEMO", "SentenceChrF", "chrf_bound", "shared_chrf"]
+
+NGRAM_MEMO = 20_000
+"""How many texts' n-grams an instance keeps (pool sentences stay: they are read at every check)."""
+
+
+class SentenceChrF:
+    """sacrebleu's sentence chrF (``CHRF()``'s settings) with each text's n-grams extracted once; see the module
+    docstring."""
+
+    def __init__(self) -> None:
+        from sacrebleu.metrics import CHRF  # heavy; only where a chrF is computed
+        from sacrebleu.metrics.helpers import extract_all_char_ngrams
+
+        self.metric = CHRF()
+        self._extract = extract_all_char_ngrams
+        self._ngrams: OrderedDict[str, list[Any]] = OrderedDict()
+        self._lock = threading.Lock()
+
+    def _of(self, text: str) -> list[Any]:
+        with self._lock:
+            if text in self._ngrams:
+                self._ngrams.move_to_end(text)
+                return self._ngrams[text]
+        chrf = self.metric
+        ngrams = self._extract(chrf._preprocess_segment(text), chrf.char_order, chrf.whitespace)
+        with self._lock:
+            self._ngrams[text] = ngrams
+            while len(self._ngrams) > NGRAM_MEMO:
+                self._ngrams.popitem(last=False)
+        return ngrams
+
+    def score(self, hypothesis: str, reference: str) -> float:
+        """The sentence chrF of ``hypothesis`` against ``reference`` (0..100)."""
+        stats: list[int] = []
+        for hyp, ref in zip(self._of(hypothesis), self._of(reference)):
+            stats.extend(self.metric._get_match_statistics(hyp, ref))
+        return float(self.metric._compute_f_score(stats))
+
+    def bound(self, hypothesis: str, reference: str) -> float:
+        """:func:`chrf_bound` under this instance's settings."""
+        return chrf_bound(hypothesis, reference, self.metric.char_order, self.metric.beta)
+
+
+@functools.cache
+def shared_chrf() -> SentenceChrF:
+    """The process-wide :class:`SentenceChrF`."""
+    return SentenceChrF()
+
+
+def chrf_bound(hypothesis: str, reference: str, order: int, beta: float) -> float:
+    """An upper bound of sacrebleu's sentence chrF (character order ``order``, no word n-grams, whitespace
+    removed, effective-order averaging) from the two lengths alone: an order's precision is at most the
+    reference's n-grams over the hypothesis's, its recall the reverse, and the F-score grows with both."""
+    h, r = len("".join(hypothesis.split())), len("".join(reference.split()))
+    counts = [(h - n + 1, r - n + 1) for n in range(1, order + 1) if h - n + 1 > 0 and r - n + 1 > 0]
+    if not counts:
+        return 0.0
+    precision = sum(min(1.0, rn / hn) for hn, rn in counts) / len(counts)
+    recall = sum(min(1.0, hn / rn) for hn, rn in counts) / len(counts)
+    factor = beta**2
+    return 100 * (1 + factor) * precision * recall / (factor * precision + recall) + 1e-9
