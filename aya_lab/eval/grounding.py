@@ -62,7 +62,7 @@ import numpy as np
 import pandas as pd
 
 from aya_lab.agents.citations import note_label
-from aya_lab.agents.fact_check import extract_claims, supported
+from aya_lab.agents.fact_check import Claim, extract_claims, supported
 from aya_lab.agents.grounding import Passage, ground
 from aya_lab.agents.protocols import TextModel
 from aya_lab.agents.query import IDK, AyaQuery, QueryAnswer
@@ -304,7 +304,8 @@ def _squash(text: str) -> str:
     return " ".join(text.lower().split())
 
 
-def _scored(q: PolicyQuestion, answer: QueryAnswer, handbook: str) -> dict[str, object]:
+def _scored(q: PolicyQuestion, answer: QueryAnswer, handbook: str, stated: list[Claim]) -> dict[str, object]:
+    """One question's scores; ``stated``: the handbook's claims (``extract_claims(handbook, lenient=True)``)."""
     reply = answer.text
     gold = {(g.doc, g.section) for g in q.gold}
     quoted = (answer.quote.source, answer.quote.heading) if answer.quote else None
@@ -321,7 +322,7 @@ def _scored(q: PolicyQuestion, answer: QueryAnswer, handbook: str) -> dict[str, 
         "ranked_first": float(first in gold) if q.in_scope and first else np.nan,
         "margin": answer.margin if answer.margin is not None else np.nan,
         "idk": float(answer.text == IDK),
-        "invented": float(any(not supported(c, handbook) for c in claims)),
+        "invented": float(any(not supported(c, handbook, stated) for c in claims)),
         "withheld": answer.withheld,
     }
 
@@ -331,11 +332,12 @@ def answer_items(
 ) -> pd.DataFrame:
     """One scored row per question (see the module docstring); ``english``: each question's English."""
     handbook = "\n".join(s.text for s in query.kb.sections())
+    stated = extract_claims(handbook, lenient=True)  # once, not once per claim
     rows = []
     for i, q in enumerate(questions):
         text = english[i] if english is not None else q.question
         answer = query.answer(text, None if q.lang == "eng" else q.question)
-        rows.append(_scored(q, answer, handbook))
+        rows.append(_scored(q, answer, handbook, stated))
     return pd.DataFrame(rows)
 
 
