@@ -78,7 +78,7 @@ def main() -> None:
     examples, outputs = refs[:40], systems[2][:100]
 
     def our_echo():
-        chrf = SentenceChrF()  # one per echo check, as echo_flags holds one
+        chrf = SentenceChrF()  # a fresh one each repeat: nothing remembered from the last
         return [chrf.score(o, e) for o in outputs for e in examples]
 
     rows.append(("echo chrF",

@@ -263,11 +263,7 @@ class TranslationGuard:
         short = len(source.split()) < MIN_ECHO_WORDS if get_language(src).spaced else len(source.strip()) < 6
         if src == tgt or short:
             return None
-        same = output.strip() == source.strip()
-        if not same:
-            from sacrebleu.metrics import CHRF  # heavy; only when the texts differ
-
-            same = CHRF().sentence_score(output, [source]).score >= ECHO_CHRF
+        same = output.strip() == source.strip() or shared_chrf().score(output, source) >= ECHO_CHRF
         part = not same and is_fragment(output, source, tgt)
         if not (same or part):
             return None

@@ -40,7 +40,7 @@ import pandas as pd
 import aya_lab.langid as _langid
 from aya_lab.agents.faithfulness import faithfulness_scores, threshold_for
 from aya_lab.agents.guard import TranslationGuard
-from aya_lab.agents.sentence_chrf import SentenceChrF
+from aya_lab.agents.sentence_chrf import shared_chrf
 from aya_lab.datasets.parallel import ParallelSet
 from aya_lab.eval.metrics import METRICS, bleu_reliable, bleu_tokenizer
 from aya_lab.eval.report import COST_METRICS
@@ -148,7 +148,7 @@ def echo_flags(
     if len(outputs) != len(sources):
         raise ValueError(f"{len(outputs)} outputs but {len(sources)} sources")
     examples = pool_sentences(src, tgt) if examples is None else list(examples)
-    normed, chrf = {_norm(e) for e in examples}, SentenceChrF()
+    normed, chrf = {_norm(e) for e in examples}, shared_chrf()
 
     def near(out: str, refs: Sequence[str]) -> bool:  # chrF only where its length bound reaches the threshold
         return any(chrf.bound(out, ref) >= threshold and chrf.score(out, ref) >= threshold for ref in refs)
