@@ -20,6 +20,7 @@ import functools
 from collections.abc import Sequence
 
 from aya_lab.languages import get_language
+from aya_lab.sentence_chrf import shared_chrf
 
 __all__ = ["ECHO_CHRF", "confidence", "covered", "detect", "target_share", "echo_share", "detector_for"]
 
@@ -80,15 +81,13 @@ def target_share(outputs: Sequence[str], tgt: str, *, src: str | None = None) ->
 
 def echo_share(outputs: Sequence[str], sources: Sequence[str], *, threshold: float = ECHO_CHRF) -> float:
     """Share (0..1) of outputs whose sentence chrF against their own source is >= ``threshold``."""
-    from sacrebleu.metrics import CHRF
-
     if len(outputs) != len(sources):
         raise ValueError(f"{len(outputs)} outputs but {len(sources)} sources")
     if not outputs:
         return float("nan")
-    chrf = CHRF()
+    chrf = shared_chrf()
     echoes = 0
     for out, src in zip(outputs, sources):
-        if out.strip() and (out.strip() == src.strip() or chrf.sentence_score(out, [src]).score >= threshold):
+        if out.strip() and (out.strip() == src.strip() or chrf.score(out, src) >= threshold):
             echoes += 1
     return echoes / len(outputs)

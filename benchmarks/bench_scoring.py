@@ -11,7 +11,7 @@ with the outputs checked equal (bit for bit):
   BLEU rows  — the BLEU of 10,000 resampled rows of summed statistics (what one approximate-randomisation test
                scores): ``compute_bleu`` row by row against :func:`~aya_lab.eval.metrics.scores_from_stats`;
   echo chrF  — sentence chrF of every output against every few-shot example (the echo check before its length
-               bound): ``CHRF().sentence_score`` against :class:`~aya_lab.agents.sentence_chrf.SentenceChrF`.
+               bound): ``CHRF().sentence_score`` against :class:`~aya_lab.sentence_chrf.SentenceChrF`.
 
 Data: ``--n`` segments of NTREX-128 eng-fra from ``AYA_LAB_DATA_DIR``; the systems are the source copied, the
 references shuffled, and the references with every fifth word dropped.
@@ -28,7 +28,7 @@ import time
 import numpy as np
 from sacrebleu.metrics import CHRF
 
-from aya_lab.agents.sentence_chrf import SentenceChrF
+from aya_lab.sentence_chrf import SentenceChrF
 from aya_lab.datasets.parallel import load_parallel
 from aya_lab.eval import metrics
 from aya_lab.eval.metrics import make_metrics, scores_from_stats, segment_statistics

@@ -183,7 +183,7 @@ def test_the_chrf_bound_is_never_below_sacrebleus_chrf():
 
     from sacrebleu.metrics import CHRF
 
-    from aya_lab.agents.sentence_chrf import chrf_bound
+    from aya_lab.sentence_chrf import chrf_bound
 
     chrf, rng = CHRF(), random.Random(0)
     words = "the meeting is at ten room budget Freitag réunion livraison camion 10 12 late office".split()

@@ -8,7 +8,7 @@ import pytest
 from sacrebleu.metrics import BLEU, CHRF
 from sacrebleu.significance import PairedTest
 
-from aya_lab.agents.sentence_chrf import SentenceChrF
+from aya_lab.sentence_chrf import SentenceChrF
 from aya_lab.datasets.parallel import load_parallel
 from aya_lab.errors import InputError
 from aya_lab.eval.metrics import METRICS, make_metrics, score_corpus, scores_from_stats

@@ -40,7 +40,7 @@ import pandas as pd
 import aya_lab.langid as _langid
 from aya_lab.agents.faithfulness import faithfulness_scores, threshold_for
 from aya_lab.agents.guard import TranslationGuard
-from aya_lab.agents.sentence_chrf import shared_chrf
+from aya_lab.sentence_chrf import shared_chrf
 from aya_lab.datasets.parallel import ParallelSet
 from aya_lab.eval.metrics import METRICS, bleu_reliable, bleu_tokenizer
 from aya_lab.eval.report import COST_METRICS

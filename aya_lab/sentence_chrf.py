@@ -1,13 +1,14 @@
-"""Sentence chrF for many pairs that share texts: what the translation guard's few-shot example check and the
-evaluation's echo check compute for every output against every pool sentence.
+"""Sentence chrF for many pairs that share texts: what the translation guard's few-shot example check, the
+evaluation's echo check and :func:`aya_lab.langid.echo_share` compute for every output against a pool sentence or
+its source.
 
 Contract
 --------
 * :class:`SentenceChrF` scores a pair exactly as ``sacrebleu.metrics.CHRF().sentence_score(hyp, [ref]).score``
   (bit for bit, tested): each text's character n-grams are extracted once and kept (the last :data:`NGRAM_MEMO`
   texts), then sacrebleu's own match statistics and F-score are applied. Thread-safe.
-* :func:`shared_chrf` is one process-wide instance, which the guard's echo and few-shot example checks and the
-  evaluation's echo check use: the pool sentences are extracted once per process.
+* :func:`shared_chrf` is one process-wide instance, which the guard's echo and few-shot example checks, the
+  evaluation's echo check and :func:`aya_lab.langid.echo_share` use: the pool sentences are extracted once per process.
 * :func:`chrf_bound` is an upper bound of that score from the two lengths alone: a check scores chrF only where
   the bound reaches its threshold (the same verdicts, fewer scores).
 * sacrebleu is imported when an instance is made, not with this module (the guard's other checks need none).
