@@ -21,7 +21,7 @@
 # has training data for four more languages: Hausa, Igbo, Yorùbá and isiZulu. Does the same recipe, on the
 # CPU, do the same for each of them into English? And can any of these adapters become the room's translator
 # for its direction? And for Swahili → English, whose news-trained adapter fails on workplace chat: does chat in
-# the training data make it hold there?
+# the training data make it hold there, and do more chat pairs and more steps?
 #
 # **Set-up.**
 # - **Training** (`aya-lab tune translate --model gemma3-270m --data mafand --pair LANG-eng --steps 50
@@ -42,8 +42,8 @@
 #   MAFAND `dev`; as in notebooks 03 and 08); and the adapter on the room's prompt. All on llama.cpp from the
 #   shipped Q4 GGUF (the adapter applied unmerged, docs/MODELS.md). Greedy, at most 64 new tokens, stopped at the
 #   end of the line; replayed from `notebooks/generations.sqlite` by `make test`. Scored with chrF, BLEU and
-#   chrF++ (sacrebleu) and the share of outputs in English; the test read is the paired bootstrap (1,000
-#   resamples), without notebook 08's approximate randomisation and hallucination rate, which would add minutes
+#   chrF++ (sacrebleu) and the share of outputs in English; the test read is the paired bootstrap (10,000
+#   resamples, so that its smallest p-value, about 0.0001, survives Holm over the notebook's family), without notebook 08's approximate randomisation and hallucination rate, which would add minutes
 #   to every replay.
 
 # %%
@@ -52,12 +52,14 @@ from aya_lab.notebook import setup_notebook
 setup_notebook()
 
 import json
+import tempfile
 from pathlib import Path
 
 import pandas as pd
+from sacrebleu.metrics import CHRF
 
 from aya_lab.eval import ALPHA, CopySystem, PromptSystem, ShuffledReferenceSystem, as_records, family
-from aya_lab.eval import deltas_across, held_apart_examples, load_labels, run
+from aya_lab.eval import deltas_across, held_apart_examples, label_agreement, load_labels, paired_accuracy, run
 from aya_lab.models import load_chat_model
 from aya_lab.notebook import load_prompt, project_root, report
 
@@ -103,8 +105,9 @@ def held_apart(dataset, lang, **window):
 
 WINDOWS = {"NTREX-128": ("ntrex128", {"n": N, "docs": DOCS}), "MAFAND test": ("mafand", {"n": N_MAFAND, "split": "test"})}
 TESTS = tuple(WINDOWS)
-SCORING = {"n_ar": 0, "faithfulness": False, "progress": False}  # the paired bootstrap is the test read here
+SCORING = {"n_ar": 0, "faithfulness": False, "progress": False, "n_bootstrap": 10_000}  # the paired bootstrap is the test read here
 PROMPTS = ["gemma3-270m", "held-apart"]
+print(f"the paired bootstrap: {SCORING['n_bootstrap']:,} resamples")
 tests = {}
 for lang in LANGS:
     model = load_chat_model(f"gemma3-270m+lora:{adapter_dir(lang)}", settings=SETTINGS, batch_size=16)
@@ -204,20 +207,134 @@ chat_table = pd.DataFrame({
 chat_table
 
 # %% [markdown]
+# ## More chat pairs and more steps (Swahili → English)
+# The mixed adapter above saw 400 chat pairs for 50 steps; issue 40 asks what makes an adapter hold on chat, and
+# more steps and more chat pairs had not been tried. One more run of the same recipe (recorded 2026-12-06 on 2 CPU
+# cores, the `aya-lab tune` defaults; `data/adapters/README.md` gives the commands) on **1,986 chat pairs** — the
+# 400 above and 1,586 more (`data/synth/translate_chat2.*`), written for training by four writers who opened no
+# file of the project, with every line that shares a run of six words with a message of the room's sets dropped —
+# and **2,000 MAFAND-MT train pairs** (every 15th line), for **300 steps** (2,400 examples seen), saved at 100, 200
+# and 300 steps.
+# - **The step is chosen on chat-like held-out pairs**: the 80 Swahili messages of the seventh and eighth unseen
+#   runs (`data/adversarial/unseen7.jsonl`, `unseen8.jsonl`, development data), corpus chrF against their writers'
+#   English glosses.
+# - **Measured on two chat sets and the two news sets above**: the 40 Swahili messages of the fifth and sixth runs
+#   (labelled before for the systems above) and the 120 of the ninth, tenth and eleventh (test sets of the room's
+#   delivery rules, never used to choose a Swahili translator). Every draft no earlier label judged was labelled
+#   blind by annotator instances who saw source, gloss and draft in a shuffled order, never the system, committed
+#   (`data/adversarial/chat_swh_eng_labels2.jsonl`) before this section read them; 60 of them were labelled twice.
+#   chrF against the glosses, with both floors, resamples contiguous blocks of 5 messages.
+
+# %%
+CHAT2 = ADAPTERS / "gemma3-270m-swh-eng-chat2"
+STEPS2 = (100, 200, 300)
+chat2_cards = {s: json.loads((CHAT2 / f"step-{s:03d}" / "aya_lab_adapter.json").read_text(encoding="utf-8")) for s in STEPS2}
+print("; ".join(f"step {s}: {c['steps']} steps, {c['seconds'] / 60:.1f} wall-clock minutes, validation loss "
+                f"{c['loss']['validation_before']:.3f} -> {c['loss']['validation_after']:.3f}" for s, c in chat2_cards.items()))  # fmt: skip
+print(f"{chat2_cards[300]['data']['train']} pairs trained on, {chat2_cards[300]['data']['validation']} held out; "
+      f"{chat2_cards[300]['steps'] * chat2_cards[300]['hyperparameters']['batch_size']:,} examples seen in 300 steps")
+synth = project_root() / "data" / "synth"
+print("chat pairs:", ", ".join(f"{name} {len((synth / name).read_text(encoding='utf-8').splitlines()):,}"
+                               for name in ("translate_chat.swh.txt", "translate_chat2.swh.txt")))  # fmt: skip
+chat2 = {s: PromptSystem(load_chat_model(f"gemma3-270m+lora:{CHAT2 / f'step-{s:03d}'}", settings=SETTINGS, batch_size=16),
+                         "user_translate/completion", name=f"chat2, step {s}") for s in STEPS2}  # fmt: skip
+
+
+def swahili(*numbers):
+    """The Swahili messages of the numbered unseen-message sets, in file order."""
+    adversarial = project_root() / "data" / "adversarial"
+    return [r for n in numbers for r in map(json.loads, (adversarial / f"unseen{n}.jsonl").read_text(encoding="utf-8").splitlines())
+            if r["lang"] == "swh"]  # fmt: skip
+
+
+def gloss(message):
+    return message["note"].removeprefix("gloss: ")
+
+
+DEV = swahili(7, 8)
+dev_systems = {"gemma3-270m": prompted, "news adapter": news, "mixed adapter": mixed,
+               **{f"chat2, step {s}": chat2[s] for s in STEPS2}}  # fmt: skip
+dev_chrf = pd.Series({name: CHRF().corpus_score(s.translate([m["text"] for m in DEV], "swh", "eng"), [[gloss(m) for m in DEV]]).score
+                      for name, s in dev_systems.items()}, name="chrF against the glosses")  # fmt: skip
+STEP2 = max(STEPS2, key=lambda s: dev_chrf[f"chat2, step {s}"])
+print(f"{len(DEV)} development messages; the step chosen: {STEP2}")
+dev_chrf.round(1).to_frame()
+
+# %%
+chosen = PromptSystem(chat2[STEP2].model, "user_translate/completion", name="chat2 adapter")
+CHAT_SETS = {"sets 5-6": CHAT, "sets 9-11": swahili(9, 10, 11)}
+adversarial = project_root() / "data" / "adversarial"
+labels2 = load_labels(adversarial / "chat_swh_eng_labels.jsonl") | load_labels(adversarial / "chat_swh_eng_labels2.jsonl")
+for n in (5, 6, 9, 10, 11):  # the rooms' labels of the same drafts, where a room's draft is the same
+    labels2 = load_labels(adversarial / f"unseen{n}_labels.jsonl") | labels2
+labels2 = load_labels(adversarial / "unseen11_nearest_labels.jsonl") | labels2
+chat2_systems = (prompted, mixed, chosen)
+chat2_drafts = {(set_name, s.name): s.translate([m["text"] for m in msgs], "swh", "eng")
+                for set_name, msgs in CHAT_SETS.items() for s in chat2_systems}  # fmt: skip
+judged2 = pd.DataFrame([{"set": set_name, "system": system, "id": m["id"], "category": m["category"],
+                         "label": labels2.get((m["id"], "eng", draft))}
+                        for (set_name, system), out in chat2_drafts.items()
+                        for m, draft in zip(CHAT_SETS[set_name], out, strict=True)])  # fmt: skip
+assert judged2["label"].notna().all()  # every draft is labelled
+print({name: len(msgs) for name, msgs in CHAT_SETS.items()}, "Swahili messages")
+chat2_table = (judged2.groupby(["set", "system"])["label"].value_counts().unstack(fill_value=0)
+               .reindex(columns=["faithful", "partial", "made_up", "wrong_language"], fill_value=0))  # fmt: skip
+chat2_table
+
+# %%
+second2 = load_labels(adversarial / "chat_swh_eng_labels2_second.jsonl")
+agreement2, _ = label_agreement(load_labels(adversarial / "chat_swh_eng_labels2.jsonl"), second2)
+print(f"{agreement2['n']} drafts labelled twice: agreement {agreement2['agreement']:.1%}, Cohen's kappa {agreement2['kappa']:.2f}")
+is_faithful = judged2.assign(faithful=judged2["label"].eq("faithful").astype(float)).set_index(["set", "id"])
+faithful_tests = pd.DataFrame({
+    f"chat2 adapter vs {other}": paired_accuracy(is_faithful.query("system == @other")["faithful"],
+                                                  is_faithful.query("system == 'chat2 adapter'")["faithful"], n_bootstrap=10_000)
+    for other in ("gemma3-270m", "mixed adapter")
+}).T  # fmt: skip
+faithful_tests[["n", "mean_a", "mean_b", "diff", "ci_low", "ci_high", "p_bootstrap", "p_mcnemar"]].astype(float).round(3)
+
+# %% [markdown]
+# chrF against the writers' glosses on the 160 chat messages, and on the two news sets, with both floors:
+
+# %%
+CHAT_ALL = [m for msgs in CHAT_SETS.values() for m in msgs]
+with tempfile.TemporaryDirectory() as folder:
+    src, ref = Path(folder) / "chat.swh.txt", Path(folder) / "chat.eng.txt"
+    src.write_text("".join(m["text"].replace("\n", " ") + "\n" for m in CHAT_ALL), encoding="utf-8")
+    ref.write_text("".join(gloss(m).replace("\n", " ") + "\n" for m in CHAT_ALL), encoding="utf-8")
+    chat2_tests = {"chat": run("translation", systems=[copy, other, prompted, mixed, chosen],
+                               dataset=f"files:swh-eng:{src},{ref}", **SCORING)}  # fmt: skip
+for name, (dataset, window) in WINDOWS.items():
+    chat2_tests[name] = run("translation", systems=[copy, other, prompted, mixed, chosen], dataset=dataset,
+                            pairs="swh-eng", **window, **SCORING)  # fmt: skip
+chat2_scores = pd.concat({name: res.df[(res.df["metric"] == "chrF") & (res.df["pair"] != "pooled")]
+                          .set_index("system")["score"] for name, res in chat2_tests.items()}, axis=1)  # fmt: skip
+chat2_scores.round(1)
+
+# %%
+chat2_diffs = deltas_across({("swh-eng (chat2)", name): res for name, res in chat2_tests.items()}, "chat2 adapter",
+                            ("copy", "other-sentence", "gemma3-270m", "mixed adapter"))  # fmt: skip
+chat2_diffs
+
+# %% [markdown]
 # ## The notebook's family of tests
 # The conclusions read each adapter's paired chrF difference against both floors and both prompts, on both test
-# sets, and the mixed Swahili adapter's against both floors, the room's prompt and the news adapter: 40 tests,
+# sets, the mixed Swahili adapter's against both floors, the room's prompt and the news adapter, and the chat2
+# adapter's against both floors, the room's prompt and the mixed adapter on three sets, with its faithful drafts
+# against the prompted base's and the mixed adapter's (a paired bootstrap over the 160 chat messages): 54 tests,
 # adjusted together here (Holm over the family, `p_family`; `significant`: `p_family` < 0.05),
 # the statistics policy of docs/EVALUATION.md. `p_bootstrap` is read off the same resamples as the CI, so it is
 # below 0.05 exactly when the CI excludes 0. The conclusions call a difference significant only over the family.
 
 # %%
-all_diffs = pd.concat([diffs.drop(columns="best prompt"), mixed_diffs])
-family_tests = family({"adapter − floor or prompt": all_diffs.drop(columns="significant").reset_index()}, p="p_bootstrap")
+all_diffs = pd.concat([diffs.drop(columns="best prompt"), mixed_diffs, chat2_diffs])
+faithful_rows = faithful_tests.reset_index(names="against").rename(columns={"diff": "delta"}).assign(direction="swh-eng (chat2)", **{"test set": "chat, faithful drafts"})
+family_tests = family({"adapter − floor or prompt": all_diffs.drop(columns="significant").reset_index(),
+                       "faithful drafts": faithful_rows}, p="p_bootstrap")  # fmt: skip
 print(f"{len(family_tests)} tests, Holm at α = {ALPHA}")
 family_tests["p_bootstrap"] = family_tests["p_bootstrap"].astype(float)
-assert len(family_tests) == 40 and not family_tests["few_units"].any()
-assert ((family_tests["p_bootstrap"] < 0.05) == all_diffs["significant"].to_numpy()).all()  # p and CI agree
+assert len(family_tests) == 54 and not family_tests["few_units"].any()
+assert ((family_tests["p_bootstrap"] < 0.05).iloc[:len(all_diffs)] == all_diffs["significant"].to_numpy()).all()  # p and CI agree
 family_sig = family_tests.set_index(["direction", "test set", "against"])["significant"]
 family_tests[["direction", "test set", "against", "delta", "ci_low", "ci_high", "p_bootstrap", "p_family", "significant"]].round(3)
 
@@ -314,4 +431,53 @@ report(
     mixed_m=int(chat_table.loc["made_up", ("mixed adapter", "all")]), news_f=int(faithful[("news adapter", "all")]),
     news_p=int(chat_table.loc["partial", ("news adapter", "all")]), news_m=int(chat_table.loc["made_up", ("news adapter", "all")]),
     base_f=int(faithful[("gemma3-270m", "all")]),
+)  # fmt: skip
+
+# %%
+chat2_family = family_tests[family_tests["direction"] == "swh-eng (chat2)"]
+sig2 = chat2_family[chat2_family["test"] != "faithful drafts"].set_index(["test set", "against"])
+counts2 = chat2_table.groupby("system").sum()  # both chat sets, 160 messages per system
+n_chat = len(CHAT_ALL)
+f2, fm, fb = (int(counts2.loc[name, "faithful"]) for name in ("chat2 adapter", "mixed adapter", "gemma3-270m"))
+made_up2 = int(counts2.loc["chat2 adapter", "made_up"])
+floors2 = {t: all(sig2.loc[(t, f), "significant"] and sig2.loc[(t, f), "delta"] > 0 for f in ("copy", "other-sentence"))
+           for t in chat2_tests}  # fmt: skip
+faithful_sig = chat2_family[chat2_family["test"] == "faithful drafts"].set_index("against")["significant"]
+sig2 = sig2.assign(delta=sig2["delta"].astype(float))
+assert STEP2 == 300 and floors2["chat"] and floors2["MAFAND test"] and not floors2["NTREX-128"]
+ntrex_copy = sig2.loc[("NTREX-128", "copy")]
+assert sig2.loc[("NTREX-128", "other-sentence"), "significant"] and ntrex_copy["delta"] > 0 and ntrex_copy["ci_low"] > 0
+assert sig2.loc[("NTREX-128", "mixed adapter"), "significant"] and not sig2.loc[("chat", "mixed adapter"), "significant"]
+assert f2 <= 4 and made_up2 / n_chat > 0.75 and not faithful_sig.any()  # almost no faithful draft on chat
+
+
+def above(test_set):
+    c = chat2_scores[test_set]
+    return f"{c['chat2 adapter']:.1f} against {c['copy']:.1f} (copy) and {c['other-sentence']:.1f} (other sentence)"
+
+
+def interval(row):
+    return f"{float(row['delta']):+.1f} [{float(row['ci_low']):+.1f}, {float(row['ci_high']):+.1f}]"
+
+
+report(
+    "- **More chat pairs and more steps raise chrF, not faithful translations.** The adapter trained {steps} steps on "
+    "1,986 chat and 2,000 news pairs (the step chosen on the development messages: chrF {dev:.1f} against the glosses, "
+    "the mixed adapter {dev_mixed:.1f}) is significantly above both floors on the chat messages and on MAFAND test, "
+    "over the notebook's family of {n_tests} tests: chrF {chat} on the {n_chat} chat messages against their glosses, "
+    "{mafand} on MAFAND test. On NTREX-128, {ntrex}, it is above the other sentence but above copying the source "
+    "only alone ({ntrex_copy}), not over the family. Against the mixed adapter, only NTREX-128's difference is "
+    "significant. By the labels it translated {f2} of the "
+    "{n_chat} chat messages faithfully ({p2} partial, {m2} made up, {w2} wrong language); the mixed adapter {fm}, the "
+    "prompted base {fb} (no difference significant).\n"
+    "- **So clearing both floors in chrF is not enough to ship an adapter for chat**: this one clears them on a chat "
+    "set and on a news set, the measured gain issue 40 names, yet {share:.0%} of its chat drafts say something else. Its "
+    "drafts would reach readers only with a record of its own (labelled drafts of the room's messages; "
+    "`data/calibration/README.md`), which these labels would not earn it. A 270M base model did not learn to translate Swahili workplace chat from four thousand pairs on the "
+    "CPU; the room's Swahili colleagues keep English as their second language, and a larger translator "
+    "(docs/MODELS.md, \"A new translator\") is what this points to.",
+    steps=chat2_cards[STEP2]["steps"], dev=dev_chrf[f"chat2, step {STEP2}"], dev_mixed=dev_chrf["mixed adapter"],
+    n_tests=len(family_tests), ntrex_copy=interval(ntrex_copy), chat=above("chat"), ntrex=above("NTREX-128"), mafand=above("MAFAND test"),
+    n_chat=n_chat, f2=f2, p2=int(counts2.loc["chat2 adapter", "partial"]), m2=made_up2,
+    w2=int(counts2.loc["chat2 adapter", "wrong_language"]), fm=fm, fb=fb, share=made_up2 / n_chat,
 )  # fmt: skip
