@@ -28,10 +28,10 @@ import time
 import numpy as np
 from sacrebleu.metrics import CHRF
 
-from aya_lab.sentence_chrf import SentenceChrF
 from aya_lab.datasets.parallel import load_parallel
 from aya_lab.eval import metrics
 from aya_lab.eval.metrics import make_metrics, scores_from_stats, segment_statistics
+from aya_lab.sentence_chrf import SentenceChrF
 
 
 def _median(fn, repeats: int, fresh: bool = True) -> tuple[float, object]:

@@ -183,8 +183,15 @@ print(f"mixed adapter: {mixed_card['data']['train']} pairs trained on, {mixed_ca
       f"{mixed_card['seconds'] / 60:.1f} wall-clock minutes")
 swh_tests = {name: run("translation", systems=[copy, other, prompted, news, mixed], dataset=dataset, pairs="swh-eng",
                        **window, **SCORING) for name, (dataset, window) in WINDOWS.items()}  # fmt: skip
-swh_scores = pd.concat({name: res.df[(res.df["metric"] == "chrF") & (res.df["pair"] != "pooled")]
-                        .set_index("system")["score"] for name, res in swh_tests.items()}, axis=1)  # fmt: skip
+
+
+def chrf_by_set(reports):
+    """One column of per-system chrF per test set, from one-pair translation reports keyed by the set's name."""
+    return pd.concat({name: res.df[(res.df["metric"] == "chrF") & (res.df["pair"] != "pooled")]
+                      .set_index("system")["score"] for name, res in reports.items()}, axis=1)  # fmt: skip
+
+
+swh_scores = chrf_by_set(swh_tests)
 swh_scores.round(1)
 
 # %%
@@ -307,8 +314,7 @@ with tempfile.TemporaryDirectory() as folder:
 for name, (dataset, window) in WINDOWS.items():
     chat2_tests[name] = run("translation", systems=[copy, other, prompted, mixed, chosen], dataset=dataset,
                             pairs="swh-eng", **window, **SCORING)  # fmt: skip
-chat2_scores = pd.concat({name: res.df[(res.df["metric"] == "chrF") & (res.df["pair"] != "pooled")]
-                          .set_index("system")["score"] for name, res in chat2_tests.items()}, axis=1)  # fmt: skip
+chat2_scores = chrf_by_set(chat2_tests)
 chat2_scores.round(1)
 
 # %%

@@ -60,12 +60,12 @@ from aya_lab.agents.faithfulness import RealOutputFloor, faithfulness_verdict, f
 from aya_lab.agents.numbers import dropped_facts, unsupported_numbers, unsupported_weekdays
 from aya_lab.agents.protocols import TextModel
 from aya_lab.agents.repetition import repetition_loop
-from aya_lab.sentence_chrf import shared_chrf
 from aya_lab.errors import InputError
 from aya_lab.langid import ECHO_CHRF, confidence, covered, detect
 from aya_lab.languages import get_language
 from aya_lab.models.base import ALL_GUARD_CHECKS
 from aya_lab.prompts import load_pool
+from aya_lab.sentence_chrf import shared_chrf
 
 __all__ = [
     "ALL_CHECKS",

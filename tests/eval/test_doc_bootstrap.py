@@ -8,7 +8,6 @@ import pytest
 from sacrebleu.metrics import BLEU, CHRF
 from sacrebleu.significance import PairedTest
 
-from aya_lab.sentence_chrf import SentenceChrF
 from aya_lab.datasets.parallel import load_parallel
 from aya_lab.errors import InputError
 from aya_lab.eval.metrics import METRICS, make_metrics, score_corpus, scores_from_stats
@@ -26,6 +25,7 @@ from aya_lab.eval.resampling import (
 )
 from aya_lab.eval.translation.evaluate import evaluate_translation
 from aya_lab.eval.translation.systems import CopySystem
+from aya_lab.sentence_chrf import SentenceChrF
 from tests.eval.conftest import ENG, FRA, SWA
 from tests.fakes import ReferenceSystem
 

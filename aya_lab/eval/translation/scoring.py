@@ -40,7 +40,6 @@ import pandas as pd
 import aya_lab.langid as _langid
 from aya_lab.agents.faithfulness import faithfulness_scores, threshold_for
 from aya_lab.agents.guard import TranslationGuard
-from aya_lab.sentence_chrf import shared_chrf
 from aya_lab.datasets.parallel import ParallelSet
 from aya_lab.eval.metrics import METRICS, bleu_reliable, bleu_tokenizer
 from aya_lab.eval.report import COST_METRICS
@@ -62,6 +61,7 @@ from aya_lab.eval.translation.specs import TranslationSystem
 from aya_lab.eval.translation.systems import NO_SIGNATURE
 from aya_lab.languages import UnknownLanguageError, get_language
 from aya_lab.prompts import PromptError, load_pool
+from aya_lab.sentence_chrf import shared_chrf
 
 __all__ = [
     "FAILURE_CATEGORIES",
