@@ -58,6 +58,7 @@ from pathlib import Path
 import pandas as pd
 from sacrebleu.metrics import CHRF
 
+from aya_lab.agents import TranslationGuard, translator_floor
 from aya_lab.eval import ALPHA, CopySystem, PromptSystem, ShuffledReferenceSystem, as_records, family
 from aya_lab.eval import deltas_across, held_apart_examples, label_agreement, load_labels, paired_accuracy, run
 from aya_lab.models import load_chat_model
@@ -301,10 +302,44 @@ faithful_tests = pd.DataFrame({
 faithful_tests[["n", "mean_a", "mean_b", "diff", "ci_low", "ci_high", "p_bootstrap", "p_mcnemar"]].astype(float).round(3)
 
 # %% [markdown]
-# chrF against the writers' glosses on the 160 chat messages, and on the two news sets, with both floors:
+# What would reach an English reader if a colleague made this adapter the room's Swahili → English translator by
+# hand (`--model translator:swh-eng=SPEC`, docs/MODELS.md). It has no record of its own, so its drafts get the
+# written thresholds and the guard's other checks; since 2026-12-06 a room also flags every draft of a translator
+# without a record (`TranslationGuard(recorded=False)`, as the room builds it). Beside it, the room's default
+# translator under its own record. Per label, the drafts withheld, flagged (`[unverified]`, beside the original)
+# and delivered unmarked, one draft per message:
 
 # %%
 CHAT_ALL = [m for msgs in CHAT_SETS.values() for m in msgs]
+n_chat = len(CHAT_ALL)
+
+
+def gate(system, guard):
+    """How ``guard`` delivers each of ``system``'s chat drafts, counted per label."""
+    rows = []
+    for (set_name, name), out in chat2_drafts.items():
+        for m, draft in zip(CHAT_SETS[set_name], out, strict=True) if name == system else ():
+            verdict = guard.check(m["text"], draft, "swh", "eng")
+            how = "withheld" if not verdict.ok else "flagged" if verdict.doubts else "unmarked"
+            rows.append({"label": labels2[m["id"], "eng", draft], "how": how})
+    frame = pd.DataFrame(rows)
+    return pd.crosstab(frame["label"], frame["how"]).reindex(columns=["withheld", "flagged", "unmarked"], fill_value=0)
+
+
+GATES = {"chat2 adapter, written thresholds alone": gate("chat2 adapter", TranslationGuard()),
+         "chat2 adapter, in a room (no record)": gate("chat2 adapter", TranslationGuard(recorded=False)),
+         "gemma3-270m, its own record": gate("gemma3-270m", TranslationGuard(floor=translator_floor("gemma3-270m")))}  # fmt: skip
+gates = pd.concat(GATES, axis=1).fillna(0).astype(int)
+unmarked_made_up = int(gates.loc["made_up", ("chat2 adapter, written thresholds alone", "unmarked")])
+assert gates[("chat2 adapter, in a room (no record)", "unmarked")].sum() == 0  # nothing of it arrives unmarked
+assert gates[("gemma3-270m, its own record", "withheld")].sum() == n_chat  # its record: no Swahili draft is delivered
+print(f"made-up drafts of the chat2 adapter that the written thresholds alone deliver unmarked: {unmarked_made_up} of {n_chat}")
+gates
+
+# %% [markdown]
+# chrF against the writers' glosses on the 160 chat messages, and on the two news sets, with both floors:
+
+# %%
 with tempfile.TemporaryDirectory() as folder:
     src, ref = Path(folder) / "chat.swh.txt", Path(folder) / "chat.eng.txt"
     src.write_text("".join(m["text"].replace("\n", " ") + "\n" for m in CHAT_ALL), encoding="utf-8")
@@ -443,7 +478,6 @@ report(
 chat2_family = family_tests[family_tests["direction"] == "swh-eng (chat2)"]
 sig2 = chat2_family[chat2_family["test"] != "faithful drafts"].set_index(["test set", "against"])
 counts2 = chat2_table.groupby("system").sum()  # both chat sets, 160 messages per system
-n_chat = len(CHAT_ALL)
 f2, fm, fb = (int(counts2.loc[name, "faithful"]) for name in ("chat2 adapter", "mixed adapter", "gemma3-270m"))
 made_up2 = int(counts2.loc["chat2 adapter", "made_up"])
 floors2 = {t: all(sig2.loc[(t, f), "significant"] and sig2.loc[(t, f), "delta"] > 0 for f in ("copy", "other-sentence"))
@@ -477,13 +511,19 @@ report(
     "{n_chat} chat messages faithfully ({p2} partial, {m2} made up, {w2} wrong language); the mixed adapter {fm}, the "
     "prompted base {fb} (no difference significant).\n"
     "- **So clearing both floors in chrF is not enough to ship an adapter for chat**: this one clears them on a chat "
-    "set and on a news set, the measured gain issue 40 names, yet {share:.0%} of its chat drafts say something else. Its "
-    "drafts would reach readers only with a record of its own (labelled drafts of the room's messages; "
+    "set and on a news set, the measured gain issue 40 names, yet {share:.0%} of its chat drafts say something else. It "
+    "would become the direction's default only with a record of its own (labelled drafts of the room's messages; "
     "`data/calibration/README.md`), which these labels would not earn it. A 270M base model did not learn to translate Swahili workplace chat from four thousand pairs on the "
     "CPU; the room's Swahili colleagues keep English as their second language, and a larger translator "
-    "(docs/MODELS.md, \"A new translator\") is what this points to.",
+    "(docs/MODELS.md, \"A new translator\") is what this points to.\n"
+    "- **Set by hand, it would have misled readers**: with the written thresholds alone, the gate a translator "
+    "without a record had, {unmarked} of its {n_chat} chat drafts that say something else would have arrived "
+    "unmarked ({unmarked_share:.0%}). A room now flags every draft of a translator without a record of its own, so "
+    "none of its drafts arrives unmarked; the room's default translator, under its own record, delivers none of "
+    "its Swahili drafts.",
     steps=chat2_cards[STEP2]["steps"], dev=dev_chrf[f"chat2, step {STEP2}"], dev_mixed=dev_chrf["mixed adapter"],
     n_tests=len(family_tests), ntrex_copy=interval(ntrex_copy), chat=above("chat"), ntrex=above("NTREX-128"), mafand=above("MAFAND test"),
     n_chat=n_chat, f2=f2, p2=int(counts2.loc["chat2 adapter", "partial"]), m2=made_up2,
     w2=int(counts2.loc["chat2 adapter", "wrong_language"]), fm=fm, fb=fb, share=made_up2 / n_chat,
+    unmarked=unmarked_made_up, unmarked_share=unmarked_made_up / n_chat,
 )  # fmt: skip

@@ -15,7 +15,8 @@ if TYPE_CHECKING:
     from aya_lab.agents.authority import AuthorityRouter, parse_command
     from aya_lab.agents.calibration import translator_record
     from aya_lab.agents.citations import split_fixed
-    from aya_lab.agents.guard import MARKER, ORIGINAL, UNVERIFIED
+    from aya_lab.agents.faithfulness import translator_floor
+    from aya_lab.agents.guard import MARKER, ORIGINAL, UNVERIFIED, TranslationGuard
     from aya_lab.agents.memory import MemoryPolicy, MemoryTools, RoomMemory
     from aya_lab.agents.multi_intent import ReDecidingRouter, split_intents
     from aya_lab.agents.protocols import KnowledgeBaseLike, RoomLike, TextModel
@@ -64,7 +65,8 @@ _HOMES: dict[str, tuple[str, ...]] = {
     ),
     "aya_lab.agents.calibration": ("translator_record",),
     "aya_lab.agents.citations": ("split_fixed",),
-    "aya_lab.agents.guard": ("MARKER", "ORIGINAL", "UNVERIFIED"),
+    "aya_lab.agents.faithfulness": ("translator_floor",),
+    "aya_lab.agents.guard": ("MARKER", "ORIGINAL", "UNVERIFIED", "TranslationGuard"),
     "aya_lab.agents.query": ("IDK", "AyaQuery", "QueryAnswer"),
     "aya_lab.agents.reply_checks": ("WITHHELD_ANSWER",),
     "aya_lab.agents.summary_checks": ("SUMMARY_WITHHELD",),
@@ -110,6 +112,8 @@ _HOMES: dict[str, tuple[str, ...]] = {
 __all__ = [
     "split_fixed",
     "translator_record",
+    "translator_floor",
+    "TranslationGuard",
     "IDK",
     "MARKER",
     "ORIGINAL",

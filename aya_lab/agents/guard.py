@@ -37,7 +37,10 @@ report (never a silent drop). The checks:
   :func:`guard_translations` takes it by that model's spec,
   :func:`~aya_lab.agents.faithfulness.floor_for`), an output under that model's real-output floor is
   *flagged*, and one into or out of a language the record marks unsupported is withheld without
-  scoring. A model without a record gets the written thresholds alone. It runs last and only when every
+  scoring. A model without a record gets the written thresholds, and in a room (:func:`guard_translations`,
+  ``recorded=False``) every output of it that passes them is *flagged* (:data:`UNRECORDED`): an adapter writes
+  fluent English of another meaning that the thresholds pass (notebook 09, "More chat pairs and more steps"), so
+  no model's draft arrives unmarked before the model has a record of its own. It runs last and only when every
   other check passed (an output already withheld needs no score), so a withheld output's note names
   the cheaper check that caught it. It does not check facts.
 
@@ -72,6 +75,7 @@ __all__ = [
     "ASSISTANT_PATTERNS",
     "MARKER",
     "ORIGINAL",
+    "UNRECORDED",
     "UNVERIFIED",
     "GuardVerdict",
     "TranslationGuard",
@@ -83,6 +87,8 @@ __all__ = [
 MARKER = "[not translated]"
 UNVERIFIED = "[unverified]"
 ORIGINAL = "| original:"
+UNRECORDED = "the translator has no record of its own (data/calibration/README.md): unverified until it is calibrated"
+"""The doubt on every output of a translator without a record that passes the written thresholds, in a room."""
 ALL_CHECKS: tuple[str, ...] = ALL_GUARD_CHECKS  # spelled in the model layer, below the agents: a model's default
 MIN_LANGID_LETTERS = 20
 MIN_TARGET_CONFIDENCE = 0.1
@@ -180,9 +186,14 @@ class TranslationGuard:
     """Checks a translation before it reaches a feed (see the module docstring for the checks)."""
 
     def __init__(
-        self, checks: Iterable[str] = ALL_CHECKS, floor: RealOutputFloor | None = None, agreement: float = 0.0
+        self,
+        checks: Iterable[str] = ALL_CHECKS,
+        floor: RealOutputFloor | None = None,
+        agreement: float = 0.0,
+        *,
+        recorded: bool = True,
     ) -> None:
-        self.checks, self.floor, self.agreement = tuple(checks), floor, agreement
+        self.checks, self.floor, self.agreement, self.recorded = tuple(checks), floor, agreement, recorded
         unknown = sorted(set(self.checks) - set(ALL_CHECKS))
         if unknown:
             raise InputError(f"unknown guard check {unknown[0]!r}; checks are {', '.join(ALL_CHECKS)}")
@@ -200,6 +211,7 @@ class TranslationGuard:
                 if reasons:
                     continue  # withheld already: the encoder's score would change nothing
                 reason, doubt = faithfulness_verdict(source, output, src, tgt, self.floor)
+                doubt = doubt or (None if reason or self.recorded else UNRECORDED)
                 doubts += [f"faithful: {doubt}"] if doubt else []
             elif name == "numbers":
                 reason = self._numbers(source, output, src, tgt)
@@ -347,7 +359,8 @@ def guard_translations(
     drafts' agreement from ``agreements`` (doubtful under ``agreement``):
     ``(texts to deliver, run-report notes)``; each withheld translation becomes :data:`MARKER` + the
     original and gets one note starting with ``label``."""
-    guard = TranslationGuard(checks_for(model), floor_for(model), agreement)
+    floor = floor_for(model)
+    guard = TranslationGuard(checks_for(model), floor, agreement, recorded=floor is not None)
     out, notes = {}, []
     for lang, text in translations.items():
         out[lang], note = guard.deliverable(source, text, src, lang, (agreements or {}).get(lang))

@@ -22,7 +22,7 @@ from aya_lab.agents.calibration import (
     translator_record,
 )
 from aya_lab.agents.faithfulness import faithful_thresholds, floor_for, threshold_for
-from aya_lab.agents.guard import MARKER, guard_translations
+from aya_lab.agents.guard import MARKER, ORIGINAL, UNRECORDED, UNVERIFIED, guard_translations
 from aya_lab.models.fake import FakeChatModel
 
 ADAPTER = "gemma3-270m+lora:data/adapters/gemma3-270m-swh-eng/step-050"
@@ -62,14 +62,16 @@ def test_an_adapter_is_not_its_base_no_record_means_the_model_independent_gate()
     base, adapter = Translator(spec="gemma3-270m"), Translator(spec=ADAPTER)
     out, notes = guard_translations(SOURCE, "eng", {"swh": SWAHILI}, base)
     assert out["swh"] == f"{MARKER} {SOURCE}" and "gemma3-270m produced no faithful translation" in notes[0]
-    assert guard_translations(SOURCE, "eng", {"swh": SWAHILI}, adapter) == ({"swh": SWAHILI}, [])
+    out, notes = guard_translations(SOURCE, "eng", {"swh": SWAHILI}, adapter)  # its base's record is not its own
+    assert out["swh"] == f"{UNVERIFIED} {SWAHILI} {ORIGINAL} {SOURCE}" and UNRECORDED in notes[0]
 
 
 def test_removing_a_translator_file_removes_its_record_and_a_new_file_gives_one(cal_dir):
     base = Translator(spec="gemma3-270m")
     translator_path("gemma3-270m", cal_dir).unlink()
     assert floor_for(base) is None
-    assert guard_translations(SOURCE, "eng", {"swh": SWAHILI}, base) == ({"swh": SWAHILI}, [])
+    out, notes = guard_translations(SOURCE, "eng", {"swh": SWAHILI}, base)  # passes the written thresholds, flagged
+    assert out["swh"] == f"{UNVERIFIED} {SWAHILI} {ORIGINAL} {SOURCE}" and UNRECORDED in notes[0]
     raw = json.loads((calibration_dir() / "translator-gemma3-270m.json").read_text(encoding="utf-8"))
     translator_path(ADAPTER, cal_dir).write_text(json.dumps({**raw, "model": ADAPTER}), encoding="utf-8")
     assert floor_for(Translator(spec=ADAPTER)).unsupported == frozenset({"swh", "yor"})  # its own file, its record

@@ -10,6 +10,7 @@ from aya_lab.agents.guard import (
     ALL_CHECKS,
     MARKER,
     ORIGINAL,
+    UNRECORDED,
     UNVERIFIED,
     TranslationGuard,
     checks_for,
@@ -165,7 +166,7 @@ def test_a_fragment_of_the_source_is_an_echo_and_a_translation_sharing_names_is_
     assert TranslationGuard(("echo",)).check("Karibu kwenye timu, Juma!", "Welcome to the team, Juma!", "swh", "eng").ok
 
 
-def test_the_room_guard_flags_with_the_translators_own_floor_only():
+def test_the_room_guard_flags_with_the_translators_own_floor_and_every_draft_of_a_model_without_one():
     source = "Please remember to submit your timesheets by Thursday evening."
     invented = "Ne vous inquiétez pas de nous envoyer vos heures de travail."  # 0.890: under gemma's floor
     gemma = SimpleNamespace(guard_checks=("faithful",), spec="gemma3-270m")
@@ -173,8 +174,13 @@ def test_the_room_guard_flags_with_the_translators_own_floor_only():
     assert out["fra"] == f"{UNVERIFIED} {invented} {ORIGINAL} {source}" and notes[0].startswith(
         "m1: translation eng->fra unverified"
     )
-    other = SimpleNamespace(guard_checks=("faithful",), spec="hf:my-8b-model")  # no floor calibrated on it
-    assert guard_translations(source, "eng", {"fra": invented}, other) == ({"fra": invented}, [])
+    faithful = "N'oubliez pas d'envoyer vos feuilles de temps avant jeudi soir."
+    assert guard_translations(source, "eng", {"fra": faithful}, gemma) == ({"fra": faithful}, [])  # over its floor
+    other = SimpleNamespace(guard_checks=("faithful",), spec="hf:my-8b-model")  # no record calibrated on it
+    for draft in (invented, faithful):  # an invented draft passes the written thresholds: no draft goes unmarked
+        out, notes = guard_translations(source, "eng", {"fra": draft}, other)
+        assert out["fra"] == f"{UNVERIFIED} {draft} {ORIGINAL} {source}" and UNRECORDED in notes[0]
+    assert TranslationGuard(("faithful",)).check(source, invented, "eng", "fra").doubts == ()  # outside a room
 
 
 def test_the_chrf_bound_is_never_below_sacrebleus_chrf():
