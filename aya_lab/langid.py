@@ -22,7 +22,7 @@ from collections.abc import Sequence
 from aya_lab.languages import get_language
 from aya_lab.sentence_chrf import shared_chrf
 
-__all__ = ["ECHO_CHRF", "confidence", "covered", "detect", "target_share", "echo_share", "detector_for"]
+__all__ = ["ECHO_CHRF", "confidence", "covered", "detect", "target_share", "echoes", "echo_share", "detector_for"]
 
 ECHO_CHRF = 80.0
 _DRIFT = ("ENGLISH", "FRENCH", "SPANISH", "PORTUGUESE", "GERMAN")
@@ -79,15 +79,18 @@ def target_share(outputs: Sequence[str], tgt: str, *, src: str | None = None) ->
     return hits / len(outputs)
 
 
+def echoes(output: str, source: str, threshold: float = ECHO_CHRF) -> bool:
+    """Whether ``output`` copies ``source``: it is not empty, and equal to it (spaces around stripped) or its
+    sentence chrF against it is >= ``threshold``. The guard's echo check, :func:`echo_share` and the
+    evaluation's echo flags all ask this."""
+    out = output.strip()
+    return bool(out) and (out == source.strip() or shared_chrf().reaches(output, source, threshold))
+
+
 def echo_share(outputs: Sequence[str], sources: Sequence[str], *, threshold: float = ECHO_CHRF) -> float:
-    """Share (0..1) of outputs whose sentence chrF against their own source is >= ``threshold``."""
+    """Share (0..1) of outputs that copy their own source (:func:`echoes` at ``threshold``)."""
     if len(outputs) != len(sources):
         raise ValueError(f"{len(outputs)} outputs but {len(sources)} sources")
     if not outputs:
         return float("nan")
-    chrf = shared_chrf()
-    echoes = 0
-    for out, src in zip(outputs, sources):
-        if out.strip() and (out.strip() == src.strip() or chrf.score(out, src) >= threshold):
-            echoes += 1
-    return echoes / len(outputs)
+    return sum(echoes(out, src, threshold) for out, src in zip(outputs, sources)) / len(outputs)

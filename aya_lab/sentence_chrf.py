@@ -10,7 +10,7 @@ Contract
 * :func:`shared_chrf` is one process-wide instance, which the guard's echo and few-shot example checks, the
   evaluation's echo check and :func:`aya_lab.langid.echo_share` use: the pool sentences are extracted once per process.
 * :func:`chrf_bound` is an upper bound of that score from the two lengths alone: a check scores chrF only where
-  the bound reaches its threshold (the same verdicts, fewer scores).
+  the bound reaches its threshold (the same verdicts, fewer scores; :meth:`SentenceChrF.reaches`).
 * sacrebleu is imported when an instance is made, not with this module (the guard's other checks need none).
 """
 
@@ -63,6 +63,10 @@ class SentenceChrF:
     def bound(self, hypothesis: str, reference: str) -> float:
         """:func:`chrf_bound` under this instance's settings."""
         return chrf_bound(hypothesis, reference, self.metric.char_order, self.metric.beta)
+
+    def reaches(self, hypothesis: str, reference: str, threshold: float) -> bool:
+        """Whether the sentence chrF is at least ``threshold``, scored only where :meth:`bound` reaches it."""
+        return self.bound(hypothesis, reference) >= threshold and self.score(hypothesis, reference) >= threshold
 
 
 @functools.cache

@@ -320,7 +320,7 @@ def gate(system, guard):
     for (set_name, name), out in chat2_drafts.items():
         for m, draft in zip(CHAT_SETS[set_name], out, strict=True) if name == system else ():
             verdict = guard.check(m["text"], draft, "swh", "eng")
-            how = "withheld" if not verdict.ok else "flagged" if verdict.doubts else "unmarked"
+            how = "withheld" if not verdict.ok else "flagged" if verdict.flagged else "unmarked"
             rows.append({"label": labels2[m["id"], "eng", draft], "how": how})
     frame = pd.DataFrame(rows)
     return pd.crosstab(frame["label"], frame["how"]).reindex(columns=["withheld", "flagged", "unmarked"], fill_value=0)

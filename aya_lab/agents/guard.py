@@ -64,7 +64,7 @@ from aya_lab.agents.numbers import dropped_facts, unsupported_numbers, unsupport
 from aya_lab.agents.protocols import TextModel
 from aya_lab.agents.repetition import repetition_loop
 from aya_lab.errors import InputError
-from aya_lab.langid import ECHO_CHRF, confidence, covered, detect
+from aya_lab.langid import ECHO_CHRF, confidence, covered, detect, echoes
 from aya_lab.languages import get_language
 from aya_lab.models.base import ALL_GUARD_CHECKS
 from aya_lab.prompts import load_pool
@@ -275,7 +275,7 @@ class TranslationGuard:
         short = len(source.split()) < MIN_ECHO_WORDS if get_language(src).spaced else len(source.strip()) < 6
         if src == tgt or short:
             return None
-        same = output.strip() == source.strip() or shared_chrf().score(output, source) >= ECHO_CHRF
+        same = echoes(output, source)
         part = not same and is_fragment(output, source, tgt)
         if not (same or part):
             return None
@@ -297,7 +297,7 @@ class TranslationGuard:
             norm = _norm(sentence)
             if norm in in_source or len(norm) < 12:
                 continue
-            if out == norm or (chrf.bound(output, sentence) >= ECHO_CHRF and chrf.score(output, sentence) >= ECHO_CHRF):
+            if out == norm or chrf.reaches(output, sentence, ECHO_CHRF):
                 return f"the output copies a few-shot example ({sentence[:40]!r})"
         return None
 

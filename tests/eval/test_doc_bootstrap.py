@@ -25,6 +25,7 @@ from aya_lab.eval.resampling import (
 )
 from aya_lab.eval.translation.evaluate import evaluate_translation
 from aya_lab.eval.translation.systems import CopySystem
+from aya_lab.langid import ECHO_CHRF, echoes
 from aya_lab.sentence_chrf import SentenceChrF
 from tests.eval.conftest import ENG, FRA, SWA
 from tests.fakes import ReferenceSystem
@@ -252,3 +253,18 @@ def test_sentence_chrf_of_many_pairs_is_sacrebleus_bit_for_bit():
     for hyp in texts[:30]:
         for ref in texts:
             assert chrf.score(hyp, ref) == reference.sentence_score(hyp, [ref]).score, (hyp, ref)
+
+
+def test_reaches_and_echoes_give_the_plain_definitions_verdicts():
+    """The bound only skips scores that cannot reach the threshold: every verdict is the unbounded one."""
+    rng = np.random.default_rng(3)
+    words = ["the", "invoice", "Rechnung", "paid", "Mombasa", "a", "kesho", ".", "12"]
+    texts = [" ".join(rng.choice(words, int(rng.integers(0, 10)))) for _ in range(40)] + ["", " the invoice "]
+    chrf, reference = SentenceChrF(), CHRF()
+    for hyp in texts:
+        for ref in texts:
+            plain = reference.sentence_score(hyp, [ref]).score
+            for threshold in (30.0, ECHO_CHRF):
+                assert chrf.reaches(hyp, ref, threshold) == (plain >= threshold), (hyp, ref, threshold)
+            copied = bool(hyp.strip()) and (hyp.strip() == ref.strip() or plain >= ECHO_CHRF)
+            assert echoes(hyp, ref) == copied, (hyp, ref)

@@ -150,11 +150,11 @@ def echo_flags(
     examples = pool_sentences(src, tgt) if examples is None else list(examples)
     normed, chrf = {_norm(e) for e in examples}, shared_chrf()
 
-    def near(out: str, refs: Sequence[str]) -> bool:  # chrF only where its length bound reaches the threshold
-        return any(chrf.bound(out, ref) >= threshold and chrf.score(out, ref) >= threshold for ref in refs)
-
     return [
-        (text == source.strip() or near(out, [source]), _norm(text) in normed or near(out, examples))
+        (
+            _langid.echoes(out, source, threshold),
+            _norm(text) in normed or any(chrf.reaches(out, e, threshold) for e in examples),
+        )
         if (text := out.strip())
         else (False, False)
         for out, source in zip(outputs, sources)
