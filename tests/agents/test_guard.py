@@ -174,7 +174,8 @@ def test_the_room_guard_flags_with_the_translators_own_floor_and_every_draft_of_
     assert out["fra"] == f"{UNVERIFIED} {invented} {ORIGINAL} {source}" and notes[0].startswith(
         "m1: translation eng->fra unverified"
     )
-    faithful = "Veuillez ne pas oublier de soumettre vos feuilles de temps avant jeudi soir."  # 0.943: 0.02 over the floor
+    # 0.943: 0.02 over the floor, well over the third-decimal differences between CPUs
+    faithful = "Veuillez ne pas oublier de soumettre vos feuilles de temps avant jeudi soir."
     assert guard_translations(source, "eng", {"fra": faithful}, gemma) == ({"fra": faithful}, [])  # over its floor
     other = SimpleNamespace(guard_checks=("faithful",), spec="hf:my-8b-model")  # no record calibrated on it
     for draft in (invented, faithful):  # an invented draft passes the written thresholds: no draft goes unmarked
