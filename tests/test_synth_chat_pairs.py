@@ -1,6 +1,7 @@
-"""The Swahili -> English chat pairs written for training (``data/synth/translate_chat*.{swh,eng}.txt``, README
-there): line-aligned, no empty or repeated line, and the second batch shares no message, nor any run of six words,
-with a message of the room's unseen-message sets, which measure the adapters trained on them."""
+"""The chat pairs written for training (``data/synth/translate_chat*.txt``, README there): line-aligned, no empty
+or repeated line, and the later batches share no message, nor any run of six words, with a message of the room's
+unseen-message sets, which measure the adapters trained on them (the French, German and Spanish batch not with
+their English glosses or the nearest-examples pool either)."""
 
 from __future__ import annotations
 
@@ -8,6 +9,7 @@ import json
 import re
 
 import pytest
+import yaml
 
 from aya_lab.paths import project_root
 
@@ -30,12 +32,18 @@ def _test_messages() -> list[str]:
     return [json.loads(line)["text"] for p in paths for line in p.read_text(encoding="utf-8").splitlines()]
 
 
-@pytest.mark.parametrize("stem", ["translate_chat", "translate_chat2"])
-def test_pairs_are_line_aligned_with_no_empty_or_repeated_line(stem):
-    swh, eng = _lines(f"{stem}.swh.txt"), _lines(f"{stem}.eng.txt")
-    assert len(swh) == len(eng) > 0
-    assert all(line.strip() for line in swh + eng)
-    assert len(set(swh)) == len(swh)
+PAIRS = [
+    ("translate_chat.swh.txt", "translate_chat.eng.txt"),
+    ("translate_chat2.swh.txt", "translate_chat2.eng.txt"),
+] + [(f"translate_chat3.{lang}.txt", f"translate_chat3.{lang}.eng.txt") for lang in ("fra", "deu", "spa")]
+
+
+@pytest.mark.parametrize("source, english", PAIRS)
+def test_pairs_are_line_aligned_with_no_empty_or_repeated_line(source, english):
+    src, eng = _lines(source), _lines(english)
+    assert len(src) == len(eng) > 0
+    assert all(line.strip() for line in src + eng)
+    assert len(set(src)) == len(src)
 
 
 def test_the_second_batch_repeats_neither_the_first_nor_a_test_message():
@@ -48,6 +56,22 @@ def test_the_second_batch_repeats_neither_the_first_nor_a_test_message():
     exact = {t.strip().lower() for t in tests}
     near = [line for line in second if line.strip().lower() in exact or _runs(line) & test_runs]
     assert not near, near[:3]
+
+
+def test_the_third_batch_repeats_no_test_message_gloss_or_pool_record():
+    records = [json.loads(line) for p in sorted(ADVERSARIAL.glob("unseen*.jsonl")) if "_labels" not in p.name
+               for line in p.read_text(encoding="utf-8").splitlines()]  # fmt: skip
+    pool = yaml.safe_load((project_root() / "data" / "fewshot" / "chat_translations.yaml").read_text(encoding="utf-8"))
+    texts = [r["text"] for r in records] + [r.get("note", "").removeprefix("gloss: ") for r in records]
+    texts += [text for example in pool["examples"] for text in example.values()]
+    test_runs, exact = set().union(*map(_runs, texts)), {t.strip().lower() for t in texts}
+    counts = {}
+    for source, english in PAIRS[2:]:
+        lines = _lines(source) + _lines(english)
+        counts[source] = len(_lines(source))
+        near = [line for line in lines if line.strip().lower() in exact or _runs(line) & test_runs]
+        assert not near, near[:3]
+    assert counts == {"translate_chat3.fra.txt": 605, "translate_chat3.deu.txt": 618, "translate_chat3.spa.txt": 618}
 
 
 def test_the_check_sees_a_shared_run_of_six_words():
