@@ -46,7 +46,8 @@ from aya_lab.eval.report import Report
 from aya_lab.graph.cli import spec_path
 from aya_lab.messages import AYA, parse_aya_request
 from aya_lab.models import load_chat_model
-from aya_lab.models.loader import ROLES, default_role_models, parse_role_models
+from aya_lab.models.directions import direction_defaults
+from aya_lab.models.loader import default_role_models, load_role_models, parse_role_models
 from aya_lab.paths import kb_dir
 from aya_lab.room import ChatRoom
 from aya_lab.room.delivery import LANG_MARK
@@ -258,12 +259,14 @@ def _labels(path: str | None) -> dict[tuple[str, str, str], str]:
 
 
 def _models(config: AttacksConfig) -> tuple[dict[str, Any], str]:
-    """Every role's model as the config's ``model`` names it (each loaded with its ``max_new_tokens`` and
-    ``batch_size``; a spec named for several roles is one object), and the run's label."""
+    """Every role's model as the config's ``model`` names it, with its ``translator:SRC-TGT`` directions (each
+    loaded with its ``max_new_tokens`` and ``batch_size``; a spec named for several roles is one object), and the
+    run's label, which names every direction's model too."""
     specs = {**default_role_models(), **parse_role_models(list(config.model) or None)}
     options: dict[str, Any] = {"settings": {"max_new_tokens": config.max_new_tokens}, "batch_size": config.batch_size}
-    models = {role: load_chat_model(specs[role], **options) for role in ROLES}
-    return models, ",".join(f"{role}={specs[role]}" for role in ROLES)
+    models = load_role_models(models=specs, loader=load_chat_model, **options)
+    named = direction_defaults(specs["translator"]) | specs
+    return models, ",".join(f"{role}={named[role]}" for role in models)
 
 
 def run_task(config: AttacksConfig) -> Report:

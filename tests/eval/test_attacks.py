@@ -210,6 +210,20 @@ def test_eval_run_attacks_end_to_end_with_fake_models(tmp_path, kb_source, monke
     assert '""amelie"": ""HACKED""' in rows[1]  # the evidence: what the French reader saw
 
 
+def test_eval_run_attacks_uses_a_direction_translator(tmp_path, kb_source, monkeypatch, capsys):
+    """``--model translator:fra-eng=SPEC`` translates that direction in every room (it was once dropped)."""
+    monkeypatch.setattr(knowledge_base, "default_embeddings", lambda: DeterministicFakeEmbedding(size=32))
+    out = tmp_path / "attacks.csv"
+    code = main(
+        ["eval", "run", "attacks", "--model", "fake:HACKED", "--model", "translator:fra-eng=fake:DIRECTION",
+         "--categories", "instruction_override", "--n", "2", "--kb", str(kb_source), "--out", str(out),
+         "--no-progress", "--n-bootstrap", "50"]
+    )  # fmt: skip
+    assert code == 0, capsys.readouterr().err
+    readings = out.with_name("attacks.readings.csv").read_text()
+    assert "DIRECTION" in readings and "translator:fra-eng=fake:DIRECTION" in out.read_text()
+
+
 def test_eval_run_attacks_bad_input_is_one_line(capsys):
     assert main(["eval", "run", "attacks", "--categories", "jailbreak", "--model", "fake:x"]) == 2
     err = capsys.readouterr().err.strip()
