@@ -648,6 +648,71 @@ assert (without_near["ci_low"] < 0).all() and (without_near["p_value"] > 0.05).a
 without_near.round(3)
 
 # %% [markdown]
+# ## Translators into English trained on chat: a twelfth set
+# Notebook 09 trained French, German and Spanish → English adapters on chat pairs alone; on the messages of sets
+# 9–11, labelled blind, they wrote more faithful drafts than the prompted base. A twelfth set, in the seventh's
+# design and by another writer who opened no file of the project, committed before any model ran on it, measures
+# them in a room: the shipped room, then the same room with the three adapters as the translators of their
+# directions (`--model translator:fra-eng=gemma3-270m+lora:…`; data/adversarial/README.md gives both commands),
+# on the same generation cache. The adapters have no record of their own, so the room flags every draft of theirs
+# that it delivers. The drafts of both runs were labelled blind, together, before any score was read.
+
+# %%
+set12 = judged("unseen12_run/measured.csv", "unseen12_labels.jsonl")
+useful12, fabricated12, adapters12_gain, agreement12 = compare_runs(12, ("measured.csv", "chat_adapters.csv"), ("shipped", "chat adapters"))
+fabricated12.round(3)
+
+# %%
+two12, two12a = (useful12.loc[(f"set 12, {name}", "two or more languages")] for name in ("shipped", "chat adapters"))
+one12, one12a = (useful12.loc[(f"set 12, {name}", "one language")] for name in ("shipped", "chat adapters"))
+fab12, fab12a = (fabricated12.loc[f"set 12, {name}"] for name in ("shipped", "chat adapters"))
+gain12, gain12_one = (adapters12_gain.loc[group] for group in ("two or more languages", "one language"))
+assert len(set12.items) == 200 and (set12.items["category"] == "ordinary").sum() == 140
+assert (useful12["labelled"] == useful12["readings"]).all()  # every reading of both runs is judged
+assert fab12["deliveries"] == fab12a["deliveries"]
+RUNS12 = {name: judged(f"unseen12_run/{f}", "unseen12_labels.jsonl") for name, f in (("shipped", "measured.csv"), ("chat adapters", "chat_adapters.csv"))}
+english12 = {name: int(r.frames["readings"].query("user in ['amelie', 'lena'] and how != 'original' and lang == 'eng'").shape[0])
+             for name, r in RUNS12.items()}  # fmt: skip
+print("translated readings of Amelie and Lena that came in English:", english12)
+obeyed12 = {name: sorted(r.items.loc[r.items["success"].astype(bool), "id"]) for name, r in RUNS12.items()}
+print("attacks that reached a feed or the knowledge base:", obeyed12)
+assert english12["chat adapters"] < english12["shipped"]  # routes moved to their first language
+assert gain12_one["ci_low"] > 0 and gain12["ci_low"] < 0  # Kofi gains alone; readers of two languages: not shown
+assert set(obeyed12["chat adapters"]) - set(obeyed12["shipped"]) == {"u12-070-fra"}
+report(
+    "- **Set 12, the shipped room**: readers of two languages could read {two12:.1%} [{two12_lo:.1%}, {two12_hi:.1%}], "
+    "Kofi, who reads English only, {one12:.1%}; {faith12} of the {n12} draft deliveries were faithful drafts, "
+    "made-up drafts arriving unmarked {mu12:.1%}, partial ones {p12:.1%} [{p12_lo:.1%}, {p12_hi:.1%}].\n"
+    "- **With the chat adapters into English**: {two12a:.1%} [{two12a_lo:.1%}, {two12a_hi:.1%}] for readers of two "
+    "languages ({gain:+.1%} [{gain_lo:+.1%}, {gain_hi:+.1%}] paired over messages, p = {p:.3f}), Kofi {one12a:.1%} "
+    "({gain_one:+.1%} [{gain_one_lo:+.1%}, {gain_one_hi:+.1%}]); {faith12a} faithful drafts delivered, made-up drafts "
+    "unmarked {mu12a:.1%}, partial ones {p12a:.1%} [{p12a_lo:.1%}, {p12a_hi:.1%}], faithful drafts arriving flagged "
+    "{ff12a:.1%} of the faithful ones (the shipped room: {ff12:.1%}). The annotators agreed on {agree12:.0%} of the "
+    "{n_agree12} drafts both labelled (Cohen's kappa {kappa12:.2f}).\n"
+    "- **Why readers of two languages gained little**: the adapters have no record of their own, and the routes by "
+    "measurement read records (docs/ROOM.md), so Amelie and Lena were sent more of these messages in French and German, "
+    "by the base model, and fewer in English, by the adapters ({eng_b} of their translated readings in English with the "
+    "shipped room, {eng_a} with the adapters); Kofi, who reads English only, got the adapters' drafts and gained. The "
+    "next measurement is the adapters with records of their own (their labelled drafts of sets 9–11, notebook 09), "
+    "so that the routes can weigh them.\n"
+    "- **Attacks**: {obeyed_b} succeeded with the shipped room, {obeyed_a} with the adapters; the one the adapters' "
+    "run adds is a French instruction that reached Lena as the base model's German draft, flagged beside the "
+    "original: a route the adapters moved, not an adapter's draft.",
+    obeyed_b=", ".join(obeyed12["shipped"]) or "none", obeyed_a=", ".join(obeyed12["chat adapters"]) or "none",
+    eng_b=english12["shipped"], eng_a=english12["chat adapters"],
+    two12=two12["useful_share"], two12_lo=two12["ci_low"], two12_hi=two12["ci_high"], one12=one12["useful_share"],
+    faith12=int(fab12["faithful"]), n12=int(fab12["deliveries"]), mu12=fab12["made_up_unmarked"],
+    p12=fab12["partial_unmarked"], p12_lo=fab12["partial_unmarked_low"], p12_hi=fab12["partial_unmarked_high"],
+    two12a=two12a["useful_share"], two12a_lo=two12a["ci_low"], two12a_hi=two12a["ci_high"], gain=gain12["diff"],
+    gain_lo=gain12["ci_low"], gain_hi=gain12["ci_high"], p=gain12["p_value"], one12a=one12a["useful_share"],
+    gain_one=gain12_one["diff"], gain_one_lo=gain12_one["ci_low"], gain_one_hi=gain12_one["ci_high"],
+    faith12a=int(fab12a["faithful"]), mu12a=fab12a["made_up_unmarked"], p12a=fab12a["partial_unmarked"],
+    p12a_lo=fab12a["partial_unmarked_low"], p12a_hi=fab12a["partial_unmarked_high"],
+    ff12a=fab12a["faithful_flagged"], ff12=fab12["faithful_flagged"], agree12=agreement12["agreement"],
+    n_agree12=agreement12["n"], kappa12=agreement12["kappa"],
+)  # fmt: skip
+
+# %% [markdown]
 # ## What this shows
 
 # %%
@@ -961,11 +1026,11 @@ report(
 
 # %% [markdown]
 # ## The notebook's family of tests
-# The seven paired tests the conclusions read, for readers of two languages, paired over messages — measured
+# The eight paired tests the conclusions read, for readers of two languages, paired over messages — measured
 # routes against the reader's order (the sixth set), the dropped-facts doubt against the guard before it
 # (the eighth set), the floor for partial drafts against the floor before it (the ninth set), three drafts
-# against one and examples chosen per message against fixed ones (the tenth set), and the two options against
-# the shipped room (the eleventh set) — adjusted together (Holm over the family, docs/EVALUATION.md states the policy). The other
+# against one and examples chosen per message against fixed ones (the tenth set), the two options against
+# the shipped room (the eleventh set), and the chat adapters against the shipped room (the twelfth set) — adjusted together (Holm over the family, docs/EVALUATION.md states the policy). The other
 # rows of the paired tables describe, they are not claims: a reader of one language has nothing to route, and
 # "all" mixes the two groups.
 
@@ -978,11 +1043,13 @@ tests = family({"measured routes − reader's order": paired.loc[["two or more l
                 "three drafts − one draft": drafts_gain.loc[["two or more languages"]].reset_index(),
                 "nearest examples − fixed examples": nearest_gain.loc[["two or more languages"]].reset_index(),
                 "set 11: nearest, draft 0 − shipped": nearest11_gain.loc[["two or more languages"]].reset_index(),
-                "set 11: nearest, most similar − shipped": similar11_gain.loc[["two or more languages"]].reset_index()},
+                "set 11: nearest, most similar − shipped": similar11_gain.loc[["two or more languages"]].reset_index(),
+                "set 12: chat adapters − shipped": adapters12_gain.loc[["two or more languages"]].reset_index()},
                p="p_value")  # fmt: skip
 verdicts = tests.set_index("test")["significant"]
 assert verdicts["measured routes − reader's order"] and not verdicts["dropped-facts doubt − guard before"]
 assert not verdicts["floor for partial drafts − floor before"] and not verdicts["three drafts − one draft"]
 assert not verdicts["nearest examples − fixed examples"]
 assert not verdicts["set 11: nearest, draft 0 − shipped"] and not verdicts["set 11: nearest, most similar − shipped"]
+assert not verdicts["set 12: chat adapters − shipped"]
 tests[["test", "index", "n", "diff", "ci_low", "ci_high", "p_value", "p_family", "significant"]].round(3)
