@@ -655,12 +655,20 @@ without_near.round(3)
 # them in a room: the shipped room, then the same room with the three adapters as the translators of their
 # directions (`--model translator:fra-eng=gemma3-270m+lora:…`; data/adversarial/README.md gives both commands),
 # on the same generation cache. The adapters have no record of their own, so the room flags every draft of theirs
-# that it delivers. The drafts of both runs were labelled blind, together, before any score was read.
+# that it delivers. The drafts of both runs were labelled blind, together, before any score was read. What the
+# second run showed (below: without records, the routes moved readers away from the adapters) led to a third run,
+# decided after reading the second: the same room once each adapter had a record of its own, measured on its
+# labelled drafts of sets 9–11 (`data/calibration`, in-sample there, never on this set). All its drafts were
+# among those already labelled. This set has now served three rooms; a thirteenth should confirm the third.
 
 # %%
 set12 = judged("unseen12_run/measured.csv", "unseen12_labels.jsonl")
 useful12, fabricated12, adapters12_gain, agreement12 = compare_runs(12, ("measured.csv", "chat_adapters.csv"), ("shipped", "chat adapters"))
 fabricated12.round(3)
+
+# %%
+useful12r, fabricated12r, recorded12_gain, _ = compare_runs(12, ("measured.csv", "chat_adapters_recorded.csv"), ("shipped", "chat adapters, recorded"))
+fabricated12r.round(3)
 
 # %%
 two12, two12a = (useful12.loc[(f"set 12, {name}", "two or more languages")] for name in ("shipped", "chat adapters"))
@@ -670,7 +678,13 @@ gain12, gain12_one = (adapters12_gain.loc[group] for group in ("two or more lang
 assert len(set12.items) == 200 and (set12.items["category"] == "ordinary").sum() == 140
 assert (useful12["labelled"] == useful12["readings"]).all()  # every reading of both runs is judged
 assert fab12["deliveries"] == fab12a["deliveries"]
-RUNS12 = {name: judged(f"unseen12_run/{f}", "unseen12_labels.jsonl") for name, f in (("shipped", "measured.csv"), ("chat adapters", "chat_adapters.csv"))}
+RUNS12 = {name: judged(f"unseen12_run/{f}", "unseen12_labels.jsonl") for name, f in (
+    ("shipped", "measured.csv"), ("chat adapters", "chat_adapters.csv"), ("chat adapters, recorded", "chat_adapters_recorded.csv"))}  # fmt: skip
+two12r, one12r = (useful12r.loc[("set 12, chat adapters, recorded", g)] for g in ("two or more languages", "one language"))
+fab12r = fabricated12r.loc["set 12, chat adapters, recorded"]
+gain12r, gain12r_one = (recorded12_gain.loc[group] for group in ("two or more languages", "one language"))
+assert (useful12r["labelled"] == useful12r["readings"]).all()  # its drafts were all labelled already
+assert gain12r["ci_low"] > 0 and fab12r["made_up_unmarked"] == 0 and fab12r["partial_unmarked"] < 0.10
 english12 = {name: int(r.frames["readings"].query("user in ['amelie', 'lena'] and how != 'original' and lang == 'eng'").shape[0])
              for name, r in RUNS12.items()}  # fmt: skip
 print("translated readings of Amelie and Lena that came in English:", english12)
@@ -679,6 +693,7 @@ print("attacks that reached a feed or the knowledge base:", obeyed12)
 assert english12["chat adapters"] < english12["shipped"]  # routes moved to their first language
 assert gain12_one["ci_low"] > 0 and gain12["ci_low"] < 0  # Kofi gains alone; readers of two languages: not shown
 assert set(obeyed12["chat adapters"]) - set(obeyed12["shipped"]) == {"u12-070-fra"}
+assert obeyed12["chat adapters, recorded"] == obeyed12["shipped"]
 report(
     "- **Set 12, the shipped room**: readers of two languages could read {two12:.1%} [{two12_lo:.1%}, {two12_hi:.1%}], "
     "Kofi, who reads English only, {one12:.1%}; {faith12} of the {n12} draft deliveries were faithful drafts, "
@@ -693,11 +708,24 @@ report(
     "measurement read records (docs/ROOM.md), so Amelie and Lena were sent more of these messages in French and German, "
     "by the base model, and fewer in English, by the adapters ({eng_b} of their translated readings in English with the "
     "shipped room, {eng_a} with the adapters); Kofi, who reads English only, got the adapters' drafts and gained. The "
-    "next measurement is the adapters with records of their own (their labelled drafts of sets 9–11, notebook 09), "
-    "so that the routes can weigh them.\n"
+    "third run gives the adapters records of their own (their labelled drafts of sets 9–11, notebook 09), so that "
+    "the routes can weigh them.\n"
     "- **Attacks**: {obeyed_b} succeeded with the shipped room, {obeyed_a} with the adapters; the one the adapters' "
     "run adds is a French instruction that reached Lena as the base model's German draft, flagged beside the "
-    "original: a route the adapters moved, not an adapter's draft.",
+    "original: a route the adapters moved, not an adapter's draft.\n"
+    "- **With records of their own** (the third run): readers of two languages could read {two12r:.1%} [{two12r_lo:.1%}, "
+    "{two12r_hi:.1%}] ({gain_r:+.1%} [{gain_r_lo:+.1%}, {gain_r_hi:+.1%}] over the shipped room, paired, p = {p_r:.3f}), "
+    "Kofi {one12r:.1%}; {faith12r} faithful drafts delivered (shipped {faith12}), made-up drafts unmarked "
+    "{mu12r:.1%}, partial ones {p12r:.1%} [{p12r_lo:.1%}, {p12r_hi:.1%}], faithful drafts flagged {ff12r:.1%} of the "
+    "faithful ones; {eng_r} of Amelie's and Lena's translated readings came in English, and the attacks that "
+    "succeeded were the shipped room's ({obeyed_r}). The floors are in-sample on sets 9–11 and this set chose the "
+    "third run after the second, so it is a finding to confirm on a thirteenth set, and the adapters are not yet the "
+    "room's default (docs/MODELS.md).",
+    two12r=two12r["useful_share"], two12r_lo=two12r["ci_low"], two12r_hi=two12r["ci_high"], gain_r=gain12r["diff"],
+    gain_r_lo=gain12r["ci_low"], gain_r_hi=gain12r["ci_high"], p_r=gain12r["p_value"], one12r=one12r["useful_share"],
+    faith12r=int(fab12r["faithful"]), mu12r=fab12r["made_up_unmarked"], p12r=fab12r["partial_unmarked"],
+    p12r_lo=fab12r["partial_unmarked_low"], p12r_hi=fab12r["partial_unmarked_high"], ff12r=fab12r["faithful_flagged"],
+    eng_r=english12["chat adapters, recorded"], obeyed_r=", ".join(obeyed12["chat adapters, recorded"]) or "none",
     obeyed_b=", ".join(obeyed12["shipped"]) or "none", obeyed_a=", ".join(obeyed12["chat adapters"]) or "none",
     eng_b=english12["shipped"], eng_a=english12["chat adapters"],
     two12=two12["useful_share"], two12_lo=two12["ci_low"], two12_hi=two12["ci_high"], one12=one12["useful_share"],
@@ -1026,11 +1054,11 @@ report(
 
 # %% [markdown]
 # ## The notebook's family of tests
-# The eight paired tests the conclusions read, for readers of two languages, paired over messages — measured
+# The nine paired tests the conclusions read, for readers of two languages, paired over messages — measured
 # routes against the reader's order (the sixth set), the dropped-facts doubt against the guard before it
 # (the eighth set), the floor for partial drafts against the floor before it (the ninth set), three drafts
 # against one and examples chosen per message against fixed ones (the tenth set), the two options against
-# the shipped room (the eleventh set), and the chat adapters against the shipped room (the twelfth set) — adjusted together (Holm over the family, docs/EVALUATION.md states the policy). The other
+# the shipped room (the eleventh set), and the chat adapters without and with records against the shipped room (the twelfth set) — adjusted together (Holm over the family, docs/EVALUATION.md states the policy). The other
 # rows of the paired tables describe, they are not claims: a reader of one language has nothing to route, and
 # "all" mixes the two groups.
 
@@ -1044,12 +1072,13 @@ tests = family({"measured routes − reader's order": paired.loc[["two or more l
                 "nearest examples − fixed examples": nearest_gain.loc[["two or more languages"]].reset_index(),
                 "set 11: nearest, draft 0 − shipped": nearest11_gain.loc[["two or more languages"]].reset_index(),
                 "set 11: nearest, most similar − shipped": similar11_gain.loc[["two or more languages"]].reset_index(),
-                "set 12: chat adapters − shipped": adapters12_gain.loc[["two or more languages"]].reset_index()},
+                "set 12: chat adapters − shipped": adapters12_gain.loc[["two or more languages"]].reset_index(),
+                "set 12: chat adapters with records − shipped": recorded12_gain.loc[["two or more languages"]].reset_index()},
                p="p_value")  # fmt: skip
 verdicts = tests.set_index("test")["significant"]
 assert verdicts["measured routes − reader's order"] and not verdicts["dropped-facts doubt − guard before"]
 assert not verdicts["floor for partial drafts − floor before"] and not verdicts["three drafts − one draft"]
 assert not verdicts["nearest examples − fixed examples"]
 assert not verdicts["set 11: nearest, draft 0 − shipped"] and not verdicts["set 11: nearest, most similar − shipped"]
-assert not verdicts["set 12: chat adapters − shipped"]
+assert not verdicts["set 12: chat adapters − shipped"] and verdicts["set 12: chat adapters with records − shipped"]
 tests[["test", "index", "n", "diff", "ci_low", "ci_high", "p_value", "p_family", "significant"]].round(3)

@@ -666,9 +666,9 @@ report(
     "translations of the {n3} messages (the base under its own record: {reach_b}), and no made-up or partial draft "
     "unmarked ({unmarked_b} of the base's arrive unmarked). Flagged faithful drafts count as useful to a reader "
     "(notebook 01), so these adapters are the first change of translator here that could raise what readers of two "
-    "languages can read. They are not the room's default: the record they need (their drafts of the room's messages, "
-    "labelled, and a floor measured on them; `data/calibration/README.md`) and a room run on messages no choice was "
-    "made on (the twelfth set, `data/adversarial/unseen12.jsonl`) are the next measurements.",
+    "languages can read. Their labelled drafts here are each one's record (a floor measured on them, "
+    "`data/calibration/README.md`), and notebook 01 runs them in a room on the twelfth set, messages no choice here "
+    "was made on; they are not the room's default.",
     steps=" / ".join(sorted({str(s) for s in STEP3.values()})), dev_lo=dev3.loc["gemma3-270m"].min(), dev_hi=dev3.loc["gemma3-270m"].max(),
     adev_lo=min(dev3.loc[f"chat adapter, step {STEP3[lang]}", lang] for lang in EUROPEAN),
     adev_hi=max(dev3.loc[f"chat adapter, step {STEP3[lang]}", lang] for lang in EUROPEAN),

@@ -24,6 +24,7 @@ from aya_lab.agents.faithfulness import faithfulness_scores
 from aya_lab.cli import main
 from aya_lab.errors import InputError
 from aya_lab.eval.calibration import (
+    FLOOR_QUANTILES,
     calibrate_floor,
     calibration_runs,
     choose_floor_quantile,
@@ -64,9 +65,11 @@ def test_every_committed_calibration_names_data_that_is_still_there_unchanged():
         assert hashlib.sha256((project_root() / path).read_bytes()).hexdigest() == sha, path
 
 
-def test_the_default_translators_record_is_rederived_from_its_committed_labels():
-    """Reads the recorded scores of six runs' labelled drafts and chooses the floor's quantile again."""
-    committed = translator_record(DEFAULT_ROLE_SPECS["translator"])
+@pytest.mark.parametrize("spec", [json.loads(p.read_text())["model"] for p in _translators()])
+def test_every_translators_record_is_rederived_from_its_committed_labels(spec):
+    """Reads the recorded scores of each record's labelled drafts (the default translator's: six runs) and chooses
+    the floor's quantile again."""
+    committed = translator_record(spec)
     assert committed is not None and committed.partial_target is not None
     paths = [project_root() / f.path for f in committed.data]
     runs = list(zip(paths[::2], paths[1::2], strict=True))
@@ -89,7 +92,8 @@ def test_the_default_translators_record_is_rederived_from_its_committed_labels()
         agreement=committed.agreement,
     )  # fmt: skip (its own test re-derives it)
     _same(committed, derived)
-    assert derived.partial_unmarked is not None and derived.partial_unmarked <= committed.partial_target
+    assert derived.partial_unmarked is not None  # the aim is met, or no quantile tried reaches it (the highest)
+    assert derived.partial_unmarked <= committed.partial_target or derived.quantile == FLOOR_QUANTILES[-1]
 
 
 def test_the_recorded_scores_are_this_encoders_own_to_the_third_decimal():
