@@ -46,8 +46,7 @@ from aya_lab.eval.report import Report
 from aya_lab.graph.cli import spec_path
 from aya_lab.messages import AYA, parse_aya_request
 from aya_lab.models import load_chat_model
-from aya_lab.models.directions import direction_defaults
-from aya_lab.models.loader import default_role_models, load_role_models, parse_role_models
+from aya_lab.models.loader import load_role_models, parse_role_models, role_specs
 from aya_lab.paths import kb_dir
 from aya_lab.room import ChatRoom
 from aya_lab.room.delivery import LANG_MARK
@@ -262,11 +261,10 @@ def _models(config: AttacksConfig) -> tuple[dict[str, Any], str]:
     """Every role's model as the config's ``model`` names it, with its ``translator:SRC-TGT`` directions (each
     loaded with its ``max_new_tokens`` and ``batch_size``; a spec named for several roles is one object), and the
     run's label, which names every direction's model too."""
-    specs = {**default_role_models(), **parse_role_models(list(config.model) or None)}
+    specs = role_specs(models=parse_role_models(list(config.model) or None))
     options: dict[str, Any] = {"settings": {"max_new_tokens": config.max_new_tokens}, "batch_size": config.batch_size}
     models = load_role_models(models=specs, loader=load_chat_model, **options)
-    named = direction_defaults(specs["translator"]) | specs
-    return models, ",".join(f"{role}={named[role]}" for role in models)
+    return models, ",".join(f"{role}={spec}" for role, spec in specs.items())
 
 
 def run_task(config: AttacksConfig) -> Report:

@@ -67,6 +67,7 @@ __all__ = [
     "load_model",
     "load_role_models",
     "parse_role_models",
+    "role_specs",
     "parse_spec",
 ]
 
@@ -253,6 +254,21 @@ def _check_role(role: str, written: str) -> str:
     )
 
 
+def role_specs(model: object = None, models: Mapping[str, object] | None = None) -> dict[str, object]:
+    """What :func:`load_role_models` loads, before loading: ``{role or translator:SRC-TGT: spec or object}``, every
+    key checked (a bad one is a one-line :class:`ModelSpecError`)."""
+    given = dict(models or {})
+    for key in given:
+        written = f"models={{{key!r}: ...}}"
+        if ":" in key:
+            direction_of(key, written)
+        else:
+            _check_role(key, written)
+    chosen = {role: given.get(role, model) for role in ROLES}
+    chosen = {role: default_model_spec(role) if value is None else value for role, value in chosen.items()}
+    return chosen | direction_defaults(chosen["translator"]) | {k: v for k, v in given.items() if k not in ROLES}
+
+
 def load_role_models(
     model: object = None,
     models: Mapping[str, object] | None = None,
@@ -266,19 +282,9 @@ def load_role_models(
     loaded with ``loader`` once per distinct spec (objects pass through), so a model named for two roles is
     one object, loaded once. A value is a spec string or a model object of any kind, so the result is what
     ``loader`` returns for the specs and the objects as given (callers that know their kinds narrow it)."""
-    given = dict(models or {})
-    for key in given:
-        written = f"models={{{key!r}: ...}}"
-        if ":" in key:
-            direction_of(key, written)
-        else:
-            _check_role(key, written)
-    chosen = {role: given.get(role, model) for role in ROLES}
-    chosen = {role: default_model_spec(role) if value is None else value for role, value in chosen.items()}
-    chosen |= direction_defaults(chosen["translator"]) | {k: v for k, v in given.items() if k not in ROLES}
     loaded: dict[str, object] = {}
     out = {}
-    for role, spec in chosen.items():
+    for role, spec in role_specs(model, models).items():
         if isinstance(spec, str):
             key = spec.strip()
             if key not in loaded:
