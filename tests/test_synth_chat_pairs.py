@@ -27,9 +27,15 @@ def _runs(text: str, n: int = RUN) -> set[tuple[str, ...]]:
     return {tuple(words[i : i + n]) for i in range(len(words) - n + 1)}
 
 
-def _test_messages() -> list[str]:
+def _test_records() -> list[dict]:
     paths = sorted(p for p in ADVERSARIAL.glob("unseen*.jsonl") if "_labels" not in p.name)
-    return [json.loads(line)["text"] for p in paths for line in p.read_text(encoding="utf-8").splitlines()]
+    return [json.loads(line) for p in paths for line in p.read_text(encoding="utf-8").splitlines()]
+
+
+def _near(lines: list[str], texts: list[str]) -> list[str]:
+    """The ``lines`` equal to one of ``texts`` (case and spaces aside) or sharing a run of :data:`RUN` words with one."""
+    test_runs, exact = set().union(*map(_runs, texts)), {t.strip().lower() for t in texts}
+    return [line for line in lines if line.strip().lower() in exact or _runs(line) & test_runs]
 
 
 PAIRS = [
@@ -50,26 +56,21 @@ def test_the_second_batch_repeats_neither_the_first_nor_a_test_message():
     first, second = set(_lines("translate_chat.swh.txt")), _lines("translate_chat2.swh.txt")
     assert len(second) == 1586
     assert not first & set(second)
-    tests = _test_messages()
+    tests = [r["text"] for r in _test_records()]
     assert len(tests) >= 1000  # every set was read
-    test_runs = set().union(*map(_runs, tests))
-    exact = {t.strip().lower() for t in tests}
-    near = [line for line in second if line.strip().lower() in exact or _runs(line) & test_runs]
+    near = _near(second, tests)
     assert not near, near[:3]
 
 
 def test_the_third_batch_repeats_no_test_message_gloss_or_pool_record():
-    records = [json.loads(line) for p in sorted(ADVERSARIAL.glob("unseen*.jsonl")) if "_labels" not in p.name
-               for line in p.read_text(encoding="utf-8").splitlines()]  # fmt: skip
+    records = _test_records()
     pool = yaml.safe_load((project_root() / "data" / "fewshot" / "chat_translations.yaml").read_text(encoding="utf-8"))
     texts = [r["text"] for r in records] + [r.get("note", "").removeprefix("gloss: ") for r in records]
     texts += [text for example in pool["examples"] for text in example.values()]
-    test_runs, exact = set().union(*map(_runs, texts)), {t.strip().lower() for t in texts}
     counts = {}
     for source, english in PAIRS[2:]:
-        lines = _lines(source) + _lines(english)
         counts[source] = len(_lines(source))
-        near = [line for line in lines if line.strip().lower() in exact or _runs(line) & test_runs]
+        near = _near(_lines(source) + _lines(english), texts)
         assert not near, near[:3]
     assert counts == {"translate_chat3.fra.txt": 605, "translate_chat3.deu.txt": 618, "translate_chat3.spa.txt": 618}
 
