@@ -662,7 +662,6 @@ without_near.round(3)
 # among those already labelled. This set has now served three rooms; a thirteenth should confirm the third.
 
 # %%
-set12 = judged("unseen12_run/measured.csv", "unseen12_labels.jsonl")
 useful12, fabricated12, adapters12_gain, agreement12 = compare_runs(12, ("measured.csv", "chat_adapters.csv"), ("shipped", "chat adapters"))
 fabricated12.round(3)
 
@@ -671,15 +670,16 @@ useful12r, fabricated12r, recorded12_gain, _ = compare_runs(12, ("measured.csv",
 fabricated12r.round(3)
 
 # %%
+RUNS12 = {name: judged(f"unseen12_run/{f}", "unseen12_labels.jsonl") for name, f in (
+    ("shipped", "measured.csv"), ("chat adapters", "chat_adapters.csv"), ("chat adapters, recorded", "chat_adapters_recorded.csv"))}  # fmt: skip
 two12, two12a = (useful12.loc[(f"set 12, {name}", "two or more languages")] for name in ("shipped", "chat adapters"))
 one12, one12a = (useful12.loc[(f"set 12, {name}", "one language")] for name in ("shipped", "chat adapters"))
 fab12, fab12a = (fabricated12.loc[f"set 12, {name}"] for name in ("shipped", "chat adapters"))
 gain12, gain12_one = (adapters12_gain.loc[group] for group in ("two or more languages", "one language"))
-assert len(set12.items) == 200 and (set12.items["category"] == "ordinary").sum() == 140
+items12 = RUNS12["shipped"].items
+assert len(items12) == 200 and (items12["category"] == "ordinary").sum() == 140
 assert (useful12["labelled"] == useful12["readings"]).all()  # every reading of both runs is judged
 assert fab12["deliveries"] == fab12a["deliveries"]
-RUNS12 = {name: judged(f"unseen12_run/{f}", "unseen12_labels.jsonl") for name, f in (
-    ("shipped", "measured.csv"), ("chat adapters", "chat_adapters.csv"), ("chat adapters, recorded", "chat_adapters_recorded.csv"))}  # fmt: skip
 two12r, one12r = (useful12r.loc[("set 12, chat adapters, recorded", g)] for g in ("two or more languages", "one language"))
 fab12r = fabricated12r.loc["set 12, chat adapters, recorded"]
 gain12r, gain12r_one = (recorded12_gain.loc[group] for group in ("two or more languages", "one language"))

@@ -248,18 +248,18 @@ chat2 = {s: PromptSystem(load_chat_model(f"gemma3-270m+lora:{CHAT2 / f'step-{s:0
                          "user_translate/completion", name=f"chat2, step {s}") for s in STEPS2}  # fmt: skip
 
 
-def swahili(*numbers):
-    """The Swahili messages of the numbered unseen-message sets, in file order."""
+def written_in(lang, *numbers):
+    """The messages in ``lang`` of the numbered unseen-message sets, in file order."""
     adversarial = project_root() / "data" / "adversarial"
     return [r for n in numbers for r in map(json.loads, (adversarial / f"unseen{n}.jsonl").read_text(encoding="utf-8").splitlines())
-            if r["lang"] == "swh"]  # fmt: skip
+            if r["lang"] == lang]  # fmt: skip
 
 
 def gloss(message):
     return message["note"].removeprefix("gloss: ")
 
 
-DEV = swahili(7, 8)
+DEV = written_in("swh", 7, 8)
 dev_systems = {"gemma3-270m": prompted, "news adapter": news, "mixed adapter": mixed,
                **{f"chat2, step {s}": chat2[s] for s in STEPS2}}  # fmt: skip
 dev_chrf = pd.Series({name: CHRF().corpus_score(s.translate([m["text"] for m in DEV], "swh", "eng"), [[gloss(m) for m in DEV]]).score
@@ -270,7 +270,7 @@ dev_chrf.round(1).to_frame()
 
 # %%
 chosen = PromptSystem(chat2[STEP2].model, "user_translate/completion", name="chat2 adapter")
-CHAT_SETS = {"sets 5-6": CHAT, "sets 9-11": swahili(9, 10, 11)}
+CHAT_SETS = {"sets 5-6": CHAT, "sets 9-11": written_in("swh", 9, 10, 11)}
 adversarial = project_root() / "data" / "adversarial"
 labels2 = load_labels(adversarial / "chat_swh_eng_labels.jsonl") | load_labels(adversarial / "chat_swh_eng_labels2.jsonl")
 for n in (5, 6, 9, 10, 11):  # the rooms' labels of the same drafts, where a room's draft is the same
@@ -314,21 +314,23 @@ CHAT_ALL = [m for msgs in CHAT_SETS.values() for m in msgs]
 n_chat = len(CHAT_ALL)
 
 
-def gate(system, guard):
-    """How ``guard`` delivers each of ``system``'s chat drafts, counted per label."""
+def gate(system, guard, drafts, messages, labels):
+    """How ``guard`` delivers each of ``system``'s drafts into English (``drafts[group, system]``, of the messages
+    ``messages[group]``, in their own language), counted per label."""
     rows = []
-    for (set_name, name), out in chat2_drafts.items():
-        for m, draft in zip(CHAT_SETS[set_name], out, strict=True) if name == system else ():
-            verdict = guard.check(m["text"], draft, "swh", "eng")
+    for (group, name), out in drafts.items():
+        for m, draft in zip(messages[group], out, strict=True) if name == system else ():
+            verdict = guard.check(m["text"], draft, m["lang"], "eng")
             how = "withheld" if not verdict.ok else "flagged" if verdict.flagged else "unmarked"
-            rows.append({"label": labels2[m["id"], "eng", draft], "how": how})
+            rows.append({"label": labels[m["id"], "eng", draft], "how": how})
     frame = pd.DataFrame(rows)
     return pd.crosstab(frame["label"], frame["how"]).reindex(columns=["withheld", "flagged", "unmarked"], fill_value=0)
 
 
-GATES = {"chat2 adapter, written thresholds alone": gate("chat2 adapter", TranslationGuard()),
-         "chat2 adapter, in a room (no record)": gate("chat2 adapter", TranslationGuard(recorded=False)),
-         "gemma3-270m, its own record": gate("gemma3-270m", TranslationGuard(floor=translator_floor("gemma3-270m")))}  # fmt: skip
+JUDGED2 = (chat2_drafts, CHAT_SETS, labels2)
+GATES = {"chat2 adapter, written thresholds alone": gate("chat2 adapter", TranslationGuard(), *JUDGED2),
+         "chat2 adapter, in a room (no record)": gate("chat2 adapter", TranslationGuard(recorded=False), *JUDGED2),
+         "gemma3-270m, its own record": gate("gemma3-270m", TranslationGuard(floor=translator_floor("gemma3-270m")), *JUDGED2)}  # fmt: skip
 gates = pd.concat(GATES, axis=1).fillna(0).astype(int)
 unmarked_made_up = int(gates.loc["made_up", ("chat2 adapter, written thresholds alone", "unmarked")])
 assert gates[("chat2 adapter, in a room (no record)", "unmarked")].sum() == 0  # nothing of it arrives unmarked
@@ -385,13 +387,6 @@ chat3 = {(lang, s): PromptSystem(load_chat_model(f"gemma3-270m+lora:{CHAT3[lang]
          for lang in EUROPEAN for s in STEPS3}  # fmt: skip
 
 
-def written_in(lang, *numbers):
-    """The messages in ``lang`` of the numbered unseen-message sets, in file order."""
-    adversarial = project_root() / "data" / "adversarial"
-    return [r for n in numbers for r in map(json.loads, (adversarial / f"unseen{n}.jsonl").read_text(encoding="utf-8").splitlines())
-            if r["lang"] == lang]  # fmt: skip
-
-
 def into_english(system, lang, msgs):
     return system.translate([m["text"] for m in msgs], lang, "eng")
 
@@ -443,17 +438,9 @@ faithful3_tests[["n", "mean_a", "mean_b", "diff", "ci_low", "ci_high", "p_bootst
 # every draft of it that passes the written thresholds; the prompted base is judged by its own record.
 
 # %%
-def gate3(system, guard):
-    """How ``guard`` delivers each of ``system``'s test drafts, counted per label."""
-    rows = [{"label": labels3[m["id"], "eng", draft], "how": "withheld" if not v.ok else "flagged" if v.flagged else "unmarked"}
-            for (lang, name), out in drafts3.items() if name == system
-            for m, draft in zip(TEST3[lang], out, strict=True) for v in [guard.check(m["text"], draft, lang, "eng")]]  # fmt: skip
-    frame = pd.DataFrame(rows)
-    return pd.crosstab(frame["label"], frame["how"]).reindex(columns=["withheld", "flagged", "unmarked"], fill_value=0)
-
-
-gates3 = pd.concat({"chat adapters, in a room (no record)": gate3("chat adapter", TranslationGuard(recorded=False)),
-                    "gemma3-270m, its own record": gate3("gemma3-270m", TranslationGuard(floor=translator_floor("gemma3-270m")))},
+JUDGED3 = (drafts3, TEST3, labels3)
+gates3 = pd.concat({"chat adapters, in a room (no record)": gate("chat adapter", TranslationGuard(recorded=False), *JUDGED3),
+                    "gemma3-270m, its own record": gate("gemma3-270m", TranslationGuard(floor=translator_floor("gemma3-270m")), *JUDGED3)},
                    axis=1).fillna(0).astype(int)  # fmt: skip
 reach3 = {name: int(gates3.loc["faithful", (name, "flagged")] + gates3.loc["faithful", (name, "unmarked")]) for name in gates3.columns.levels[0]}
 print("faithful drafts that reach the reader (flagged or unmarked):", reach3)
