@@ -35,7 +35,7 @@ from typing import TypedDict, Unpack, cast
 from aya_lab.models.adapter import Adapter, adapted_weights, check_base, merge_adapter, read_adapter
 from aya_lab.models.base import LocalChatModel
 from aya_lab.models.device import silence_transformers
-from aya_lab.models.directions import direction_defaults, direction_of, is_direction_key
+from aya_lab.models.directions import direction_defaults, direction_of
 from aya_lab.models.embedded import EMBEDDED, converted_model_dir, embedded_gguf
 from aya_lab.models.errors import ModelSpecError
 from aya_lab.models.fake import FakeChatModel
@@ -231,7 +231,8 @@ def parse_role_models(values: Iterable[str] | str | None) -> dict[str, str]:
     out: dict[str, str] = {}
     for value in values or []:
         role, sep, spec = value.partition("=")
-        if sep and is_direction_key(role.strip()):  # translator:SRC-TGT=SPEC, one direction
+        if sep and role.strip().startswith("translator:"):  # translator:SRC-TGT=SPEC, one direction
+            direction_of(role.strip(), value)  # a malformed direction is its own one-line error
             out[role.strip()] = spec.strip()
             parse_spec(spec)
         elif sep and ":" not in role and "/" not in role:

@@ -34,6 +34,16 @@ def test_a_bad_direction_key_is_one_line_naming_it_and_the_form():
     assert "'translator:swahili-english'" in msg and "translator:swh-eng" in msg and "\n" not in msg
 
 
+def test_a_bad_direction_on_the_command_line_is_named_as_a_direction():
+    """``--model translator:french-eng=SPEC`` is refused as a direction key, not as an unknown model spec."""
+    with pytest.raises(ModelSpecError) as err:
+        parse_role_models(["translator:french-eng=fake:x"])
+    msg = str(err.value)
+    assert (
+        msg.startswith("unknown model key 'translator:french-eng'") and "translator:swh-eng" in msg and "\n" not in msg
+    )
+
+
 MEASURED = {"swh-eng": ("gemma3-270m", "gemma3-270m-swh-eng/step-050")}
 """A committed adapter planted as a default: the mechanism is tested on it (the room ships none, below)."""
 
