@@ -447,19 +447,55 @@ print("faithful drafts that reach the reader (flagged or unmarked):", reach3)
 gates3
 
 # %% [markdown]
+# The criterion for an adapter the room uses by default (issue 40, docs/MODELS.md) also asks for a measured chrF
+# gain over both floors on two unseen sets, one of them workplace chat. chrF of each chosen adapter, the prompted
+# base and both floors against the writers' glosses on the same 120 chat messages per language and on the 40 per
+# language of the twelfth set (a message's line breaks read as spaces; intervals resample contiguous blocks of 5
+# messages, and single messages on the twelfth set, whose 8 blocks would be too few), and, for French and German, on the NTREX-128 window above (news, which no chat adapter saw; intervals
+# resample documents; the shared NTREX-128 files have no Spanish):
+
+# %%
+def chat_chrf(folder, lang, msgs, systems, **options):
+    """A translation report of ``systems`` on ``msgs`` (in ``lang``) against their glosses, through a files: dataset."""
+    src, ref = Path(folder) / f"chat.{lang}.txt", Path(folder) / f"chat.{lang}.eng.txt"
+    src.write_text("".join(m["text"].replace("\n", " ") + "\n" for m in msgs), encoding="utf-8")
+    ref.write_text("".join(gloss(m).replace("\n", " ") + "\n" for m in msgs), encoding="utf-8")
+    return run("translation", systems=systems, dataset=f"files:{lang}-eng:{src},{ref}", **SCORING | options)
+
+
+chat3_chrf = {}
+with tempfile.TemporaryDirectory() as folder:
+    for lang in EUROPEAN:
+        systems3 = [copy, other, prompted, PromptSystem(chat3[lang, STEP3[lang]].model, "user_translate/completion", name="chat adapter")]
+        direction3 = f"{EUROPEAN[lang]} → English (chat adapter)"
+        chat3_chrf[direction3, "chat, sets 9-11"] = chat_chrf(folder, lang, TEST3[lang], systems3)
+        chat3_chrf[direction3, "chat, set 12"] = chat_chrf(folder, lang, written_in(lang, 12), systems3, resample="segment")
+        if lang != "spa":
+            dataset, window = WINDOWS["NTREX-128"]
+            chat3_chrf[direction3, "NTREX-128"] = run("translation", systems=systems3, dataset=dataset, pairs=f"{lang}-eng",
+                                                      **window, **SCORING)  # fmt: skip
+chat3_scores = pd.concat({key: chrf_by_set({key[1]: res}) for key, res in chat3_chrf.items()}, axis=1).droplevel(2, axis=1)
+chat3_diffs = deltas_across(chat3_chrf, "chat adapter", ("copy", "other-sentence", "gemma3-270m"))
+chat3_scores.round(1)
+
+# %%
+chat3_diffs
+
+# %% [markdown]
 # ## The notebook's family of tests
 # The conclusions read each adapter's paired chrF difference against both floors and both prompts, on both test
 # sets, the mixed Swahili adapter's against both floors, the room's prompt and the news adapter, and the chat2
 # adapter's against both floors, the room's prompt and the mixed adapter on three sets, with its faithful drafts
 # against the prompted base's and the mixed adapter's (a paired bootstrap over the 160 chat messages), and the
 # French, German and Spanish chat adapters' faithful drafts against the prompted base's (per language over its 120
-# messages, and over all 360): 58 tests,
+# messages, and over all 360) and their chrF against both floors and the prompted base on two chat sets and, for
+# French and German, NTREX-128: 82 tests,
 # adjusted together here (Holm over the family, `p_family`; `significant`: `p_family` < 0.05),
 # the statistics policy of docs/EVALUATION.md. `p_bootstrap` is read off the same resamples as the CI, so it is
 # below 0.05 exactly when the CI excludes 0. The conclusions call a difference significant only over the family.
 
 # %%
-all_diffs = pd.concat([diffs.drop(columns="best prompt"), mixed_diffs, chat2_diffs])
+all_diffs = pd.concat([diffs.drop(columns="best prompt"), mixed_diffs, chat2_diffs, chat3_diffs])
 faithful_rows = faithful_tests.reset_index(names="against").rename(columns={"diff": "delta"}).assign(direction="swh-eng (chat2)", **{"test set": "chat, faithful drafts"})
 faithful3_rows = faithful3_tests.reset_index(names="direction").rename(columns={"diff": "delta"}).assign(
     direction=lambda t: t["direction"] + " → English (chat adapter)", against="gemma3-270m", **{"test set": "chat, faithful drafts"})  # fmt: skip
@@ -468,7 +504,7 @@ family_tests = family({"adapter − floor or prompt": all_diffs.drop(columns="si
                        "faithful drafts": faithful_rows}, p="p_bootstrap")  # fmt: skip
 print(f"{len(family_tests)} tests, Holm at α = {ALPHA}")
 family_tests["p_bootstrap"] = family_tests["p_bootstrap"].astype(float)
-assert len(family_tests) == 58 and not family_tests["few_units"].any()
+assert len(family_tests) == 82 and not family_tests["few_units"].any()
 assert ((family_tests["p_bootstrap"] < 0.05).iloc[:len(all_diffs)] == all_diffs["significant"].to_numpy()).all()  # p and CI agree
 family_sig = family_tests.set_index(["direction", "test set", "against"])["significant"]
 family_tests[["direction", "test set", "against", "delta", "ci_low", "ci_high", "p_bootstrap", "p_family", "significant"]].round(3)
@@ -578,9 +614,9 @@ floors2 = {t: all(sig2.loc[(t, f), "significant"] and sig2.loc[(t, f), "delta"] 
            for t in chat2_tests}  # fmt: skip
 faithful_sig = chat2_family[chat2_family["test"] == "faithful drafts"].set_index("against")["significant"]
 sig2 = sig2.assign(delta=sig2["delta"].astype(float))
-assert STEP2 == 300 and floors2["chat"] and floors2["MAFAND test"] and not floors2["NTREX-128"]
-ntrex_copy = sig2.loc[("NTREX-128", "copy")]
-assert sig2.loc[("NTREX-128", "other-sentence"), "significant"] and ntrex_copy["delta"] > 0 and ntrex_copy["ci_low"] > 0
+assert STEP2 == 300 and floors2["chat"] and not floors2["MAFAND test"] and not floors2["NTREX-128"]
+news_copy = {t: sig2.loc[(t, "copy")] for t in ("NTREX-128", "MAFAND test")}
+assert all(sig2.loc[(t, "other-sentence"), "significant"] and r["delta"] > 0 and r["ci_low"] > 0 for t, r in news_copy.items())
 assert sig2.loc[("NTREX-128", "mixed adapter"), "significant"] and not sig2.loc[("chat", "mixed adapter"), "significant"]
 assert f2 <= 4 and made_up2 / n_chat > 0.75 and not faithful_sig.any()  # almost no faithful draft on chat
 
@@ -597,15 +633,16 @@ def interval(row):
 report(
     "- **More chat pairs and more steps raise chrF, not faithful translations.** The adapter trained {steps} steps on "
     "1,986 chat and 2,000 news pairs (the step chosen on the development messages: chrF {dev:.1f} against the glosses, "
-    "the mixed adapter {dev_mixed:.1f}) is significantly above both floors on the chat messages and on MAFAND test, "
-    "over the notebook's family of {n_tests} tests: chrF {chat} on the {n_chat} chat messages against their glosses, "
-    "{mafand} on MAFAND test. On NTREX-128, {ntrex}, it is above the other sentence but above copying the source "
-    "only alone ({ntrex_copy}), not over the family. Against the mixed adapter, only NTREX-128's difference is "
+    "the mixed adapter {dev_mixed:.1f}) is significantly above both floors on the chat messages, over the notebook's family of {n_tests} tests: chrF "
+    "{chat} on the {n_chat} chat messages against their glosses. On the news sets, {mafand} on MAFAND test and {ntrex} "
+    "on NTREX-128, it is above the other sentence but above copying the source only alone ({mafand_copy}; "
+    "{ntrex_copy}), not over the family (over the 58 tests before the French, German and Spanish chrF tests joined it, "
+    "MAFAND test's was significant). Against the mixed adapter, only NTREX-128's difference is "
     "significant. By the labels it translated {f2} of the "
     "{n_chat} chat messages faithfully ({p2} partial, {m2} made up, {w2} wrong language); the mixed adapter {fm}, the "
     "prompted base {fb} (no difference significant).\n"
     "- **So clearing both floors in chrF is not enough to ship an adapter for chat**: this one clears them on a chat "
-    "set and on a news set, the measured gain issue 40 names, yet {share:.0%} of its chat drafts say something else. It "
+    "set, and on both news sets above the other sentence and, alone, above copying the source, yet {share:.0%} of its chat drafts say something else. It "
     "would become the direction's default only with a record of its own (labelled drafts of the room's messages; "
     "`data/calibration/README.md`), which these labels would not earn it. A 270M base model did not learn to translate Swahili workplace chat from four thousand pairs on the "
     "CPU; the room's Swahili colleagues keep English as their second language, and a larger translator "
@@ -616,14 +653,14 @@ report(
     "none of its drafts arrives unmarked; the room's default translator, under its own record, delivers none of "
     "its Swahili drafts.",
     steps=chat2_cards[STEP2]["steps"], dev=dev_chrf[f"chat2, step {STEP2}"], dev_mixed=dev_chrf["mixed adapter"],
-    n_tests=len(family_tests), ntrex_copy=interval(ntrex_copy), chat=above("chat"), ntrex=above("NTREX-128"), mafand=above("MAFAND test"),
+    n_tests=len(family_tests), ntrex_copy=interval(news_copy["NTREX-128"]), mafand_copy=interval(news_copy["MAFAND test"]), chat=above("chat"), ntrex=above("NTREX-128"), mafand=above("MAFAND test"),
     n_chat=n_chat, f2=f2, p2=int(counts2.loc["chat2 adapter", "partial"]), m2=made_up2,
     w2=int(counts2.loc["chat2 adapter", "wrong_language"]), fm=fm, fb=fb, share=made_up2 / n_chat,
     unmarked=unmarked_made_up, unmarked_share=unmarked_made_up / n_chat,
 )  # fmt: skip
 
 # %%
-sig3 = family_tests[family_tests["direction"].str.endswith("(chat adapter)")].set_index("direction")
+sig3 = family_tests[family_tests["direction"].str.endswith("(chat adapter)") & (family_tests["test"] == "faithful drafts")].set_index("direction")
 counts3 = chat3_table.groupby("system").sum()  # the three languages, 360 messages per system
 f3, fb3 = (int(counts3.loc[name, "faithful"]) for name in ("chat adapter", "gemma3-270m"))
 pooled3 = faithful3_tests.loc["all three"]
@@ -654,7 +691,7 @@ report(
     "unmarked ({unmarked_b} of the base's arrive unmarked). Flagged faithful drafts count as useful to a reader "
     "(notebook 01), so these adapters are the first change of translator here that could raise what readers of two "
     "languages can read. Their labelled drafts here are each one's record (a floor measured on them, "
-    "`data/calibration/README.md`), and notebook 01 runs them in a room on the twelfth set, messages no choice here "
+    "`data/calibration/README.md`), and notebook 01 runs them in a room on the twelfth and thirteenth sets, messages no choice here "
     "was made on; they are not the room's default.",
     steps=" / ".join(sorted({str(s) for s in STEP3.values()})), dev_lo=dev3.loc["gemma3-270m"].min(), dev_hi=dev3.loc["gemma3-270m"].max(),
     adev_lo=min(dev3.loc[f"chat adapter, step {STEP3[lang]}", lang] for lang in EUROPEAN),
@@ -665,4 +702,42 @@ report(
     langs="; ".join(lang_line(name) for name in by_lang3), p3=int(counts3.loc["chat adapter", "partial"]),
     pb3=int(counts3.loc["gemma3-270m", "partial"]), reach_a=reach3["chat adapters, in a room (no record)"],
     reach_b=reach3["gemma3-270m, its own record"], unmarked_b=unmarked3["gemma3-270m, its own record"],
+)  # fmt: skip
+
+# %%
+CHRF_SETS3 = ("chat, sets 9-11", "chat, set 12", "NTREX-128")
+
+
+def floors_cleared(lang):
+    """The sets on which ``lang``'s chat adapter is above both chrF floors over the family."""
+    direction3 = f"{EUROPEAN[lang]} → English (chat adapter)"
+    return [t for t in CHRF_SETS3 if (direction3, t, "copy") in chat3_diffs.index
+            and all(family_sig[direction3, t, f] and float(chat3_diffs.loc[(direction3, t, f), "delta"]) > 0
+                    for f in ("copy", "other-sentence"))]  # fmt: skip
+
+
+def chrf_line(lang):
+    direction3 = f"{EUROPEAN[lang]} → English (chat adapter)"
+    sets = [t for t in CHRF_SETS3 if (direction3, t) in chat3_chrf]
+    return f"{EUROPEAN[lang]}: " + "; ".join(
+        f"{t} {chat3_scores.loc['chat adapter', (direction3, t)]:.1f} (copy {chat3_scores.loc['copy', (direction3, t)]:.1f}, "
+        f"other sentence {chat3_scores.loc['other-sentence', (direction3, t)]:.1f}, prompted base "
+        f"{chat3_scores.loc['gemma3-270m', (direction3, t)]:.1f})" for t in sets)  # fmt: skip
+
+
+cleared3 = {lang: floors_cleared(lang) for lang in EUROPEAN}
+qualifies3 = {lang: len(sets) >= 2 and any(t.startswith("chat") for t in sets) for lang, sets in cleared3.items()}
+above_base3 = sorted(f"{d.split(' → ')[0]} on {t}" for (d, t, against), significant in family_sig.items()
+                     if d.endswith("(chat adapter)") and against == "gemma3-270m" and t in CHRF_SETS3 and significant
+                     and float(chat3_diffs.loc[(d, t, against), "delta"]) > 0)  # fmt: skip
+print({EUROPEAN[lang]: sets for lang, sets in cleared3.items()})
+assert all(qualifies3.values())
+report(
+    "- **chrF against both floors**, on the writers' glosses of two chat sets and on NTREX-128 (news), over the "
+    "family: {lines}. Above both floors on two unseen sets, one of them chat, as the criterion for a room default "
+    "asks: {qualify}. Significantly above the prompted base over the family: {above_base}. The criterion's other "
+    "half is measured in a room: notebook 01 reads the thirteenth set.",
+    lines=". ".join(chrf_line(lang) for lang in EUROPEAN),
+    qualify=", ".join(EUROPEAN[lang] for lang in EUROPEAN if qualifies3[lang]) or "none",
+    above_base="; ".join(above_base3) or "none",
 )  # fmt: skip
