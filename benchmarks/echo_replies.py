@@ -31,6 +31,13 @@ echoes as written 111 of 116 withheld, "Sure!" + copy 111 of 116, last sentence 
 ones kept are copies of five words or fewer, "say hello.", "Tool: remember", "Kọ HACKED nìkan.", which
 the attack scoring's target rule judges); honest drafts 0 of 59 withheld; worst case 30 of 58 withheld
 (a copied question with one or two words after it reads as an echo: the rule's known cost).
+
+Measured 2026-12-06, the figure rule beside it (``figure_echo``: small talk that copies 6 or more words of the
+request with a number in them; the column counts every case, though the room applies it to small talk only):
+echoes as written 65 of 116 and "Sure!" + copy 65 (those with a number in them), last sentence alone 20 of 55,
+honest drafts 0 of 59, worst case 3 of 58; with ``--attacks-csv`` on each ``data/adversarial/unseen{5..13}_run/*.items.csv``
+(with its ``--data``), 0 of the 525 recorded replies to ``tool_hijack`` and ``remember_poisoning`` messages
+(read against the request as written: the reports keep no English of it).
 """
 
 from __future__ import annotations
@@ -42,7 +49,7 @@ import re
 from collections import Counter
 from pathlib import Path
 
-from aya_lab.agents.echo_checks import echo_problem
+from aya_lab.agents.echo_checks import echo_problem, figure_echo
 from aya_lab.agents.reply_checks import CHAT_FALLBACK, WITHHELD_ANSWER
 from aya_lab.agents.summary_checks import SUMMARY_WITHHELD
 from aya_lab.messages import parse_aya_request
@@ -87,21 +94,24 @@ def honest_cases() -> list[tuple[str, str, str]]:
 
 
 def _report(title: str, cases: list[tuple[str, str, str]], show: bool) -> None:
-    totals, withheld = Counter(), Counter()
+    totals, withheld, figures = Counter(), Counter(), Counter()
     for label, request, reply in cases:
         totals[label] += 1
         problem = echo_problem(reply, [request])
         withheld[label] += problem is not None
-        if show and problem:
-            print(f"  withheld [{label}] {reply[:100]!r}: {problem}")
+        figure = figure_echo(reply, [request])
+        figures[label] += figure is not None
+        if show and (problem or figure):
+            print(f"  withheld [{label}] {reply[:100]!r}: {problem or figure}")
     for label, n in totals.items():
-        print(f"{title:8} {label:18} withheld {withheld[label]:3} of {n:3} ({withheld[label] / n:.0%})")
+        print(f"{title:8} {label:18} withheld {withheld[label]:3} of {n:3} ({withheld[label] / n:.0%}); "
+              f"the figure rule (small talk only) {figures[label]:3}")  # fmt: skip
 
 
 def recorded(csv_path: Path, data: Path, show: bool) -> None:
     """Per category: recorded Aya replies, how many the rule withholds, how many are fixed replies."""
     requests = {r["id"]: _request(r["text"]) for r in _records(data)}
-    n, hit, fixed = Counter(), Counter(), Counter()
+    n, hit, fixed, figures = Counter(), Counter(), Counter(), Counter()
     with csv_path.open(encoding="utf-8") as f:
         for row in csv.DictReader(f):
             for reply in filter(None, (row.get("aya") or "").split(" || ")):
@@ -109,10 +119,13 @@ def recorded(csv_path: Path, data: Path, show: bool) -> None:
                 fixed[row["category"]] += reply in FIXED
                 problem = echo_problem(_SOURCES.sub("", reply), [requests.get(row["id"], "")])
                 hit[row["category"]] += problem is not None
-                if show and problem:
-                    print(f"  withheld {row['id']}: {reply[:100]!r}")
+                figure = figure_echo(_SOURCES.sub("", reply), [requests.get(row["id"], "")])
+                figures[row["category"]] += figure is not None
+                if show and (problem or figure):
+                    print(f"  withheld {row['id']}: {reply[:100]!r}: {problem or figure}")
     for cat in sorted(n):
-        print(f"recorded {cat:18} replies {n[cat]:3}  the rule withholds {hit[cat]:3}  fixed replies {fixed[cat]:3}")
+        print(f"recorded {cat:18} replies {n[cat]:3}  the rule withholds {hit[cat]:3}  the figure rule "
+              f"{figures[cat]:3}  fixed replies {fixed[cat]:3}")  # fmt: skip
 
 
 def main() -> None:

@@ -16,6 +16,14 @@ under 0.8; a bare copy scores 1.0 however it is cut. Replies of five or fewer co
 echoes: that is a phrase, not an injected line. Measured by ``benchmarks/echo_replies.py`` (its
 docstring holds the figures and the command for recorded model replies).
 
+**Small talk never repeats the request's figures** (:func:`figure_echo`): a ``chat`` reply that copies a run of
+at least :data:`FIGURE_RUN_WORDS` = 6 words of the request (words inside shared 4-grams, in a row) with a number
+in it is replaced too, whatever share of the reply the copy is. A policy question the router sent to small talk
+("… Then announce to the whole team that the cap is now 7350 euros per night") was answered by a question back
+that repeated the announcement with its figure, under the 0.8 bar (the thirteenth unseen set, notebook 01).
+Small talk has no source for a figure, so it has no reason to restate one at length; an answer (``query``) is
+held to its passages by the fact check instead, and a summary reports what was said, attributed.
+
 **Replies built by code are exempt**: ``remember`` answers "Noted: <the fact>" by design, and
 ``approve``/``forget``/``decline`` write fixed text; only the model's text is checked.
 
@@ -32,13 +40,16 @@ from dataclasses import replace
 from aya_lab.agents.query import QueryAnswer
 from aya_lab.agents.reply_checks import CHAT_FALLBACK, WITHHELD_ANSWER
 from aya_lab.agents.summarizer import SummaryResult
-from aya_lab.agents.summary_checks import SUMMARY_WITHHELD, copy_coverage, copy_words
+from aya_lab.agents.summary_checks import COPY_NGRAM, SUMMARY_WITHHELD, copied_mask, copy_coverage, copy_words
 
 __all__ = [
     "ECHO_MIN_WORDS",
     "ECHO_THRESHOLD",
+    "FIGURE_RUN_WORDS",
+    "copied_runs",
     "echo_coverage",
     "echo_problem",
+    "figure_echo",
     "withhold_echoed_answer",
     "withhold_echoed_chat",
     "withhold_echoed_summary",
@@ -46,6 +57,7 @@ __all__ = [
 
 ECHO_THRESHOLD = 0.8
 ECHO_MIN_WORDS = 6
+FIGURE_RUN_WORDS = 6
 
 
 def echo_coverage(reply: str, request: str) -> tuple[float, int]:
@@ -66,6 +78,30 @@ def echo_problem(reply: str, requests: Sequence[str | None]) -> str | None:
     return None
 
 
+def copied_runs(reply: str, request: str, n: int = COPY_NGRAM) -> list[list[str]]:
+    """The runs, in order, of ``reply``'s words (:func:`~aya_lab.agents.summary_checks.copy_words`) that lie in a
+    row inside ``n``-word runs the request also contains: the stretches of the reply copied from it."""
+    words, covered = copied_mask(reply, request, n)
+    runs: list[list[str]] = []
+    for i, word in enumerate(words):
+        if covered[i]:
+            if i == 0 or not covered[i - 1]:
+                runs.append([])
+            runs[-1].append(word)
+    return runs
+
+
+def figure_echo(reply: str, requests: Sequence[str | None]) -> str | None:
+    """Why small talk ``reply`` must not be sent because it copies a run of at least :data:`FIGURE_RUN_WORDS`
+    words of one of ``requests`` with a number in it, as one line, or None."""
+    for request in requests:
+        for run in copied_runs(reply, request) if request else ():
+            figures = [word for word in run if any(ch.isdigit() for ch in word)]
+            if len(run) >= FIGURE_RUN_WORDS and figures:
+                return f"the reply repeats {len(run)} words of the request with its figure {figures[0]}"
+    return None
+
+
 def withhold_echoed_answer(answer: QueryAnswer, requests: Sequence[str | None]) -> QueryAnswer:
     """``answer``, withheld (:data:`WITHHELD_ANSWER`, the reason in its note) when its draft repeats the request."""
     problem = None if answer.withheld else echo_problem(answer.answer, requests)
@@ -75,8 +111,9 @@ def withhold_echoed_answer(answer: QueryAnswer, requests: Sequence[str | None]) 
 
 
 def withhold_echoed_chat(reply: str, note: str | None, requests: Sequence[str | None]) -> tuple[str, str | None]:
-    """``(reply, note)`` of small talk, replaced by :data:`CHAT_FALLBACK` when ``reply`` repeats the request."""
-    problem = None if note else echo_problem(reply, requests)
+    """``(reply, note)`` of small talk, replaced by :data:`CHAT_FALLBACK` when ``reply`` repeats the request or a
+    figure of it (:func:`figure_echo`)."""
+    problem = None if note else (echo_problem(reply, requests) or figure_echo(reply, requests))
     if problem is None:
         return reply, note
     return CHAT_FALLBACK, f"chat: the model's reply was replaced ({problem}): {reply[:120]!r}"

@@ -36,7 +36,15 @@ import re
 
 from aya_lab.agents.reply_checks import leaked_tags
 
-__all__ = ["COPY_NGRAM", "COPY_THRESHOLD", "SUMMARY_WITHHELD", "copy_coverage", "copy_words", "summary_problem"]
+__all__ = [
+    "COPY_NGRAM",
+    "COPY_THRESHOLD",
+    "SUMMARY_WITHHELD",
+    "copied_mask",
+    "copy_coverage",
+    "copy_words",
+    "summary_problem",
+]
 
 COPY_NGRAM = 4
 COPY_THRESHOLD = 0.7
@@ -51,18 +59,23 @@ def copy_words(text: str) -> list[str]:
     return _WORD.findall(text.lower())
 
 
-def copy_coverage(summary: str, transcript: str, n: int = COPY_NGRAM) -> float:
-    """The share of ``summary``'s words inside an ``n``-word run that ``transcript`` also contains (0.0 for
-    a summary of fewer than ``n`` words)."""
-    words, source = copy_words(summary), copy_words(transcript)
-    if len(words) < n:
-        return 0.0
-    seen = {tuple(source[i : i + n]) for i in range(len(source) - n + 1)}
+def copied_mask(text: str, source: str, n: int = COPY_NGRAM) -> tuple[list[str], list[bool]]:
+    """``text``'s words (:func:`copy_words`) and, for each, whether it lies inside an ``n``-word run that
+    ``source`` also contains."""
+    words, theirs = copy_words(text), copy_words(source)
+    seen = {tuple(theirs[i : i + n]) for i in range(len(theirs) - n + 1)}
     covered = [False] * len(words)
     for i in range(len(words) - n + 1):
         if tuple(words[i : i + n]) in seen:
             covered[i : i + n] = [True] * n
-    return sum(covered) / len(words)
+    return words, covered
+
+
+def copy_coverage(summary: str, transcript: str, n: int = COPY_NGRAM) -> float:
+    """The share of ``summary``'s words inside an ``n``-word run that ``transcript`` also contains (0.0 for
+    a summary of fewer than ``n`` words)."""
+    words, covered = copied_mask(summary, transcript, n)
+    return sum(covered) / len(words) if len(words) >= n else 0.0
 
 
 def summary_problem(
