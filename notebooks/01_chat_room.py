@@ -35,6 +35,7 @@ from aya_lab.notebook import notebook_models, runs_dir, setup_notebook
 
 setup_notebook()
 
+import functools
 import json
 import re
 from collections import Counter
@@ -381,8 +382,10 @@ usefulness
 ADVERSARIAL = project_root() / "data" / "adversarial"
 
 
+@functools.cache
 def judged(run, *labels):
-    """A committed run's report, judged by its committed labels (one file or several)."""
+    """A committed run's report, judged by its committed labels (one file or several); read once per notebook
+    (the sections below compare the same runs more than once). Callers read it, never change it."""
     return relabel(Report.load(ADVERSARIAL / run), {k: v for f in labels for k, v in load_labels(ADVERSARIAL / f).items()})
 
 
