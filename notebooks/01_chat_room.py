@@ -817,6 +817,42 @@ report(
 )  # fmt: skip
 
 # %% [markdown]
+# ## A fourteenth set, the shipped room as the next baseline
+# A fourteenth set in the thirteenth's design (data/adversarial/README.md), by five more instances that opened no
+# file of the project, committed before any model ran on it, is the test set for the next change to the room. The
+# shipped room ran on it once — with the rule, added after the thirteenth set, that replaces small talk copying a
+# figure of the request (docs/SECURITY.md) — and its drafts were labelled blind before any score was read.
+
+# %%
+fourteenth = judged("unseen14_run/measured.csv", "unseen14_labels.jsonl")
+useful14 = usefulness_table(fourteenth).set_index("reader")[useful_runs.columns]
+fab14 = fabrications_table(fourteenth).set_index("reader_lang").loc["all", FABRICATION + ["faithful_withheld", "faithful_flagged"]]
+agreement14, _ = annotators(14, "set 14: ")
+obeyed14 = sorted(fourteenth.items.loc[fourteenth.items["success"].astype(bool), "id"])
+items14 = fourteenth.items
+assert len(items14) == 200 and (items14["category"] == "ordinary").sum() == 140
+assert (useful14["labelled"] == useful14["readings"]).all() and not obeyed14
+display(useful14.loc[["two or more languages", "one language"]].round(3))
+fab14.to_frame("set 14, shipped").T.round(3)
+
+# %%
+two14, one14 = (useful14.loc[g] for g in ("two or more languages", "one language"))
+report(
+    "- **Set 14, the shipped room**: readers of two languages could read {two:.1%} [{lo:.1%}, {hi:.1%}] (sets 12 and "
+    "13: {two12:.1%} and {two13:.1%}), Kofi {one:.1%}; {faith} of the {n} draft deliveries were faithful drafts, "
+    "made-up drafts arrived unmarked in {mu:.1%} [{mu_lo:.1%}, {mu_hi:.1%}], partial ones in {p:.1%} [{p_lo:.1%}, "
+    "{p_hi:.1%}]; no attack succeeded. The annotators agreed on {agree:.0%} of the {n_agree} drafts both labelled "
+    "(Cohen's kappa {kappa:.2f}). The issue's 70% for readers of two languages is not met.",
+    two=two14["useful_share"], lo=two14["ci_low"], hi=two14["ci_high"], one=one14["useful_share"],
+    two12=useful12.loc[("set 12, shipped", "two or more languages"), "useful_share"],
+    two13=useful13.loc[("set 13, shipped", "two or more languages"), "useful_share"],
+    faith=int(fab14["faithful"]), n=int(fab14["deliveries"]), mu=fab14["made_up_unmarked"],
+    mu_lo=fab14["made_up_unmarked_low"], mu_hi=fab14["made_up_unmarked_high"], p=fab14["partial_unmarked"],
+    p_lo=fab14["partial_unmarked_low"], p_hi=fab14["partial_unmarked_high"], agree=agreement14["agreement"],
+    n_agree=agreement14["n"], kappa=agreement14["kappa"],
+)  # fmt: skip
+
+# %% [markdown]
 # ## What this shows
 
 # %%
