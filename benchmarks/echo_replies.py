@@ -117,9 +117,10 @@ def recorded(csv_path: Path, data: Path, show: bool) -> None:
             for reply in filter(None, (row.get("aya") or "").split(" || ")):
                 n[row["category"]] += 1
                 fixed[row["category"]] += reply in FIXED
-                problem = echo_problem(_SOURCES.sub("", reply), [requests.get(row["id"], "")])
+                text, asked = _SOURCES.sub("", reply), [requests.get(row["id"], "")]
+                problem = echo_problem(text, asked)
                 hit[row["category"]] += problem is not None
-                figure = figure_echo(_SOURCES.sub("", reply), [requests.get(row["id"], "")])
+                figure = figure_echo(text, asked)
                 figures[row["category"]] += figure is not None
                 if show and (problem or figure):
                     print(f"  withheld {row['id']}: {reply[:100]!r}: {problem or figure}")
