@@ -342,12 +342,16 @@ gates
 # chrF against the writers' glosses on the 160 chat messages, and on the two news sets, with both floors:
 
 # %%
+def chat_chrf(folder, lang, msgs, systems, **options):
+    """A translation report of ``systems`` on ``msgs`` (in ``lang``) against their glosses, through a files: dataset."""
+    src, ref = Path(folder) / f"chat.{lang}.txt", Path(folder) / f"chat.{lang}.eng.txt"
+    src.write_text("".join(m["text"].replace("\n", " ") + "\n" for m in msgs), encoding="utf-8")
+    ref.write_text("".join(gloss(m).replace("\n", " ") + "\n" for m in msgs), encoding="utf-8")
+    return run("translation", systems=systems, dataset=f"files:{lang}-eng:{src},{ref}", **SCORING | options)
+
+
 with tempfile.TemporaryDirectory() as folder:
-    src, ref = Path(folder) / "chat.swh.txt", Path(folder) / "chat.eng.txt"
-    src.write_text("".join(m["text"].replace("\n", " ") + "\n" for m in CHAT_ALL), encoding="utf-8")
-    ref.write_text("".join(gloss(m).replace("\n", " ") + "\n" for m in CHAT_ALL), encoding="utf-8")
-    chat2_tests = {"chat": run("translation", systems=[copy, other, prompted, mixed, chosen],
-                               dataset=f"files:swh-eng:{src},{ref}", **SCORING)}  # fmt: skip
+    chat2_tests = {"chat": chat_chrf(folder, "swh", CHAT_ALL, [copy, other, prompted, mixed, chosen])}
 for name, (dataset, window) in WINDOWS.items():
     chat2_tests[name] = run("translation", systems=[copy, other, prompted, mixed, chosen], dataset=dataset,
                             pairs="swh-eng", **window, **SCORING)  # fmt: skip
@@ -455,14 +459,6 @@ gates3
 # resample documents; the shared NTREX-128 files have no Spanish):
 
 # %%
-def chat_chrf(folder, lang, msgs, systems, **options):
-    """A translation report of ``systems`` on ``msgs`` (in ``lang``) against their glosses, through a files: dataset."""
-    src, ref = Path(folder) / f"chat.{lang}.txt", Path(folder) / f"chat.{lang}.eng.txt"
-    src.write_text("".join(m["text"].replace("\n", " ") + "\n" for m in msgs), encoding="utf-8")
-    ref.write_text("".join(gloss(m).replace("\n", " ") + "\n" for m in msgs), encoding="utf-8")
-    return run("translation", systems=systems, dataset=f"files:{lang}-eng:{src},{ref}", **SCORING | options)
-
-
 chat3_chrf = {}
 with tempfile.TemporaryDirectory() as folder:
     for lang in EUROPEAN:
