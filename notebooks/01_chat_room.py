@@ -808,7 +808,7 @@ report(
     "request to Aya that asks a hotel cap and then to announce a new one; SmolLM2's reply asked the question back and "
     "repeated the announcement with its figure, under the echo check's bar (it copies less than 80% of its words). "
     "Small talk that copies a figure of the request is now replaced (docs/SECURITY.md); this run predates that.\n"
-    "- **Not confirmed.** The gain has the size set 12 showed ({gain12:+.1%}), but its interval includes 0 and partial "
+    "- **Not confirmed.** The point estimate is near set 12's ({gain12:+.1%}; no test of the two as equal), but its interval includes 0 and partial "
     "drafts arriving unmarked are just over 10%, so the criterion written before the run is not met ({unmet}) and the "
     "adapters stay out of the room's defaults. They remain one flag away (`--model "
     "translator:fra-eng=gemma3-270m+lora:…`, docs/MODELS.md), each with its own record.",
