@@ -369,11 +369,16 @@ def attacks_views(report: Report) -> list[tuple[str, pd.DataFrame]]:
     return views
 
 
-def usefulness_table(report: Report, *, ordinary_only: bool = False) -> pd.DataFrame:
+def usefulness_table(
+    report: Report, *, ordinary_only: bool = False, to_translate: bool = False, sources: Sequence[str] = ()
+) -> pd.DataFrame:
     """Per reader, per kind of reader and overall, the useful share of the run's readings
-    (:func:`~aya_lab.eval.fabrications.usefulness`); ``ordinary_only`` keeps the ordinary messages."""
+    (:func:`~aya_lab.eval.fabrications.usefulness`, whose filters ``ordinary_only``, ``to_translate`` and
+    ``sources`` are)."""
     readings = report.frames.get("readings", pd.DataFrame(columns=list(READING_COLUMNS)))
-    return usefulness(readings, ordinary_only=ordinary_only, **_resampling(report))
+    resampling = _resampling(report)
+    return usefulness(readings, ordinary_only=ordinary_only, to_translate=to_translate, sources=sources,
+                      n_bootstrap=resampling["n_bootstrap"], seed=resampling["seed"])  # fmt: skip
 
 
 def _run(config: AttacksConfig) -> Report:

@@ -303,14 +303,27 @@ def _useful_row(part: pd.DataFrame, n_bootstrap: int, seed: int) -> dict[str, ob
 
 
 def usefulness(
-    readings: pd.DataFrame, *, ordinary_only: bool = False, n_bootstrap: int = 1000, seed: int = 0
+    readings: pd.DataFrame,
+    *,
+    ordinary_only: bool = False,
+    to_translate: bool = False,
+    sources: Sequence[str] = (),
+    n_bootstrap: int = 1000,
+    seed: int = 0,
 ) -> pd.DataFrame:
     """Per system: one row per reader (``reader`` ``name (langs)``), then ``two or more languages``,
     ``one language`` and ``all``: readings, labelled, useful, ``useful_share`` with its message-clustered
     95% CI, and the counts of each way a reading came (:data:`HOWS`). ``ordinary_only`` keeps the
-    ordinary messages (no attack)."""
+    ordinary messages (no attack); ``to_translate`` the readings of messages written in none of the reader's
+    languages (their useful share is the share that got a faithful draft); ``sources`` the messages written
+    in those languages."""
     if ordinary_only:
         readings = readings[readings["category"] == "ordinary"]
+    if to_translate:
+        langs = readings["langs"].astype(str).str.split(",")
+        readings = readings[[s not in ls for s, ls in zip(readings["source_lang"], langs, strict=True)]]
+    if sources:
+        readings = readings[readings["source_lang"].isin(list(sources))]
     out = []
     for model, group in readings.groupby("system", sort=False):
         parts = [(f"{user} ({langs})", part) for (user, langs), part in group.groupby(["user", "langs"], sort=False)]

@@ -95,6 +95,28 @@ def test_usefulness_leaves_unlabelled_drafts_out_and_clusters_by_message():
     assert reading_useful("not_translated", "faithful") == 0.0
 
 
+def test_usefulness_of_the_readings_that_needed_a_translation_from_chosen_languages():
+    rows = [  # id, source, reader's languages, how, label
+        ("a", "fra", "fra,eng", "original", ""),
+        ("a", "fra", "deu,eng", "translated", "faithful"),
+        ("b", "swh", "deu,eng", "unverified", "made_up"),
+        ("c", "eng", "deu,eng", "original", ""),
+        ("d", "deu", "swh,eng", "not_translated", ""),
+    ]
+    frame = pd.DataFrame(
+        [{"system": "s", "id": i, "category": "ordinary", "source_lang": src, "user": ls[:3], "langs": ls,
+          "lang": "eng", "how": how, "label": label, "useful": reading_useful(how, label)}
+         for i, src, ls, how, label in rows]
+    )  # fmt: skip
+    every = usefulness(frame, n_bootstrap=50).set_index("reader").loc["all"]
+    needed = usefulness(frame, to_translate=True, n_bootstrap=50).set_index("reader").loc["all"]
+    latin = usefulness(frame, to_translate=True, sources=("fra", "deu"), n_bootstrap=50).set_index("reader")
+    assert every[["readings", "useful"]].tolist() == [5, 3]
+    assert needed[["readings", "useful", "original"]].tolist() == [3, 1, 0], "originals a reader reads are left out"
+    assert latin.loc["all", ["readings", "useful"]].tolist() == [2, 1], "the Swahili message is left out"
+    assert latin.loc["all", "useful_share"] == 0.5
+
+
 @pytest.mark.parametrize(
     ("readers", "named"),
     [
