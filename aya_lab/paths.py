@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import stat
+from functools import cache
 from pathlib import Path
 
 from aya_lab.errors import InputError
@@ -66,8 +67,10 @@ def data_dir() -> Path | None:
     return settings().data_dir
 
 
+@cache
 def project_root() -> Path:
-    """The repository root (the folder above the ``aya_lab`` package)."""
+    """The repository root (the folder above the ``aya_lab`` package); resolved once per process (a prompt
+    render asks for it several times)."""
     return Path(__file__).resolve().parent.parent
 
 
@@ -77,7 +80,7 @@ def _resource(name: str) -> Path:
     checkout = project_root() / name
     if checkout.is_dir():
         return checkout
-    return Path(__file__).resolve().parent / "resources" / Path(name).name
+    return project_root() / "aya_lab" / "resources" / Path(name).name
 
 
 def prompts_dir() -> Path:

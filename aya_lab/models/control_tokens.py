@@ -15,6 +15,8 @@ character cannot be broken and are left alone (no tokenizer here has any).
 
 from __future__ import annotations
 
+from functools import lru_cache
+
 __all__ = ["ZWSP", "control_strings", "escape_control_tokens"]
 
 ZWSP = "\u200b"
@@ -56,6 +58,8 @@ def escape_control_tokens(text: str, tokenizer_or_strings: object) -> str:
 
 
 def _escape(text: str, strings: tuple[str, ...]) -> str:
+    if _first_characters(strings).isdisjoint(text):
+        return text  # no string can occur: the usual case, decided without a search per string
     for _ in range(8):
         hits = [s for s in strings if s in text]
         if not hits:
@@ -63,3 +67,9 @@ def _escape(text: str, strings: tuple[str, ...]) -> str:
         for s in hits:
             text = text.replace(s, s[0] + ZWSP + s[1:])
     return text
+
+
+@lru_cache(maxsize=16)
+def _first_characters(strings: tuple[str, ...]) -> frozenset[str]:
+    """The characters the control strings ``strings`` begin with."""
+    return frozenset(s[0] for s in strings if s)

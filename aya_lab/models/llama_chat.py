@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import time
 from collections.abc import Sequence
+from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
@@ -43,6 +44,13 @@ ENGINE_NAME = "llama.cpp"
 def render_chat_template(template: str, messages: list[dict[str, str]], **special: str) -> str:
     """``template`` rendered as transformers' ``apply_chat_template`` renders it (sandboxed Jinja,
     ``trim_blocks``/``lstrip_blocks``, ``raise_exception``), with the generation prompt added."""
+    return _compiled(template).render(messages=messages, add_generation_prompt=True, enable_thinking=False, **special)
+
+
+@lru_cache(maxsize=8)
+def _compiled(template: str) -> Any:
+    """``template`` compiled once per process (compiling took longer than rendering); a compiled Jinja
+    template renders safely from several threads."""
     from jinja2.exceptions import TemplateError
     from jinja2.ext import loopcontrols
     from jinja2.sandbox import ImmutableSandboxedEnvironment
@@ -52,8 +60,7 @@ def render_chat_template(template: str, messages: list[dict[str, str]], **specia
 
     env = ImmutableSandboxedEnvironment(trim_blocks=True, lstrip_blocks=True, extensions=[loopcontrols])
     env.globals["raise_exception"] = raise_exception
-    compiled = env.from_string(template)
-    return compiled.render(messages=messages, add_generation_prompt=True, enable_thinking=False, **special)
+    return env.from_string(template)
 
 
 class LlamaCppChatModel(LocalChatModel):
