@@ -895,9 +895,9 @@ takes = pd.DataFrame.from_dict({name: what_70_takes(r) for name, r in CEILING_RU
 takes.round(3)
 
 # %% [markdown]
-# A delivery rule can only choose among the drafts the translator wrote. The most any rule could have delivered on
-# the thirteenth set: for every reading, whichever of the two rooms (shipped, adapters) got a faithful draft there —
-# a choice no guard can make, since it needs the labels:
+# A delivery rule chooses among the drafts the translator writes. The most a rule choosing between the two rooms'
+# drafts of the thirteenth set could have delivered: for every reading, whichever room (shipped, adapters) got a
+# faithful draft there — a choice no guard can make, since it needs the labels:
 
 # %%
 def best_of(*runs):
@@ -926,7 +926,7 @@ report(
     "- **No delivery rule reaches it with these drafts**: choosing, for every reading of set 13, whichever room's "
     "draft was faithful — which needs the labels — gives readers of two languages {best13:.1%}, and neither room withheld "
     "a faithful draft. The ceiling is the translator's drafts, not the guard: the target needs a translator whose chat drafts from French, German and "
-    "Spanish are faithful about {need:.0%} of the time, and from Swahili some of the time.",
+    "Spanish are faithful about {need:.0%} of the time (less if some of Swahili's were).",
     orig=takes["originals"].iloc[0] / takes["readings"].iloc[0], need=takes["needed faithful"].iloc[0],
     lo=takes["faithful"].min(), hi=takes["faithful"].max(), best_name=takes["faithful"].idxmax(),
     best=takes["faithful"].max(), best_lo=takes.loc[takes["faithful"].idxmax(), "ci_low"],
