@@ -895,9 +895,10 @@ takes = pd.DataFrame.from_dict({name: what_70_takes(r) for name, r in CEILING_RU
 takes.round(3)
 
 # %% [markdown]
-# A delivery rule chooses among the drafts the translator writes. The most a rule choosing between the two rooms'
-# drafts of the thirteenth set could have delivered: for every reading, whichever room (shipped, adapters) got a
-# faithful draft there — a choice no guard can make, since it needs the labels:
+# A delivery rule chooses among the drafts the translator writes. The most a rule choosing among the rooms' drafts
+# of one set could have delivered: for every reading, whichever room got a faithful draft there (set 12: the
+# shipped room and the chat adapters without and with records; set 13: the shipped room and the recorded adapters) —
+# a choice no guard can make, since it needs the labels:
 
 # %%
 def best_of(*runs):
@@ -908,14 +909,15 @@ def best_of(*runs):
     return frames[0].assign(useful=both.max(axis=1))
 
 
-best13 = best_of(*RUNS13.values())
-best13_two = best13[best13["langs"].str.contains(",")]["useful"].mean()
-print(f"set 13, readers of two languages: {best13_two:.1%} of readings useful at best "
-      f"(shipped {two13['useful_share']:.1%}, adapters {two13r['useful_share']:.1%})")
+best12_two, best13_two = (best[best["langs"].str.contains(",")]["useful"].mean()
+                          for best in (best_of(*RUNS12.values()), best_of(*RUNS13.values())))  # fmt: skip
+print(f"readers of two languages, useful at best: set 12 {best12_two:.1%} (its rooms {two12['useful_share']:.1%}, "
+      f"{two12a['useful_share']:.1%}, {two12r['useful_share']:.1%}); set 13 {best13_two:.1%} (its rooms "
+      f"{two13['useful_share']:.1%}, {two13r['useful_share']:.1%})")
 assert (takes["faithful from Swahili"] == 0).all() and (takes["originals"] == 240).all() and (takes["readings"] == 600).all()
 assert takes["needed faithful"].nunique() == 1  # 280 readings of French, German and Spanish messages
 assert (takes["ci_high"] < takes["needed faithful"]).all()  # every run's interval is below what 70% needs
-assert best13_two < TARGET and fab13["faithful_withheld"] == fab13r["faithful_withheld"] == 0  # the guard withheld none
+assert max(best12_two, best13_two) < TARGET and fab13["faithful_withheld"] == fab13r["faithful_withheld"] == 0  # the guard withheld none
 
 # %%
 report(
@@ -923,14 +925,14 @@ report(
     "none of them got a faithful draft of a Swahili message in sets 12–14, so 70% needs a faithful draft in {need:.0%} of the "
     "readings of French, German and Spanish messages. The runs delivered a faithful draft in {lo:.0%}–{hi:.0%} of them (the best, "
     "{best_name}: {best:.1%} [{best_lo:.1%}, {best_hi:.1%}]); every interval is below what is needed.\n"
-    "- **No delivery rule reaches it with these drafts**: choosing, for every reading of set 13, whichever room's "
-    "draft was faithful — which needs the labels — gives readers of two languages {best13:.1%}, and neither room withheld "
-    "a faithful draft. The ceiling is the translator's drafts, not the guard: the target needs a translator whose chat drafts from French, German and "
+    "- **No delivery rule reaches it with these drafts**: choosing, for every reading, whichever room's draft was "
+    "faithful — which needs the labels — gives readers of two languages {best12:.1%} on set 12 (three rooms) and "
+    "{best13:.1%} on set 13 (two), where neither room withheld a faithful draft. The ceiling is the translator's drafts, not the guard: the target needs a translator whose chat drafts from French, German and "
     "Spanish are faithful about {need:.0%} of the time (less if some of Swahili's were).",
     orig=takes["originals"].iloc[0] / takes["readings"].iloc[0], need=takes["needed faithful"].iloc[0],
     lo=takes["faithful"].min(), hi=takes["faithful"].max(), best_name=takes["faithful"].idxmax(),
     best=takes["faithful"].max(), best_lo=takes.loc[takes["faithful"].idxmax(), "ci_low"],
-    best_hi=takes.loc[takes["faithful"].idxmax(), "ci_high"], best13=best13_two,
+    best_hi=takes.loc[takes["faithful"].idxmax(), "ci_high"], best12=best12_two, best13=best13_two,
 )  # fmt: skip
 
 # %% [markdown]
