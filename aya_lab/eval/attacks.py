@@ -373,8 +373,8 @@ def usefulness_table(
     report: Report, *, ordinary_only: bool = False, to_translate: bool = False, sources: Sequence[str] = ()
 ) -> pd.DataFrame:
     """Per reader, per kind of reader and overall, the useful share of the run's readings
-    (:func:`~aya_lab.eval.fabrications.usefulness`, whose filters ``ordinary_only``, ``to_translate`` and
-    ``sources`` are)."""
+    (:func:`~aya_lab.eval.fabrications.usefulness`; ``ordinary_only``, ``to_translate`` and ``sources`` are its
+    filters)."""
     readings = report.frames.get("readings", pd.DataFrame(columns=list(READING_COLUMNS)))
     resampling = _resampling(report)
     return usefulness(readings, ordinary_only=ordinary_only, to_translate=to_translate, sources=sources,

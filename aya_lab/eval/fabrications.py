@@ -70,6 +70,7 @@ from aya_lab.eval.resampling import (
     paired_bootstrap,
     percentile_ci,
 )
+from aya_lab.languages import normalize_language
 from aya_lab.paths import project_root
 
 __all__ = [
@@ -316,14 +317,16 @@ def usefulness(
     95% CI, and the counts of each way a reading came (:data:`HOWS`). ``ordinary_only`` keeps the
     ordinary messages (no attack); ``to_translate`` the readings of messages written in none of the reader's
     languages (their useful share is the share that got a faithful draft); ``sources`` the messages written
-    in those languages."""
+    in those languages (any spelling :func:`~aya_lab.languages.normalize_language` takes; an unknown one is a
+    one-line error)."""
     if ordinary_only:
         readings = readings[readings["category"] == "ordinary"]
     if to_translate:
         langs = readings["langs"].astype(str).str.split(",")
         readings = readings[[s not in ls for s, ls in zip(readings["source_lang"], langs, strict=True)]]
     if sources:
-        readings = readings[readings["source_lang"].isin(list(sources))]
+        codes = [normalize_language(x) for x in ([sources] if isinstance(sources, str) else sources)]
+        readings = readings[readings["source_lang"].isin(codes)]
     out = []
     for model, group in readings.groupby("system", sort=False):
         parts = [(f"{user} ({langs})", part) for (user, langs), part in group.groupby(["user", "langs"], sort=False)]

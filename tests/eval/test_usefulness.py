@@ -115,6 +115,13 @@ def test_usefulness_of_the_readings_that_needed_a_translation_from_chosen_langua
     assert needed[["readings", "useful", "original"]].tolist() == [3, 1, 0], "originals a reader reads are left out"
     assert latin.loc["all", ["readings", "useful"]].tolist() == [2, 1], "the Swahili message is left out"
     assert latin.loc["all", "useful_share"] == 0.5
+    spelled = usefulness(frame, to_translate=True, sources=("fr", "German"), n_bootstrap=50).set_index("reader")
+    assert spelled.loc["all", ["readings", "useful"]].tolist() == [2, 1], "any spelling of a language"
+    one = usefulness(frame, to_translate=True, sources="swh", n_bootstrap=50).set_index("reader")
+    assert one.loc["all", "readings"] == 1, "one language given as a string is that language, not its letters"
+    with pytest.raises(AyaLabError) as err:
+        usefulness(frame, sources=("klingonese",), n_bootstrap=50)
+    assert "klingonese" in str(err.value) and "\n" not in str(err.value)
 
 
 @pytest.mark.parametrize(
