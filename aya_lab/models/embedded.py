@@ -29,6 +29,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
+from filelock import FileLock
 from tqdm.auto import tqdm
 
 from aya_lab.models.errors import ModelNotFoundError
@@ -206,8 +207,17 @@ def converted_model_dir(spec: str = "smollm2") -> Path:
     target = cache_dir() / "models" / f"{model.label}-{sha[:12]}"
     if (target / "aya_lab_converted.json").exists():
         return target
-    _log.warning("converting the embedded %s GGUF to %s (once, about %d s)", spec, target, model.seconds)
     target.parent.mkdir(parents=True, exist_ok=True)
+    with FileLock(f"{target}.lock"):  # a second process waits for the first's conversion instead of redoing it
+        if not (target / "aya_lab_converted.json").exists():
+            _convert_into(spec, target)
+    return target
+
+
+def _convert_into(spec: str, target: Path) -> None:
+    """Convert embedded model ``spec`` into ``target`` through a temporary folder renamed into place."""
+    model = EMBEDDED[spec]
+    _log.warning("converting the embedded %s GGUF to %s (once, about %d s)", spec, target, model.seconds)
     work = Path(tempfile.mkdtemp(prefix=target.name + ".", dir=target.parent))
     try:
         with tqdm(total=4, desc=f"converting {spec}", file=sys.stderr, disable=None) as bar:
@@ -219,14 +229,9 @@ def converted_model_dir(spec: str = "smollm2") -> Path:
                 (out / "NOTICE").write_text(model.notice)
             (out / "aya_lab_converted.json").write_text(json.dumps({"source": gguf.name, "sha256": got}, indent=2))
             bar.update(1)
-        try:
-            out.rename(target)
-        except OSError:  # another process converted it first
-            if not (target / "aya_lab_converted.json").exists():
-                raise
+        out.rename(target)
     finally:
         shutil.rmtree(work, ignore_errors=True)
-    return target
 
 
 def _convert(gguf: Path, out: Path, bar: tqdm) -> None:

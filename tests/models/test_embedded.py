@@ -2,6 +2,8 @@
 
 import hashlib
 import importlib.util
+import time
+from concurrent.futures import ThreadPoolExecutor
 from types import SimpleNamespace
 
 import pytest
@@ -78,7 +80,8 @@ def test_corrupted_chunk_is_a_hash_error_and_leaves_nothing_in_the_cache(tmp_pat
         embedded.converted_model_dir("gemma3-270m")
     msg = str(err.value)
     assert "expected a5fd3b62230aa5ec" in msg and "--force-reinstall" in msg and "\n" not in msg
-    assert list((tmp_path / "cache" / "models").iterdir()) == []  # no half-converted folder, no stray GGUF
+    left = [path.name for path in (tmp_path / "cache" / "models").iterdir() if path.suffix != ".lock"]
+    assert left == []  # no half-converted folder, no stray GGUF (the empty lock file may stay)
 
 
 def test_a_converted_model_is_not_converted_again(tmp_path, monkeypatch):
@@ -88,6 +91,22 @@ def test_a_converted_model_is_not_converted_again(tmp_path, monkeypatch):
     (done / "aya_lab_converted.json").write_text("{}")
     monkeypatch.setattr(embedded, "gemma_chunk_paths", lambda: pytest.fail("chunks read again"))
     assert embedded.converted_model_dir("gemma3-270m") == done
+
+
+def test_two_processes_converting_at_once_convert_once(tmp_path, monkeypatch):
+    monkeypatch.setenv("AYA_LAB_CACHE_DIR", str(tmp_path / "cache"))
+    calls = []
+
+    def slow_conversion(spec, target):
+        calls.append(spec)
+        time.sleep(0.3)  # long enough for the other caller to find the folder missing
+        target.mkdir()
+        (target / "aya_lab_converted.json").write_text("{}")
+
+    monkeypatch.setattr(embedded, "_convert_into", slow_conversion)
+    with ThreadPoolExecutor(2) as pool:  # two threads hold two open files, so the OS lock excludes them as processes
+        folders = list(pool.map(embedded.converted_model_dir, ["gemma3-270m"] * 2))
+    assert calls == ["gemma3-270m"] and folders[0] == folders[1] and folders[0].is_dir()
 
 
 @pytest.mark.slow
