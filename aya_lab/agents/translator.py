@@ -50,4 +50,5 @@ class AyaTranslator:
     def _render(self, request: str, lang: str) -> list[BaseMessage]:
         """The prompt for one request; completion prompts also get the source language's name and code."""
         values = {"request": request, "source_language": language_name(lang), "source_code": lang}
-        return self.prompt.render(**{k: v for k, v in values.items() if k in self.prompt.variables})
+        needed = self.prompt.variables  # computed once, not once per value (it reads the pool's keys)
+        return self.prompt.render(**{k: v for k, v in values.items() if k in needed})

@@ -91,7 +91,8 @@ class UserAgent:
             "target_code": target,
         }
         prompt = prompt or self.prompt
-        return prompt.render(**{k: v for k, v in values.items() if k in prompt.variables})
+        needed = prompt.variables  # computed once, not once per value (it reads the pool's keys)
+        return prompt.render(**{k: v for k, v in values.items() if k in needed})
 
     def _clean(self, text: str, target: str) -> str:
         return clean_translation(cut_at_stop(text, self.prompt.stop_strings), language_name(target))

@@ -124,7 +124,8 @@ class PromptFile(BaseModel):
             raise PromptError(f"prompt {self.name!r} is a completion prompt; render it with .render(...)")
         parts = ([("system", self.system)] if self.system else []) + [("human", self.user)]
         template = SpotlitChatTemplate(parts, prompt=self)  # type: ignore[call-arg]  # __init__ infers the rest
-        used = {k: v for k, v in self.defaults.items() if k in self.variables}
+        needed = self.variables
+        used = {k: v for k, v in self.defaults.items() if k in needed}
         return template.partial(**used) if used else template
 
     def render(self, **values: Any) -> list[BaseMessage]:

@@ -61,15 +61,14 @@ def render_messages(prompt: RenderablePrompt, values: dict[str, Any]) -> list[Ba
     """What :meth:`PromptFile.render` returns for ``values`` (see the module docstring)."""
     if prompt.examples is not None:
         spec_records(prompt.examples)  # a missing pool is named before any variable
-    merged = {**prompt.defaults, **values}
-    missing = sorted(prompt.variables - set(merged))
+    merged, variables = {**prompt.defaults, **values}, prompt.variables
+    missing = sorted(variables - set(merged))
     if missing:
         raise PromptError(f"prompt {prompt.name!r} needs variable {missing[0]!r}; pass {missing[0]}=...")
-    unexpected = sorted(set(values) - prompt.variables - set(prompt.defaults))
+    unexpected = sorted(set(values) - variables - set(prompt.defaults))
     if unexpected:
         raise PromptError(
-            f"prompt {prompt.name!r} has no variable {unexpected[0]!r}; its variables are "
-            f"{', '.join(sorted(prompt.variables))}"
+            f"prompt {prompt.name!r} has no variable {unexpected[0]!r}; its variables are {', '.join(sorted(variables))}"
         )
     merged = spotlit(prompt, merged)
     if prompt.format == "completion":

@@ -165,6 +165,28 @@ def test_long_prompt_is_truncated_from_the_left():
         engine.close()
 
 
+def test_the_context_is_made_on_the_first_decode_so_a_replay_never_makes_one():
+    engine = LlamaEngine(find_embedded_gguf(), threads=1, n_ctx=64, n_seq_max=2)
+    try:
+        assert engine.tokenize("hello team") and engine.eos_text  # the vocabulary needs no context
+        engine.forget()  # nothing to empty yet
+        assert engine._ctx is None and engine._batch is None
+        (first,) = engine.generate(["The meeting is at"], Sampling(max_new_tokens=4))
+        context = engine._ctx
+        assert context is not None and first.completion_tokens > 0
+        (again,) = engine.generate(["The meeting is at"], Sampling(max_new_tokens=4))
+        assert engine._ctx is context and again.text == first.text  # made once, then reused
+    finally:
+        engine.close()
+    assert engine._ctx is None and engine._model is None
+
+
+def test_a_never_used_engine_closes():
+    engine = LlamaEngine(find_embedded_gguf(), threads=1, n_ctx=64, n_seq_max=2)
+    engine.close()
+    assert engine._model is None
+
+
 # -- identity ----------------------------------------------------------------------------------------------
 def test_fingerprint_names_engine_version_and_quantization(smol):
     fp = smol.fingerprint
