@@ -12,8 +12,9 @@ sacrebleu's. What this adds:
   the range, which can leave the metric's range for a score near 0;
 - the scores of many rows of summed statistics at once: chrF rows by sacrebleu's ``_compute_f_score``
   applied to all rows in numpy, its operations in its order on the rows' own dtype, so every score is
-  sacrebleu's bit for bit (tested); BLEU rows with every n-gram count positive by its formula in Python floats
-  without building a score object per row (bit for bit too); other rows by sacrebleu, row by row.
+  sacrebleu's bit for bit (tested); BLEU rows with corpus BLEU's settings by its formula, precisions in numpy and
+  the rest in Python floats, without building a score object per row (bit for bit too); other rows by sacrebleu,
+  row by row.
 """
 
 from __future__ import annotations
@@ -191,31 +192,48 @@ def percentile_bounds(samples, low: float = 0.0, high: float = 100.0) -> tuple[f
 
 def scores_from_stats(metric: Metric, stats: np.ndarray) -> np.ndarray:
     """``metric``'s score of each row of summed statistics: chrF rows with every count positive (any corpus-sized
-    row) by :func:`_chrf_rows`, BLEU rows with every n-gram count positive by :func:`_bleu_rows`, the others by
-    sacrebleu, row by row."""
+    row) by :func:`_chrf_rows`, BLEU rows smoothed by ``exp``, ``floor`` or none, without effective order (corpus
+    BLEU's settings) by :func:`_bleu_rows`, the others by sacrebleu, row by row."""
     out = np.empty(len(stats))
     todo = np.ones(len(stats), dtype=bool)
     if len(stats) and isinstance(metric, CHRF) and not metric.eps_smoothing:
         todo = ~np.all(stats[:, : 3 * metric.order] > 0, axis=1)
         out[~todo] = _chrf_rows(metric, stats[~todo])
-    elif len(stats) and isinstance(metric, BLEU) and metric.smooth_method != "add-k":
-        todo = ~np.all(stats[:, 2 : 2 + 2 * metric.max_ngram_order] > 0, axis=1)
-        out[~todo] = _bleu_rows(metric, stats[~todo])
+    elif len(stats) and isinstance(metric, BLEU) and metric.smooth_method != "add-k" and not metric.effective_order:
+        todo[:] = False
+        out[:] = _bleu_rows(metric, stats)
     out[todo] = [float(metric._compute_score_from_stats(row).score) for row in stats[todo]]
     return out
 
 
 def _bleu_rows(metric: BLEU, stats: np.ndarray) -> list[float]:
-    """sacrebleu's ``BLEU.compute_bleu`` on rows whose n-gram counts are all positive (no smoothing applies): its
-    precisions on the rows' own dtype, its logarithms, sum and exponential in Python floats, in its order (bit for
-    bit its scores)."""
-    order = metric.max_ngram_order
-    precisions = (100.0 * stats[:, 2 : 2 + order] / stats[:, 2 + order : 2 + 2 * order]).tolist()
+    """sacrebleu's ``BLEU.compute_bleu`` (smoothing ``exp``, ``floor`` or none; no effective order) on many rows:
+    its precisions on the rows' own dtype, in numpy (an order without a match smoothed as it smooths it, every
+    order from the first without an n-gram left at 0), its floored logarithms, sum and exponential in Python
+    floats, in its order (bit for bit its scores, tested)."""
+    order, dtype = metric.max_ngram_order, stats.dtype
+    correct, total = stats[:, 2 : 2 + order], stats[:, 2 + order : 2 + 2 * order]
+    missing = correct == 0
+    with np.errstate(divide="ignore", invalid="ignore"):
+        precisions = 100.0 * correct / total
+        if metric.smooth_method == "exp":  # the k-th order without a match gets 100 / (2**k * total)
+            halvings = np.cumsum(missing, axis=1).astype(dtype)
+            precisions = np.where(missing, 100.0 / (np.exp2(halvings).astype(dtype) * total), precisions)
+        elif metric.smooth_method == "floor":
+            value = BLEU.SMOOTH_DEFAULTS["floor"] if metric.smooth_value is None else metric.smooth_value
+            precisions = np.where(missing, 100.0 * value / total, precisions)
+        else:
+            precisions = np.where(missing, 0.0, precisions).astype(dtype)
+    precisions[np.cumsum(total == 0, axis=1) > 0] = 0.0  # sacrebleu stops at the first order without n-grams
     out = []
-    for (sys_len, ref_len), row in zip(stats[:, :2].tolist(), precisions):
+    rows = zip(stats[:, :2].tolist(), precisions.tolist(), (~missing).any(axis=1).tolist())
+    for (sys_len, ref_len), row, matched in rows:
+        if not matched:  # no n-gram matches at all: 0 (sacrebleu's early return)
+            out.append(0.0)
+            continue
         sys_len, ref_len = int(sys_len), int(ref_len)
         bp = (math.exp(1 - ref_len / sys_len) if sys_len > 0 else 0.0) if sys_len < ref_len else 1.0
-        out.append(bp * math.exp(sum([math.log(p) for p in row]) / order))
+        out.append(bp * math.exp(sum([math.log(p) if p != 0.0 else -9999999999 for p in row]) / order))
     return out
 
 

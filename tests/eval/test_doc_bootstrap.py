@@ -229,18 +229,29 @@ def test_chrf_scores_of_many_rows_are_sacrebleus_bit_for_bit():
 
 
 def test_bleu_scores_of_many_rows_are_sacrebleus_bit_for_bit():
-    """BLEU rows with every n-gram count positive skip sacrebleu's per-row objects; each score is still its own."""
+    """BLEU rows skip sacrebleu's per-row objects, smoothed or not; each score is still its own (the settings the
+    fast path does not take, effective order and add-k, go through sacrebleu)."""
     rng = np.random.default_rng(1)
-    for metric in (BLEU(), BLEU(tokenize="char"), BLEU(smooth_method="floor")):
+    metrics = (
+        BLEU(),
+        BLEU(tokenize="char"),
+        BLEU(smooth_method="floor"),
+        BLEU(smooth_method="floor", smooth_value=0.3),
+    )
+    for metric in (*metrics, BLEU(smooth_method="none"), BLEU(effective_order=True), BLEU(smooth_method="add-k")):
         n, order = 2000, metric.max_ngram_order
         total = rng.integers(20, 3000, (n, order))
         correct = np.floor(total * rng.random((n, order))) + 1
         lengths = rng.integers(100, 4000, (n, 2))
         stats = np.concatenate([lengths, correct, total], axis=1).astype(float)
-        stats[:5, 2 + order - 1] = 0  # no 4-gram match: smoothing, sacrebleu's own path
+        stats[:5, 2 + order - 1] = 0  # no 4-gram match: smoothing
         stats[5:8, 0] = stats[5:8, 1] + 7  # longer than the reference: no brevity penalty
+        stats[8:400, 2 : 2 + order] *= rng.random((392, order)) < 0.5  # orders without a match, in any pattern
+        stats[400:420, 2 : 2 + order] = 0  # no match at all: 0
+        stats[420:440, 2 + order + 2 :] = stats[420:440, 4 : 2 + order] = 0  # no 3- or 4-grams: sacrebleu stops there
+        stats[440:450, 0] = 0  # an empty system output
         for rows in (stats, np.floor(rng.random((n, 1)) * stats + 1).astype(np.float32)):
-            expected = [float(metric._compute_score_from_stats(row).score) for row in rows]
+            expected = [float(metric._compute_score_from_stats(row.copy()).score) for row in rows]  # add-k writes to it
             assert np.array_equal(scores_from_stats(metric, rows), np.array(expected))
 
 
