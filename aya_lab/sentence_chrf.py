@@ -6,7 +6,9 @@ Contract
 --------
 * :class:`SentenceChrF` scores a pair exactly as ``sacrebleu.metrics.CHRF().sentence_score(hyp, [ref]).score``
   (bit for bit, tested): each text's character n-grams are extracted once and kept (the last :data:`NGRAM_MEMO`
-  texts), then sacrebleu's own match statistics and F-score are applied. Thread-safe.
+  texts), then sacrebleu's own match statistics and F-score are applied; a pair's score is kept too (the last
+  :data:`SCORE_MEMO` pairs: an evaluation checks the same outputs against the same pool again, per system and
+  per table). Thread-safe.
 * :func:`shared_chrf` is one process-wide instance, which the guard's echo and few-shot example checks, the
   evaluation's echo check and :func:`aya_lab.langid.echo_share` use: the pool sentences are extracted once per process.
 * :func:`chrf_bound` is an upper bound of that score from the two lengths alone: a check scores chrF only where
@@ -21,10 +23,12 @@ import threading
 from collections import OrderedDict
 from typing import Any
 
-__all__ = ["NGRAM_MEMO", "SentenceChrF", "chrf_bound", "shared_chrf"]
+__all__ = ["NGRAM_MEMO", "SCORE_MEMO", "SentenceChrF", "chrf_bound", "shared_chrf"]
 
 NGRAM_MEMO = 20_000
 """How many texts' n-grams an instance keeps (pool sentences stay: they are read at every check)."""
+SCORE_MEMO = 200_000
+"""How many pairs' scores an instance keeps (a pair holds references to its two texts and one float)."""
 
 
 class SentenceChrF:
@@ -38,6 +42,7 @@ class SentenceChrF:
         self.metric = CHRF()
         self._extract = extract_all_char_ngrams
         self._ngrams: OrderedDict[str, list[Any]] = OrderedDict()
+        self._scores: OrderedDict[tuple[str, str], float] = OrderedDict()
         self._lock = threading.Lock()
 
     def _of(self, text: str) -> list[Any]:
@@ -55,10 +60,20 @@ class SentenceChrF:
 
     def score(self, hypothesis: str, reference: str) -> float:
         """The sentence chrF of ``hypothesis`` against ``reference`` (0..100)."""
+        pair = (hypothesis, reference)
+        with self._lock:
+            if pair in self._scores:
+                self._scores.move_to_end(pair)
+                return self._scores[pair]
         stats: list[int] = []
         for hyp, ref in zip(self._of(hypothesis), self._of(reference)):
             stats.extend(self.metric._get_match_statistics(hyp, ref))
-        return float(self.metric._compute_f_score(stats))
+        score = float(self.metric._compute_f_score(stats))
+        with self._lock:
+            self._scores[pair] = score
+            while len(self._scores) > SCORE_MEMO:
+                self._scores.popitem(last=False)
+        return score
 
     def bound(self, hypothesis: str, reference: str) -> float:
         """:func:`chrf_bound` under this instance's settings."""

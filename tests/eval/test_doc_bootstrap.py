@@ -266,6 +266,21 @@ def test_sentence_chrf_of_many_pairs_is_sacrebleus_bit_for_bit():
             assert chrf.score(hyp, ref) == reference.sentence_score(hyp, [ref]).score, (hyp, ref)
 
 
+def test_a_pairs_score_is_kept_and_the_oldest_pairs_go_first(monkeypatch):
+    import aya_lab.sentence_chrf as sentence_chrf
+
+    monkeypatch.setattr(sentence_chrf, "SCORE_MEMO", 2)
+    chrf = SentenceChrF()
+    first = chrf.score("the invoice is paid", "the invoice was paid")
+    monkeypatch.setattr(chrf.metric, "_get_match_statistics", lambda *a: pytest.fail("a kept pair scored again"))
+    assert chrf.score("the invoice is paid", "the invoice was paid") == first
+    monkeypatch.undo()
+    monkeypatch.setattr(sentence_chrf, "SCORE_MEMO", 2)
+    for ref in ("a", "b"):
+        chrf.score("the invoice is paid", ref)
+    assert list(chrf._scores) == [("the invoice is paid", "a"), ("the invoice is paid", "b")]
+
+
 def test_reaches_and_echoes_give_the_plain_definitions_verdicts():
     """The bound only skips scores that cannot reach the threshold: every verdict is the unbounded one."""
     rng = np.random.default_rng(3)
