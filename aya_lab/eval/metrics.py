@@ -24,6 +24,7 @@ import threading
 from collections import OrderedDict
 from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import cast
 
 import numpy as np
 from sacrebleu.metrics import BLEU, CHRF
@@ -220,7 +221,7 @@ def _bleu_rows(metric: BLEU, stats: np.ndarray) -> list[float]:
             halvings = np.cumsum(missing, axis=1).astype(dtype)
             precisions = np.where(missing, 100.0 / (np.exp2(halvings).astype(dtype) * total), precisions)
         elif metric.smooth_method == "floor":
-            value = BLEU.SMOOTH_DEFAULTS["floor"] if metric.smooth_value is None else metric.smooth_value
+            value = cast(float, BLEU.SMOOTH_DEFAULTS["floor"] if metric.smooth_value is None else metric.smooth_value)
             precisions = np.where(missing, 100.0 * value / total, precisions)
         else:
             precisions = np.where(missing, 0.0, precisions).astype(dtype)
