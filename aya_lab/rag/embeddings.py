@@ -10,7 +10,9 @@ from __future__ import annotations
 import os
 import threading
 from collections import OrderedDict
+from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 from langchain_core.embeddings import Embeddings
@@ -62,7 +64,7 @@ class RememberedEmbeddings(Embeddings):
 
     def __init__(self, embeddings: Embeddings, batches: int = 8, queries: int = 5_000) -> None:
         self.embeddings, self.batches, self.queries = embeddings, batches, queries
-        self._documents: OrderedDict[tuple[str, ...], np.ndarray] = OrderedDict()
+        self._documents: OrderedDict[tuple[str, ...], np.ndarray] = OrderedDict()  # a batch by its texts
         self._queries: OrderedDict[str, np.ndarray] = OrderedDict()
         self._lock = threading.Lock()
 
@@ -71,29 +73,25 @@ class RememberedEmbeddings(Embeddings):
         return embeddings_fingerprint(self.embeddings)
 
     def embed_documents(self, texts: list[str]) -> list[list[float]]:
-        key = tuple(texts)
-        with self._lock:
-            if key in self._documents:
-                self._documents.move_to_end(key)
-                return self._documents[key].tolist()
-        vectors = self.embeddings.embed_documents(texts)
-        with self._lock:
-            self._documents[key] = np.asarray(vectors, dtype=np.float64).reshape(len(texts), -1)
-            while len(self._documents) > self.batches:
-                self._documents.popitem(last=False)
-        return vectors
+        vectors = self._remembered(self._documents, tuple(texts), self.batches, self.embeddings.embed_documents)
+        return [list(row) for row in vectors] if len(texts) else []
 
     def embed_query(self, text: str) -> list[float]:
+        return list(self._remembered(self._queries, text, self.queries, self.embeddings.embed_query))
+
+    def _remembered(self, store: OrderedDict, key: Any, bound: int, compute: Callable[[Any], Any]) -> Any:
+        """``store[key]`` as lists of floats, computed by ``compute`` (given ``key`` as the embedder takes it)
+        when absent; the least recently used entries beyond ``bound`` go."""
         with self._lock:
-            if text in self._queries:
-                self._queries.move_to_end(text)
-                return self._queries[text].tolist()
-        vector = self.embeddings.embed_query(text)
+            if key in store:
+                store.move_to_end(key)
+                return store[key].tolist()
+        computed = compute(list(key) if isinstance(key, tuple) else key)
         with self._lock:
-            self._queries[text] = np.asarray(vector, dtype=np.float64)
-            while len(self._queries) > self.queries:
-                self._queries.popitem(last=False)
-        return vector
+            store[key] = np.asarray(computed, dtype=np.float64)
+            while len(store) > bound:
+                store.popitem(last=False)
+        return computed
 
 
 def embeddings_fingerprint(embeddings: Embeddings) -> str:
