@@ -19,9 +19,9 @@ Contract
 from __future__ import annotations
 
 import functools
-import threading
-from collections import OrderedDict
 from typing import Any
+
+from aya_lab.memo import LRUMemo
 
 __all__ = ["NGRAM_MEMO", "SCORE_MEMO", "SentenceChrF", "chrf_bound", "shared_chrf"]
 
@@ -41,39 +41,24 @@ class SentenceChrF:
 
         self.metric = CHRF()
         self._extract = extract_all_char_ngrams
-        self._ngrams: OrderedDict[str, list[Any]] = OrderedDict()
-        self._scores: OrderedDict[tuple[str, str], float] = OrderedDict()
-        self._lock = threading.Lock()
+        self._ngrams: LRUMemo[str, list[Any]] = LRUMemo(NGRAM_MEMO)
+        self._scores: LRUMemo[tuple[str, str], float] = LRUMemo(SCORE_MEMO)
 
     def _of(self, text: str) -> list[Any]:
-        with self._lock:
-            if text in self._ngrams:
-                self._ngrams.move_to_end(text)
-                return self._ngrams[text]
         chrf = self.metric
-        ngrams = self._extract(chrf._preprocess_segment(text), chrf.char_order, chrf.whitespace)
-        with self._lock:
-            self._ngrams[text] = ngrams
-            while len(self._ngrams) > NGRAM_MEMO:
-                self._ngrams.popitem(last=False)
-        return ngrams
+        return self._ngrams.get(
+            text, lambda: self._extract(chrf._preprocess_segment(text), chrf.char_order, chrf.whitespace)
+        )
 
     def score(self, hypothesis: str, reference: str) -> float:
         """The sentence chrF of ``hypothesis`` against ``reference`` (0..100)."""
-        pair = (hypothesis, reference)
-        with self._lock:
-            if pair in self._scores:
-                self._scores.move_to_end(pair)
-                return self._scores[pair]
+        return self._scores.get((hypothesis, reference), lambda: self._score(hypothesis, reference))
+
+    def _score(self, hypothesis: str, reference: str) -> float:
         stats: list[int] = []
         for hyp, ref in zip(self._of(hypothesis), self._of(reference)):
             stats.extend(self.metric._get_match_statistics(hyp, ref))
-        score = float(self.metric._compute_f_score(stats))
-        with self._lock:
-            self._scores[pair] = score
-            while len(self._scores) > SCORE_MEMO:
-                self._scores.popitem(last=False)
-        return score
+        return float(self.metric._compute_f_score(stats))
 
     def bound(self, hypothesis: str, reference: str) -> float:
         """:func:`chrf_bound` under this instance's settings."""

@@ -9,14 +9,12 @@ from __future__ import annotations
 
 import os
 import threading
-from collections import OrderedDict
-from collections.abc import Callable
 from pathlib import Path
-from typing import Any
 
 import numpy as np
 from langchain_core.embeddings import Embeddings
 
+from aya_lab.memo import LRUMemo
 from aya_lab.models.device import pick_device, silence_transformers
 
 __all__ = ["RememberedEmbeddings", "default_embeddings", "embeddings_fingerprint"]
@@ -63,35 +61,24 @@ class RememberedEmbeddings(Embeddings):
     other. Thread-safe."""
 
     def __init__(self, embeddings: Embeddings, batches: int = 8, queries: int = 5_000) -> None:
-        self.embeddings, self.batches, self.queries = embeddings, batches, queries
-        self._documents: OrderedDict[tuple[str, ...], np.ndarray] = OrderedDict()  # a batch by its texts
-        self._queries: OrderedDict[str, np.ndarray] = OrderedDict()
-        self._lock = threading.Lock()
+        self.embeddings = embeddings
+        self._documents: LRUMemo[tuple[str, ...], np.ndarray] = LRUMemo(batches)  # a batch by its texts
+        self._queries: LRUMemo[str, np.ndarray] = LRUMemo(queries)
 
     @property
     def fingerprint(self) -> str:
         return embeddings_fingerprint(self.embeddings)
 
     def embed_documents(self, texts: list[str]) -> list[list[float]]:
-        vectors = self._remembered(self._documents, tuple(texts), self.batches, self.embeddings.embed_documents)
-        return [list(row) for row in vectors] if len(texts) else []
+        return self._documents.get(tuple(texts), lambda: _exact(self.embeddings.embed_documents(texts))).tolist()
 
     def embed_query(self, text: str) -> list[float]:
-        return list(self._remembered(self._queries, text, self.queries, self.embeddings.embed_query))
+        return self._queries.get(text, lambda: _exact(self.embeddings.embed_query(text))).tolist()
 
-    def _remembered(self, store: OrderedDict, key: Any, bound: int, compute: Callable[[Any], Any]) -> Any:
-        """``store[key]`` as lists of floats, computed by ``compute`` (given ``key`` as the embedder takes it)
-        when absent; the least recently used entries beyond ``bound`` go."""
-        with self._lock:
-            if key in store:
-                store.move_to_end(key)
-                return store[key].tolist()
-        computed = compute(list(key) if isinstance(key, tuple) else key)
-        with self._lock:
-            store[key] = np.asarray(computed, dtype=np.float64)
-            while len(store) > bound:
-                store.popitem(last=False)
-        return computed
+
+def _exact(vectors: list[float] | list[list[float]]) -> np.ndarray:
+    """``vectors`` as float64, which holds every float an embedder returns exactly (``tolist`` gives them back)."""
+    return np.asarray(vectors, dtype=np.float64)
 
 
 def embeddings_fingerprint(embeddings: Embeddings) -> str:
