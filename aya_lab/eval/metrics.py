@@ -218,13 +218,12 @@ def _bleu_rows(metric: BLEU, stats: np.ndarray) -> list[float]:
     with np.errstate(divide="ignore", invalid="ignore"):
         precisions = 100.0 * correct / total
         if metric.smooth_method == "exp":  # the k-th order without a match gets 100 / (2**k * total)
-            halvings = np.cumsum(missing, axis=1).astype(dtype)
-            precisions = np.where(missing, 100.0 / (np.exp2(halvings).astype(dtype) * total), precisions)
+            halving = np.exp2(np.cumsum(missing, axis=1)).astype(dtype)
+            precisions = np.where(missing, 100.0 / (halving * total), precisions)
         elif metric.smooth_method == "floor":
             value = cast(float, BLEU.SMOOTH_DEFAULTS["floor"] if metric.smooth_value is None else metric.smooth_value)
             precisions = np.where(missing, 100.0 * value / total, precisions)
-        else:
-            precisions = np.where(missing, 0.0, precisions).astype(dtype)
+        # unsmoothed, an order without a match keeps its precision of 0
     precisions[np.cumsum(total == 0, axis=1) > 0] = 0.0  # sacrebleu stops at the first order without n-grams
     out = []
     rows = zip(stats[:, :2].tolist(), precisions.tolist(), (~missing).any(axis=1).tolist())

@@ -132,8 +132,8 @@ class LlamaEngine(LlamaModelFacts):
     def _open(self) -> None:
         """Make the context (a KV stream of ``n_ctx`` cells per sequence) and the batch, on the first decode, and
         set the LoRA adapter on it (scale 1: llama.cpp applies the adapter's ``alpha / r`` itself). A replayed
-        run never decodes, so it never pays for them: about 0.35 s and 0.8 GB per engine for Gemma 3 270M with
-        16 streams, several seconds each once a process holds a few. The caller holds the lock."""
+        run never decodes, so it never pays for them (time and memory: ``benchmarks/bench_engine_load.py``,
+        docs/ENGINES.md). The caller holds the lock."""
         if self._ctx is not None:
             return
         lib = self._lib
@@ -186,6 +186,8 @@ class LlamaEngine(LlamaModelFacts):
         its stream at the next step (its prompt tokens ride in the same ``llama_decode`` call as the others'
         new tokens), so a batch never waits for its longest member with most streams idle.
         """
+        if self._model is None:  # its vocabulary is freed too: tokenizing would abort the process
+            raise RuntimeError(f"the llama.cpp engine for {self.path.name} is closed; load the model again")
         limit = max(1, self.n_ctx - sampling.max_new_tokens)
         encoded, truncated = [], []
         for prompt in prompts:

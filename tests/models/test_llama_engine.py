@@ -181,10 +181,13 @@ def test_the_context_is_made_on_the_first_decode_so_a_replay_never_makes_one():
     assert engine._ctx is None and engine._model is None
 
 
-def test_a_never_used_engine_closes():
+def test_a_never_used_engine_closes_and_then_refuses_to_decode_in_one_line():
     engine = LlamaEngine(find_embedded_gguf(), threads=1, n_ctx=64, n_seq_max=2)
     engine.close()
     assert engine._model is None
+    with pytest.raises(RuntimeError, match="is closed; load the model again") as err:
+        engine.generate(["The meeting is at"], Sampling(max_new_tokens=4))
+    assert "\n" not in str(err.value) and engine._ctx is None
 
 
 # -- identity ----------------------------------------------------------------------------------------------
