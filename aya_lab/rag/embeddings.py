@@ -2,8 +2,7 @@
 fingerprint for any embedder (a changed fingerprint re-indexes a knowledge base).
 
 The packaged embedder is served through :class:`RememberedEmbeddings`: an evaluation builds a knowledge base per
-run from the same handbook and asks the same questions again (notebook 06 embedded one batch of 70 texts 17
-times and 1,098 queries, 591 distinct), and each is computed once per process."""
+run from the same handbook and asks the same questions again, and each is computed once per process."""
 
 from __future__ import annotations
 
