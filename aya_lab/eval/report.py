@@ -207,12 +207,14 @@ class Report:
 
     def views(self) -> list[tuple[str, pd.DataFrame]]:
         """What ``aya-lab eval run`` prints: the task's titled tables (its :class:`Task` ``views``), else
-        the table alone."""
+        the table alone, titled with its caption (the legend of its marks) when it is styled."""
         hook = task(self.task).views if self.task in {*BUILT_IN, *_REGISTERED} else None
         if hook is not None:
             return hook(self)
         table = self.table()
-        return [("", table if isinstance(table, pd.DataFrame) else table.data)]
+        if isinstance(table, pd.DataFrame):
+            return [("", table)]
+        return [(str(getattr(table, "caption", None) or ""), table.data)]  # a styled table's legend is its title
 
     def compare(self, other: Report, **kwargs: object) -> pd.DataFrame:
         """Paired tests of ``other``'s systems against this report's, by the task's own rule."""

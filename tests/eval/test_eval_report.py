@@ -78,3 +78,25 @@ def test_compare_two_saved_files(results, tmp_path, mini_data):
     assert set(table["pair"]) == {"eng-swh", "eng-fra"} and table["significant"].all()
     same = compare(a, a, system_a="echo", system_b="echo", n_bootstrap=100, n_ar=100)
     assert (same["p_ar"] == 1.0).all() and not same["significant"].any()
+
+
+def test_scores_from_few_units_are_marked_and_one_unit_shows_no_interval(mini_data):
+    sets = [load_parallel("ntrex128", "eng", "fra")]
+    systems = [CopySystem("echo"), ReferenceSystem(sets, name="noisy", noise=0.3)]
+    few = evaluate_translation(systems, "ntrex128", ["eng-fra"], resample="auto", **FAST)
+    assert few.df["few_units"].all() and (few.df["n_units"] > 1).all()  # the mini set's 3 documents
+    chrf = few.table().data.loc["noisy", ("eng-fra", "chrF")]
+    assert " ±" in chrf and " ‡" in chrf
+    assert "‡ resampled from fewer than 20 units" in few.table().caption
+    title, table = few.views()[0]
+    assert title == few.table().caption and table.equals(few.table().data)  # the command prints the legend
+
+    one = evaluate_translation(systems, "ntrex128", ["eng-fra"], n=2, resample="auto", **FAST)
+    assert (one.df["n_units"] == 1).all()
+    assert one.table().data.loc["noisy", ("eng-fra", "chrF")].endswith(" ‡") and "±" not in one.table().to_html()
+
+
+def test_scores_from_enough_units_carry_no_mark(results):
+    data = results.table().data  # 12 segments per pair, 24 pooled
+    assert data.loc["noisy", ("eng-fra", "chrF")].count("‡") == 1
+    assert "‡" not in data.loc["noisy", ("pooled", "chrF")] and " ±" in data.loc["noisy", ("pooled", "chrF")]

@@ -111,7 +111,9 @@ def translation_table(
 
     Scores read ``score ±half-CI``, rates with a CI ``rate [low, high]``; ``*`` marks a significant
     difference from the baseline (both paired bootstrap and approximate randomisation at p < 0.05), ``†``
-    a BLEU that is unreliable for the script, ``n/a`` a language the language identifier does not cover.
+    a BLEU that is unreliable for the script, ``‡`` a score resampled from fewer than
+    :data:`~aya_lab.eval.resampling.FEW_UNITS` units (from one unit, no interval is shown: it has no spread),
+    ``n/a`` a language the language identifier does not cover.
     The caption ends with ``meta["prompt_notes"]``. The HTML is deterministic (fixed uuid).
     """
     df, baseline = report.df, report.baseline
@@ -126,6 +128,8 @@ def translation_table(
     )
     frame.columns = pd.MultiIndex.from_tuples(columns, names=["pair", "metric"]) if columns else frame.columns
     caption = f"{report.meta.get('dataset', '')} ({hop}); baseline: {baseline}; * p<0.05 vs baseline (bs & ar); † BLEU unreliable for this script"
+    if "few_units" in sub and sub["few_units"].astype(bool).any():
+        caption += f"; ‡ resampled from fewer than {FEW_UNITS} units (n_units): the interval is too narrow to trust"
     caption += "".join(f"; {note}" for note in report.meta.get("prompt_notes", []))  # type: ignore[attr-defined]
     styler = frame.style.set_uuid("aya-results").set_caption(caption)
     if baseline in systems:
@@ -134,13 +138,19 @@ def translation_table(
 
 
 def _cell(row) -> str:
-    has_ci = row.ci_low == row.ci_low and row.ci_high == row.ci_high  # not NaN
+    units = getattr(row, "n_units", float("nan"))
+    one_unit = units == units and units < 2  # one unit resampled has no spread: no interval to show
+    had_ci = row.ci_low == row.ci_low and row.ci_high == row.ci_high  # not NaN
+    has_ci = had_ci and not one_unit
+    few = " ‡" if had_ci and bool(getattr(row, "few_units", False)) else ""
     if row.metric in SHARE_METRICS:
         if row.score is None or (isinstance(row.score, float) and math.isnan(row.score)):
             return "n/a"
-        return f"{100 * row.score:.0f}%" + (f" [{100 * row.ci_low:.0f}, {100 * row.ci_high:.0f}]" if has_ci else "")
+        return (
+            f"{100 * row.score:.0f}%" + (f" [{100 * row.ci_low:.0f}, {100 * row.ci_high:.0f}]" if has_ci else "") + few
+        )
     text = "" if row.score is None or (isinstance(row.score, float) and math.isnan(row.score)) else f"{row.score:.1f}"
-    text += f" ±{(row.ci_high - row.ci_low) / 2:.1f}" if has_ci else ""
+    text += (f" ±{(row.ci_high - row.ci_low) / 2:.1f}" if has_ci else "") + few
     text += " *" if bool(row.significant) else ""
     return text + (" †" if row.metric == "BLEU" and not bool(row.reliable) else "")
 
