@@ -194,8 +194,10 @@ def test_threshold_override_and_depth():
 
 
 def test_bootstrap_ci_properties():
-    low, high = bootstrap_ci([1.0] * 5)
-    assert low == high == 1.0
+    low, high = bootstrap_ci([1.0] * 5)  # 5 of 5: every resample is 1, so the low bound is Clopper-Pearson's
+    assert high == 1.0 and low == pytest.approx(0.025 ** (1 / 5)) and round(low, 3) == 0.478
+    assert bootstrap_ci([0.0] * 5) == (0.0, pytest.approx(1 - 0.025 ** (1 / 5)))
+    assert bootstrap_ci([2.0] * 5) == (2.0, 2.0)  # not a share: no bound is added
     vals = np.r_[np.ones(30), np.zeros(70)]
     low, high = bootstrap_ci(vals, seed=1)
     assert 0.2 < low < 0.3 < high < 0.4

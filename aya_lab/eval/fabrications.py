@@ -69,6 +69,7 @@ from aya_lab.eval.resampling import (
     cluster_labels,
     paired_bootstrap,
     percentile_ci,
+    share_ci,
 )
 from aya_lab.languages import normalize_language
 from aya_lab.paths import project_root
@@ -223,7 +224,8 @@ def _rates(part: pd.DataFrame, n_bootstrap: int, seed: int) -> dict[str, object]
         out[name] = float(num.sum() / den.sum()) if den.sum() else float("nan")
         with np.errstate(invalid="ignore", divide="ignore"):
             samples = (counts @ num) / (counts @ den) if n_units else np.zeros(0)
-        out[f"{name}_low"], out[f"{name}_high"] = percentile_ci(samples)
+        bounds = share_ci(out[name], *percentile_ci(samples), int((den > 0).sum()))  # type: ignore[arg-type]
+        out[f"{name}_low"], out[f"{name}_high"] = bounds
     return out
 
 
@@ -296,10 +298,10 @@ def _useful_row(part: pd.DataFrame, n_bootstrap: int, seed: int) -> dict[str, ob
     counts = cluster_bootstrap_counts(n_units, n_bootstrap, seed)
     with np.errstate(invalid="ignore", divide="ignore"):
         samples = (counts @ useful) / (counts @ ones) if n_units else np.zeros(0)
-    low, high = percentile_ci(samples)
+    share = float(useful.sum() / ones.sum()) if ones.sum() else float("nan")
+    low, high = share_ci(share, *percentile_ci(samples), n_units)
     row: dict[str, object] = {"readings": len(part), "labelled": len(known), "useful": int(useful.sum()),
-                              "useful_share": float(useful.sum() / ones.sum()) if ones.sum() else float("nan"),
-                              "ci_low": low, "ci_high": high}  # fmt: skip
+                              "useful_share": share, "ci_low": low, "ci_high": high}  # fmt: skip
     return row | {how: int((part["how"] == how).sum()) for how in HOWS}
 
 

@@ -20,6 +20,12 @@ observed difference, so with documents it counts ties (``>=``): the smallest p i
 equal to the baseline's have nothing to test: delta 0, p = 1. Each resample is scored from its summed
 statistics by :func:`~aya_lab.eval.metrics.scores_from_stats`.
 
+Shares at 0 or 1. A share observed at 0 (no made-up draft arrived unmarked) has bootstrap resamples that are all
+0, so its percentile interval is [0, 0] and bounds nothing. :func:`share_ci` gives such a share the far bound
+of Clopper and Pearson's exact interval with the resampled units as trials: 0 of ``n`` units, upper bound
+``1 - (0.025)^(1/n)`` (about 3.7/n); ``n`` of ``n``, its mirror. :func:`bootstrap_ci` applies it to means of
+0/1 values; the rates of labelled deliveries and the shares of flagged outputs use it too.
+
 Item means. :func:`bootstrap_ci`, :func:`paired_bootstrap`, :func:`paired_equivalence` (TOST at a margin
 stated before the data), :func:`paired_binary` (with McNemar) and :func:`paired_accuracy` resample items with :func:`bootstrap_indices`. Every function is seeded, so a
 notebook re-run gives the same numbers.
@@ -72,6 +78,7 @@ __all__ = [
     "paired_bootstrap",
     "paired_equivalence",
     "percentile_ci",
+    "share_ci",
     "percentile_p",
     "family",
     "sacrebleu_seed",
@@ -170,12 +177,31 @@ def percentile_ci(samples: np.ndarray) -> tuple[float, float]:
     return float(low), float(high)
 
 
+def share_ci(share: float, low: float, high: float, n_units: int) -> tuple[float, float]:
+    """A share's 95% interval ``(low, high)`` (its bootstrap percentiles) with the exact far bound where the share
+    is 0 or 1 (see the module docstring): ``n_units`` units with none (every one) of the event give an upper bound
+    of at least ``1 - (ALPHA / 2) ** (1 / n_units)`` (a lower bound of at most its mirror). Elsewhere, or
+    without units, the interval is returned as given."""
+    if n_units < 1 or share != share:
+        return low, high
+    far = 1.0 - (ALPHA / 2) ** (1.0 / n_units)
+    if share == 0.0:
+        return low, max(high, far) if high == high else high
+    if share == 1.0:
+        return min(low, 1.0 - far) if low == low else low, high
+    return low, high
+
+
 def bootstrap_ci(values: Sequence[float], n_bootstrap: int = 1000, seed: int = 0) -> tuple[float, float]:
-    """Percentile bootstrap 95% CI of the mean of ``values`` (seeded)."""
+    """Percentile bootstrap 95% CI of the mean of ``values`` (seeded); a share (values all 0 or 1) at 0 or 1 gets
+    the exact far bound of :func:`share_ci`, the values as trials."""
     arr = np.asarray(values, dtype=float)
     if arr.size == 0:
         return float("nan"), float("nan")
-    return percentile_ci(arr[bootstrap_indices(arr.size, n_bootstrap, seed)].mean(axis=1))
+    low, high = percentile_ci(arr[bootstrap_indices(arr.size, n_bootstrap, seed)].mean(axis=1))
+    if np.isin(arr, (0.0, 1.0)).all():
+        return share_ci(float(arr.mean()), low, high, arr.size)
+    return low, high
 
 
 def percentile_p(samples: np.ndarray) -> float:

@@ -72,6 +72,18 @@ def test_rates_count_made_up_unmarked_and_faithful_withheld_per_reader_language(
     assert table.loc["all", "made_up_unmarked_low"] <= 0.25 <= table.loc["all", "made_up_unmarked_high"]
 
 
+def test_a_rate_observed_at_zero_gets_the_exact_upper_bound_over_its_messages_not_zero():
+    deliveries = [DraftDelivery(f"m{i}", SOURCE, "eng", lang, f"Die Sitzung {i}.", withheld=False)
+                  for i in range(40) for lang in ("deu", "fra")]  # fmt: skip
+    labels = {(d.id, d.reader_lang, d.draft): "faithful" for d in deliveries}
+    row = fabrication_rates(delivery_frame("m", deliveries, labels), n_bootstrap=200).set_index("reader_lang")
+    assert row.loc["all", "made_up_unmarked"] == 0.0 and row.loc["all", "made_up_unmarked_low"] == 0.0
+    # 0 of 40 messages (the resampled units; 80 deliveries): Clopper-Pearson's 97.5% bound, 8.8%, not [0, 0]
+    assert row.loc["all", "made_up_unmarked_high"] == pytest.approx(1 - 0.025 ** (1 / 40))
+    assert row.loc["all", "faithful_withheld_high"] == pytest.approx(1 - 0.025 ** (1 / 40))
+    assert row.loc["all", "faithful_flagged"] == 0.0 and row.loc["deu", "made_up_unmarked_high"] > 0.08
+
+
 def test_a_flagged_delivery_is_marked_and_its_draft_parses_back_from_the_note():
     guard = TranslationGuard(("faithful",), floor=translator_floor("gemma3-270m"))
     invented = "Ne vous inquiétez pas de nous envoyer vos heures de travail."

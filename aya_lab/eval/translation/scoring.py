@@ -54,6 +54,7 @@ from aya_lab.eval.resampling import (
     holm_column,
     percentile_ci,
     sacrebleu_seed,
+    share_ci,
     units_for,
 )
 from aya_lab.eval.translation.results import COLUMNS
@@ -207,7 +208,8 @@ def hallucination_rate(
     counts = cluster_bootstrap_counts(units.n_units, n_bootstrap, sacrebleu_seed()).astype(float)
     with np.errstate(invalid="ignore", divide="ignore"):
         boot = (counts @ hits) / (counts @ sizes)
-    return (float(flags.mean()), *percentile_ci(boot))
+    rate = float(flags.mean())
+    return (rate, *share_ci(rate, *percentile_ci(boot), units.n_units))
 
 
 def loops(text: str) -> bool:
