@@ -95,7 +95,8 @@ def test_the_three_rankings_side_by_side_with_cis():
     assert low == high == pytest.approx(1 / 5)  # the same expectation for every question
     paired = rep.paired.set_index(["metric", "system"])
     diff = paired.loc[("hit@1", "random")]  # the floor minus the embedder
-    assert diff["delta"] == pytest.approx(1 / 5 - 1) and diff["p"] < 0.05 and diff["significant"]
+    # two questions, both worse: every resample agrees, but no exact test on 2 pairs goes below p = 0.5
+    assert diff["delta"] == pytest.approx(1 / 5 - 1) and diff["p"] == 0.5 and not diff["significant"]
     assert paired.loc[("hit@1", "bm25"), "delta"] == 0.0
     assert paired.loc[("hit@1", "bm25"), "p"] == 1.0  # identical per question
     assert set(rep.items.loc[rep.items.system != "embedder", "id"]) == {"q1", "q2"}  # floors: in scope only
@@ -103,7 +104,7 @@ def test_the_three_rankings_side_by_side_with_cis():
     table = floors_table(rep)
     assert list(table.columns) == ["embedder", "bm25", "random", "bm25 - embedder", "random - embedder"]
     assert table.loc["hit@1", "random"].startswith("0.200") and table.loc["hit@1", "random - embedder"][0] == "-"
-    assert table.loc["hit@1", "random - embedder"].endswith("*")  # significant after Holm
+    assert not table.loc["hit@1", "random - embedder"].endswith("*")  # 2 questions: too few to test
     assert rep.table().loc[("in-scope", "hit@1"), "random"] == pytest.approx(1 / 5)
 
 

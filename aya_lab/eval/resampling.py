@@ -70,6 +70,7 @@ __all__ = [
     "bootstrap_indices",
     "cluster_bootstrap_counts",
     "cluster_labels",
+    "exact_floor",
     "holm",
     "holm_column",
     "mcnemar_exact",
@@ -77,6 +78,7 @@ __all__ = [
     "paired_binary",
     "paired_bootstrap",
     "paired_equivalence",
+    "mean_ci",
     "percentile_ci",
     "share_ci",
     "percentile_p",
@@ -192,16 +194,23 @@ def share_ci(share: float, low: float, high: float, n_units: int) -> tuple[float
     return low, high
 
 
+def mean_ci(values: np.ndarray, boot: np.ndarray) -> tuple[float, float]:
+    """The 95% CI of the mean of ``values`` from its resampled means ``boot`` (:func:`percentile_ci`); where the
+    known values (NaNs left out) are all 0 or 1, a share, with the exact far bound of :func:`share_ci`, the values
+    as trials."""
+    low, high = percentile_ci(boot)
+    known = values[~np.isnan(values)]
+    if known.size and np.isin(known, (0.0, 1.0)).all():
+        return share_ci(float(known.mean()), low, high, known.size)
+    return low, high
+
+
 def bootstrap_ci(values: Sequence[float], n_bootstrap: int = 1000, seed: int = 0) -> tuple[float, float]:
-    """Percentile bootstrap 95% CI of the mean of ``values`` (seeded); a share (values all 0 or 1) at 0 or 1 gets
-    the exact far bound of :func:`share_ci`, the values as trials."""
+    """Percentile bootstrap 95% CI of the mean of ``values`` (seeded; :func:`mean_ci`)."""
     arr = np.asarray(values, dtype=float)
     if arr.size == 0:
         return float("nan"), float("nan")
-    low, high = percentile_ci(arr[bootstrap_indices(arr.size, n_bootstrap, seed)].mean(axis=1))
-    if np.isin(arr, (0.0, 1.0)).all():
-        return share_ci(float(arr.mean()), low, high, arr.size)
-    return low, high
+    return mean_ci(arr, arr[bootstrap_indices(arr.size, n_bootstrap, seed)].mean(axis=1))
 
 
 def percentile_p(samples: np.ndarray) -> float:
@@ -241,15 +250,25 @@ def _level_at_zero(s: np.ndarray) -> float:
 
 def paired_bootstrap(a: Sequence[float], b: Sequence[float], idx: np.ndarray) -> dict[str, float]:
     """Mean difference ``b - a`` over paired items, its percentile 95% CI and a two-sided p-value from
-    the same resamples (:func:`percentile_p`: ``p < 0.05`` exactly when the CI excludes 0). Identical
-    inputs give diff 0 and p = 1.
+    the same resamples (:func:`percentile_p`: ``p < 0.05`` exactly when the CI excludes 0), floored at
+    :func:`exact_floor` of the items that differ: with two items that both differ, every resample agrees and the
+    bootstrap alone would say p = 0.001. Identical inputs give diff 0 and p = 1.
     """
     d = np.asarray(b, dtype=float) - np.asarray(a, dtype=float)
     if d.size == 0:
         return {"diff": float("nan"), "ci_low": float("nan"), "ci_high": float("nan"), "p_value": float("nan")}
     boot = d[idx].mean(axis=1)
     low, high = percentile_ci(boot)
-    return {"diff": float(d.mean()), "ci_low": low, "ci_high": high, "p_value": percentile_p(boot)}
+    p = max(percentile_p(boot), exact_floor(int(np.count_nonzero(d))))
+    return {"diff": float(d.mean()), "ci_low": low, "ci_high": high, "p_value": p}
+
+
+def exact_floor(differing: int) -> float:
+    """The smallest two-sided p-value an exact paired test can give with ``differing`` items that differ:
+    ``2 ** (1 - differing)``, when every sign-flip but the observed one and its mirror is less extreme (the
+    sign test's and the paired randomisation test's bound; 0.5 for 2 items, 0.0625 for 5, under 0.05 from 6).
+    0 items differing: 1."""
+    return 1.0 if differing < 1 else min(1.0, 2.0 ** (1 - differing))
 
 
 def paired_equivalence(

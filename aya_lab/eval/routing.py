@@ -54,8 +54,7 @@ from aya_lab.errors import InputError
 from aya_lab.eval.configs import RoutingConfig
 from aya_lab.eval.progress import generation_progress
 from aya_lab.eval.report import Report, Task
-from aya_lab.eval.resampling import bootstrap_ci, bootstrap_indices, holm_column, mcnemar_exact, paired_binary
-from aya_lab.eval.resampling import percentile_ci as _ci
+from aya_lab.eval.resampling import bootstrap_ci, bootstrap_indices, holm_column, mcnemar_exact, mean_ci, paired_binary
 from aya_lab.models import load_chat_model
 from aya_lab.models.base import record_generations
 from aya_lab.models.result import Usage, usage
@@ -236,9 +235,9 @@ def _metric_rows(examples: pd.DataFrame, name: str, sig: dict, idx: np.ndarray) 
         for metric, col in (("accuracy", "correct"), ("fallback_rate", "fallback")):
             values = examples.loc[mask, col].to_numpy(dtype=float)
             if lang == "all":
-                low, high = _ci(values[idx].mean(axis=1))
+                low, high = mean_ci(values, values[idx].mean(axis=1))
             else:  # resample within the language (its own seeded draws)
-                low, high = _ci(values[bootstrap_indices(len(values), idx.shape[0], seed=0)].mean(axis=1))
+                low, high = mean_ci(values, values[bootstrap_indices(len(values), idx.shape[0], seed=0)].mean(axis=1))
             row = {"system": name, "lang": lang, "metric": metric, "score": float(values.mean())}
             rows.append({**row, "ci_low": low, "ci_high": high, "n": int(mask.sum()), **sig})
     return rows

@@ -68,7 +68,7 @@ from aya_lab.errors import InputError
 from aya_lab.eval.configs import SEQUENCE_ROUTERS, SEQUENCE_SETS, SequencesConfig
 from aya_lab.eval.progress import generation_progress
 from aya_lab.eval.report import Report, Task
-from aya_lab.eval.resampling import bootstrap_indices, holm_column, paired_accuracy, paired_binary
+from aya_lab.eval.resampling import bootstrap_indices, holm_column, mean_ci, paired_accuracy, paired_binary
 from aya_lab.eval.resampling import percentile_ci as _ci
 from aya_lab.eval.routing import as_chat_model, load_router_prompt, route_requests
 from aya_lab.models.result import record_generations
@@ -215,7 +215,7 @@ def _rows(examples: pd.DataFrame, keys: dict[str, Any], n_bootstrap: int, seed: 
     rows = []
     for metric in _METRICS:
         values = examples[metric].to_numpy(dtype=float)
-        low, high = _ci(values[idx].mean(axis=1)) if len(values) else (float("nan"), float("nan"))
+        low, high = mean_ci(values, values[idx].mean(axis=1)) if len(values) else (float("nan"), float("nan"))
         mean = float(values.mean()) if len(values) else float("nan")  # an empty set: no score, no warning
         rows.append({**keys, "metric": metric, "score": mean, "ci_low": low, "ci_high": high, "n": len(values)})
     calls, fails = examples["calls"].to_numpy(dtype=float), examples["parse_failures"].to_numpy(dtype=float)

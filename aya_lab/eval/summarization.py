@@ -58,7 +58,7 @@ from aya_lab.eval.configs import SummariesConfig
 from aya_lab.eval.metrics import bootstrap_corpus_score  # re-exported
 from aya_lab.eval.progress import progress_bar
 from aya_lab.eval.report import Report, Task
-from aya_lab.eval.resampling import bootstrap_indices, paired_bootstrap  # re-exported
+from aya_lab.eval.resampling import bootstrap_indices, mean_ci, paired_bootstrap  # re-exported
 from aya_lab.eval.resampling import percentile_ci as _ci
 from aya_lab.eval.summary_scoring import (  # re-exported
     SummaryFloor,
@@ -307,7 +307,7 @@ def _mean_ci(values: np.ndarray, idx: np.ndarray) -> tuple[float, float, float, 
     with np.errstate(invalid="ignore"), warnings.catch_warnings():
         warnings.simplefilter("ignore", RuntimeWarning)  # a resample may hold only n/a items
         boot = np.nanmean(values[idx], axis=1) if idx.shape[1] else np.array([])
-    low, high = _ci(boot)
+    low, high = mean_ci(values, boot)
     return float(values[known].mean()), low, high, int(known.sum())
 
 

@@ -14,10 +14,14 @@ from aya_lab.eval.metrics import METRICS, make_metrics, score_corpus, scores_fro
 from aya_lab.eval.report import Report
 from aya_lab.eval.resampling import (
     analyse_group,
+    bootstrap_indices,
     cluster_bootstrap_counts,
+    exact_floor,
     family,
     holm,
     holm_column,
+    mean_ci,
+    paired_bootstrap,
     paired_equivalence,
     percentile_ci,
     percentile_p,
@@ -293,3 +297,23 @@ def test_reaches_and_echoes_give_the_plain_definitions_verdicts():
                 assert chrf.reaches(hyp, ref, threshold) == (plain >= threshold), (hyp, ref, threshold)
             copied = bool(hyp.strip()) and (hyp.strip() == ref.strip() or plain >= ECHO_CHRF)
             assert echoes(hyp, ref) == copied, (hyp, ref)
+
+
+def test_a_paired_test_on_few_differing_items_is_never_more_significant_than_an_exact_test_can_be():
+    assert [exact_floor(m) for m in (0, 1, 2, 5, 6)] == [1.0, 1.0, 0.5, 0.0625, 0.03125]
+    two = paired_bootstrap([1.0, 1.0], [0.0, 0.0], bootstrap_indices(2, 1000, 0))
+    assert two["diff"] == -1.0 and two["p_value"] == 0.5  # every resample agrees; the bootstrap alone: 0.001
+    many = paired_bootstrap([1.0] * 30, [0.0] * 30, bootstrap_indices(30, 1000, 0))
+    assert many["p_value"] == pytest.approx(1 / 1001)  # 30 differing items: the bootstrap's own floor binds
+    same = paired_bootstrap([0.5, 0.2], [0.5, 0.2], bootstrap_indices(2, 100, 0))
+    assert same["diff"] == 0.0 and same["p_value"] == 1.0
+
+
+def test_a_mean_of_zero_one_values_at_a_boundary_gets_the_exact_bound_and_other_means_do_not():
+    ones = np.array([1.0, 1.0, np.nan])  # n/a left out: 2 of 2
+    assert mean_ci(ones, np.ones(50)) == (pytest.approx(0.025**0.5), 1.0)
+    assert mean_ci(np.zeros(4), np.zeros(50)) == (0.0, pytest.approx(1 - 0.025**0.25))
+    assert mean_ci(np.array([0.5, 0.5]), np.full(50, 0.5)) == (0.5, 0.5)  # not a share: as resampled
+    mixed = np.array([0.0, 1.0, 1.0, 0.0])
+    boot = mixed[bootstrap_indices(4, 200, 0)].mean(axis=1)
+    assert mean_ci(mixed, boot) == percentile_ci(boot)  # a share inside (0, 1): the bootstrap's interval
