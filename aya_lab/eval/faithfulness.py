@@ -58,7 +58,7 @@ from aya_lab.datasets.project import CorpusError, describe_validation_error, rea
 from aya_lab.datasets.sources import DatasetError, DatasetNotFoundError
 from aya_lab.errors import InputError
 from aya_lab.eval.report import Report
-from aya_lab.eval.resampling import cluster_bootstrap_counts, cluster_labels, percentile_ci
+from aya_lab.eval.resampling import cluster_bootstrap_counts, cluster_labels, percentile_ci, share_ci
 from aya_lab.languages import normalize_language
 from aya_lab.models.cache import GenerationCache
 from aya_lab.paths import project_root
@@ -126,9 +126,11 @@ def _row(group: str, value: str, units: np.ndarray, cells: np.ndarray, counts: n
         "n_faithful": int(cells[:, [1, 3]].sum()),
     }
     boots = _rates(counts[:, :n_units] @ per_unit) if counts is not None and n_units else None
+    denominators = (per_unit[:, 0] + per_unit[:, 1], per_unit[:, 0] + per_unit[:, 2], per_unit[:, 1] + per_unit[:, 3])
     for k, name in enumerate(("precision", "recall", "withheld")):
         row[name] = float(point[k])
         low, high = percentile_ci(boots[k]) if boots is not None else (float("nan"), float("nan"))
+        low, high = share_ci(float(point[k]), low, high, int((denominators[k] > 0).sum()))  # a share at 0 or 1
         row[f"{name}_low"], row[f"{name}_high"] = low, high
     return row
 

@@ -53,6 +53,17 @@ def test_report_counts_withheld_outputs_per_kind_and_language():
     assert table.loc[("language", "fra"), "recall"] == pytest.approx(2 / 3)
 
 
+def test_a_gate_that_withholds_no_honest_pair_is_bounded_by_the_exact_interval_not_zero():
+    pairs = [_pair(i, "faithful") for i in range(20)] + [_pair(20 + i, "unfaithful") for i in range(20)]
+    scores = np.array([0.95] * 20 + [0.10] * 20)  # every honest pair passes, every unfaithful one is withheld
+    overall = gate_report(pairs, scores, {"eng": 0.8, "fra": 0.8}, n_bootstrap=50).set_index(["group", "value"])
+    row = overall.loc[("all", "all")]
+    assert row["withheld"] == 0.0 and row["recall"] == 1.0 and row["precision"] == 1.0
+    # the pairs of one source are one unit (origin s:0 ... s:9 for the honest ones): 10 units with none withheld
+    assert row["withheld_high"] == pytest.approx(1 - 0.025 ** (1 / 10))
+    assert row["recall_low"] == pytest.approx(0.025 ** (1 / 10)) and row["recall_high"] == 1.0
+
+
 def test_the_transforms_cut_and_change_facts():
     assert first_half("one two three four five six") == "one two three"
     assert wrong_fact("Ich bin vom 3. bis 14. März weg", "deu") == "Ich bin vom 5. bis 14. März weg"
