@@ -46,7 +46,13 @@ def one_line(exc: BaseException) -> str:
 
 
 class CliParser(argparse.ArgumentParser):
-    """argparse with the house error format: one ``error: PROG: MESSAGE`` line and exit status 2."""
+    """argparse with the house error format: one ``error: PROG: MESSAGE`` line and exit status 2, and no
+    abbreviated long options (``--n`` is not taken for ``--n-bootstrap``: a misremembered option is an error,
+    not another option set). Its subcommands' parsers are of this class too."""
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        kwargs.setdefault("allow_abbrev", False)
+        super().__init__(*args, **kwargs)
 
     def error(self, message: str) -> NoReturn:
         self.exit(2, f"error: {self.prog}: {message} (see {self.prog} --help)\n")

@@ -77,3 +77,14 @@ def test_kb_commands_read_the_store_read_only_and_name_a_missing_one(tmp_path, c
     assert (tmp_path / "room.kb.sqlite").read_bytes() == before  # listing writes nothing
     assert main(["kb", "forget", str(room), fid, "--by", "lena"]) == 0  # the one command that writes
     assert main(["kb", "audit", str(room)]) == 0 and "\tlena\t" in capsys.readouterr().out
+
+
+@pytest.mark.parametrize(
+    "argv",
+    [["eval", "run", "answers", "--n", "3"], ["eval", "run", "routing", "--n-boot", "50"], ["graph", "val", "x.yaml"]],
+)
+def test_an_abbreviated_option_or_command_is_refused_not_taken_for_another(capsys, argv):
+    # `answers` has no --n: argparse's default would have read it as --n-bootstrap 3 and run with 3 resamples
+    assert main(argv) == 2
+    err = capsys.readouterr().err
+    assert err.startswith("error: aya-lab") and err.count("\n") == 1 and ("--n" in err or "'val'" in err)

@@ -20,6 +20,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Annotated, Any, Literal, cast
 
+import pydantic
 from pydantic import BaseModel, ConfigDict, Field, SkipValidation, ValidationInfo, create_model, field_validator
 
 from aya_lab.agents.calibration import AGREEMENT_TARGET, PARTIAL_TARGET
@@ -30,6 +31,7 @@ from aya_lab.languages import normalize_language
 
 __all__ = [
     "CONFIGS",
+    "MIN_RESAMPLES",
     "RESAMPLE",
     "EvalConfig",
     "AnswersConfig",
@@ -89,6 +91,25 @@ RoleSpecs = Annotated[list[str], Field(json_schema_extra={"cli": "role-specs"})]
 """A room's models: ``[ROLE=]SPEC`` strings (a bare spec sets every role; the command's option repeats)."""
 
 
+MIN_RESAMPLES = 20
+"""The fewest bootstrap resamples a task takes (0 or 1: none): with fewer, no p-value read off the resamples falls
+under 0.05, and a 95% interval's percentiles are the extremes of a handful of draws."""
+
+
+def _enough_resamples(value: int) -> int:
+    """``value`` bootstrap resamples; between 2 and :data:`MIN_RESAMPLES`, a ``ValueError`` saying why."""
+    if 1 < value < MIN_RESAMPLES:
+        raise ValueError(f"{value} resamples are too few for a 95% interval; use 0 (none) or at least {MIN_RESAMPLES}")
+    return value
+
+
+Resamples = Annotated[int, Field(ge=0, le=100_000, description="bootstrap resamples for CIs and tests (0: none)"),
+                      pydantic.AfterValidator(_enough_resamples)]  # fmt: skip
+"""A task's ``n_bootstrap``: 0 (no intervals) or :data:`MIN_RESAMPLES` to 100,000, refused before any data loads."""
+Seed = Annotated[int, Field(ge=0, description="the resampling seed")]
+Progress = Annotated[bool | None, Field(description="a progress bar (default: when stderr is a terminal)")]
+
+
 class TaskConfig(BaseModel):
     """The base of every task config: frozen, and a misspelt option is an error, not ignored."""
 
@@ -113,9 +134,9 @@ class SummariesConfig(TaskConfig):
         default=None,
         description="the model that translates requests (default: --model when given, else the translator role's)",
     )
-    n_bootstrap: int = Field(default=1000, ge=0, le=100_000, description="bootstrap resamples for CIs and tests")
-    seed: int = Field(default=0, ge=0, description="the resampling seed")
-    progress: bool | None = Field(default=None, description="a progress bar (default: when stderr is a terminal)")
+    n_bootstrap: Resamples = 1000
+    seed: Seed = 0
+    progress: Progress = None
 
     @field_validator("variants")
     @classmethod
@@ -141,31 +162,16 @@ RUN_ONLY = ("progress", "checkpoint")
 
 @dataclass(frozen=True, kw_only=True)
 class EvalConfig:
-    """The options of a translation evaluation (every one has a default).
-
-    Segments: ``n`` takes the first ``n`` segments of each pair (all when ``None``); ``docs`` takes
-    those ``n`` from that many documents spread over the set where it has document ids
-    (:func:`~aya_lab.datasets.parallel.select_segments`); ``split`` names the split (the set's
-    default when ``None``); ``verify`` checks the files against the set's checksums.
-
-    Calling the systems: ``chunk_size`` segments per ``translate`` call; ``context_window``
-    preceding segments of the same document go with each one (capped at
-    :data:`~aya_lab.datasets.parallel.MAX_CONTEXT_WINDOW`).
-
-    Scoring: ``baseline`` names the system the others are tested against (default: the first);
-    ``n_bootstrap`` resamples for the confidence intervals and the paired bootstrap test (``0`` or
-    ``1``: none), ``n_ar`` for approximate randomisation (``0``: no AR test, its p-value is NaN);
-    ``resample`` is ``"auto"`` (whole documents where the set has document ids, else contiguous blocks of
-    :data:`~aya_lab.eval.resampling.BLOCK` segments; ``few_units`` flags fewer than 20 units) or
-    ``"segment"`` (always segments: sacrebleu's own test, for comparison); ``langid`` checks the
-    output language; ``faithfulness`` adds the hallucination rate (the share of outputs the room's
-    faithfulness gate would withhold, :func:`~aya_lab.eval.translation.scoring.hallucination_rate`; it runs the
-    multilingual encoder over every source and output).
-
-    Watching and resuming: ``progress`` shows one tqdm bar for the whole sweep, in segments, its
-    postfix counting generation-cache hits and fresh generations (``None``: only when stderr is a
-    terminal; ``TQDM_DISABLE`` silences it; the counts also land in ``meta["generations"]``);
-    ``checkpoint`` is a JSONL file of finished chunks that lets a killed run resume.
+    """The options of a translation evaluation, each with a default and its help in :data:`_EVAL_HELP`; a value
+    outside :data:`_EVAL_BOUNDS` (or ``n_bootstrap`` between 2 and :data:`MIN_RESAMPLES`) is an
+    :class:`~aya_lab.errors.InputError` when the config is made. What the help leaves out: ``docs`` spreads the
+    ``n`` segments over that many documents (:func:`~aya_lab.datasets.parallel.select_segments`); the context
+    is capped at :data:`~aya_lab.datasets.parallel.MAX_CONTEXT_WINDOW` segments; ``n_ar=0`` leaves the AR
+    p-value NaN; ``resample="auto"`` resamples documents where the set has ids, else blocks of
+    :data:`~aya_lab.eval.resampling.BLOCK` segments (``few_units`` flags fewer than 20 units), ``"segment"`` is
+    sacrebleu's own test, for comparison; the hallucination rate is the share of outputs the room's gate would
+    withhold (:func:`~aya_lab.eval.translation.scoring.hallucination_rate`); the progress bar counts segments
+    and generation-cache hits (``TQDM_DISABLE`` silences it; the counts land in ``meta["generations"]``).
     """
 
     n: int | None = None
@@ -197,6 +203,10 @@ class EvalConfig:
         for name in ("n_bootstrap", "n_ar"):
             if getattr(self, name) < 0:
                 raise InputError(f"{name} must be >= 0 (0: no resampling), got {getattr(self, name)}")
+        try:
+            _enough_resamples(self.n_bootstrap)
+        except ValueError as exc:
+            raise InputError(f"n_bootstrap={self.n_bootstrap}: {exc}") from None
 
     @classmethod
     def options(cls) -> list[str]:
@@ -247,7 +257,7 @@ _EVAL_HELP = {
     "chunk_size": "segments per translate call",
     "context_window": "preceding segments of the same document given as context",
     "baseline": "the system the others are tested against (default: the first)",
-    "n_bootstrap": "bootstrap resamples for CIs and the paired test (0 or 1: none)",
+    "n_bootstrap": f"bootstrap resamples for CIs and the paired test (0 or 1: none; else at least {MIN_RESAMPLES})",
     "n_ar": "approximate-randomisation trials (0: no AR test)",
     "resample": "resampling unit: auto (documents where the set has ids, else blocks of 5 contiguous segments) or segment",
     "langid": "check the output language",
@@ -261,7 +271,6 @@ _EVAL_BOUNDS: dict[str, dict[str, int]] = {
     "docs": {"gt": 0, "le": 10_000_000},
     "chunk_size": {"gt": 0, "le": 100_000},
     "context_window": {"ge": 0},
-    "n_bootstrap": {"ge": 0, "le": 100_000},
     "n_ar": {"ge": 0, "le": 1_000_000},
 }
 """Bounds refused when the config is made, before any data is read (beyond any set, a typo)."""
@@ -272,6 +281,7 @@ def _evaluation_options() -> dict[str, tuple[object, object]]:
     the translation options (EvalConfig validates them again when the run starts)."""
     hints = typing.get_type_hints(EvalConfig)
     options: dict[str, tuple[object, object]] = {}
+    hints["n_bootstrap"] = Resamples
     for f in dataclasses.fields(EvalConfig):
         bounds = _EVAL_BOUNDS.get(f.name, {})
         field = Field(f.default, description=_EVAL_HELP.get(f.name), gt=bounds.get("gt"), ge=bounds.get("ge"),
@@ -324,8 +334,8 @@ class RetrievalConfig(TaskConfig):
     floors: bool = Field(
         default=True, description="also rank with BM25 and a random order, tested against the embedder"
     )
-    n_bootstrap: int = Field(default=1000, ge=0, le=100_000, description="bootstrap resamples for CIs and tests")
-    seed: int = Field(default=0, ge=0, description="the resampling seed")
+    n_bootstrap: Resamples = 1000
+    seed: Seed = 0
 
     @field_validator("embedder")
     @classmethod
@@ -404,8 +414,8 @@ class FaithfulnessConfig(TaskConfig):
         description="the agreement threshold is the lowest (0.5 to 0.9) that leaves at most this share of those "
         "first drafts partial and unmarked, in-sample",
     )
-    n_bootstrap: int = Field(default=1000, ge=0, le=100_000, description="bootstrap resamples for the 95% CIs")
-    seed: int = Field(default=0, ge=0, description="the resampling seed")
+    n_bootstrap: Resamples = 1000
+    seed: Seed = 0
 
     @field_validator("skip_directions")
     @classmethod
@@ -425,8 +435,8 @@ class GroundingConfig(TaskConfig):
 
     data: str | None = Field(default=None, description="a drafts JSONL file (default data/adversarial/drafts.jsonl)")
     docs: str | None = Field(default=None, description="the handbook folder the drafts quote (default data/kb)")
-    n_bootstrap: int = Field(default=1000, ge=0, le=100_000, description="bootstrap resamples for the 95% CIs")
-    seed: int = Field(default=0, ge=0, description="the resampling seed")
+    n_bootstrap: Resamples = 1000
+    seed: Seed = 0
 
 
 class AnswersConfig(TaskConfig):
@@ -450,8 +460,8 @@ class AnswersConfig(TaskConfig):
         description="neighbours: the labelled question sets (names or JSONL files) the scope is read from "
         "(default the room's pool); the set being scored is always left out",
     )
-    n_bootstrap: int = Field(default=1000, ge=0, le=100_000, description="bootstrap resamples for the 95% CIs")
-    seed: int = Field(default=0, ge=0, description="the resampling seed")
+    n_bootstrap: Resamples = 1000
+    seed: Seed = 0
 
 
 class AttacksConfig(TaskConfig):
@@ -485,9 +495,9 @@ class AttacksConfig(TaskConfig):
         default=None, min_length=1, description="write the deliveries no label judges to this JSONL, to label"
     )
     n: int | None = Field(default=None, gt=0, le=10_000_000, description="only the first N attacks")
-    n_bootstrap: int = Field(default=1000, gt=0, le=100_000, description="bootstrap resamples for the 95% CIs")
-    seed: int = Field(default=0, ge=0, description="the resampling seed")
-    progress: bool | None = Field(default=None, description="a progress bar (default: when stderr is a terminal)")
+    n_bootstrap: Annotated[Resamples, Field(gt=0)] = 1000
+    seed: Seed = 0
+    progress: Progress = None
 
 
 _TRANSLATE = (
@@ -524,9 +534,9 @@ class RoutingConfig(_RoutingModels):
     )
     n: int | None = Field(default=None, gt=0, le=10_000_000, description="the first N requests (all when unset)")
     translate: bool | Literal["gold", "auto"] = Field(default=True, description=_TRANSLATE)
-    n_bootstrap: int = Field(default=1000, ge=0, le=100_000, description="bootstrap resamples for CIs and tests")
-    seed: int = Field(default=0, ge=0, description="the resampling seed")
-    progress: bool | None = Field(default=None, description="a progress bar (default: when stderr is a terminal)")
+    n_bootstrap: Resamples = 1000
+    seed: Seed = 0
+    progress: Progress = None
 
     @field_validator("translate", mode="before")
     @classmethod
@@ -540,24 +550,22 @@ class RoutingConfig(_RoutingModels):
         return spelled
 
 
-def _routers() -> list[SequenceRouter]:
-    return ["keyword", "llm", "multi"]
-
-
-def _paths() -> list[SequencePath]:
-    return ["room", "original"]
-
-
-def _sets() -> list[SequenceSet]:
-    return ["single", "multi"]
-
-
 class SequencesConfig(_RoutingModels):
     """Routers choosing every tool each request needs, per path and labelled set; the first is the baseline."""
 
-    routers: list[SequenceRouter] = Field(default_factory=_routers, min_length=1, description="routers to run")
-    paths: list[SequencePath] = Field(default_factory=_paths, min_length=1, description="which text each run routes")
-    sets: list[SequenceSet] = Field(default_factory=_sets, min_length=1, description="the labelled sets")
+    routers: list[SequenceRouter] = Field(
+        default_factory=lambda: list[SequenceRouter](["keyword", "llm", "multi"]),
+        min_length=1,
+        description="routers to run",
+    )
+    paths: list[SequencePath] = Field(
+        default_factory=lambda: list[SequencePath](["room", "original"]),
+        min_length=1,
+        description="which text each run routes",
+    )
+    sets: list[SequenceSet] = Field(
+        default_factory=lambda: list[SequenceSet](["single", "multi"]), min_length=1, description="the labelled sets"
+    )
     prompt: str = Field(default="supervisor/baseline", description="the llm and multi routers' supervisor prompt")
     loop_prompt: str | None = Field(default=None, description="the loop router's prompt (default router_loop/baseline)")
     data: str | None = Field(
@@ -565,9 +573,9 @@ class SequencesConfig(_RoutingModels):
     )
     multi_data: str | None = Field(default=None, description="the multi set: a JSONL file (default multi_intent.jsonl)")
     n: int | None = Field(default=None, gt=0, le=10_000_000, description="the first N requests of each set")
-    n_bootstrap: int = Field(default=1000, ge=0, le=100_000, description="bootstrap resamples for CIs and tests")
-    seed: int = Field(default=0, ge=0, description="the resampling seed")
-    progress: bool | None = Field(default=None, description="a progress bar (default: when stderr is a terminal)")
+    n_bootstrap: Resamples = 1000
+    seed: Seed = 0
+    progress: Progress = None
 
     @field_validator("multi_data")
     @classmethod

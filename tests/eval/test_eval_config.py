@@ -40,6 +40,7 @@ def test_defaults_are_the_evaluators_former_defaults():
         ({"n": -2}, "n must be a positive number of segments, got -2"),
         ({"context_window": -1}, "context_window must be >= 0 (0: no context), got -1"),
         ({"n_ar": -5}, "n_ar must be >= 0 (0: no resampling), got -5"),
+        ({"n_bootstrap": 5}, "n_bootstrap=5: 5 resamples are too few for a 95% interval; use 0 (none) or at least 20"),
     ],
 )
 def test_a_bad_value_is_one_line_naming_the_option(options, message):
@@ -97,3 +98,18 @@ def test_meta_records_the_config_under_the_same_keys(mini_data, tmp_path):
     again = Report.load(tmp_path / "r.csv")
     assert {k: again.meta[k] for k in cfg.as_meta()} == recorded
     assert json.loads((tmp_path / "r.json").read_text())["meta"]["n"] == 4
+
+
+@pytest.mark.parametrize("task", ["summaries", "routing", "answers", "attacks", "translation"])
+def test_a_task_refuses_too_few_resamples_in_one_line_before_it_loads_anything(capsys, task):
+    from aya_lab.cli import main
+    from aya_lab.eval.tasks import task_config
+
+    assert main(["eval", "run", task, "--n-bootstrap", "7"]) == 2
+    err = capsys.readouterr().err
+    assert (
+        err == f"error: {task} option n_bootstrap=7: Value error, 7 resamples are too few for a 95% interval; "
+        "use 0 (none) or at least 20\n"
+    )
+    for none in (1,) if task == "attacks" else (0, 1):  # no intervals: still allowed (attacks needs one draw)
+        assert task_config(task, n_bootstrap=none).n_bootstrap == none

@@ -135,12 +135,12 @@ def test_mafand_has_no_document_ids_so_it_is_resampled_in_contiguous_blocks(mini
     from aya_lab.eval import CopySystem, evaluate_translation
 
     assert load_parallel("mafand", "eng", "swa", n=4).doc_ids is None
-    res = evaluate_translation([CopySystem()], "mafand", "eng-swa", n=4, n_bootstrap=10, n_ar=10, langid=False)
+    res = evaluate_translation([CopySystem()], "mafand", "eng-swa", n=4, n_bootstrap=20, n_ar=10, langid=False)
     assert set(res.df["resample_unit"]) == {"block of 5"}
-    seg = evaluate_translation([CopySystem()], "mafand", "eng-swa", n=4, n_bootstrap=10, n_ar=10, langid=False,
+    seg = evaluate_translation([CopySystem()], "mafand", "eng-swa", n=4, n_bootstrap=20, n_ar=10, langid=False,
                                resample="segment")  # fmt: skip
     assert set(seg.df["resample_unit"]) == {"segment"}  # sacrebleu's own unit, on request
-    ntrex = evaluate_translation([CopySystem()], "ntrex128", "eng-swa", n=4, n_bootstrap=10, n_ar=10, langid=False)
+    ntrex = evaluate_translation([CopySystem()], "ntrex128", "eng-swa", n=4, n_bootstrap=20, n_ar=10, langid=False)
     assert "document" in set(ntrex.df["resample_unit"])  # where ids exist, documents are the units
 
 

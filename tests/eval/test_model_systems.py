@@ -230,10 +230,10 @@ def test_prompt_system_on_a_tiny_llama_through_the_evaluator(tiny_llama_dir):
 
     model = load_model(f"hf:{tiny_llama_dir}", settings={"max_new_tokens": 6}, reuse=False)
     system = PromptSystem(model, "baseline", context_window=2, name="tiny")
-    res = evaluate_translation([system], "workplace", "eng-fra", n=4, n_bootstrap=10, n_ar=10, langid=False)
+    res = evaluate_translation([system], "workplace", "eng-fra", n=4, n_bootstrap=20, n_ar=10, langid=False)
     assert len(res.items) == 4
     row = res.df[(res.df["metric"] == "llm_calls")].iloc[0]
     assert row["score"] == 4 and row["model_fingerprint"] == model.fingerprint
     assert row["prompt_hash"] == system.prompt.content_hash
-    again = evaluate_translation([system], "workplace", "eng-fra", n=4, n_bootstrap=10, n_ar=10, langid=False)
+    again = evaluate_translation([system], "workplace", "eng-fra", n=4, n_bootstrap=20, n_ar=10, langid=False)
     assert list(again.items["hypothesis"]) == list(res.items["hypothesis"])  # cached, same outputs

@@ -25,7 +25,7 @@ def run(tmp_path):
 
     def go() -> int:
         system = CountingSystem()
-        kwargs = {"n_bootstrap": 10, "n_ar": 10, "langid": False, "chunk_size": 4, "checkpoint": ckpt}
+        kwargs = {"n_bootstrap": 20, "n_ar": 10, "langid": False, "chunk_size": 4, "checkpoint": ckpt}
         evaluate_translation([system], dataset, **kwargs)
         return system.seen
 

@@ -114,7 +114,7 @@ def test_the_swap_is_recorded_in_results_their_display_and_saved_form(mini_data,
     from aya_lab.eval.report import Report
 
     system = PromptSystem(BaseFake(default="bonjour"), "baseline", name="gemma")
-    res = evaluate_translation([system], "ntrex128", "eng-fra", n=4, n_bootstrap=10, n_ar=10, langid=False)
+    res = evaluate_translation([system], "ntrex128", "eng-fra", n=4, n_bootstrap=20, n_ar=10, langid=False)
     assert res.meta["prompt_notes"] == [system.prompt_note]
     assert res.meta["systems"]["gemma"]["prompt"] == "user_translate/completion"
     assert system.prompt_note in res.table().caption
@@ -129,7 +129,7 @@ def test_the_cli_prints_the_swap_on_stderr(mini_data, capsys, monkeypatch):
         translation_systems, "load_chat_model", lambda spec, **kw: BaseFake(spec=spec, default="bonjour")
     )
     argv = ["eval", "run", "translation", "--systems", "gemma3-270m", "--dataset", "ntrex128", "--pairs", "eng-fra"]
-    assert main([*argv, "--n", "2", "--n-bootstrap", "10", "--n-ar", "10", "--no-progress", "--no-faithfulness"]) == 0
+    assert main([*argv, "--n", "2", "--n-bootstrap", "20", "--n-ar", "10", "--no-progress", "--no-faithfulness"]) == 0
     captured = capsys.readouterr()
     assert "gemma3-270m@completion: prompt: gemma3-270m has no chat template" in captured.err
     assert "gemma3-270m@completion" in captured.out
@@ -164,12 +164,12 @@ def test_routing_and_summaries_record_the_translator_prompt():
     from aya_lab.eval import evaluate_routing, evaluate_summarizers
 
     chat = FakeChatModel(rules=[("Tool:", "chat")], default="3")
-    res = evaluate_routing(chat, load_routing_examples()[:6], translator=BaseFake(default="hi"), n_bootstrap=10)
+    res = evaluate_routing(chat, load_routing_examples()[:6], translator=BaseFake(default="hi"), n_bootstrap=20)
     assert res.meta["translator_prompt"]["prompt"] == "aya_translate/completion"
     assert "has no chat template" in res.meta["translator_prompt"]["prompt_note"]
     assert (
-        evaluate_routing(chat, load_routing_examples()[:6], translate=False, n_bootstrap=10).meta["translator_prompt"]
+        evaluate_routing(chat, load_routing_examples()[:6], translate=False, n_bootstrap=20).meta["translator_prompt"]
         == {}
     )
-    summ = evaluate_summarizers(["two_call"], model=chat, transcripts=load_transcripts()[:1], n_bootstrap=10)
+    summ = evaluate_summarizers(["two_call"], model=chat, transcripts=load_transcripts()[:1], n_bootstrap=20)
     assert summ.meta["translator_prompt"] == {"prompt": "aya_translate/baseline"}

@@ -105,7 +105,7 @@ def test_non_utf8_and_empty_files_are_one_line_errors_naming_the_file(tmp_path):
 def test_a_partial_file_killed_mid_write_is_repaired_and_resumed(file_pairs, tmp_path):
     ckpt = tmp_path / "run.partial.jsonl"
     first = CountingSystem()
-    kwargs = {"n_bootstrap": 10, "n_ar": 10, "langid": False, "chunk_size": 4, "checkpoint": ckpt}
+    kwargs = {"n_bootstrap": 20, "n_ar": 10, "langid": False, "chunk_size": 4, "checkpoint": ckpt}
     evaluate_translation([first], file_pairs["sw_named"], **kwargs)
     assert first.seen == 12
     lines = ckpt.read_text(encoding="utf-8").splitlines()
@@ -255,7 +255,7 @@ def test_eval_commands_share_their_options():
 def test_cli_translate_takes_generation_options_and_refuses_a_bad_one(mini_data, capsys):
     argv = ["eval", "run", "translation", "--systems", "fake:bonjour", "--dataset", "ntrex128", "--pairs", "eng-fra"]
     argv += ["--n", "3", "--no-faithfulness"]
-    assert main([*argv, "--max-new-tokens", "8", "--n-bootstrap", "10", "--n-ar", "10", "--no-progress"]) == 0
+    assert main([*argv, "--max-new-tokens", "8", "--n-bootstrap", "20", "--n-ar", "10", "--no-progress"]) == 0
     assert "fake:bonjour@baseline" in capsys.readouterr().out
     assert main([*argv, "--max-new-tokens", "0"]) == 2
     err = capsys.readouterr().err
@@ -263,7 +263,7 @@ def test_cli_translate_takes_generation_options_and_refuses_a_bad_one(mini_data,
 
 
 def test_progress_bars_on_stderr_when_asked_and_never_under_tqdm_disable(capsys, monkeypatch):
-    base = ["--n", "2", "--n-bootstrap", "10"]
+    base = ["--n", "2", "--n-bootstrap", "20"]
     assert main(["eval", "run", "summaries", "--model", "fake:2", "--variants", "two_call", "--progress", *base]) == 0
     assert "summarizing" in capsys.readouterr().err
     assert main(["eval", "run", "routing", "--model", "fake:query", "--progress", *base]) == 0

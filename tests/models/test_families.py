@@ -221,7 +221,7 @@ def _dtype(model):
 def test_seq2seq_evaluation_end_to_end(family, family_dir):
     model = load_model(f"seq2seq:{family_dir(family)}", settings={"max_new_tokens": 12}, reuse=False)
     res = evaluate_translation(
-        [Seq2SeqSystem(model)], "workplace", "eng-fra", n=3, n_bootstrap=10, n_ar=10, langid=False
+        [Seq2SeqSystem(model)], "workplace", "eng-fra", n=3, n_bootstrap=20, n_ar=10, langid=False
     )
     assert len(res.items) == 3
     assert {"bleu", "chrf"} <= {m.lower() for m in res.df["metric"]}
