@@ -10,6 +10,7 @@ import pytest
 matplotlib.use("Agg")
 
 from aya_lab.datasets.parallel import load_parallel  # noqa: E402
+from aya_lab.errors import InputError  # noqa: E402
 from aya_lab.eval.report import Report, ReportFormatError  # noqa: E402
 from aya_lab.eval.translation.evaluate import evaluate_translation  # noqa: E402
 from aya_lab.eval.translation.results import compare_translations as compare  # noqa: E402
@@ -78,6 +79,15 @@ def test_compare_two_saved_files(results, tmp_path, mini_data):
     assert set(table["pair"]) == {"eng-swh", "eng-fra"} and table["significant"].all()
     same = compare(a, a, system_a="echo", system_b="echo", n_bootstrap=100, n_ar=100)
     assert (same["p_ar"] == 1.0).all() and not same["significant"].any()
+
+
+def test_reports_of_other_segments_are_refused_naming_what_each_scored(results, tmp_path, mini_data):
+    sets = [load_parallel("ntrex128", "eng", "fra")]
+    fewer = evaluate_translation([ReferenceSystem(sets, name="oracle")], "ntrex128", ["eng-fra"], n=6, **FAST)
+    with pytest.raises(InputError) as err:
+        compare(results, fewer)
+    message = str(err.value)
+    assert "\n" not in message and "A: ntrex128:eng-fra" in message and "n=6" in message and "--n" in message
 
 
 def test_scores_from_few_units_are_marked_and_one_unit_shows_no_interval(mini_data):

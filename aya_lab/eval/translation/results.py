@@ -363,7 +363,11 @@ def compare_translations(
         if hyps_b:
             rows += _compare_rows(sys_a, grp_a, hyps_b, (did, pair, hop), n_bootstrap, n_ar)
     if not rows:
-        raise InputError("results A and B share no dataset/pair/hop to compare")
+        scored = [", ".join(sorted(set(r.items["dataset_id"].astype(str)))) for r in (a, b)]
+        raise InputError(
+            f"results A and B scored no segments in common (A: {scored[0]}; B: {scored[1]}); a paired test needs "
+            "the same set, pair and segments: run both with the same --dataset, --pairs, --n and --docs"
+        )
     return pd.DataFrame(rows)
 
 
