@@ -112,7 +112,8 @@ def translation_table(
     Scores read ``score ±half-CI``, rates with a CI ``rate [low, high]``; ``*`` marks a significant
     difference from the baseline (both paired bootstrap and approximate randomisation at p < 0.05), ``†``
     a BLEU that is unreliable for the script, ``‡`` a score resampled from fewer than
-    :data:`~aya_lab.eval.resampling.FEW_UNITS` units (from one unit, no interval is shown: it has no spread),
+    :data:`~aya_lab.eval.resampling.FEW_UNITS` units (no ``*`` then, as a notebook's family never counts it
+    significant; from one unit, no interval is shown: it has no spread),
     ``n/a`` a language the language identifier does not cover.
     The caption ends with ``meta["prompt_notes"]``. The HTML is deterministic (fixed uuid).
     """
@@ -129,7 +130,10 @@ def translation_table(
     frame.columns = pd.MultiIndex.from_tuples(columns, names=["pair", "metric"]) if columns else frame.columns
     caption = f"{report.meta.get('dataset', '')} ({hop}); baseline: {baseline}; * p<0.05 vs baseline (bs & ar); † BLEU unreliable for this script"
     if "few_units" in sub and sub["few_units"].astype(bool).any():
-        caption += f"; ‡ resampled from fewer than {FEW_UNITS} units (n_units): the interval is too narrow to trust"
+        caption += (
+            f"; ‡ resampled from fewer than {FEW_UNITS} units (n_units): the interval is too narrow to trust and no "
+            "difference is marked significant"
+        )
     caption += "".join(f"; {note}" for note in report.meta.get("prompt_notes", []))  # type: ignore[attr-defined]
     styler = frame.style.set_uuid("aya-results").set_caption(caption)
     if baseline in systems:
@@ -151,7 +155,7 @@ def _cell(row) -> str:
         )
     text = "" if row.score is None or (isinstance(row.score, float) and math.isnan(row.score)) else f"{row.score:.1f}"
     text += (f" ±{(row.ci_high - row.ci_low) / 2:.1f}" if has_ci else "") + few
-    text += " *" if bool(row.significant) else ""
+    text += " *" if bool(row.significant) and not few else ""  # too few units to test (docs/EVALUATION.md)
     return text + (" †" if row.metric == "BLEU" and not bool(row.reliable) else "")
 
 
