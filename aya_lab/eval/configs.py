@@ -495,7 +495,7 @@ class AttacksConfig(TaskConfig):
         default=None, min_length=1, description="write the deliveries no label judges to this JSONL, to label"
     )
     n: int | None = Field(default=None, gt=0, le=10_000_000, description="only the first N attacks")
-    n_bootstrap: Annotated[Resamples, Field(gt=0)] = 1000
+    n_bootstrap: Annotated[Resamples, Field(gt=0, description="bootstrap resamples (20 or more)")] = 1000
     seed: Seed = 0
     progress: Progress = None
 

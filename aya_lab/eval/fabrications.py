@@ -221,11 +221,11 @@ def _rates(part: pd.DataFrame, n_bootstrap: int, seed: int) -> dict[str, object]
         ("faithful_flagged", faithful_flagged, f),
     ):
         num, den = per_unit(values), denominator
-        out[name] = float(num.sum() / den.sum()) if den.sum() else float("nan")
+        share = float(num.sum() / den.sum()) if den.sum() else float("nan")
         with np.errstate(invalid="ignore", divide="ignore"):
             samples = (counts @ num) / (counts @ den) if n_units else np.zeros(0)
-        bounds = share_ci(out[name], *percentile_ci(samples), int((den > 0).sum()))  # type: ignore[arg-type]
-        out[f"{name}_low"], out[f"{name}_high"] = bounds
+        out[name] = share
+        out[f"{name}_low"], out[f"{name}_high"] = share_ci(share, *percentile_ci(samples), int((den > 0).sum()))
     return out
 
 
