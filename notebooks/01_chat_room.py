@@ -1015,7 +1015,7 @@ assert fab8["deliveries"] == fab8b["deliveries"] and fab8["flagged"] > fab8b["fl
 assert fab8["partial_unmarked"] < fab8b["partial_unmarked"] and fab8["partial_unmarked_low"] > 0.10  # fewer, not 10%
 assert faithful_flagged8["doubt"] == faithful_flagged8["before"]  # the doubt flagged no faithful draft
 assert fab8["made_up_unmarked"] == fab8b["made_up_unmarked"]  # and changed no made-up delivery
-assert fab8["made_up_unmarked"] <= 0.01 and fab8["made_up_unmarked_high"] <= 0.025 < fab7["made_up_unmarked_high"]
+assert fab8["made_up_unmarked"] <= 0.01 and fab8["made_up_unmarked_high"] > 0.025 and fab7["made_up_unmarked_high"] > 0.025
 assert gain8["ci_low"] <= 0 <= gain8["ci_high"] and two8["ci_high"] < 0.70  # usefulness: no change, below 70%
 assert agreement8["n"] == 60 and agreement8["kappa"] > 0.9
 fab9b, fab9 = (fabricated9.loc[f"set 9, {g}"] for g in ("floor before", "floor for partial drafts"))
@@ -1151,10 +1151,10 @@ report(
     "flagged with and without it) and changed no made-up delivery; readers' useful share did not move "
     "({gain8:+.1%} [{gain8_lo:+.1%}, {gain8_hi:+.1%}] for readers of two languages). With it, readers of two "
     "languages could read {two8:.1%} [{two8_lo:.1%}, {two8_hi:.1%}] (Kofi {one8:.1%}), and made-up drafts arrived "
-    "unmarked in {mu8:.1%} [{mu8_lo:.1%}, {mu8_hi:.1%}] of the draft deliveries: within the issue's 1% and 2.5% on "
-    "this set, but not on the seventh ({mu7:.1%} [{mu7_lo:.1%}, {mu7_hi:.1%}], with the guard before the doubt): "
-    "one test set of 200 messages meets that target, the other does not. The 70% and 10% targets are met on "
-    "neither set. The two annotators of the eighth set agreed on {agree8:.0%} of the {n8} drafts both labelled.\n"
+    "unmarked in {mu8:.1%} [{mu8_lo:.1%}, {mu8_hi:.1%}] of the draft deliveries: within the issue's 1%, but one "
+    "such draft bounds the rate only at {mu8_hi:.1%} (the exact bound over messages), above its 2.5%, as on the "
+    "seventh ({mu7:.1%} [{mu7_lo:.1%}, {mu7_hi:.1%}], with the guard before the doubt): neither test set of 200 "
+    "messages meets that target. The 70% and 10% targets are met on neither set. The two annotators of the eighth set agreed on {agree8:.0%} of the {n8} drafts both labelled.\n"
     "- **A floor chosen for partial drafts marks more of them, and more faithful drafts too.** The translator's "
     "floor now sits at {floor}, the lowest quantile of its faithful drafts' scores that leaves at most "
     "{target:.0%} of the six development runs' {n_cal} labelled drafts partial and unmarked ({in_sample:.1%} "

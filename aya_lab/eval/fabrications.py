@@ -225,7 +225,7 @@ def _rates(part: pd.DataFrame, n_bootstrap: int, seed: int) -> dict[str, object]
         with np.errstate(invalid="ignore", divide="ignore"):
             samples = (counts @ num) / (counts @ den) if n_units else np.zeros(0)
         out[name] = share
-        out[f"{name}_low"], out[f"{name}_high"] = share_ci(share, *percentile_ci(samples), int((den > 0).sum()))
+        out[f"{name}_low"], out[f"{name}_high"] = share_ci(*percentile_ci(samples), num, den)
     return out
 
 
@@ -299,7 +299,7 @@ def _useful_row(part: pd.DataFrame, n_bootstrap: int, seed: int) -> dict[str, ob
     with np.errstate(invalid="ignore", divide="ignore"):
         samples = (counts @ useful) / (counts @ ones) if n_units else np.zeros(0)
     share = float(useful.sum() / ones.sum()) if ones.sum() else float("nan")
-    low, high = share_ci(share, *percentile_ci(samples), n_units)
+    low, high = share_ci(*percentile_ci(samples), useful, ones)
     row: dict[str, object] = {"readings": len(part), "labelled": len(known), "useful": int(useful.sum()),
                               "useful_share": share, "ci_low": low, "ci_high": high}  # fmt: skip
     return row | {how: int((part["how"] == how).sum()) for how in HOWS}

@@ -126,11 +126,12 @@ def _row(group: str, value: str, units: np.ndarray, cells: np.ndarray, counts: n
         "n_faithful": int(cells[:, [1, 3]].sum()),
     }
     boots = _rates(counts[:, :n_units] @ per_unit) if counts is not None and n_units else None
-    denominators = (per_unit[:, 0] + per_unit[:, 1], per_unit[:, 0] + per_unit[:, 2], per_unit[:, 1] + per_unit[:, 3])
+    tp, fp, fn, tn = per_unit.T
+    shares = ((tp, tp + fp), (tp, tp + fn), (fp, fp + tn))  # events and totals per unit
     for k, name in enumerate(("precision", "recall", "withheld")):
         row[name] = float(point[k])
         low, high = percentile_ci(boots[k]) if boots is not None else (float("nan"), float("nan"))
-        low, high = share_ci(float(point[k]), low, high, int((denominators[k] > 0).sum()))  # a share at 0 or 1
+        low, high = share_ci(low, high, *shares[k])  # rare in the units: the exact far bound
         row[f"{name}_low"], row[f"{name}_high"] = low, high
     return row
 

@@ -20,11 +20,14 @@ observed difference, so with documents it counts ties (``>=``): the smallest p i
 equal to the baseline's have nothing to test: delta 0, p = 1. Each resample is scored from its summed
 statistics by :func:`~aya_lab.eval.metrics.scores_from_stats`.
 
-Shares at 0 or 1. A share observed at 0 (no made-up draft arrived unmarked) has bootstrap resamples that are all
-0, so its percentile interval is [0, 0] and bounds nothing. :func:`share_ci` gives such a share the far bound
-of Clopper and Pearson's exact interval with the resampled units as trials: 0 of ``n`` units, upper bound
-``1 - (0.025)^(1/n)`` (about 3.7/n); ``n`` of ``n``, its mirror. :func:`bootstrap_ci` applies it to means of
-0/1 values; the rates of labelled deliveries and the shares of flagged outputs use it too.
+Rare events. A share observed at 0 (no made-up draft arrived unmarked) has bootstrap resamples that are all 0, so
+its percentile interval is [0, 0] and bounds nothing; with one unit holding the event, the resamples rarely hold
+it twice and the upper percentile sits near the estimate. :func:`share_ci` gives a share held by fewer than
+:data:`RARE` units (or missing from fewer than that) the far bound of Clopper and Pearson's exact interval with
+the resampled units as trials when it is wider: 0 of ``n`` units, upper bound ``1 - (0.025)^(1/n)`` (about
+3.7/n). With equal units that bounds the share of items too (a unit holds at most all its items).
+:func:`bootstrap_ci` and :func:`mean_ci` apply it to means of 0/1 values; the rates of labelled deliveries, the
+usefulness shares, the shares of flagged outputs and the gate's precision and recall use it too.
 
 Item means. :func:`bootstrap_ci`, :func:`paired_bootstrap`, :func:`paired_equivalence` (TOST at a margin
 stated before the data), :func:`paired_binary` (with McNemar) and :func:`paired_accuracy` resample items with :func:`bootstrap_indices`. Every function is seeded, so a
@@ -47,6 +50,7 @@ from dataclasses import dataclass
 
 import numpy as np
 import pandas as pd
+from scipy.stats import beta
 
 from aya_lab.errors import InputError
 from aya_lab.eval.metrics import (
@@ -80,6 +84,7 @@ __all__ = [
     "paired_equivalence",
     "mean_ci",
     "percentile_ci",
+    "RARE",
     "share_ci",
     "percentile_p",
     "family",
@@ -179,29 +184,36 @@ def percentile_ci(samples: np.ndarray) -> tuple[float, float]:
     return float(low), float(high)
 
 
-def share_ci(share: float, low: float, high: float, n_units: int) -> tuple[float, float]:
-    """A share's 95% interval ``(low, high)`` (its bootstrap percentiles) with the exact far bound where the share
-    is 0 or 1 (see the module docstring): ``n_units`` units with none (every one) of the event give an upper bound
-    of at least ``1 - (ALPHA / 2) ** (1 / n_units)`` (a lower bound of at most its mirror). Elsewhere, or
-    without units, the interval is returned as given."""
-    if n_units < 1 or share != share:
+RARE = 5
+"""Fewer units than this holding an event (or lacking it) and a share's far bound is Clopper and Pearson's."""
+
+
+def share_ci(low: float, high: float, events: np.ndarray, totals: np.ndarray) -> tuple[float, float]:
+    """A share's 95% interval ``(low, high)`` (its bootstrap percentiles), widened where the event is rare in the
+    units (see the module docstring). ``events`` and ``totals`` are per unit (units with no total are left out):
+    when fewer than :data:`RARE` units hold any event, the upper bound is at least Clopper and Pearson's for
+    that many of the units; when fewer than :data:`RARE` units hold anything but events, the lower bound is at
+    most theirs for the units that hold only events. NaN bounds (no resamples) stay NaN."""
+    used = np.asarray(totals) > 0
+    n = int(used.sum())
+    if n == 0:
         return low, high
-    far = 1.0 - (ALPHA / 2) ** (1.0 / n_units)
-    if share == 0.0:
-        return low, max(high, far) if high == high else high
-    if share == 1.0:
-        return min(low, 1.0 - far) if low == low else low, high
+    events, totals = np.asarray(events)[used], np.asarray(totals)[used]
+    hit, full = int((events > 0).sum()), int((events >= totals).sum())
+    if hit < RARE and high == high:
+        high = max(high, 1.0 if hit == n else float(beta.ppf(1 - ALPHA / 2, hit + 1, n - hit)))
+    if n - full < RARE and low == low:
+        low = min(low, 0.0 if full == 0 else float(beta.ppf(ALPHA / 2, full, n - full + 1)))
     return low, high
 
 
 def mean_ci(values: np.ndarray, boot: np.ndarray) -> tuple[float, float]:
     """The 95% CI of the mean of ``values`` from its resampled means ``boot`` (:func:`percentile_ci`); where the
-    known values (NaNs left out) are all 0 or 1, a share, with the exact far bound of :func:`share_ci`, the values
-    as trials."""
+    known values (NaNs left out) are all 0 or 1, a share, widened by :func:`share_ci` with the values as units."""
     low, high = percentile_ci(boot)
     known = values[~np.isnan(values)]
     if known.size and np.isin(known, (0.0, 1.0)).all():
-        return share_ci(float(known.mean()), low, high, known.size)
+        return share_ci(low, high, known, np.ones(known.size))
     return low, high
 
 

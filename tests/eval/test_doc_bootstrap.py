@@ -317,3 +317,22 @@ def test_a_mean_of_zero_one_values_at_a_boundary_gets_the_exact_bound_and_other_
     mixed = np.array([0.0, 1.0, 1.0, 0.0])
     boot = mixed[bootstrap_indices(4, 200, 0)].mean(axis=1)
     assert mean_ci(mixed, boot) == percentile_ci(boot)  # a share inside (0, 1): the bootstrap's interval
+
+
+def test_a_share_held_by_few_units_gets_the_exact_far_bound_and_a_common_one_keeps_its_bootstrap_interval():
+    from scipy.stats import beta
+
+    from aya_lab.eval.resampling import RARE, share_ci
+
+    totals = np.full(160, 3.0)  # 160 messages, 3 deliveries each
+    one = np.zeros(160)
+    one[7] = 1.0  # one made-up delivery: 1 of 480
+    low, high = share_ci(0.0, 0.006, one, totals)  # what the percentiles of such a share look like
+    assert low == 0.0 and high == pytest.approx(beta.ppf(0.975, 2, 159)) and 0.034 < high < 0.035
+    common = np.r_[np.full(RARE, 1.0), np.zeros(155)]
+    assert share_ci(0.001, 0.02, common, totals) == (0.001, 0.02)  # RARE units hold it: the bootstrap's own
+    full = totals.copy()
+    full[3] = 2.0  # every delivery useful but one
+    low, high = share_ci(0.99, 1.0, full, totals)
+    assert high == 1.0 and low == pytest.approx(beta.ppf(0.025, 159, 2))
+    assert share_ci(float("nan"), float("nan"), one, totals) == (pytest.approx(np.nan, nan_ok=True),) * 2

@@ -208,8 +208,7 @@ def hallucination_rate(
     counts = cluster_bootstrap_counts(units.n_units, n_bootstrap, sacrebleu_seed()).astype(float)
     with np.errstate(invalid="ignore", divide="ignore"):
         boot = (counts @ hits) / (counts @ sizes)
-    rate = float(flags.mean())
-    return (rate, *share_ci(rate, *percentile_ci(boot), units.n_units))
+    return (float(flags.mean()), *share_ci(*percentile_ci(boot), hits, sizes))
 
 
 def loops(text: str) -> bool:
