@@ -88,3 +88,6 @@ def test_an_abbreviated_option_or_command_is_refused_not_taken_for_another(capsy
     assert main(argv) == 2
     err = capsys.readouterr().err
     assert err.startswith("error: aya-lab") and err.count("\n") == 1 and ("--n" in err or "'val'" in err)
+    if argv[0] == "eval":  # refused by the command it was given to, whose help names its options
+        prog = " ".join(["aya-lab", *argv[:3]])
+        assert err.startswith(f"error: {prog}: unrecognized arguments: ") and err.endswith(f"(see {prog} --help)\n")
