@@ -50,7 +50,6 @@ from dataclasses import dataclass
 
 import numpy as np
 import pandas as pd
-from scipy.stats import beta
 
 from aya_lab.errors import InputError
 from aya_lab.eval.metrics import (
@@ -200,6 +199,10 @@ def share_ci(low: float, high: float, events: np.ndarray, totals: np.ndarray) ->
         return low, high
     events, totals = np.asarray(events)[used], np.asarray(totals)[used]
     hit, full = int((events > 0).sum()), int((events >= totals).sum())
+    if hit >= RARE and n - full >= RARE:
+        return low, high
+    from scipy.stats import beta  # about 0.9 s to import: only for a rare event
+
     if hit < RARE and high == high:
         high = max(high, 1.0 if hit == n else float(beta.ppf(1 - ALPHA / 2, hit + 1, n - hit)))
     if n - full < RARE and low == low:
