@@ -35,10 +35,7 @@ class LRUMemo(Generic[K, V]):
                 self._values.move_to_end(key)
                 return self._values[key]
         value = compute()
-        with self._lock:
-            self._values[key] = value
-            while len(self._values) > self.size:
-                self._values.popitem(last=False)
+        self._keep({key: value})
         return value
 
     def get_many(self, keys: Sequence[K], compute: Callable[[list[K]], Sequence[V]]) -> list[V]:
@@ -56,12 +53,16 @@ class LRUMemo(Generic[K, V]):
             if len(values) != len(missing):
                 raise ValueError(f"compute returned {len(values)} values for {len(missing)} keys")
             computed = dict(zip(missing, values))
-            with self._lock:
-                self._values.update(computed)
-                while len(self._values) > self.size:
-                    self._values.popitem(last=False)
+            self._keep(computed)
             found.update(computed)
         return [found[key] for key in keys]
+
+    def _keep(self, values: dict[K, V]) -> None:
+        """Keep ``values`` as the most recently used, dropping the least recently used beyond ``size``."""
+        with self._lock:
+            self._values.update(values)
+            while len(self._values) > self.size:
+                self._values.popitem(last=False)
 
     def clear(self) -> None:
         """Forget every kept value."""
