@@ -55,18 +55,17 @@ class CliParser(argparse.ArgumentParser):
         super().__init__(*args, **kwargs)
 
     def parse_known_args(self, args: Any = None, namespace: Any = None) -> tuple[argparse.Namespace, list[str]]:  # type: ignore[override]
-        """argparse's, noting the innermost (sub)command left with arguments it does not know."""
+        """argparse's, noting the innermost (sub)command parser left with arguments it does not know."""
         parsed, extras = super().parse_known_args(args, namespace)
         if extras and not hasattr(parsed, "_unknown_in"):
-            parsed._unknown_in = self.prog
+            parsed._unknown_in = self
         return parsed, extras
 
     def parse_args(self, args: Any = None, namespace: Any = None) -> argparse.Namespace:  # type: ignore[override]
-        """argparse's, with unknown arguments refused by the (sub)command they were given to."""
+        """argparse's, with unknown arguments refused by the (sub)command parser they were given to."""
         parsed, extras = self.parse_known_args(args, namespace)
         if extras:
-            prog = getattr(parsed, "_unknown_in", self.prog)
-            self.exit(2, f"error: {prog}: unrecognized arguments: {' '.join(extras)} (see {prog} --help)\n")
+            getattr(parsed, "_unknown_in", self).error(f"unrecognized arguments: {' '.join(extras)}")
         return parsed
 
     def error(self, message: str) -> NoReturn:
