@@ -101,11 +101,13 @@ def test_meta_records_the_config_under_the_same_keys(mini_data, tmp_path):
 
 
 @pytest.mark.parametrize("task", ["summaries", "routing", "answers", "attacks", "translation"])
-def test_a_task_refuses_too_few_resamples_in_one_line_before_it_loads_anything(capsys, task):
+def test_a_task_refuses_too_few_resamples_in_one_line_before_it_loads_anything(capsys, tmp_path, task):
     from aya_lab.cli import main
     from aya_lab.eval.tasks import task_config
 
-    assert main(["eval", "run", task, "--n-bootstrap", "7"]) == 2
+    out = tmp_path / "report.csv"
+    assert main(["eval", "run", task, "--n-bootstrap", "7", "--out", str(out)]) == 2
+    assert list(tmp_path.iterdir()) == []  # no report, no partial file
     err = capsys.readouterr().err
     assert (
         err == f"error: {task} option n_bootstrap=7: Value error, 7 resamples are too few for a 95% interval; "
