@@ -1016,6 +1016,7 @@ assert fab8["partial_unmarked"] < fab8b["partial_unmarked"] and fab8["partial_un
 assert faithful_flagged8["doubt"] == faithful_flagged8["before"]  # the doubt flagged no faithful draft
 assert fab8["made_up_unmarked"] == fab8b["made_up_unmarked"]  # and changed no made-up delivery
 assert fab8["made_up_unmarked"] <= 0.01 and fab8["made_up_unmarked_high"] > 0.025 and fab7["made_up_unmarked_high"] > 0.025
+assert round(fab8["made_up_unmarked"] * fab8["deliveries"]) == 1  # "one such draft"
 assert gain8["ci_low"] <= 0 <= gain8["ci_high"] and two8["ci_high"] < 0.70  # usefulness: no change, below 70%
 assert agreement8["n"] == 60 and agreement8["kappa"] > 0.9
 fab9b, fab9 = (fabricated9.loc[f"set 9, {g}"] for g in ("floor before", "floor for partial drafts"))
