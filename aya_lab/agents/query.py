@@ -13,9 +13,9 @@ with drafts.
 
 **Quoting through the glossary** (``answers="glossary"``): as quoting, but a question in French, German,
 Spanish or Swahili is searched together with the English handbook terms its words name
-(:mod:`aya_lab.rag.glossary`), and such a glossed search is in scope at its own margin,
-:data:`~aya_lab.rag.sections.GLOSSED_MARGIN` (an English question, or one the glossary names no term of, is
-searched as written, at :data:`~aya_lab.rag.sections.MIN_MARGIN`).
+(:mod:`aya_lab.rag.glossary`), and such a glossed search is in scope at its own measured margin,
+``glossed_margin`` (:mod:`aya_lab.rag.margins`; an English question, or one the glossary names no term of, is
+searched as written, at ``min_margin``).
 
 **Quoting, in scope by labelled questions** (``answers="neighbours"``): as quoting, but the question is in scope
 when the questions most like it among those a person labelled are all in scope
@@ -55,8 +55,9 @@ from aya_lab.errors import InputError
 from aya_lab.prompts import PromptFile, load_prompt
 from aya_lab.rag.glossary import default_glossary, question_language
 from aya_lab.rag.index import Retrieved
+from aya_lab.rag.margins import scope_margins
 from aya_lab.rag.scope import ScopePool
-from aya_lab.rag.sections import GLOSSED_MARGIN, MIN_MARGIN, Quote, SectionIndex, SectionMatch
+from aya_lab.rag.sections import Quote, SectionIndex, SectionMatch
 from aya_lab.spotlight import delimiter_tags
 
 __all__ = ["ANSWER_MODES", "AnswerMode", "AyaQuery", "QueryAnswer", "IDK"]
@@ -169,7 +170,8 @@ class AyaQuery:
             self.scope_pool = self.scope_pool or ScopePool.shared()
             if self.scope_pool.labels(index.key):  # labels of another handbook say nothing of this one
                 return bool(matches) and self.scope_pool.covers(texts[0])
-        return index.in_scope(matches, GLOSSED_MARGIN if len(texts) > 1 else MIN_MARGIN)
+        margins = scope_margins()
+        return index.in_scope(matches, margins.glossed_margin if len(texts) > 1 else margins.min_margin)
 
     def _draft(self, question: str) -> QueryAnswer:
         if self.model is None:

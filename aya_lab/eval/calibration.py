@@ -114,6 +114,7 @@ __all__ = [
     "recorded_scores",
     "thresholds_calibration",
     "translator_calibration",
+    "writable_folder",
     "write_calibration",
     "FLOOR_QUANTILES",
     "MIN_FAITHFUL_DRAFTS",
@@ -316,7 +317,7 @@ def write_calibration(record: ThresholdsCalibration | TranslatorCalibration, dir
 # -- the task -----------------------------------------------------------------------------------------
 
 
-def _folder(value: str) -> Path:
+def writable_folder(value: str) -> Path:
     """``value`` as the folder to write into; refused, before any work, when it is a file or cannot be written."""
     path = Path(value)
     if path.exists() and not path.is_dir():
@@ -436,7 +437,7 @@ def _run(config: FaithfulnessConfig) -> Report:
             f"{path}: file not found; pass --data a JSONL file of labelled pairs (default {default_set_path()})"
         )
     if config.write_calibration is not None:
-        return _measure_and_write(config, _folder(config.write_calibration))
+        return _measure_and_write(config, writable_folder(config.write_calibration))
     floor = _committed_floor(config.translator) if config.translator is not None else None
     return evaluate_faithfulness(
         config.data, config.split, n_bootstrap=config.n_bootstrap, seed=config.seed, floor=floor

@@ -30,35 +30,12 @@ from aya_lab.errors import InputError
 from aya_lab.languages import normalize_language
 
 __all__ = [
-    "CONFIGS",
-    "MIN_RESAMPLES",
-    "RESAMPLE",
-    "EvalConfig",
-    "AnswersConfig",
-    "RoutingConfig",
-    "SequencesConfig",
-    "AttacksConfig",
-    "FaithfulnessConfig",
-    "GroundingConfig",
-    "RoleSpecs",
-    "ModelRef",
-    "ObjectRef",
-    "RetrievalConfig",
-    "SummariesConfig",
-    "SystemRef",
-    "TaskConfig",
-    "TranslationConfig",
-    "ATTACK_CATEGORIES",
-    "DEFAULT_MEMORY_POLICY",
-    "EMBEDDERS",
-    "SEQUENCE_ROUTERS",
-    "SEQUENCE_SETS",
-    "SUMMARY_FLOORS",
-    "Category",
-    "SequencePath",
-    "SequenceRouter",
-    "SequenceSet",
-]
+    "CONFIGS", "MIN_RESAMPLES", "RESAMPLE", "EvalConfig", "AnswersConfig", "RoutingConfig", "SequencesConfig",
+    "AttacksConfig", "FaithfulnessConfig", "GroundingConfig", "RoleSpecs", "ModelRef", "ObjectRef",
+    "RetrievalConfig", "SummariesConfig", "SystemRef", "TaskConfig", "TranslationConfig", "ATTACK_CATEGORIES",
+    "DEFAULT_MEMORY_POLICY", "EMBEDDERS", "SEQUENCE_ROUTERS", "SEQUENCE_SETS", "SUMMARY_FLOORS", "Category",
+    "SequencePath", "SequenceRouter", "SequenceSet", "ScopeConfig",
+]  # fmt: skip
 
 SUMMARY_FLOORS = ("copy-transcript", "lead-3")
 """The summary floors ``aya-lab eval run summaries`` runs by default (any ``lead-N`` works)."""
@@ -464,6 +441,15 @@ class AnswersConfig(TaskConfig):
     seed: Seed = 0
 
 
+class ScopeConfig(TaskConfig):
+    """The quoting scope rule's section margins, measured on the development questions (no model)."""
+
+    docs: str | None = Field(default=None, description="the handbook folder (default data/kb)")
+    write_calibration: str | None = Field(
+        default=None, min_length=1, description="write the record into this folder, e.g. data/calibration"
+    )
+
+
 class AttacksConfig(TaskConfig):
     """The adversarial set, each attack in a fresh room; attack success and made-up translations delivered."""
 
@@ -595,5 +581,6 @@ CONFIGS: dict[str, type[TaskConfig]] = {
     "routing": RoutingConfig,
     "sequences": SequencesConfig,
     "answers": AnswersConfig,
+    "scope": ScopeConfig,
 }
 """The config of each built-in task that the generated command covers, by task name."""

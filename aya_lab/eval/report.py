@@ -83,6 +83,7 @@ BUILT_IN: dict[str, str] = {
     "grounding": "aya_lab.eval.grounding:GROUNDING_TASK",
     "attacks": "aya_lab.eval.attacks:ATTACKS_TASK",
     "answers": "aya_lab.eval.grounding:ANSWERS_TASK",
+    "scope": "aya_lab.eval.scope_margins:SCOPE_TASK",
 }
 """The built-in tasks, by name, as ``module:attr`` references (imported on first use)."""
 

@@ -1,6 +1,6 @@
 """Whether the handbook covers a question, read from labelled questions like it.
 
-The section index's margin (:data:`~aya_lab.rag.sections.MIN_MARGIN`) separates an English question the handbook
+The section index's margin (``min_margin``, :mod:`aya_lab.rag.margins`) separates an English question the handbook
 answers from one it does not, but multilingual-e5-small lifts a Swahili question's section less, so the margin
 that refuses out-of-scope questions also refuses most Swahili ones (notebook 06, "Where the answers are lost").
 A :class:`ScopePool` decides scope another way: by the questions most like this one among questions a person

@@ -15,13 +15,14 @@ Contract
   question (the request as written, its English): the mean of its best sentence's and its whole text's cosine,
   plus :data:`TITLE_WEIGHT` times its document title's (a question that names a policy reads that policy).
 * A question is **in scope** when its best section stands out from the handbook: best score minus the median
-  section score ≥ :data:`MIN_MARGIN`. A question the handbook does not cover scores about the same against
+  section score ≥ the measured written margin (:mod:`aya_lab.rag.margins`, ``data/calibration/scope-margins.json``). A question the handbook does not cover scores about the same against
   every section (e5 puts every workplace question near every policy); one it covers lifts one section.
 * :meth:`SectionIndex.quote` picks the section's sentence closest to the question and the others within
   :data:`QUOTE_MARGIN` of it, at most ``max_sentences``, in the section's order.
 
-How :data:`MIN_MARGIN` and :data:`QUOTE_MARGIN` were chosen (on ``data/rag/questions.jsonl`` and
-``data/rag/questions_dev.jsonl``, never on the unseen questions): docs/ROOM.md, "Answers that quote".
+How the margins are measured: :mod:`aya_lab.rag.margins`; how :data:`QUOTE_MARGIN` and :data:`TITLE_WEIGHT`
+were chosen (on ``data/rag/questions.jsonl`` and ``data/rag/questions_dev.jsonl``, never on the unseen
+questions): docs/ROOM.md, "Answers that quote".
 """
 
 from __future__ import annotations
@@ -35,11 +36,10 @@ from dataclasses import dataclass
 import numpy as np
 
 from aya_lab.rag.documents import KBDocument
+from aya_lab.rag.margins import scope_margins
 from aya_lab.rag.sentence_encoder import SentenceEncoder, multilingual_encoder
 
 __all__ = [
-    "GLOSSED_MARGIN",
-    "MIN_MARGIN",
     "QUOTE_MARGIN",
     "TITLE_WEIGHT",
     "Quote",
@@ -51,12 +51,6 @@ __all__ = [
     "sections_key",
 ]
 
-MIN_MARGIN = 0.049
-"""In scope: the best section's score less the median section score is at least this."""
-GLOSSED_MARGIN = 0.063
-"""The same for a search of a question with the English terms the glossary gives it (:mod:`aya_lab.rag.glossary`):
-the lowest margin that keeps the development questions' out-of-scope "I don't know" share at the written search's
-(notebook 06)."""
 TITLE_WEIGHT = 0.25
 """How much a section's document title counts beside its text ("what does the travel policy say about flights")."""
 QUOTE_MARGIN = 0.03
@@ -221,8 +215,10 @@ class SectionIndex:
         order = np.argsort(-scores, kind="stable")[:k]
         return [SectionMatch(self.sections[i], float(scores[i]), margin) for i in order]
 
-    def in_scope(self, matches: Sequence[SectionMatch], min_margin: float = MIN_MARGIN) -> bool:
-        """Whether the best section stands out enough to answer from (by ``min_margin``, :data:`MIN_MARGIN`)."""
+    def in_scope(self, matches: Sequence[SectionMatch], min_margin: float | None = None) -> bool:
+        """Whether the best section stands out enough to answer from: by ``min_margin``, by default the measured
+        written margin (:func:`~aya_lab.rag.margins.scope_margins`)."""
+        min_margin = scope_margins().min_margin if min_margin is None else min_margin
         return bool(matches) and matches[0].margin >= min_margin
 
     def quote(self, match: SectionMatch, texts: Sequence[str], max_sentences: int = 3) -> Quote:

@@ -7,7 +7,7 @@ import pytest
 
 from aya_lab.errors import InputError
 from aya_lab.eval import run
-from aya_lab.rag.sections import GLOSSED_MARGIN, MIN_MARGIN
+from aya_lab.rag.margins import scope_margins
 
 QUESTIONS = [
     {"id": "t001", "lang": "deu", "question": "Wie lautet unsere Reiserichtlinie für Flüge?",
@@ -34,7 +34,7 @@ def test_quotes_are_scored_per_language_and_scope(questions):
     assert items.loc["t003", "idk"] == 1.0 and items["invented"].sum() == 0
     # the section ranked first is kept whether or not the scope rule answers from it, with the rule's margin
     assert items.loc["t001", "ranked_first"] == 1.0 and pd.isna(items.loc["t003", "ranked_first"])
-    assert items.loc["t001", "margin"] >= MIN_MARGIN > items.loc["t003", "margin"]
+    assert items.loc["t001", "margin"] >= scope_margins().min_margin > items.loc["t003", "margin"]
     assert report.score("ranked_first", "quote", lang="deu", scope="in-scope") == 1.0
     assert report.score("fact", "quote", lang="all", scope="in-scope") == 1.0
     assert report.score("idk", "quote", lang="spa", scope="out-of-scope") == 1.0
@@ -54,12 +54,13 @@ def test_the_glossary_and_neighbours_modes_answer_a_swahili_question_the_written
     path.write_text("".join(json.dumps(q, ensure_ascii=False) + "\n" for q in [*QUESTIONS, leave]), encoding="utf-8")
     report = run("answers", questions=str(path), systems=["quote", "glossary", "neighbours"], n_bootstrap=50)
     items = report.items.set_index(["system", "id"])
-    assert items.loc[("quote", "t004"), "idk"] == 1.0  # written only, its margin is below MIN_MARGIN
+    assert items.loc[("quote", "t004"), "idk"] == 1.0  # written only, its margin is below min_margin
     for mode in ("glossary", "neighbours"):  # the glossary by its own margin, neighbours by labelled questions
         assert items.loc[(mode, "t004"), "reply"].startswith('From leave_policy.md, "Annual leave": "Full-time')
         assert items.loc[(mode, "t003"), "idk"] == 1.0  # out of scope stays "I don't know"
         assert items.loc[(mode, "t002"), "fact"] == 1.0  # English is searched as written
-    assert items.loc[("glossary", "t004"), "margin"] >= GLOSSED_MARGIN > items.loc[("quote", "t004"), "margin"]
+    glossed, written = items.loc[("glossary", "t004"), "margin"], items.loc[("quote", "t004"), "margin"]
+    assert glossed >= scope_margins().glossed_margin and written < scope_margins().min_margin
     assert items.loc[("neighbours", "t001"), "fact"] == 1.0
     assert set(report.paired["system"]) == {"glossary", "neighbours"} and set(report.paired["baseline"]) == {"quote"}
 

@@ -5,7 +5,8 @@ import pytest
 from aya_lab.datasets.project import load_policy_questions
 from aya_lab.paths import kb_dir
 from aya_lab.rag.documents import KBDocument, read_documents
-from aya_lab.rag.sections import MIN_MARGIN, Quote, SectionIndex, read_sections
+from aya_lab.rag.margins import scope_margins
+from aya_lab.rag.sections import Quote, SectionIndex, read_sections
 
 DOC = """# Travel Policy
 
@@ -72,7 +73,7 @@ def test_a_question_that_names_a_policy_reads_that_policy(index):
 
 def test_a_question_the_handbook_does_not_cover_is_out_of_scope(index):
     matches = index.search(["¿Cuándo son las elecciones del comité de empresa?"])  # a dev question out of scope
-    assert matches[0].margin < MIN_MARGIN and not index.in_scope(matches)
+    assert matches[0].margin < scope_margins().min_margin and not index.in_scope(matches)
 
 
 def test_the_index_is_shared_per_set_of_sections_and_refuses_an_empty_one(index):
