@@ -108,6 +108,12 @@ def rag_questions_dir() -> Path:
     return _resource("data/rag")
 
 
+def calibration_dir() -> Path:
+    """The committed calibrations (``data/calibration``): the guard's thresholds and each translator's record
+    (:mod:`aya_lab.agents.calibration`), the quoting scope's margins (:mod:`aya_lab.rag.margins`)."""
+    return _resource("data/calibration")
+
+
 def adapters_dir() -> Path:
     """The LoRA adapters the project trained and measured (``data/adapters``)."""
     return _resource("data/adapters")

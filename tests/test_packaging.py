@@ -26,8 +26,13 @@ PROBE = """
 import json, aya_lab
 from aya_lab.paths import kb_dir, prompts_dir
 from aya_lab.prompts import load_prompt
+from aya_lab.agents.calibration import load_thresholds, translator_record
+from aya_lab.rag.margins import scope_margins
 print(json.dumps({
     "package": aya_lab.__file__,
+    "thresholds": sorted(load_thresholds().thresholds),
+    "translator_floor": translator_record("gemma3-270m").floor,
+    "min_margin": scope_margins().min_margin,
     "prompts": str(prompts_dir()),
     "kb": str(kb_dir()),
     "kb_files": sorted(p.name for p in kb_dir().iterdir()),
@@ -49,6 +54,8 @@ def _expected_members() -> set[str]:
     members |= {"aya_lab/resources/fewshot/" + p.name for p in (ROOT / "data" / "fewshot").glob("*.yaml")}
     members |= {"aya_lab/resources/glossary/" + p.name for p in (ROOT / "data" / "glossary").glob("*.tsv")}
     members |= {"aya_lab/resources/rag/" + name for name in (*POOL_FILES, RECORD_FILE)}  # the room's scope pool
+    # the guard's thresholds and the translators' records, the quoting scope's margins: what the room reads
+    members |= {"aya_lab/resources/calibration/" + p.name for p in (ROOT / "data" / "calibration").glob("*.json")}
     members |= {  # the measured direction adapters the room defaults to (settings.DEFAULT_DIRECTION_ADAPTERS)
         "aya_lab/resources/adapters/" + p.relative_to(ROOT / "data" / "adapters").as_posix()
         for _, folder in DEFAULT_DIRECTION_ADAPTERS.values()
@@ -94,6 +101,11 @@ def test_installed_wheel_carries_prompts_kb_and_graphs_and_runs_the_demo(tmp_pat
     assert Path(found["kb"]) == target / "aya_lab" / "resources" / "kb"
     assert found["kb_files"] == sorted(p.name for p in (ROOT / "data" / "kb").glob("*.md"))
     assert found["strict"] == "user_translate/strict" and "target_language" in found["strict_vars"]
+    # the records the guard and the quoting scope read come from the wheel (the demo's second message needs them)
+    assert found["thresholds"] == sorted(
+        json.loads((ROOT / "data" / "calibration" / "faithfulness-thresholds.json").read_text())["thresholds"]
+    )
+    assert found["translator_floor"] > 0 and found["min_margin"] > 0
 
     script = target / "bin" / "aya-lab"
     assert script.is_file(), "the wheel declares no aya-lab console script"

@@ -36,7 +36,7 @@ from typing import Literal
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
 
 from aya_lab.errors import AyaLabError
-from aya_lab.paths import project_root
+from aya_lab.paths import calibration_dir
 
 __all__ = [
     "AGREEMENT_TARGET",
@@ -195,11 +195,6 @@ class TranslatorCalibration(_Calibration):
     """Per target language, ``(faithful, labelled)`` drafts: how often the model's translations into it were
     faithful (the readers' routes, :func:`~aya_lab.room.delivery.route`, read it); empty in older records."""
     agreement: AgreementCalibration | None = None
-
-
-def calibration_dir() -> Path:
-    """``data/calibration/`` of the project: where the committed calibrations live."""
-    return project_root() / "data" / "calibration"
 
 
 def model_key(spec: str) -> str:

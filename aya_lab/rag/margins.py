@@ -31,7 +31,7 @@ from typing import Literal
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
 
 from aya_lab.errors import AyaLabError
-from aya_lab.paths import project_root
+from aya_lab.paths import calibration_dir
 
 __all__ = [
     "GLOSSED_SETS",
@@ -124,8 +124,8 @@ def derive_margins(questions: Sequence[QuestionMargin], keep: float, grid: Seque
 
 
 def margins_path(directory: Path | None = None) -> Path:
-    """:data:`MARGINS_FILE` in ``directory`` (default the project's ``data/calibration``)."""
-    return (directory or project_root() / "data" / "calibration") / MARGINS_FILE
+    """:data:`MARGINS_FILE` in ``directory`` (default :func:`~aya_lab.paths.calibration_dir`)."""
+    return (directory or calibration_dir()) / MARGINS_FILE
 
 
 @lru_cache(maxsize=8)
