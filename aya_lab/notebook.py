@@ -52,6 +52,7 @@ if TYPE_CHECKING:
     from aya_lab.notebook_report import report
     from aya_lab.prompts import list_variants, load_pool, load_prompt
     from aya_lab.rag import DEFAULT_CHUNK_SIZE, KnowledgeBase
+    from aya_lab.rag.scope import NEIGHBOURS
     from aya_lab.tune.heldout import write_held_out
 
 _HOMES: dict[str, tuple[str, ...]] = {
@@ -66,6 +67,7 @@ _HOMES: dict[str, tuple[str, ...]] = {
     "aya_lab.notebook_report": ("report",),
     "aya_lab.prompts": ("list_variants", "load_pool", "load_prompt"),
     "aya_lab.rag": ("DEFAULT_CHUNK_SIZE", "KnowledgeBase"),
+    "aya_lab.rag.scope": ("NEIGHBOURS",),
     "aya_lab.tune.heldout": ("write_held_out",),
 }
 
@@ -73,6 +75,7 @@ __all__ = [
     "DEFAULT_CHUNK_SIZE",
     "ECHO_CHRF",
     "KnowledgeBase",
+    "NEIGHBOURS",
     "get_language",
     "list_kb_documents",
     "list_variants",

@@ -85,7 +85,7 @@ from aya_lab.models.loader import default_model_spec, load_chat_model
 from aya_lab.paths import kb_dir, project_root
 from aya_lab.prompts import load_prompt
 from aya_lab.rag import KnowledgeBase, default_embeddings
-from aya_lab.rag.scope import ScopePool, default_pool_paths
+from aya_lab.rag.scope import NEIGHBOURS, ScopePool, default_pool_paths
 
 __all__ = [
     "GROUNDING_TABLES",
@@ -381,13 +381,13 @@ def _model(ref: object, role: str) -> TextModel:
     return ref
 
 
-def _scope_pool(questions: str, pool: Sequence[str] | None = None) -> ScopePool:
+def _scope_pool(questions: str, pool: Sequence[str] | None = None, k: int | None = None) -> ScopePool:
     """The scope pool for scoring ``questions`` (a set name or file): ``pool``'s sets (names or files; default the
     room's, :data:`~aya_lab.rag.scope.POOL_FILES`) without that set itself, so that no question is judged by its
     own label (each development set is left out in turn)."""
     scored = policy_questions_path(questions).resolve()
     paths = [policy_questions_path(name) for name in pool] if pool else default_pool_paths()
-    return ScopePool.shared([p for p in paths if p.resolve() != scored])
+    return ScopePool.shared([p for p in paths if p.resolve() != scored], k=k or NEIGHBOURS)
 
 
 def evaluate_answers(config: AnswersConfig) -> Report:
@@ -401,7 +401,11 @@ def evaluate_answers(config: AnswersConfig) -> Report:
     with tempfile.TemporaryDirectory(prefix="aya_lab_answers_") as folder:
         kb = KnowledgeBase.open(Path(folder) / "kb.sqlite", config.docs or kb_dir(), default_embeddings())
         try:
-            pool = _scope_pool(config.questions, config.pool) if "neighbours" in config.systems else None
+            pool = (
+                _scope_pool(config.questions, config.pool, config.neighbours)
+                if "neighbours" in config.systems
+                else None
+            )
             frames = [
                 answer_items(AyaQuery(model, kb, answers=system, scope_pool=pool), questions, english).assign(
                     system=system

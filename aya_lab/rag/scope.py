@@ -121,15 +121,15 @@ class ScopePool:
         self._in_scope = np.array([label for _, label in self.questions], dtype=bool)
 
     @classmethod
-    def shared(cls, paths: Sequence[Path] | None = None, handbook: str | None = None) -> ScopePool:
-        """One pool per distinct set of labelled questions and handbook in this process (default
-        :func:`default_pool_paths`, labelled for the handbook of ``data/kb``)."""
+    def shared(cls, paths: Sequence[Path] | None = None, handbook: str | None = None, k: int = NEIGHBOURS) -> ScopePool:
+        """One pool per distinct set of labelled questions, handbook and ``k`` in this process (default
+        :func:`default_pool_paths`, labelled for the handbook of ``data/kb``, :data:`NEIGHBOURS`)."""
         questions = read_labelled_questions(paths if paths is not None else default_pool_paths())
         handbook = handbook or sections_key(read_sections(read_documents(kb_dir())))
-        key = (handbook, *questions)
+        key = (handbook, k, *questions)
         with _LOCK:
             if key not in _POOLS:
-                _POOLS[key] = cls(questions, handbook=handbook)
+                _POOLS[key] = cls(questions, k=k, handbook=handbook)
             return _POOLS[key]
 
     def labels(self, handbook: str) -> bool:

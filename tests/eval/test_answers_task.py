@@ -70,10 +70,30 @@ def test_scoring_a_development_set_leaves_it_out_of_the_pool(monkeypatch):
     from aya_lab.rag.scope import POOL_FILES
 
     seen = []
-    monkeypatch.setattr(grounding.ScopePool, "shared", classmethod(lambda cls, paths=None: seen.append(paths)))
+    monkeypatch.setattr(grounding.ScopePool, "shared", classmethod(lambda cls, paths=None, k=5: seen.append(paths)))
     grounding._scope_pool("unseen3")
     grounding._scope_pool("unseen8")
     grounding._scope_pool("unseen6", ["dev", "unseen6", "unseen"])
     assert [p.name for p in seen[0]] == [f for f in POOL_FILES if f != "questions_unseen3.jsonl"]
     assert [p.name for p in seen[1]] == list(POOL_FILES)  # the test set is in no pool
     assert [p.name for p in seen[2]] == ["questions_dev.jsonl", "questions_unseen.jsonl"]  # a pool given by name
+
+
+def test_the_neighbour_count_is_an_option_and_a_pool_too_small_for_it_is_one_line(questions, tmp_path):
+    pool = tmp_path / "pool.jsonl"
+    labelled = [{"question": "What is the nightly hotel limit?", "in_scope": True},
+                {"question": "Wann ist die Betriebsratswahl?", "in_scope": False}]  # fmt: skip
+    pool.write_text("".join(json.dumps(q, ensure_ascii=False) + "\n" for q in labelled), encoding="utf-8")
+    one = run(
+        "answers", questions=str(questions), systems=["neighbours"], pool=[str(pool)], neighbours=1, n_bootstrap=0
+    )
+    two = run(
+        "answers", questions=str(questions), systems=["neighbours"], pool=[str(pool)], neighbours=2, n_bootstrap=0
+    )
+    # one neighbour: the nearest label decides; two: one out-of-scope label among them refuses every question
+    assert one.items.set_index("id").loc["t002", "idk"] == 0.0 and (two.items["idk"] == 1.0).all()
+    with pytest.raises(InputError, match="cannot look at 3 neighbours") as err:
+        run("answers", questions=str(questions), systems=["neighbours"], pool=[str(pool)], neighbours=3)
+    assert "\n" not in str(err.value)
+    with pytest.raises(InputError, match="neighbours=0"):
+        run("answers", questions=str(questions), systems=["neighbours"], neighbours=0)
