@@ -83,6 +83,7 @@ def default_paths() -> dict[str, Path]:
         "rag_unseen6": data / "rag" / "questions_unseen6.jsonl",
         "rag_unseen7": data / "rag" / "questions_unseen7.jsonl",
         "rag_unseen8": data / "rag" / "questions_unseen8.jsonl",
+        "rag_unseen9": data / "rag" / "questions_unseen9.jsonl",
         "transcripts": data / "transcripts" / "transcripts.jsonl",
         "transcripts_unseen": data / "transcripts" / "unseen.jsonl",
         "routing": data / "routing" / "requests.jsonl",
@@ -353,7 +354,7 @@ class PolicyQuestion(_Record):
 POLICY_QUESTION_SETS: dict[str, str] = {
     "dev": "rag_dev", "unseen": "rag_unseen", "unseen2": "rag_unseen2", "unseen3": "rag_unseen3",
     "unseen4": "rag_unseen4", "unseen5": "rag_unseen5", "unseen6": "rag_unseen6",
-    "unseen7": "rag_unseen7", "unseen8": "rag_unseen8",
+    "unseen7": "rag_unseen7", "unseen8": "rag_unseen8", "unseen9": "rag_unseen9",
 }  # fmt: skip
 """The committed multilingual question sets by name: ``dev`` (20 questions in French, German, Spanish and
 Swahili, for choosing), ``unseen`` (75 in five languages, written and committed before any score; since the
@@ -363,7 +364,8 @@ way), ``unseen4`` (100, 16 in scope and 4 out of scope per language, written the
 the scope rule chosen on the others) and ``unseen5`` (100 more in ``unseen4``'s design; the test set of the
 glossary's margin, chosen on the first four sets) and ``unseen6`` (100 more in that design, the test set of the
 labelled-question scope rule) and ``unseen7`` (100 more, its second test set, with ``unseen6`` in the pool) and
-``unseen8`` (100 more, its third test set, with ``unseen7`` in the pool)."""
+``unseen8`` (100 more, its third test set, with ``unseen7`` in the pool) and ``unseen9`` (100 more, the test set of
+the labelled questions' vote for the section)."""
 
 
 def load_policy_questions(path: str | Path = "unseen") -> list[PolicyQuestion]:
