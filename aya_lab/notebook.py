@@ -46,18 +46,33 @@ from aya_lab.refs import lazy_exports
 from aya_lab.settings import configure, reset_settings, settings
 
 if TYPE_CHECKING:
-    from aya_lab.datasets.project import list_kb_documents, load_rag_questions, load_routing_examples, load_transcripts
+    from aya_lab.datasets.project import (
+        list_kb_documents,
+        load_policy_questions,
+        load_rag_questions,
+        load_routing_examples,
+        load_transcripts,
+    )
     from aya_lab.langid import ECHO_CHRF
     from aya_lab.languages import get_language
     from aya_lab.notebook_report import report
     from aya_lab.prompts import list_variants, load_pool, load_prompt
     from aya_lab.rag import DEFAULT_CHUNK_SIZE, KnowledgeBase
-    from aya_lab.rag.scope import NEIGHBOURS
+    from aya_lab.rag.scope import (
+        NEIGHBOURS,
+        VOTE_WEIGHT,
+        VOTERS,
+        ScopePool,
+        read_gold_sections,
+        read_labelled_questions,
+    )
+    from aya_lab.rag.sections import SectionIndex
     from aya_lab.tune.heldout import write_held_out
 
 _HOMES: dict[str, tuple[str, ...]] = {
     "aya_lab.datasets.project": (
         "list_kb_documents",
+        "load_policy_questions",
         "load_rag_questions",
         "load_routing_examples",
         "load_transcripts",
@@ -67,7 +82,15 @@ _HOMES: dict[str, tuple[str, ...]] = {
     "aya_lab.notebook_report": ("report",),
     "aya_lab.prompts": ("list_variants", "load_pool", "load_prompt"),
     "aya_lab.rag": ("DEFAULT_CHUNK_SIZE", "KnowledgeBase"),
-    "aya_lab.rag.scope": ("NEIGHBOURS",),
+    "aya_lab.rag.scope": (
+        "NEIGHBOURS",
+        "VOTERS",
+        "VOTE_WEIGHT",
+        "ScopePool",
+        "read_gold_sections",
+        "read_labelled_questions",
+    ),
+    "aya_lab.rag.sections": ("SectionIndex",),
     "aya_lab.tune.heldout": ("write_held_out",),
 }
 
@@ -76,9 +99,16 @@ __all__ = [
     "ECHO_CHRF",
     "KnowledgeBase",
     "NEIGHBOURS",
+    "VOTERS",
+    "VOTE_WEIGHT",
+    "ScopePool",
+    "SectionIndex",
+    "read_gold_sections",
+    "read_labelled_questions",
     "get_language",
     "list_kb_documents",
     "list_variants",
+    "load_policy_questions",
     "load_pool",
     "load_prompt",
     "load_rag_questions",

@@ -24,6 +24,9 @@ pass the English index's threshold. The pool is ``scope_pool`` (default the deve
 :data:`~aya_lab.rag.scope.POOL_FILES`, labelled for ``data/kb``); a knowledge base with other documents than the
 pool's handbook is in scope by the margin, as with ``quote``. The room's default (``aya.yaml``).
 
+**Quoting the section the labelled questions vote for** (``answers="voted"``): as ``neighbours``, and the section
+quoted is the index's best after the pool's gold sections vote (:meth:`~aya_lab.rag.scope.ScopePool.rerank`).
+
 **Drafts** (``answers="draft"``): the model answers from the retrieved passages, as below.
 
 Retrieval keeps chunks above the knowledge base's relevance threshold; when none is left the answer
@@ -63,8 +66,8 @@ from aya_lab.spotlight import delimiter_tags
 __all__ = ["ANSWER_MODES", "AnswerMode", "AyaQuery", "QueryAnswer", "IDK"]
 
 IDK = "I don't know: the knowledge base has nothing on this."
-ANSWER_MODES = ("quote", "glossary", "neighbours", "draft")
-AnswerMode = Literal["quote", "glossary", "neighbours", "draft"]
+ANSWER_MODES = ("quote", "glossary", "neighbours", "voted", "draft")
+AnswerMode = Literal["quote", "glossary", "neighbours", "voted", "draft"]
 
 
 @dataclass
@@ -107,8 +110,8 @@ class AyaQuery:
         if answers not in ANSWER_MODES:
             raise InputError(
                 f"answers={answers!r}: use 'quote' (quote the handbook), 'glossary' (quote, reading the question "
-                "through the term glossary), 'neighbours' (quote, in scope by labelled questions) or 'draft' "
-                "(the model's answer)"
+                "through the term glossary), 'neighbours' (quote, in scope by labelled questions), 'voted' (as "
+                "neighbours, their gold sections voting for the section) or 'draft' (the model's answer)"
             )
         self.model, self.kb, self.k, self.min_score = model, kb, k, min_score
         self.answers: AnswerMode = answers
@@ -138,7 +141,10 @@ class AyaQuery:
             lang = question_language(written)
             terms = default_glossary().english_terms(written, lang) if lang else None
             texts += [terms] if terms else []
-        matches = index.search(texts, k=self.k)
+        matches = index.search(texts, k=self.k if self.answers != "voted" else len(index.sections))
+        if self.answers == "voted" and self._pool_labels(index):
+            matches = self._pool().rerank(matches, written)
+        matches = matches[: self.k]
         scores, retrieved = [m.score for m in matches], list(dict.fromkeys(m.section.source for m in matches))
         top, margin = (matches[0].section.source, matches[0].section.heading), matches[0].margin
         found: list[Retrieved] | None = None  # the English index's passages: asked for only where they decide
@@ -166,12 +172,18 @@ class AyaQuery:
 
     def _in_scope(self, index: SectionIndex, matches: list[SectionMatch], texts: list[str]) -> bool:
         """The scope rule of the answer mode: the labelled questions' (``neighbours``) or the section margin's."""
-        if self.answers == "neighbours":
-            self.scope_pool = self.scope_pool or ScopePool.shared()
-            if self.scope_pool.labels(index.key):  # labels of another handbook say nothing of this one
-                return bool(matches) and self.scope_pool.covers(texts[0])
+        if self.answers in ("neighbours", "voted") and self._pool_labels(index):
+            return bool(matches) and self._pool().covers(texts[0])
         margins = scope_margins()
         return index.in_scope(matches, margins.glossed_margin if len(texts) > 1 else margins.min_margin)
+
+    def _pool(self) -> ScopePool:
+        self.scope_pool = self.scope_pool or ScopePool.shared()
+        return self.scope_pool
+
+    def _pool_labels(self, index: SectionIndex) -> bool:
+        """Whether the scope pool's labels are of ``index``'s handbook (labels of another say nothing of it)."""
+        return self._pool().labels(index.key)
 
     def _draft(self, question: str) -> QueryAnswer:
         if self.model is None:

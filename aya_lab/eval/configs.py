@@ -422,11 +422,12 @@ class AnswersConfig(TaskConfig):
     questions: str = Field(
         default="unseen", description="the questions: unseen (75, five languages), dev (20), or a JSONL file"
     )
-    systems: list[Literal["quote", "glossary", "neighbours", "draft"]] = Field(
+    systems: list[Literal["quote", "glossary", "neighbours", "voted", "draft"]] = Field(
         default=["quote"],
         min_length=1,
         description="answer modes: quote (the handbook), glossary (quote, the question read through the glossary), "
-        "neighbours (quote, in scope by the labelled questions most like it) or draft",
+        "neighbours (quote, in scope by the labelled questions most like it), voted (neighbours, their gold "
+        "sections voting for the section) or draft",
     )
     model: ModelRef = Field(default=None, description="Aya's model for drafts (default: the aya role's)")
     translator: ModelRef = Field(default=None, description="the request translator for drafts (default: its role's)")

@@ -403,7 +403,7 @@ def evaluate_answers(config: AnswersConfig) -> Report:
         try:
             pool = (
                 _scope_pool(config.questions, config.pool, config.neighbours)
-                if "neighbours" in config.systems
+                if {"neighbours", "voted"} & set(config.systems)
                 else None
             )
             frames = [

@@ -14,6 +14,11 @@ Contract
   (``recorded=True``, so a replayed decision is the recording's on any CPU).
 * :meth:`ScopePool.covers` is true when the :data:`NEIGHBOURS` pool questions nearest the question (cosine; ties
   to the earlier question) are all in scope. A pool question identical to the asked one counts like any other.
+* :meth:`ScopePool.rerank` lets the labels' gold sections (``gold``: the handbook sections a writer said answer a
+  question, :func:`read_gold_sections`) vote for the section to quote: each section's score gains
+  :data:`VOTE_WEIGHT` times the summed cosine of the :data:`VOTERS` nearest in-scope pool questions whose gold it
+  is, over :data:`VOTERS` (notebook 06, "Labelled neighbours vote for the section", chose both on the development
+  sets).
 * Labels belong to the handbook they were written for: a pool carries that handbook's
   :func:`~aya_lab.rag.sections.sections_key` (the default pool: ``data/kb``'s), and :meth:`ScopePool.labels`
   says whether it is the handbook of a given index (its ``key``). A room whose knowledge base has other documents decides scope
@@ -33,6 +38,7 @@ import argparse
 import json
 import threading
 from collections.abc import Sequence
+from dataclasses import replace
 from pathlib import Path
 
 import numpy as np
@@ -40,15 +46,18 @@ import numpy as np
 from aya_lab.errors import InputError
 from aya_lab.paths import kb_dir, rag_questions_dir
 from aya_lab.rag.documents import read_documents
-from aya_lab.rag.sections import index_texts, read_sections, sections_key
+from aya_lab.rag.sections import SectionMatch, index_texts, read_sections, sections_key
 from aya_lab.rag.sentence_encoder import SentenceEncoder, multilingual_encoder, recorded_name
 from aya_lab.rag.vector_record import RECORD_FILE, write_vector_record
 
 __all__ = [
     "NEIGHBOURS",
+    "VOTERS",
+    "VOTE_WEIGHT",
     "POOL_FILES",
     "ScopePool",
     "default_pool_paths",
+    "read_gold_sections",
     "read_labelled_questions",
     "room_texts",
     "write_room_vectors",
@@ -56,6 +65,10 @@ __all__ = [
 
 NEIGHBOURS = 5
 """How many of the nearest labelled questions must all be in scope."""
+VOTERS = 3
+"""How many of the nearest in-scope labelled questions vote for a section (:meth:`ScopePool.rerank`)."""
+VOTE_WEIGHT = 0.02
+"""What a unanimous, identical voters' vote adds to a section's score (a score is a cosine mean, about 0.8-0.9)."""
 POOL_FILES = (
     "questions_dev.jsonl",
     "questions_unseen.jsonl",
@@ -100,6 +113,20 @@ def read_labelled_questions(paths: Sequence[Path]) -> list[tuple[str, bool]]:
     return out
 
 
+def read_gold_sections(paths: Sequence[Path]) -> list[frozenset[tuple[str, str]]]:
+    """Each labelled question's gold sections, ``(doc, section)``, in :func:`read_labelled_questions`' order (empty
+    where a line has none, or a malformed ``gold``: the labels are what :func:`read_labelled_questions` checks)."""
+    out: list[frozenset[tuple[str, str]]] = []
+    for path in paths:
+        for line in Path(path).read_text(encoding="utf-8").splitlines():
+            if line.strip():
+                gold = json.loads(line).get("gold")
+                out.append(frozenset((g["doc"], g["section"]) for g in gold if isinstance(g, dict) and
+                                     isinstance(g.get("doc"), str) and isinstance(g.get("section"), str))
+                           if isinstance(gold, list) else frozenset())  # fmt: skip
+    return out
+
+
 class ScopePool:
     """Labelled questions embedded with the multilingual encoder; see the module docstring."""
 
@@ -109,10 +136,15 @@ class ScopePool:
         encoder: SentenceEncoder | None = None,
         k: int = NEIGHBOURS,
         handbook: str | None = None,
+        gold: Sequence[frozenset[tuple[str, str]]] | None = None,
     ) -> None:
         if not 1 <= k <= len(questions):
             raise InputError(f"a scope pool of {len(questions)} labelled questions cannot look at {k} neighbours")
+        if gold is not None and len(gold) != len(questions):
+            raise InputError(f"a scope pool of {len(questions)} labelled questions got {len(gold)} gold section sets")
         self.questions = list(questions)
+        self.gold = list(gold) if gold is not None else [frozenset()] * len(questions)
+        """Each question's gold sections, ``(doc, section)`` (empty: none given)."""
         self.k = k
         self.handbook = handbook
         """The :func:`~aya_lab.rag.sections.sections_key` of the handbook the labels were written for (None: any)."""
@@ -124,12 +156,13 @@ class ScopePool:
     def shared(cls, paths: Sequence[Path] | None = None, handbook: str | None = None, k: int = NEIGHBOURS) -> ScopePool:
         """One pool per distinct set of labelled questions, handbook and ``k`` in this process (default
         :func:`default_pool_paths`, labelled for the handbook of ``data/kb``, :data:`NEIGHBOURS`)."""
-        questions = read_labelled_questions(paths if paths is not None else default_pool_paths())
+        files = paths if paths is not None else default_pool_paths()
+        questions = read_labelled_questions(files)
         handbook = handbook or sections_key(read_sections(read_documents(kb_dir())))
         key = (handbook, k, *questions)
         with _LOCK:
             if key not in _POOLS:
-                _POOLS[key] = cls(questions, k=k, handbook=handbook)
+                _POOLS[key] = cls(questions, k=k, handbook=handbook, gold=read_gold_sections(files))
             return _POOLS[key]
 
     def labels(self, handbook: str) -> bool:
@@ -148,6 +181,26 @@ class ScopePool:
     def covers(self, question: str) -> bool:
         """Whether the handbook covers ``question``: its :attr:`k` nearest labelled questions are all in scope."""
         return all(in_scope for _, in_scope, _ in self.neighbours(question))
+
+    def votes(self, question: str, voters: int = VOTERS, cosine: bool = True) -> dict[tuple[str, str], float]:
+        """Per gold section of the ``voters`` in-scope pool questions nearest ``question``: the summed cosine of
+        those whose gold it is (each counting 1 without ``cosine``), over ``voters``."""
+        scores = self._vectors @ self.encoder.encode([question.strip()], recorded=True)[0]
+        inside = np.flatnonzero(self._in_scope)
+        nearest = inside[np.argsort(-scores[inside], kind="stable")[:voters]]
+        out: dict[tuple[str, str], float] = {}
+        for i in nearest:
+            for section in self.gold[i]:
+                out[section] = out.get(section, 0.0) + (float(scores[i]) if cosine else 1.0) / voters
+        return out
+
+    def rerank(self, matches: Sequence[SectionMatch], question: str) -> list[SectionMatch]:
+        """``matches`` (every section the index scored, for one question) with :meth:`votes` added to their
+        scores, best first (ties in the index's order); the margin stays the index's."""
+        votes = self.votes(question)
+        voted = [replace(m, score=m.score + VOTE_WEIGHT * votes.get((m.section.source, m.section.heading), 0.0))
+                 for m in matches]  # fmt: skip
+        return sorted(voted, key=lambda m: -m.score)
 
 
 def room_texts() -> dict[str, list[str]]:

@@ -124,11 +124,11 @@ class SupervisorParameters(_Parameters):
     """The summarize tool: count then summary (two calls), or one structured call."""
     query_k: int = Field(3, ge=1, le=20)
     """Passages the query tool retrieves."""
-    answers: Literal["quote", "glossary", "neighbours", "draft"] = "quote"
+    answers: Literal["quote", "glossary", "neighbours", "voted", "draft"] = "quote"
     """How the query tool answers: quote the handbook's sentences (found with the multilingual encoder), quote
     them reading the question with the glossary's English terms (``glossary``), quote them when the labelled
-    questions most like it are in scope (``neighbours``), or the model's draft from the retrieved passages
-    (:mod:`aya_lab.agents.query`)."""
+    questions most like it are in scope (``neighbours``), and from the section their gold sections vote for
+    (``voted``), or the model's draft from the retrieved passages (:mod:`aya_lab.agents.query`)."""
     max_steps: int = Field(3, ge=1, le=10)
     """Tools one request may run before the chain finishes."""
     router: Literal["re_deciding", "loop", "single"] = "re_deciding"

@@ -52,17 +52,18 @@ def test_the_glossary_and_neighbours_modes_answer_a_swahili_question_the_written
              "gold": [{"doc": "leave_policy.md", "section": "Annual leave"}], "fact": "25 days", "in_scope": True}  # fmt: skip
     path = tmp_path / "questions.jsonl"
     path.write_text("".join(json.dumps(q, ensure_ascii=False) + "\n" for q in [*QUESTIONS, leave]), encoding="utf-8")
-    report = run("answers", questions=str(path), systems=["quote", "glossary", "neighbours"], n_bootstrap=50)
+    report = run("answers", questions=str(path), systems=["quote", "glossary", "neighbours", "voted"], n_bootstrap=50)
     items = report.items.set_index(["system", "id"])
     assert items.loc[("quote", "t004"), "idk"] == 1.0  # written only, its margin is below min_margin
-    for mode in ("glossary", "neighbours"):  # the glossary by its own margin, neighbours by labelled questions
+    for mode in ("glossary", "neighbours", "voted"):  # the glossary by its own margin, the others by labelled questions
         assert items.loc[(mode, "t004"), "reply"].startswith('From leave_policy.md, "Annual leave": "Full-time')
         assert items.loc[(mode, "t003"), "idk"] == 1.0  # out of scope stays "I don't know"
         assert items.loc[(mode, "t002"), "fact"] == 1.0  # English is searched as written
     glossed, written = items.loc[("glossary", "t004"), "margin"], items.loc[("quote", "t004"), "margin"]
     assert glossed >= scope_margins().glossed_margin and written < scope_margins().min_margin
     assert items.loc[("neighbours", "t001"), "fact"] == 1.0
-    assert set(report.paired["system"]) == {"glossary", "neighbours"} and set(report.paired["baseline"]) == {"quote"}
+    assert set(report.paired["system"]) == {"glossary", "neighbours", "voted"}
+    assert set(report.paired["baseline"]) == {"quote"}
 
 
 def test_scoring_a_development_set_leaves_it_out_of_the_pool(monkeypatch):

@@ -6,7 +6,16 @@ import numpy as np
 import pytest
 
 from aya_lab.errors import InputError
-from aya_lab.rag.scope import NEIGHBOURS, POOL_FILES, ScopePool, default_pool_paths, read_labelled_questions
+from aya_lab.rag.scope import (
+    NEIGHBOURS,
+    POOL_FILES,
+    VOTE_WEIGHT,
+    ScopePool,
+    default_pool_paths,
+    read_gold_sections,
+    read_labelled_questions,
+)
+from aya_lab.rag.sections import Section, SectionMatch
 
 
 class _Encoder:
@@ -45,7 +54,10 @@ def test_labelled_questions_are_read_strictly(tmp_path):
 def test_the_default_pool_is_the_development_sets_and_not_the_test_set():
     questions = read_labelled_questions(default_pool_paths())
     assert len(questions) == 660 and sum(not s for _, s in questions) == 132
-    assert "questions_unseen8.jsonl" not in POOL_FILES and NEIGHBOURS == 5
+    assert "questions_unseen8.jsonl" not in POOL_FILES and "questions_unseen9.jsonl" not in POOL_FILES
+    assert NEIGHBOURS == 5
+    gold = read_gold_sections(default_pool_paths())  # aligned with the questions: every in-scope one has a section
+    assert len(gold) == len(questions) and all(bool(g) == s for g, (_, s) in zip(gold, questions))
 
 
 def test_labels_belong_to_the_handbook_they_were_written_for():
@@ -57,3 +69,34 @@ def test_labels_belong_to_the_handbook_they_were_written_for():
     pool = ScopePool(POOL, _Encoder(), k=3, handbook=sections_key(handbook))
     assert pool.labels(sections_key(handbook)) and not pool.labels(sections_key(handbook[:-1]))  # one section less
     assert ScopePool(POOL, _Encoder(), k=3).labels(sections_key(handbook[:1]))  # a pool without a handbook: any
+
+
+HOTELS, FLIGHTS = Section("travel.md", "Travel", "Hotels", ("h",)), Section("travel.md", "Travel", "Flights", ("f",))
+GOLD = [frozenset({("travel.md", "Flights")}), frozenset({("travel.md", "Flights")}), frozenset(),
+        frozenset(), frozenset({("travel.md", "Hotels")})]  # fmt: skip
+
+
+def test_the_nearest_in_scope_questions_vote_for_their_gold_sections():
+    pool = ScopePool(POOL, _Encoder(), k=3, gold=GOLD)
+    # nearest in scope to 5: 0 a, 10 b (Flights), 20 c (no gold); 90 d is out of scope and never votes
+    votes = pool.votes("5 q", voters=3)
+    assert votes == {("travel.md", "Flights"): pytest.approx((np.cos(np.radians(5)) * 2) / 3)}
+    assert pool.votes("5 q", voters=3, cosine=False) == {("travel.md", "Flights"): pytest.approx(2 / 3)}
+    assert pool.votes("95 q", voters=1) == {("travel.md", "Hotels"): pytest.approx(np.cos(np.radians(5)))}
+    # a vote turns a near tie; the margin stays the index's
+    matches = [SectionMatch(HOTELS, 0.800, 0.05), SectionMatch(FLIGHTS, 0.795, 0.05)]
+    reranked = pool.rerank(matches, "5 q")
+    assert [m.section.heading for m in reranked] == ["Flights", "Hotels"] and reranked[0].margin == 0.05
+    assert reranked[0].score == pytest.approx(0.795 + VOTE_WEIGHT * votes[("travel.md", "Flights")])
+    far = [SectionMatch(HOTELS, 0.90, 0.05), SectionMatch(FLIGHTS, 0.80, 0.05)]  # too far apart for a vote to turn
+    assert [m.section.heading for m in pool.rerank(far, "5 q")] == ["Hotels", "Flights"]
+    with pytest.raises(InputError, match="got 2 gold section sets"):
+        ScopePool(POOL, _Encoder(), k=3, gold=GOLD[:2])
+
+
+def test_gold_sections_are_read_per_line(tmp_path):
+    path = tmp_path / "q.jsonl"
+    lines = [{"question": "a", "in_scope": True, "gold": [{"doc": "d.md", "section": "S"}]},
+             {"question": "b", "in_scope": False, "gold": []}, {"question": "c", "in_scope": False}]  # fmt: skip
+    path.write_text("\n".join(json.dumps(x) for x in lines) + "\n\n", encoding="utf-8")
+    assert read_gold_sections([path]) == [frozenset({("d.md", "S")}), frozenset(), frozenset()]

@@ -86,7 +86,18 @@ def test_the_index_is_shared_per_set_of_sections_and_refuses_an_empty_one(index)
 
 def test_every_unseen_and_dev_fact_is_stated_by_each_of_its_gold_sections():
     sections = {(s.source, s.heading): s.text.lower() for s in read_sections(read_documents(kb_dir()))}
-    for name in ("unseen", "unseen2", "unseen3", "unseen4", "unseen5", "unseen6", "unseen7", "unseen8", "unseen9", "dev"):
+    for name in (
+        "unseen",
+        "unseen2",
+        "unseen3",
+        "unseen4",
+        "unseen5",
+        "unseen6",
+        "unseen7",
+        "unseen8",
+        "unseen9",
+        "dev",
+    ):
         questions = load_policy_questions(name)
         for q in questions:
             for gold in q.gold:
