@@ -790,7 +790,9 @@ test_set_report("seventh", answers_unseen7)
 # The seventh set joined the pool in turn (660 labelled questions, the room's default since). Two other ways to
 # rank the right section first in German and Swahili — the search reading the question's English too (the
 # translator's), and the labelled neighbours' own gold sections voting for a section — ranked it first less
-# often on the development sets (an exploratory run, not recorded here), so the rule is otherwise unchanged. An
+# often on the development sets in an exploratory run that was not recorded (the vote's grid is recorded below,
+# *Labelled neighbours vote for the section*: small weights rank it first more often), so the rule was otherwise
+# unchanged. An
 # eighth set by another writer who read only the handbook, committed before any score
 # (`data/rag/questions_unseen8.jsonl`, 80 in scope, 16 per language, and 20 out of scope), measures it a third
 # time.
@@ -890,11 +892,55 @@ report(
 )  # fmt: skip
 
 # %% [markdown]
+# ### The ninth set, the test set
+# 100 questions by another writer who read only the handbook (`data/rag/questions_unseen9.jsonl`, 80 in scope, 16
+# per language, and 20 out of scope), committed before any score and after the vote's rule and constants were
+# committed; the room's pool (the dev set and unseen sets 1–7) decides scope for both modes, so only the section
+# quoted can differ. `voted` against `neighbours`, paired per question; run once.
+
+# %%
+answers_unseen9 = run("answers", questions="unseen9", systems=["neighbours", "voted"])
+nine = answers_unseen9.items
+per_mode9 = pd.DataFrame({
+    system: {**{k: count(nine, system, k)[0] for k in langs}, "all in scope (of 80)": count(nine, system, "all")[0],
+             "right section first (of 80)": count(nine, system, "all", "ranked_first")[0],
+             "I don't know out of scope (of 20)": count(nine, system, "all", "idk", "out-of-scope")[0],
+             "invented": int(nine[nine["system"] == system]["invented"].sum())}
+    for system in ("neighbours", "voted")
+}).T  # fmt: skip
+display(per_mode9)
+answers_unseen9.paired.query("metric == 'fact'")[["lang", "delta", "ci_low", "ci_high", "p", "p_holm"]].round(3)
+
+# %%
+gain9 = answers_unseen9.paired.query("lang == 'all' and metric == 'fact'").iloc[0]
+voted9 = per_mode9.loc["voted"]
+assert (voted9[langs] >= 0.7 * 16).all() and voted9["I don't know out of scope (of 20)"] >= 18  # the targets, met
+assert (per_mode9["invented"] == 0).all() and (per_mode9.loc["neighbours", langs] < 0.7 * 16).any()
+assert gain9["ci_low"] > 0 and voted9["swh"] - per_mode9.loc["neighbours", "swh"] >= 5
+report(
+    "- **On the ninth set, the test set, the vote met issue 40's targets for Aya's answers**: the gold fact in "
+    "{v} of 80 in-scope replies against {n} without it ({d:+.1%} [{lo:+.1%}, {hi:+.1%}] paired, p = {p:.3f}; "
+    "Holm over the notebook's family below); by language, of 16: {per_lang} (without the vote: {per_lang_n}), so "
+    "70% or more in every language; \"I don't know\" to {oos} of 20 out of scope; no invented fact. Most of the "
+    "gain is Swahili's, where the right section was ranked first for {swh_first_v} questions against "
+    "{swh_first_n}. One set of 100 questions: the intervals per language are wide, and the target is met on this "
+    "set, not shown to hold in general.",
+    v=int(voted9["all in scope (of 80)"]), n=int(per_mode9.loc["neighbours", "all in scope (of 80)"]),
+    d=gain9["delta"], lo=gain9["ci_low"], hi=gain9["ci_high"], p=gain9["p"],
+    per_lang=", ".join(f"{k} {int(voted9[k])}" for k in langs),
+    per_lang_n=", ".join(f"{k} {int(per_mode9.loc['neighbours', k])}" for k in langs),
+    oos=int(voted9["I don't know out of scope (of 20)"]),
+    swh_first_v=count(nine, "voted", "swh", "ranked_first")[0], swh_first_n=count(nine, "neighbours", "swh", "ranked_first")[0],
+)  # fmt: skip
+
+# %% [markdown]
 # ## The notebook's family of tests
 # Every paired test the conclusions above read — retrieval's two floors against the embedder (hit@1, over the
 # in-scope questions), the quoting replies against the drafts (the gold fact, over the unseen questions) and the
 # glossary against the written search (the gold fact, on the fourth and fifth sets), and the scope read from
-# labelled questions against the margin (the gold fact, on the sixth, seventh and eighth sets) — adjusted together: Holm over the family (`p_family`; `significant`: `p_family` < 0.05), the statistics
+# labelled questions against the margin (the gold fact, on the sixth, seventh and eighth sets), and the vote against
+# the scope read from labelled questions alone (the gold fact, on the ninth set) — adjusted together: Holm over the
+# family (`p_family`; `significant`: `p_family` < 0.05), the statistics
 # policy of docs/EVALUATION.md.
 
 # %%
@@ -908,6 +954,7 @@ tests = family({
     "neighbours − quote (unseen6)": answers_unseen6.paired.query("lang == 'all' and metric == 'fact'").drop(columns="significant"),
     "neighbours − quote (unseen7)": answers_unseen7.paired.query("lang == 'all' and metric == 'fact'").drop(columns="significant"),
     "neighbours − quote (unseen8)": answers_unseen8.paired.query("lang == 'all' and metric == 'fact'").drop(columns="significant"),
+    "voted − neighbours (unseen9)": answers_unseen9.paired.query("lang == 'all' and metric == 'fact'").drop(columns="significant"),
 })  # fmt: skip
 sig = tests.set_index(["test", "system"])["significant"]
 assert sig.loc[("retrieval floor − embedder", "random")] and sig.loc[("draft − quote", "draft")]
@@ -915,4 +962,18 @@ assert not sig.loc[("glossary − quote (unseen4)", "glossary")] and not sig.loc
 assert not sig.loc[("retrieval floor − embedder", "bm25")]  # the embedder is not shown to beat BM25
 assert sig.loc[("neighbours − quote (unseen6)", "neighbours")]  # the sixth set's gain holds over the family
 assert sig.loc[("neighbours − quote (unseen7)", "neighbours")]  # and the seventh's
+vote_family = tests.set_index(["test", "system"]).loc[("voted − neighbours (unseen9)", "voted")]
+assert not vote_family["significant"] and vote_family["p_family"] < 0.1  # said below
+assert (per_mode9.loc["voted", langs] >= per_mode9.loc["neighbours", langs]).all()  # no language answered fewer
+assert (grid.loc[chosen, langs] >= baseline[langs]).all()  # nor ranked the right section first less often (dev)
 tests[["test", "system", "metric", "delta", "ci_low", "ci_high", "p", "p_family", "significant"]].round(3)
+
+# %%
+report(
+    "- **The vote's gain on the ninth set is not significant over this family** (p = {p:.3f} alone, {pf:.3f} "
+    "Holm-adjusted over the {k} tests). It is the room's default since 2026-12-07 all the same: it changes only which "
+    "section is quoted, never whether a question is answered (scope is read as before), it met the targets on "
+    "the test set where the scope rule alone did not, no language answered fewer questions there, and none had "
+    "its right section ranked first less often on the development sets.",
+    p=vote_family["p"], pf=vote_family["p_family"], k=len(tests),
+)  # fmt: skip

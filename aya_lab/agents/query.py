@@ -22,10 +22,11 @@ when the questions most like it among those a person labelled are all in scope
 (:meth:`~aya_lab.rag.scope.ScopePool.covers`), instead of by the section's margin; an English question must still
 pass the English index's threshold. The pool is ``scope_pool`` (default the development question sets,
 :data:`~aya_lab.rag.scope.POOL_FILES`, labelled for ``data/kb``); a knowledge base with other documents than the
-pool's handbook is in scope by the margin, as with ``quote``. The room's default (``aya.yaml``).
+pool's handbook is in scope by the margin, as with ``quote``.
 
 **Quoting the section the labelled questions vote for** (``answers="voted"``): as ``neighbours``, and the section
-quoted is the index's best after the pool's gold sections vote (:meth:`~aya_lab.rag.scope.ScopePool.rerank`).
+quoted is the index's best after the pool's gold sections vote (:meth:`~aya_lab.rag.scope.ScopePool.rerank`;
+a pool of another handbook neither decides scope nor votes). The room's default (``aya.yaml``).
 
 **Drafts** (``answers="draft"``): the model answers from the retrieved passages, as below.
 

@@ -98,3 +98,18 @@ def test_the_neighbour_count_is_an_option_and_a_pool_too_small_for_it_is_one_lin
     assert "\n" not in str(err.value)
     with pytest.raises(InputError, match="neighbours=0"):
         run("answers", questions=str(questions), systems=["neighbours"], neighbours=0)
+
+
+def test_labels_of_another_handbook_neither_decide_scope_nor_vote(questions, tmp_path, monkeypatch):
+    import shutil
+
+    from aya_lab.paths import kb_dir
+    from aya_lab.rag.scope import ScopePool
+
+    docs = tmp_path / "handbook"
+    docs.mkdir()
+    shutil.copy(kb_dir() / "travel_policy.md", docs)  # a handbook of one document: not the one the labels are of
+    monkeypatch.setattr(ScopePool, "rerank", lambda *a: pytest.fail("voted with another handbook's labels"))
+    monkeypatch.setattr(ScopePool, "covers", lambda *a: pytest.fail("scoped by another handbook's labels"))
+    report = run("answers", questions=str(questions), systems=["voted"], docs=str(docs), n_bootstrap=0)
+    assert len(report.items) == 3 and report.items.set_index("id").loc["t003", "idk"] == 1.0  # decided by the margin

@@ -47,7 +47,7 @@ def make_room(tmp_path, kb_dir):
 @pytest.fixture
 def draft_graph(tmp_path):
     """The room's graph with the query tool answering with the model's drafts (``answers: draft``)."""
-    spec = default_graph_path().read_text(encoding="utf-8").replace("answers: neighbours", "answers: draft")
+    spec = default_graph_path().read_text(encoding="utf-8").replace("answers: voted", "answers: draft")
     assert "answers: draft" in spec
     path = tmp_path / "aya_draft.yaml"
     path.write_text(spec, encoding="utf-8")

@@ -179,7 +179,7 @@ def test_quoting_room_answers_the_per_diem_from_the_handbook_whatever_the_model_
 def test_a_room_with_answers_glossary_quotes_a_swahili_question_the_written_search_leaves_unanswered(
     make_room, tmp_path
 ):
-    spec = default_graph_path().read_text(encoding="utf-8").replace("answers: neighbours", "answers: glossary")
+    spec = default_graph_path().read_text(encoding="utf-8").replace("answers: voted", "answers: glossary")
     assert "answers: glossary" in spec
     graph = tmp_path / "aya_glossary.yaml"
     graph.write_text(spec, encoding="utf-8")
