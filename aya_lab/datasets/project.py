@@ -84,6 +84,7 @@ def default_paths() -> dict[str, Path]:
         "rag_unseen7": data / "rag" / "questions_unseen7.jsonl",
         "rag_unseen8": data / "rag" / "questions_unseen8.jsonl",
         "rag_unseen9": data / "rag" / "questions_unseen9.jsonl",
+        "rag_unseen10": data / "rag" / "questions_unseen10.jsonl",
         "transcripts": data / "transcripts" / "transcripts.jsonl",
         "transcripts_unseen": data / "transcripts" / "unseen.jsonl",
         "routing": data / "routing" / "requests.jsonl",
@@ -355,6 +356,7 @@ POLICY_QUESTION_SETS: dict[str, str] = {
     "dev": "rag_dev", "unseen": "rag_unseen", "unseen2": "rag_unseen2", "unseen3": "rag_unseen3",
     "unseen4": "rag_unseen4", "unseen5": "rag_unseen5", "unseen6": "rag_unseen6",
     "unseen7": "rag_unseen7", "unseen8": "rag_unseen8", "unseen9": "rag_unseen9",
+    "unseen10": "rag_unseen10",
 }  # fmt: skip
 """The committed multilingual question sets by name: ``dev`` (20 questions in French, German, Spanish and
 Swahili, for choosing), ``unseen`` (75 in five languages, written and committed before any score; since the
@@ -365,7 +367,8 @@ the scope rule chosen on the others) and ``unseen5`` (100 more in ``unseen4``'s 
 glossary's margin, chosen on the first four sets) and ``unseen6`` (100 more in that design, the test set of the
 labelled-question scope rule) and ``unseen7`` (100 more, its second test set, with ``unseen6`` in the pool) and
 ``unseen8`` (100 more, its third test set, with ``unseen7`` in the pool) and ``unseen9`` (100 more, the test set of
-the labelled questions' vote for the section)."""
+the labelled questions' vote for the section) and ``unseen10`` (100 more, its second test set, the vote by then
+the room's default)."""
 
 
 def load_policy_questions(path: str | Path = "unseen") -> list[PolicyQuestion]:
