@@ -119,11 +119,12 @@ def read_documents(docs_dir: Path) -> list[KBDocument]:
     """Read and validate every KB file; raise KnowledgeBaseError (one line) on the first bad one."""
     if not docs_dir.exists():
         raise KnowledgeBaseError(
-            f"KB folder {docs_dir} does not exist: create it with .md files or pass docs_dir= to KnowledgeBase.open"
+            f"KB folder {docs_dir} does not exist: create it with .md files, or name a folder that has them "
+            "(docs_dir= in Python, --docs on the command line)"
         )
     if not docs_dir.is_dir():
         raise KnowledgeBaseError(
-            f"KB folder {docs_dir} is not a folder: pass the folder that holds the .md files as docs_dir"
+            f"KB folder {docs_dir} is not a folder: name the folder that holds the .md files, not a file"
         )
     try:
         paths = sorted(
