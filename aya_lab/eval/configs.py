@@ -435,14 +435,14 @@ class AnswersConfig(TaskConfig):
     pool: list[str] | None = Field(
         default=None,
         min_length=1,
-        description="neighbours: the labelled question sets (names or JSONL files) the scope is read from "
+        description="neighbours, voted: the labelled question sets (names or JSONL files) scope and votes are read from "
         "(default the room's pool); the set being scored is always left out",
     )
     neighbours: int | None = Field(
         default=None,
         ge=1,
         le=50,
-        description="neighbours: how many nearest labelled questions must all be in "
+        description="neighbours, voted: how many nearest labelled questions must all be in "
         "scope (default the room's, aya_lab.rag.scope.NEIGHBOURS)",
     )
     n_bootstrap: Resamples = 1000
