@@ -420,7 +420,8 @@ class AnswersConfig(TaskConfig):
     """Aya's answers to policy questions in five languages, by answer mode; the first mode is the baseline."""
 
     questions: str = Field(
-        default="unseen", description="the questions: unseen (75, five languages), dev (20), or a JSONL file"
+        default="unseen",
+        description="the questions: unseen (75, five languages), dev (20), unseen2 ... unseen10 (data/rag/README.md), or a JSONL file",
     )
     systems: list[Literal["quote", "glossary", "neighbours", "voted", "draft"]] = Field(
         default=["quote"],
