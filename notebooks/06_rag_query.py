@@ -836,7 +836,7 @@ report(
 # times the summed cosine of the nearest in-scope labelled questions whose gold it is, over their number
 # (`ScopePool.rerank`); scope is read as in `neighbours`. This notebook said until 2026-12-07, from an exploratory
 # run that was not recorded, that such a vote ranked the right section first less often on the development sets;
-# the grid below is that run, recorded: every development set (the dev set and unseen sets 1–8) ranked with itself
+# the grid below records such a run: every development set (the dev set and unseen sets 1–8) ranked with itself
 # left out of the pool, for 3, 5, 10 and 20 voters, weights 0.02 to 0.2, and voters counted by their cosine or
 # as one each. The rule: the highest share of in-scope questions with the right section first in the worst
 # language, ties to the higher share over all languages. The grid was first computed in a probe on the same data,
