@@ -899,15 +899,21 @@ report(
 # quoted can differ. `voted` against `neighbours`, paired per question; run once.
 
 # %%
+def per_mode(items, systems=("neighbours", "voted")):
+    """Per answer mode: the gold fact per language and over all in-scope questions, the right section ranked
+    first, "I don't know" out of scope and invented facts, as counts."""
+    return pd.DataFrame({
+        system: {**{k: count(items, system, k)[0] for k in langs}, "all in scope (of 80)": count(items, system, "all")[0],
+                 "right section first (of 80)": count(items, system, "all", "ranked_first")[0],
+                 "I don't know out of scope (of 20)": count(items, system, "all", "idk", "out-of-scope")[0],
+                 "invented": int(items[items["system"] == system]["invented"].sum())}
+        for system in systems
+    }).T  # fmt: skip
+
+
 answers_unseen9 = run("answers", questions="unseen9", systems=["neighbours", "voted"])
 nine = answers_unseen9.items
-per_mode9 = pd.DataFrame({
-    system: {**{k: count(nine, system, k)[0] for k in langs}, "all in scope (of 80)": count(nine, system, "all")[0],
-             "right section first (of 80)": count(nine, system, "all", "ranked_first")[0],
-             "I don't know out of scope (of 20)": count(nine, system, "all", "idk", "out-of-scope")[0],
-             "invented": int(nine[nine["system"] == system]["invented"].sum())}
-    for system in ("neighbours", "voted")
-}).T  # fmt: skip
+per_mode9 = per_mode(nine)
 display(per_mode9)
 answers_unseen9.paired.query("metric == 'fact'")[["lang", "delta", "ci_low", "ci_high", "p", "p_holm"]].round(3)
 
@@ -942,13 +948,7 @@ report(
 # %%
 answers_unseen10 = run("answers", questions="unseen10", systems=["neighbours", "voted"])
 ten = answers_unseen10.items
-per_mode10 = pd.DataFrame({
-    system: {**{k: count(ten, system, k)[0] for k in langs}, "all in scope (of 80)": count(ten, system, "all")[0],
-             "right section first (of 80)": count(ten, system, "all", "ranked_first")[0],
-             "I don't know out of scope (of 20)": count(ten, system, "all", "idk", "out-of-scope")[0],
-             "invented": int(ten[ten["system"] == system]["invented"].sum())}
-    for system in ("neighbours", "voted")
-}).T  # fmt: skip
+per_mode10 = per_mode(ten)
 display(per_mode10)
 gain10 = answers_unseen10.paired.query("lang == 'all' and metric == 'fact'").iloc[0]
 voted10 = per_mode10.loc["voted"]
