@@ -747,10 +747,10 @@ report(
 # scope), measures it a second time.
 
 # %%
-def measure(name, pool, which):
-    """Both scope rules on test set ``name`` with the room's pool (``pool`` questions, ``which`` sets): the
-    per-language table and the paired tests, shown; the answers task's report, returned."""
-    result = run("answers", questions=name, systems=["quote", "neighbours"])
+def measure(name, pool, which, sets):
+    """Both scope rules on test set ``name`` with the room's pool when it was measured (``sets``: ``pool``
+    questions, ``which`` sets): the per-language table and the paired tests, shown; the answers task's report."""
+    result = run("answers", questions=name, systems=["quote", "neighbours"], pool=sets)
     print(f"the room's pool: {pool} labelled questions ({which})")
     display(scope_table(result.items).round(3))
     display(result.paired.query("metric in ['fact', 'idk']")[["lang", "metric", "delta", "ci_low", "ci_high", "p", "p_holm"]].round(3))
@@ -758,7 +758,7 @@ def measure(name, pool, which):
 
 
 answers_unseen7 = measure("unseen7", len(left_out) // 2 + len(answers_unseen6.items) // 2,
-                          "the six development sets and the sixth unseen set")  # fmt: skip
+                          "the six development sets and the sixth unseen set", [*dev_names, "unseen6"])  # fmt: skip
 
 # %%
 def test_set_report(ordinal, result):
@@ -799,7 +799,7 @@ test_set_report("seventh", answers_unseen7)
 
 # %%
 answers_unseen8 = measure("unseen8", len(left_out) // 2 + (len(answers_unseen6.items) + len(answers_unseen7.items)) // 2,
-                          "the six development sets, the sixth and the seventh unseen sets")  # fmt: skip
+                          "the six development sets, the sixth and the seventh unseen sets", [*dev_names, "unseen6", "unseen7"])  # fmt: skip
 
 # %%
 def misses(items, system="neighbours"):
@@ -911,7 +911,8 @@ def per_mode(items, systems=("neighbours", "voted")):
     }).T  # fmt: skip
 
 
-answers_unseen9 = run("answers", questions="unseen9", systems=["neighbours", "voted"])
+ROOM_POOL_THEN = [*dev_names, "unseen6", "unseen7"]  # the room's pool when the ninth and tenth sets were measured
+answers_unseen9 = run("answers", questions="unseen9", systems=["neighbours", "voted"], pool=ROOM_POOL_THEN)
 nine = answers_unseen9.items
 per_mode9 = per_mode(nine)
 display(per_mode9)
@@ -946,7 +947,7 @@ report(
 # the shipped rule measured a second time, beside the scope rule alone, with the room's pool; run once.
 
 # %%
-answers_unseen10 = run("answers", questions="unseen10", systems=["neighbours", "voted"])
+answers_unseen10 = run("answers", questions="unseen10", systems=["neighbours", "voted"], pool=ROOM_POOL_THEN)
 ten = answers_unseen10.items
 per_mode10 = per_mode(ten)
 display(per_mode10)

@@ -73,10 +73,10 @@ def test_scoring_a_development_set_leaves_it_out_of_the_pool(monkeypatch):
     seen = []
     monkeypatch.setattr(grounding.ScopePool, "shared", classmethod(lambda cls, paths=None, k=5: seen.append(paths)))
     grounding._scope_pool("unseen3")
-    grounding._scope_pool("unseen8")
+    grounding._scope_pool("elsewhere/questions.jsonl")
     grounding._scope_pool("unseen6", ["dev", "unseen6", "unseen"])
     assert [p.name for p in seen[0]] == [f for f in POOL_FILES if f != "questions_unseen3.jsonl"]
-    assert [p.name for p in seen[1]] == list(POOL_FILES)  # the test set is in no pool
+    assert [p.name for p in seen[1]] == list(POOL_FILES)  # a set outside the pool leaves nothing out
     assert [p.name for p in seen[2]] == ["questions_dev.jsonl", "questions_unseen.jsonl"]  # a pool given by name
 
 

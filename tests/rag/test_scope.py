@@ -53,8 +53,8 @@ def test_labelled_questions_are_read_strictly(tmp_path):
 
 def test_the_default_pool_is_the_development_sets_and_not_the_test_set():
     questions = read_labelled_questions(default_pool_paths())
-    assert len(questions) == 660 and sum(not s for _, s in questions) == 132
-    assert "questions_unseen8.jsonl" not in POOL_FILES and "questions_unseen9.jsonl" not in POOL_FILES
+    assert len(questions) == 960 and sum(not s for _, s in questions) == 192
+    assert "questions_unseen11.jsonl" not in POOL_FILES  # the test set of this pool
     assert NEIGHBOURS == 5
     gold = read_gold_sections(default_pool_paths())  # aligned with the questions: every in-scope one has a section
     assert len(gold) == len(questions) and all(bool(g) == s for g, (_, s) in zip(gold, questions))
