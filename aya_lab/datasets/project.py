@@ -85,6 +85,7 @@ def default_paths() -> dict[str, Path]:
         "rag_unseen8": data / "rag" / "questions_unseen8.jsonl",
         "rag_unseen9": data / "rag" / "questions_unseen9.jsonl",
         "rag_unseen10": data / "rag" / "questions_unseen10.jsonl",
+        "rag_unseen11": data / "rag" / "questions_unseen11.jsonl",
         "transcripts": data / "transcripts" / "transcripts.jsonl",
         "transcripts_unseen": data / "transcripts" / "unseen.jsonl",
         "routing": data / "routing" / "requests.jsonl",
@@ -357,6 +358,7 @@ POLICY_QUESTION_SETS: dict[str, str] = {
     "unseen4": "rag_unseen4", "unseen5": "rag_unseen5", "unseen6": "rag_unseen6",
     "unseen7": "rag_unseen7", "unseen8": "rag_unseen8", "unseen9": "rag_unseen9",
     "unseen10": "rag_unseen10",
+    "unseen11": "rag_unseen11",
 }  # fmt: skip
 """The committed multilingual question sets by name: ``dev`` (20 questions in French, German, Spanish and
 Swahili, for choosing), ``unseen`` (75 in five languages, written and committed before any score; since the
@@ -368,7 +370,7 @@ glossary's margin, chosen on the first four sets) and ``unseen6`` (100 more in t
 labelled-question scope rule) and ``unseen7`` (100 more, its second test set, with ``unseen6`` in the pool) and
 ``unseen8`` (100 more, its third test set, with ``unseen7`` in the pool) and ``unseen9`` (100 more, the test set of
 the labelled questions' vote for the section) and ``unseen10`` (100 more, its second test set, the vote by then
-the room's default)."""
+the room's default) and ``unseen11`` (100 more, the test set of the room with unseen sets 8-10 in its pool)."""
 
 
 def load_policy_questions(path: str | Path = "unseen") -> list[PolicyQuestion]:
