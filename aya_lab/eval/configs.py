@@ -421,7 +421,7 @@ class AnswersConfig(TaskConfig):
 
     questions: str = Field(
         default="unseen",
-        description="the questions: unseen (75, five languages), dev (20), unseen2 ... unseen10 (data/rag/README.md), or a JSONL file",
+        description="the questions: unseen (75, five languages), dev (20), unseen2 ... unseen11 (data/rag/README.md), or a JSONL file",
     )
     systems: list[Literal["quote", "glossary", "neighbours", "voted", "draft"]] = Field(
         default=["quote"],
