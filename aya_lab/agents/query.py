@@ -172,7 +172,8 @@ class AyaQuery:
         return rank_for_answer(self.kb.relevant(question, k=2 * self.k, min_score=self.min_score), self.k)
 
     def _in_scope(self, index: SectionIndex, matches: list[SectionMatch], texts: list[str]) -> bool:
-        """The scope rule of the answer mode: the labelled questions' (``neighbours``) or the section margin's."""
+        """The scope rule of the answer mode: the labelled questions' (``neighbours``, ``voted``) or the section
+        margin's."""
         if self.answers in ("neighbours", "voted") and self._pool_labels(index):
             return bool(matches) and self._pool().covers(texts[0])
         margins = scope_margins()

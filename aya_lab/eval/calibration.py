@@ -103,6 +103,7 @@ from aya_lab.eval.labelled_drafts import (
 from aya_lab.eval.report import Report, Task
 from aya_lab.models.cache import GenerationCache, staged_copy
 from aya_lab.paths import project_root
+from aya_lab.rag.margins import ScopeMargins, margins_path
 from aya_lab.rag.sentence_encoder import ENCODER_NAME
 from aya_lab.settings import DEFAULT_ROLE_SPECS
 from aya_lab.whole_files import write_text
@@ -300,10 +301,12 @@ def agreement_sources(config: FaithfulnessConfig, model: str) -> tuple[Path, lis
     return paths[0], paths[1:], record.agreement.prompt
 
 
-def write_calibration(record: ThresholdsCalibration | TranslatorCalibration, directory: Path) -> Path:
+def write_calibration(record: ThresholdsCalibration | TranslatorCalibration | ScopeMargins, directory: Path) -> Path:
     """Write ``record`` into ``directory`` (its file name from its kind) whole or not at all; the path."""
     if isinstance(record, ThresholdsCalibration):
         path = directory / THRESHOLDS_FILE
+    elif isinstance(record, ScopeMargins):
+        path = margins_path(directory)
     else:
         path = translator_path(record.model, directory)
     text = json.dumps(record.model_dump(mode="json"), indent=2, ensure_ascii=False) + "\n"

@@ -14,17 +14,15 @@ No model is called and no resampling is done: the shares are of a fixed developm
 from __future__ import annotations
 
 import datetime as dt
-import hashlib
-import json
 from pathlib import Path
 
 import pandas as pd
 
 from aya_lab.errors import InputError
-from aya_lab.eval.calibration import writable_folder
+from aya_lab.eval.calibration import data_file, writable_folder, write_calibration
 from aya_lab.eval.configs import ScopeConfig
 from aya_lab.eval.report import Report, Task
-from aya_lab.paths import kb_dir, project_root, rag_questions_dir
+from aya_lab.paths import kb_dir, rag_questions_dir
 from aya_lab.rag.documents import read_documents
 from aya_lab.rag.glossary import default_glossary, question_language
 from aya_lab.rag.margins import (
@@ -36,26 +34,24 @@ from aya_lab.rag.margins import (
     QuestionMargin,
     ScopeMargins,
     derive_margins,
-    margins_path,
+    kept_in_scope,
+    refused_out_of_scope,
 )
+from aya_lab.rag.scope import labelled_records
 from aya_lab.rag.sections import SectionIndex, read_sections
 from aya_lab.rag.sentence_encoder import ENCODER_NAME
-from aya_lab.whole_files import write_text
 
-__all__ = ["SCOPE_TASK", "measure_margins", "write_margins"]
+__all__ = ["SCOPE_TASK", "measure_margins"]
 
 
 def _questions(path: Path) -> list[dict[str, object]]:
-    """The JSONL records of ``path``; a line without a text ``question``, an ``id`` and a boolean ``in_scope``
-    is a one-line :class:`InputError` naming the file and line."""
-    out = []
-    for number, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1):
-        record = json.loads(line) if line.strip() else None
-        if not (isinstance(record, dict) and isinstance(record.get("question"), str) and record.get("id")
-                and isinstance(record.get("in_scope"), bool)):  # fmt: skip
-            raise InputError(f"{path}:{number}: not a labelled question (id, question, in_scope); fix the line")
-        out.append(record)
-    return out
+    """The labelled questions of ``path`` (:func:`~aya_lab.rag.scope.labelled_records`), each with an ``id``; a
+    record without one is a one-line :class:`InputError` naming the file and record."""
+    records = labelled_records([path])
+    missing = next((n for n, record in enumerate(records, 1) if not record.get("id")), None)
+    if missing is not None:
+        raise InputError(f"{path}: labelled question {missing} has no 'id'; give every question an id")
+    return records
 
 
 def measure_margins(docs: Path | None = None, folder: Path | None = None) -> list[QuestionMargin]:
@@ -78,39 +74,16 @@ def measure_margins(docs: Path | None = None, folder: Path | None = None) -> lis
 
 def _shares(questions: list[QuestionMargin], min_margin: float) -> pd.DataFrame:
     """Per candidate margin: in-scope kept (written sets) and out-of-scope refused (glossed sets), as written
-    and glossed."""
-    inside = [q.margin for q in questions if q.set in WRITTEN_SETS and q.in_scope]
-    outside = [q for q in questions if q.set in GLOSSED_SETS and not q.in_scope]
+    and glossed (:func:`~aya_lab.rag.margins.kept_in_scope`, :func:`~aya_lab.rag.margins.refused_out_of_scope`)."""
     rows = []
     for t in GRID:
-        glossed_refused = sum((q.glossed if q.glossed is not None else q.margin) < (t if q.glossed is not None
-                              else min_margin) for q in outside)  # fmt: skip
-        rows += [
-            {"system": "written", "metric": "in_scope_kept", "margin": t, "score": sum(m >= t for m in inside) / len(inside), "n": len(inside)},
-            {"system": "written", "metric": "out_of_scope_refused", "margin": t, "score": sum(q.margin < t for q in outside) / len(outside), "n": len(outside)},
-            {"system": "glossed", "metric": "out_of_scope_refused", "margin": t, "score": glossed_refused / len(outside), "n": len(outside)},
-        ]  # fmt: skip
+        for system, metric, (count, of) in (
+            ("written", "in_scope_kept", kept_in_scope(questions, t)),
+            ("written", "out_of_scope_refused", refused_out_of_scope(questions, t)),
+            ("glossed", "out_of_scope_refused", refused_out_of_scope(questions, min_margin, t)),
+        ):
+            rows.append({"system": system, "metric": metric, "margin": t, "score": count / of, "n": of})
     return pd.DataFrame(rows)
-
-
-def _sha256(path: Path) -> str:
-    return hashlib.sha256(path.read_bytes()).hexdigest()
-
-
-def _shown(path: Path) -> str:
-    resolved = path.resolve()
-    root = project_root().resolve()
-    return resolved.relative_to(root).as_posix() if resolved.is_relative_to(root) else resolved.as_posix()
-
-
-def write_margins(record: ScopeMargins, folder: Path) -> Path:
-    """Write ``record`` into ``folder`` as :data:`~aya_lab.rag.margins.MARGINS_FILE`, whole or not at all."""
-    path = margins_path(folder)
-    try:
-        write_text(path, json.dumps(record.model_dump(mode="json"), indent=1, ensure_ascii=False) + "\n")
-    except OSError as exc:
-        raise InputError(f"{path}: cannot be written ({exc.strerror or exc}); pass a writable folder") from None
-    return path
 
 
 def _run(config: ScopeConfig) -> Report:
@@ -122,13 +95,13 @@ def _run(config: ScopeConfig) -> Report:
     read += sorted(p for p in docs.iterdir() if p.is_file())
     record = ScopeMargins(
         version=1, kind="scope-margins", command=MARGINS_COMMAND, date=dt.date.today(), encoder=ENCODER_NAME,
-        data={_shown(p): _sha256(p) for p in read}, keep_in_scope=KEEP_IN_SCOPE, grid=list(GRID),
+        data={f.path: f.sha256 for f in map(data_file, read)}, keep_in_scope=KEEP_IN_SCOPE, grid=list(GRID),
         questions=questions, min_margin=min_margin, glossed_margin=glossed_margin,
     )  # fmt: skip
     meta: dict[str, object] = {"units": ["margin"], "min_margin": min_margin, "glossed_margin": glossed_margin,
                                "keep_in_scope": KEEP_IN_SCOPE, "n_bootstrap": 0}  # fmt: skip
     if folder is not None:
-        meta["written"] = str(write_margins(record, folder))
+        meta["written"] = str(write_calibration(record, folder))
     return Report("scope", _shares(questions, min_margin), pd.DataFrame([q.model_dump() for q in questions]), meta=meta)
 
 

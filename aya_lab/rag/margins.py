@@ -44,7 +44,9 @@ __all__ = [
     "QuestionMargin",
     "ScopeMargins",
     "derive_margins",
+    "kept_in_scope",
     "margins_path",
+    "refused_out_of_scope",
     "scope_margins",
 ]
 
@@ -103,23 +105,31 @@ class ScopeMargins(BaseModel):
         return self
 
 
-def _refused(margins: Sequence[float], at: float) -> int:
-    return sum(m < at for m in margins)
+def kept_in_scope(questions: Sequence[QuestionMargin], at: float) -> tuple[int, int]:
+    """``(kept, of)``: the in-scope questions of :data:`WRITTEN_SETS` whose written margin is at least ``at``."""
+    inside = [q.margin for q in questions if q.set in WRITTEN_SETS and q.in_scope]
+    return sum(m >= at for m in inside), len(inside)
+
+
+def refused_out_of_scope(
+    questions: Sequence[QuestionMargin], at: float, glossed_at: float | None = None
+) -> tuple[int, int]:
+    """``(refused, of)``: the out-of-scope questions of :data:`GLOSSED_SETS` refused when searched as written at
+    ``at``; with ``glossed_at``, those the glossary gives terms are searched with them at ``glossed_at``."""
+    outside = [q for q in questions if q.set in GLOSSED_SETS and not q.in_scope]
+    refused = sum(q.glossed < glossed_at if glossed_at is not None and q.glossed is not None else q.margin < at
+                  for q in outside)  # fmt: skip
+    return refused, len(outside)
 
 
 def derive_margins(questions: Sequence[QuestionMargin], keep: float, grid: Sequence[float]) -> tuple[float, float]:
     """``(min_margin, glossed_margin)`` by the module docstring's rule; the lowest candidate when none keeps
     ``keep`` in scope (so a bad set answers less, never more), the highest when no glossed margin matches."""
     candidates = sorted(grid)
-    written = [q for q in questions if q.set in WRITTEN_SETS]
-    inside = [q.margin for q in written if q.in_scope]
-    keeping = [t for t in candidates if inside and len(inside) - _refused(inside, t) >= keep * len(inside)]
+    keeping = [t for t in candidates if (kept := kept_in_scope(questions, t))[1] and kept[0] >= keep * kept[1]]
     min_margin = keeping[-1] if keeping else candidates[0]
-    outside = [q for q in questions if q.set in GLOSSED_SETS and not q.in_scope]
-    target = _refused([q.margin for q in outside], min_margin)
-    glossed = [q.glossed for q in outside if q.glossed is not None]
-    plain = _refused([q.margin for q in outside if q.glossed is None], min_margin)
-    matching = [t for t in candidates if plain + _refused(glossed, t) >= target]
+    target = refused_out_of_scope(questions, min_margin)[0]
+    matching = [t for t in candidates if refused_out_of_scope(questions, min_margin, t)[0] >= target]
     return min_margin, (matching[0] if matching else candidates[-1])
 
 

@@ -57,6 +57,7 @@ __all__ = [
     "POOL_FILES",
     "ScopePool",
     "default_pool_paths",
+    "labelled_records",
     "read_gold_sections",
     "read_labelled_questions",
     "room_texts",
@@ -91,10 +92,10 @@ def default_pool_paths() -> list[Path]:
     return [rag_questions_dir() / name for name in POOL_FILES]
 
 
-def read_labelled_questions(paths: Sequence[Path]) -> list[tuple[str, bool]]:
-    """``(question, in_scope)`` of every line of ``paths``, in order; a missing file or a line without a text
-    ``question`` and a boolean ``in_scope`` is a one-line :class:`InputError` naming the file and line."""
-    out: list[tuple[str, bool]] = []
+def labelled_records(paths: Sequence[Path]) -> list[dict[str, object]]:
+    """Every line of ``paths`` as its JSON object, in order; a missing file or a line without a text ``question``
+    and a boolean ``in_scope`` is a one-line :class:`InputError` naming the file and line."""
+    out: list[dict[str, object]] = []
     for path in paths:
         try:
             lines = Path(path).read_text(encoding="utf-8").splitlines()
@@ -112,22 +113,31 @@ def read_labelled_questions(paths: Sequence[Path]) -> list[tuple[str, bool]]:
                 raise InputError(
                     f"{path}:{number}: a labelled question needs a text 'question' and 'in_scope' true or false"
                 )
-            out.append((question, in_scope))
+            out.append(record)
     return out
+
+
+def read_labelled_questions(paths: Sequence[Path]) -> list[tuple[str, bool]]:
+    """``(question, in_scope)`` of every record of ``paths`` (:func:`labelled_records`), in order."""
+    return [_labelled(record) for record in labelled_records(paths)]
 
 
 def read_gold_sections(paths: Sequence[Path]) -> list[frozenset[tuple[str, str]]]:
     """Each labelled question's gold sections, ``(doc, section)``, in :func:`read_labelled_questions`' order (empty
-    where a line has none, or a malformed ``gold``: the labels are what :func:`read_labelled_questions` checks)."""
-    out: list[frozenset[tuple[str, str]]] = []
-    for path in paths:
-        for line in Path(path).read_text(encoding="utf-8").splitlines():
-            if line.strip():
-                gold = json.loads(line).get("gold")
-                out.append(frozenset((g["doc"], g["section"]) for g in gold if isinstance(g, dict) and
-                                     isinstance(g.get("doc"), str) and isinstance(g.get("section"), str))
-                           if isinstance(gold, list) else frozenset())  # fmt: skip
-    return out
+    where a record has none, or a malformed ``gold``)."""
+    return [_gold(record) for record in labelled_records(paths)]
+
+
+def _labelled(record: dict[str, object]) -> tuple[str, bool]:
+    return str(record["question"]), bool(record["in_scope"])
+
+
+def _gold(record: dict[str, object]) -> frozenset[tuple[str, str]]:
+    gold = record.get("gold")
+    if not isinstance(gold, list):
+        return frozenset()
+    return frozenset((g["doc"], g["section"]) for g in gold if isinstance(g, dict) and isinstance(g.get("doc"), str)
+                     and isinstance(g.get("section"), str))  # fmt: skip
 
 
 class ScopePool:
@@ -159,13 +169,13 @@ class ScopePool:
     def shared(cls, paths: Sequence[Path] | None = None, handbook: str | None = None, k: int = NEIGHBOURS) -> ScopePool:
         """One pool per distinct set of labelled questions, handbook and ``k`` in this process (default
         :func:`default_pool_paths`, labelled for the handbook of ``data/kb``, :data:`NEIGHBOURS`)."""
-        files = paths if paths is not None else default_pool_paths()
-        questions = read_labelled_questions(files)
+        records = labelled_records(paths if paths is not None else default_pool_paths())
+        questions = [_labelled(record) for record in records]
         handbook = handbook or sections_key(read_sections(read_documents(kb_dir())))
         key = (handbook, k, *questions)
         with _LOCK:
             if key not in _POOLS:
-                _POOLS[key] = cls(questions, k=k, handbook=handbook, gold=read_gold_sections(files))
+                _POOLS[key] = cls(questions, k=k, handbook=handbook, gold=[_gold(record) for record in records])
             return _POOLS[key]
 
     def labels(self, handbook: str) -> bool:
