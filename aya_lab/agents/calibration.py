@@ -27,15 +27,15 @@ the fix. Files are read once per change (cached on their modification time).
 from __future__ import annotations
 
 import datetime as dt
-import json
 import re
 from functools import lru_cache
 from pathlib import Path
 from typing import Literal
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
+from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 from aya_lab.errors import AyaLabError
+from aya_lab.json_record import read_record
 from aya_lab.paths import calibration_dir
 
 __all__ = [
@@ -207,29 +207,12 @@ def translator_path(spec: str, directory: Path | None = None) -> Path:
     return (directory or calibration_dir()) / f"translator-{model_key(spec)}.json"
 
 
-def _located(path: Path, exc: ValidationError) -> str:
-    err = exc.errors()[0]
-    loc = ".".join(str(p) for p in err["loc"]) or "<file>"
-    msg = err["msg"].removeprefix("Value error, ")
-    if ": " in msg and loc == "<file>":
-        loc, msg = msg.split(": ", 1)
-    return f"{path}: {loc}: {msg}; rerun `{WRITE_COMMAND}` to measure it again"
-
-
 @lru_cache(maxsize=64)
 def _read(path: Path, mtime_ns: int, kind: str) -> ThresholdsCalibration | TranslatorCalibration:
     """The validated file at ``path`` (``mtime_ns`` keys the cache: a rewritten file is read again)."""
-    cls = ThresholdsCalibration if kind == "thresholds" else TranslatorCalibration
-    try:
-        raw = json.loads(path.read_text(encoding="utf-8"))
-    except (OSError, UnicodeDecodeError) as exc:
-        raise CalibrationError(f"{path}: <file>: cannot be read ({exc}); rerun `{WRITE_COMMAND}`") from None
-    except json.JSONDecodeError as exc:
-        raise CalibrationError(f"{path}: line {exc.lineno}: not JSON ({exc.msg}); rerun `{WRITE_COMMAND}`") from None
-    try:
-        return cls.model_validate(raw)
-    except ValidationError as exc:
-        raise CalibrationError(_located(path, exc)) from None
+    if kind == "thresholds":
+        return read_record(path, ThresholdsCalibration, WRITE_COMMAND, CalibrationError)
+    return read_record(path, TranslatorCalibration, WRITE_COMMAND, CalibrationError)
 
 
 def load_thresholds(directory: Path | None = None) -> ThresholdsCalibration:

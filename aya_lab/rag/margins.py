@@ -22,15 +22,15 @@ file is one :class:`MarginsError` line naming the file, the field and the fix.
 from __future__ import annotations
 
 import datetime as dt
-import json
 from collections.abc import Sequence
 from functools import lru_cache
 from pathlib import Path
 from typing import Literal
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
+from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 from aya_lab.errors import AyaLabError
+from aya_lab.json_record import read_record
 from aya_lab.paths import calibration_dir
 
 __all__ = [
@@ -141,17 +141,7 @@ def margins_path(directory: Path | None = None) -> Path:
 @lru_cache(maxsize=8)
 def _read(path: Path, mtime_ns: int) -> ScopeMargins:
     """The validated record at ``path`` (``mtime_ns`` keys the cache: a rewritten file is read again)."""
-    try:
-        raw = json.loads(path.read_text(encoding="utf-8"))
-    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
-        raise MarginsError(f"{path}: <file>: cannot be read as JSON ({exc}); rerun `{MARGINS_COMMAND}`") from None
-    try:
-        return ScopeMargins.model_validate(raw)
-    except ValidationError as exc:
-        err = exc.errors()[0]
-        where = ".".join(str(p) for p in err["loc"]) or "<file>"
-        msg = err["msg"].removeprefix("Value error, ")
-        raise MarginsError(f"{path}: {where}: {msg}; rerun `{MARGINS_COMMAND}` to measure it again") from None
+    return read_record(path, ScopeMargins, MARGINS_COMMAND, MarginsError)
 
 
 def scope_margins(directory: Path | None = None) -> ScopeMargins:

@@ -14,7 +14,7 @@ PACKAGE = Path(__file__).resolve().parents[2] / "aya_lab"
 CORE = {"aya_lab", "aya_lab.paths", "aya_lab.languages", "aya_lab.messages", "aya_lab.prompts"}
 CORE |= {"aya_lab.spotlight", "aya_lab.langid", "aya_lab.text_safety", "aya_lab.settings", "aya_lab.errors"}
 CORE |= {"aya_lab.sqlite_file", "aya_lab.refs", "aya_lab.cli_groups", "aya_lab.whole_files", "aya_lab.sentence_chrf"}
-CORE |= {"aya_lab.memo"}
+CORE |= {"aya_lab.memo", "aya_lab.json_record"}
 FACES = {
     "aya_lab.cli",
     "aya_lab.demo",

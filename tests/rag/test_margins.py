@@ -95,7 +95,9 @@ def test_a_missing_or_broken_file_names_the_fix(tmp_path):
     with pytest.raises(MarginsError, match="file not found; restore it from git or run `aya-lab eval run scope"):
         scope_margins(tmp_path)
     margins_path(tmp_path).write_text("{", encoding="utf-8")
-    with pytest.raises(MarginsError, match="cannot be read as JSON"):
+    with pytest.raises(
+        MarginsError, match=r"scope-margins.json: line 1: not JSON \(.*\); rerun `aya-lab eval run scope"
+    ):
         scope_margins(tmp_path)
 
 
