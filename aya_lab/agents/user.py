@@ -6,7 +6,9 @@ already in a target language is not sent through the model. With ``context_windo
 room messages (in the target language where a translation exists) go into the prompt; K = 0 is the
 original design's behaviour (it kept a history but never used it). With ``drafts = K > 1`` every translation
 comes with K drafts and their agreement, and ``select`` says which draft is delivered
-(:mod:`aya_lab.agents.consensus`).
+(:mod:`aya_lab.agents.consensus`). With ``sentences=True`` a message of several sentences is drafted one sentence
+at a time (:func:`message_sentences`), and each draft is its sentences' drafts joined with the message's own
+separators: a small model keeps short inputs whole more often than long ones.
 """
 
 from __future__ import annotations
@@ -23,7 +25,7 @@ from aya_lab.languages import language_name
 from aya_lab.messages import ChatMessage
 from aya_lab.prompts import PromptFile, choose_prompt, cut_at_stop
 
-__all__ = ["MAX_DRAFTS", "UserAgent", "clean_translation", "render_context"]
+__all__ = ["MAX_DRAFTS", "UserAgent", "clean_translation", "message_sentences", "render_context"]
 
 MAX_DRAFTS = 8
 """The most drafts of one translation (each is one more generation per message and language)."""
@@ -32,6 +34,30 @@ _TAGS = re.compile(r"<\s*/?\s*(?:message|request)\s*>", re.I)  # spotlighting de
 _PREFIX = re.compile(
     r"^\s*(translation|traduction|übersetzung|traducción|tafsiri|output|answer|message)\s*[:：]\s*", re.I
 )
+_END = re.compile(r"(?P<word>\w*)(?P<mark>[.!?…]+)[\"'»”)\]]*(?P<gap>\s+)(?=[\"'«“(\[]?(?P<next>[¿¡\w]))")
+
+
+def _opens_sentence(char: str) -> bool:
+    return char in "¿¡" or char.isdigit() or char.isupper()
+
+
+def message_sentences(text: str) -> list[str]:
+    """``text`` cut into sentences and the white space between them, alternating: ``[sentence, gap, sentence,
+    ...]`` (one item when it is one sentence); ``"".join`` of the result is ``text``. A cut falls after
+    ``. ! ? …`` (and a closing quote or bracket) and white space, before a capital, a digit or ``¿ ¡``; after a
+    full stop only when the word before it has three letters or more or is a number, so "Dr. Weber",
+    "z. B. morgen" and "Nr. 4471" stay whole."""
+    parts: list[str] = []
+    start = 0
+    for end in _END.finditer(text):
+        word, mark = end.group("word"), end.group("mark")
+        if not _opens_sentence(end.group("next")):
+            continue
+        if mark == "." and not (len(word) >= 3 or word.isdigit()):
+            continue
+        parts += [text[start : end.start("gap")], end.group("gap")]
+        start = end.end("gap")
+    return parts + [text[start:]]
 
 
 def clean_translation(text: str, target_language: str = "") -> str:
@@ -65,6 +91,7 @@ class UserAgent:
         context_window: int = 0,
         drafts: int = 1,
         select: Selection = "first",
+        sentences: bool = False,
     ) -> None:
         if context_window < 0:
             raise InputError(f"context_window must be >= 0; got {context_window}")
@@ -76,6 +103,7 @@ class UserAgent:
         self.prompt = self.prompt_choice.used
         self.context_window = context_window
         self.prompts = rotated_prompts(self.prompt, drafts)  # one per draft; the prompt alone without examples
+        self.sentences = sentences
 
     def conversation(
         self, text: str, source: str, target: str, history: Sequence[ChatMessage] = (), prompt: PromptFile | None = None
@@ -134,14 +162,25 @@ class UserAgent:
         return out
 
     def _drafts(self, jobs: Sequence[tuple[str, str, str, Sequence[ChatMessage]]]) -> list[Drafted]:
-        """Each ``(text, source, target, history)`` job's drafts (one per :attr:`prompts`, cleaned) and their
+        """Each ``(text, source, target, history)`` job's drafts (one per :attr:`prompts`, cleaned; with
+        :attr:`sentences`, each sentence drafted alone and the drafts joined with the text's own gaps) and their
         agreement (:func:`~aya_lab.agents.consensus.consensus`), every draft of every job in one model batch."""
+        pieces = [message_sentences(job[0]) if self.sentences else [job[0]] for job in jobs]
         convs = [
-            self.conversation(text, src, tgt, history, p) for text, src, tgt, history in jobs for p in self.prompts
+            self.conversation(sentence, src, tgt, history, p)
+            for (_, src, tgt, history), parts in zip(jobs, pieces, strict=True)
+            for sentence in parts[::2]
+            for p in self.prompts
         ]
-        texts = [r.text for r in self.model.generate_texts(convs)]
-        k = len(self.prompts)
-        return [
-            consensus([self._clean(t, job[2]) for t in texts[i * k : (i + 1) * k]], job[0], self.select)
-            for i, job in enumerate(jobs)
-        ]
+        texts = iter([r.text for r in self.model.generate_texts(convs)])
+        out = []
+        for job, parts in zip(jobs, pieces, strict=True):
+            by_sentence = [[self._clean(next(texts), job[2]) for _ in self.prompts] for _ in parts[::2]]
+            drafts = [_joined([d[j] for d in by_sentence], parts[1::2]) for j in range(len(self.prompts))]
+            out.append(consensus(drafts, job[0], self.select))
+        return out
+
+
+def _joined(sentences: Sequence[str], gaps: Sequence[str]) -> str:
+    """``sentences`` put back together with the ``gaps`` that separated their sources."""
+    return "".join(s + g for s, g in zip(sentences, [*gaps, ""], strict=True))

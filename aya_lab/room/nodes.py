@@ -212,7 +212,12 @@ def _round(
     agreements: dict[str, float | None] = {}
     for model, langs in _by_translator(runtime, original.lang, [t for t in targets if t not in made]):
         agent = UserAgent(
-            model, params.prompt, context_window=params.context_window, drafts=params.drafts, select=params.select
+            model,
+            params.prompt,
+            context_window=params.context_window,
+            drafts=params.drafts,
+            select=params.select,
+            sentences=params.sentences,
         )
         if fixed:
             translations |= _translate_keeping_fixed(agent, original, langs, _history(state))

@@ -86,6 +86,9 @@ class DeliveryParameters(_Parameters):
     select: Literal["first", "similarity"] = "first"
     """Which draft is delivered: draft 0, or the one most like the message under the guard's encoder
     (:func:`~aya_lab.agents.consensus.consensus`)."""
+    sentences: bool = False
+    """Draft a message of several sentences one sentence at a time and join the drafts
+    (:func:`~aya_lab.agents.user.message_sentences`); false: the message whole."""
 
     @field_validator("prompt")
     @classmethod

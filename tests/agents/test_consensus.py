@@ -5,7 +5,7 @@ import pytest
 
 from aya_lab.agents.consensus import Drafted, consensus, rotated_prompts
 from aya_lab.agents.guard import UNVERIFIED, TranslationGuard
-from aya_lab.agents.user import MAX_DRAFTS, UserAgent
+from aya_lab.agents.user import MAX_DRAFTS, UserAgent, message_sentences
 from aya_lab.errors import InputError
 from aya_lab.messages import ChatMessage
 from aya_lab.models.fake import FakeChatModel
@@ -145,3 +145,37 @@ def test_a_prompt_choosing_examples_per_message_shows_each_draft_the_next_most_a
         for p in agent.prompts
     ]
     assert all(len(s) == 10 for s in shown) and not (shown[0] & shown[1] or shown[1] & shown[2] or shown[0] & shown[2])
+
+
+@pytest.mark.parametrize(
+    ("text", "parts"),
+    [
+        ("Der Drucker ist kaputt. Ich rufe morgen an!", ["Der Drucker ist kaputt.", " ", "Ich rufe morgen an!"]),
+        ("T'as reçu le devis ? J'ai rien vu.\nMerci", ["T'as reçu le devis ?", " ", "J'ai rien vu.\nMerci"]),
+        ("¿Quién firmó?  ¿Nadie?", ["¿Quién firmó?", "  ", "¿Nadie?"]),
+        ("Zug um 7.46. 3 Tickets per Mail.", ["Zug um 7.46.", " ", "3 Tickets per Mail."]),
+        ("Dr. Weber kommt z. B. morgen.", ["Dr. Weber kommt z. B. morgen."]),  # abbreviations stay whole
+        ("Rechnung Nr. 4471 offen.", ["Rechnung Nr. 4471 offen."]),
+        ("see you. then we talk", ["see you. then we talk"]),  # no capital: not a sentence's start
+        ("", [""]),
+    ],
+)
+def test_message_sentences_cut_at_sentence_ends_and_keep_every_character(text, parts):
+    got = message_sentences(text)
+    assert got == parts and "".join(got) == text
+
+
+def test_sentence_by_sentence_drafts_each_sentence_alone_and_joins_them_with_the_messages_gaps():
+    message = ChatMessage(sender="lena", content="Der Drucker ist kaputt.\nIch rufe morgen an!", lang="deu")
+    rules = [("German: Der Drucker ist kaputt.\nEnglish:", "The printer is broken."),
+             ("German: Ich rufe morgen an!\nEnglish:", "I will call tomorrow!")]  # fmt: skip
+    model = FakeChatModel(rules=rules)
+    got = UserAgent(model, COMPLETION, drafts=3, sentences=True).draft_many(message, ["eng"])["eng"]
+    assert model.batches == [6]  # 2 sentences x 3 drafts, one batch
+    assert got.text == "The printer is broken.\nI will call tomorrow!" and got.drafts == (got.text,) * 3
+    assert got.agreement == 1.0
+    assert not any("Ich rufe" in p and "kaputt" in p for p in model.prompts)  # no prompt held the whole message
+    whole = FakeChatModel(default="The printer is broken and I call tomorrow.")
+    assert UserAgent(whole, COMPLETION, drafts=3).draft_many(message, ["eng"])["eng"].text.endswith("tomorrow.")
+    assert whole.batches == [3] and all(p.endswith("German: Der Drucker ist kaputt. Ich rufe morgen an!\nEnglish:") for p in whole.prompts)
+    assert DeliveryParameters(sentences=True).sentences and not DeliveryParameters().sentences
