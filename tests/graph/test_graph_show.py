@@ -86,7 +86,7 @@ def test_a_missing_spec_is_a_one_line_error(capsys, tmp_path):
     assert code == 2 and out == "" and err.count("\n") == 1
     assert err.startswith(f"error: spec '{tmp_path / 'missing.yaml'}' is neither a file nor a packaged graph")
     names = "aya, aya_context3, aya_nearest, aya_nearest_070, aya_nearest_similar, aya_one_draft, aya_onecall"
-    assert f"packaged graph names ({names}, aya_preference)" in err
+    assert f"packaged graph names ({names}, aya_preference, aya_sentences)" in err
 
 
 def test_python_m_aya_lab_graph_show_imports_no_model_stack():
