@@ -42,7 +42,7 @@ if TYPE_CHECKING:
     from aya_lab.agents.summary_checks import SUMMARY_WITHHELD
     from aya_lab.agents.supervisor import AyaChat, AyaRemember, AyaSupervisor, SupervisorResult
     from aya_lab.agents.translator import AyaTranslator
-    from aya_lab.agents.user import UserAgent, clean_translation
+    from aya_lab.agents.user import UserAgent, clean_translation, message_sentences
 
 _HOMES: dict[str, tuple[str, ...]] = {
     "aya_lab.agents.authority": (
@@ -106,6 +106,7 @@ _HOMES: dict[str, tuple[str, ...]] = {
     "aya_lab.agents.user": (
         "UserAgent",
         "clean_translation",
+        "message_sentences",
     ),
 }
 
@@ -158,6 +159,7 @@ __all__ = [
     "clean_translation",
     "decide_input",
     "make_summarizer",
+    "message_sentences",
     "split_intents",
 ]
 
