@@ -177,5 +177,7 @@ def test_sentence_by_sentence_drafts_each_sentence_alone_and_joins_them_with_the
     assert not any("Ich rufe" in p and "kaputt" in p for p in model.prompts)  # no prompt held the whole message
     whole = FakeChatModel(default="The printer is broken and I call tomorrow.")
     assert UserAgent(whole, COMPLETION, drafts=3).draft_many(message, ["eng"])["eng"].text.endswith("tomorrow.")
-    assert whole.batches == [3] and all(p.endswith("German: Der Drucker ist kaputt. Ich rufe morgen an!\nEnglish:") for p in whole.prompts)
+    assert whole.batches == [3] and all(
+        p.endswith("German: Der Drucker ist kaputt. Ich rufe morgen an!\nEnglish:") for p in whole.prompts
+    )
     assert DeliveryParameters(sentences=True).sentences and not DeliveryParameters().sentences
