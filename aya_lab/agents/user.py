@@ -7,8 +7,8 @@ room messages (in the target language where a translation exists) go into the pr
 original design's behaviour (it kept a history but never used it). With ``drafts = K > 1`` every translation
 comes with K drafts and their agreement, and ``select`` says which draft is delivered
 (:mod:`aya_lab.agents.consensus`). With ``sentences=True`` a message of several sentences is drafted one sentence
-at a time (:func:`message_sentences`), and each draft is its sentences' drafts joined with the message's own
-separators: a small model keeps short inputs whole more often than long ones.
+at a time (:func:`message_sentences`; a message of more than :data:`MAX_SENTENCES` whole), and each draft is its
+sentences' drafts joined with the message's own separators (measured in docs/ROOM.md: not more faithful).
 """
 
 from __future__ import annotations
@@ -25,10 +25,13 @@ from aya_lab.languages import language_name
 from aya_lab.messages import ChatMessage
 from aya_lab.prompts import PromptFile, choose_prompt, cut_at_stop
 
-__all__ = ["MAX_DRAFTS", "UserAgent", "clean_translation", "message_sentences", "render_context"]
+__all__ = ["MAX_DRAFTS", "MAX_SENTENCES", "UserAgent", "clean_translation", "message_sentences", "render_context"]
 
 MAX_DRAFTS = 8
 """The most drafts of one translation (each is one more generation per message and language)."""
+MAX_SENTENCES = 8
+"""The most sentences drafted one at a time; a message of more is drafted whole, so a message of many short
+sentences costs no more generations than this many times the drafts."""
 
 _TAGS = re.compile(r"<\s*/?\s*(?:message|request)\s*>", re.I)  # spotlighting delimiters a model echoes
 _PREFIX = re.compile(
@@ -165,7 +168,7 @@ class UserAgent:
         """Each ``(text, source, target, history)`` job's drafts (one per :attr:`prompts`, cleaned; with
         :attr:`sentences`, each sentence drafted alone and the drafts joined with the text's own gaps) and their
         agreement (:func:`~aya_lab.agents.consensus.consensus`), every draft of every job in one model batch."""
-        pieces = [message_sentences(job[0]) if self.sentences else [job[0]] for job in jobs]
+        pieces = [_pieces(job[0]) if self.sentences else [job[0]] for job in jobs]
         convs = [
             self.conversation(sentence, src, tgt, history, p)
             for (_, src, tgt, history), parts in zip(jobs, pieces, strict=True)
@@ -179,6 +182,12 @@ class UserAgent:
             drafts = [_joined([d[j] for d in by_sentence], parts[1::2]) for j in range(len(self.prompts))]
             out.append(consensus(drafts, job[0], self.select))
         return out
+
+
+def _pieces(text: str) -> list[str]:
+    """``text``'s sentences and gaps (:func:`message_sentences`), or ``text`` whole past :data:`MAX_SENTENCES`."""
+    parts = message_sentences(text)
+    return parts if len(parts) <= 2 * MAX_SENTENCES - 1 else [text]
 
 
 def _joined(sentences: Sequence[str], gaps: Sequence[str]) -> str:

@@ -5,7 +5,7 @@ import pytest
 
 from aya_lab.agents.consensus import Drafted, consensus, rotated_prompts
 from aya_lab.agents.guard import UNVERIFIED, TranslationGuard
-from aya_lab.agents.user import MAX_DRAFTS, UserAgent, message_sentences
+from aya_lab.agents.user import MAX_DRAFTS, MAX_SENTENCES, UserAgent, message_sentences
 from aya_lab.errors import InputError
 from aya_lab.messages import ChatMessage
 from aya_lab.models.fake import FakeChatModel
@@ -181,3 +181,18 @@ def test_sentence_by_sentence_drafts_each_sentence_alone_and_joins_them_with_the
         p.endswith("German: Der Drucker ist kaputt. Ich rufe morgen an!\nEnglish:") for p in whole.prompts
     )
     assert DeliveryParameters(sentences=True).sentences and not DeliveryParameters().sentences
+
+
+def test_a_message_of_more_sentences_than_the_cap_is_drafted_whole():
+    many = " ".join(f"Punkt {i} ist erledigt!" for i in range(MAX_SENTENCES + 1))
+    model = FakeChatModel(default="Done.")
+    UserAgent(model, COMPLETION, drafts=3, sentences=True).draft_many(
+        ChatMessage(sender="lena", content=many, lang="deu"), ["eng"]
+    )
+    assert len(model.prompts) == 3 and all(p.endswith(f"{many}\nEnglish:") for p in model.prompts)
+    at_cap = " ".join(f"Punkt {i} ist erledigt!" for i in range(MAX_SENTENCES))
+    model = FakeChatModel(default="Done.")
+    UserAgent(model, COMPLETION, drafts=3, sentences=True).draft_many(
+        ChatMessage(sender="lena", content=at_cap, lang="deu"), ["eng"]
+    )
+    assert len(model.prompts) == 3 * MAX_SENTENCES  # one per sentence and draft
