@@ -618,6 +618,44 @@ report(
 )  # fmt: skip
 
 # %% [markdown]
+# ### Action items against their floor
+# A summarizer that proposes no action item scores F1 1 on a window with none and 0 elsewhere, so the F1 figures
+# above mean something only against that floor. Every model-free floor proposes none; `lead-3` (the first three
+# messages) stands for it here. Each variant minus the floor (`system − floor`, paired over the same transcript
+# resamples):
+
+# %%
+floor_u = run("summaries", variants=["lead-3"], model=model, data="unseen", translator=TRANSLATOR, n_bootstrap=1000)
+assert floor_u.meta["transcript_ids"] == prompted_u.meta["transcript_ids"]
+assert (floor_u.items["action_n_pred"] == 0).all()  # the floor proposes no action item
+u_floor = combine_summarizer_runs({"floor (no items)": (floor_u, "lead-3"), **runs_u}, n_bootstrap=1000)
+over_floor = u_floor.paired.set_index(["system", "metric"]).xs("action_f1", level="metric")[
+    ["score_baseline", "score_system", "delta", "ci_low", "ci_high", "p"]]  # fmt: skip
+empty_share = u_floor.score("action_f1", "floor (no items)")
+assert abs(empty_share - sum(not t.gold_action_items for t in unseen) / len(unseen)) < 1e-9  # F1 1 exactly there
+assert over_floor.loc["extractive", "ci_low"] > 0  # the room's fallback finds action items the floor cannot
+f1 = u_floor.items.pivot(index="transcript_id", columns="system", values="action_f1")
+assert (f1["two_call"] == f1["floor (no items)"]).all()  # two calls score what proposing nothing scores, everywhere
+assert all(over_floor.loc[v, "ci_low"] <= 0 for v in ("two_call", "one_call", "one_call_tuned"))  # none above it
+assert over_floor.loc["one_call_tuned", "ci_high"] < 0  # the fine-tuned one-call is below it
+tuned_rows = u_floor.items[u_floor.items["system"] == "one_call_tuned"]
+invented_in_empty = int(((tuned_rows["action_n_gold"] == 0) & (tuned_rows["action_n_pred"] > 0)).sum())
+assert invented_in_empty > 0
+display(over_floor.round(3))
+report(
+    "- **Against the floor**: proposing no action item scores F1 {floor:.2f} on these transcripts (the share whose "
+    "window holds none). The extractive fallback is above it ({ext:+.2f} [{ext_lo:+.2f}, {ext_hi:+.2f}]); no model "
+    "variant is: two calls score exactly what proposing nothing scores on every one of the {n} transcripts, the "
+    "prompted one-call {one:+.2f} [{one_lo:+.2f}, {one_hi:+.2f}], and the fine-tuned one-call is below the floor "
+    "({tun:+.2f} [{tun_lo:+.2f}, {tun_hi:+.2f}]; it proposed items for {inv} windows that hold none).",
+    n=len(f1), one_lo=over_floor.loc["one_call", "ci_low"], one_hi=over_floor.loc["one_call", "ci_high"],
+    inv=invented_in_empty,
+    floor=empty_share, ext=over_floor.loc["extractive", "delta"], ext_lo=over_floor.loc["extractive", "ci_low"],
+    ext_hi=over_floor.loc["extractive", "ci_high"], one=over_floor.loc["one_call", "delta"], tun=over_floor.loc["one_call_tuned", "delta"],
+    tun_lo=over_floor.loc["one_call_tuned", "ci_low"], tun_hi=over_floor.loc["one_call_tuned", "ci_high"],
+)  # fmt: skip
+
+# %% [markdown]
 # ## The notebook's family of tests
 # Every paired test the conclusions above read, adjusted together: Holm over the whole family (`p_family`;
 # `significant`: `p_family` < 0.05), the statistics policy of docs/EVALUATION.md. Each `p` is read off the
@@ -640,6 +678,7 @@ tests = family({
     **{name: t.loc[metrics].drop(columns="significant", errors="ignore").reset_index() for name, (t, metrics) in READ.items()},
     "unseen: one_call − two_call": u_vs.loc["others − two_call"].query("system == 'one_call'").reset_index(),
     "unseen: extractive − two_call": ext.reset_index(),
+    **{f"unseen: {v} − floor": over_floor.loc[[v]].assign(metric="action_f1").reset_index() for v in over_floor.index},
     "unseen: tuned ≡ two_call (TOST ±0.10)": tost.assign(p=tost["p_tost"].astype(float)).rename_axis("metric").reset_index(),
 })
 tests[["test", "metric", "delta", "ci_low", "ci_high", "p", "p_family", "significant"]].round(3)
@@ -655,6 +694,7 @@ assert not sig.loc[[("tuned − two_call", m) for m in ("count_exact", "last_n_c
 assert sig.loc[[("unseen: one_call − two_call", "last_n_correct"), ("unseen: tuned − two_call", "count_exact"),
                 ("unseen: tuned − two_call", "action_f1")]].all()  # the unseen set's claims hold over the family
 assert sig.loc[[("unseen: extractive − two_call", m) for m in ("count_exact", "last_n_correct", "action_f1")]].all()
+assert sig.loc[("unseen: extractive − floor", "action_f1")]  # the fallback's action items, over the family
 lost = tests[(tests["p"] < 0.05) & ~tests["significant"]]
 report(
     "- **Over the notebook's {n} tests** (Holm over all of them), {k} differences are significant: {kept}. "
