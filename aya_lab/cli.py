@@ -104,8 +104,8 @@ def _add_room_commands(sub: Any, name: str) -> None:
         p.add_argument("--memory-policy", default=None, metavar="POLICY", help=_POLICY_HELP)
         p.add_argument(
             "--graph", default=None, metavar="SPEC",
-            help="the room's graph: a packaged graph name (aya, aya_onecall, aya_context3) or a spec file "
-            "(default: aya)",
+            help="the room's graph: a packaged graph name (e.g. aya, aya_onecall, aya_sentences; a wrong one lists "
+            "them all) or a spec file (default: aya)",
         )  # fmt: skip
         p.set_defaults(func=lazy("aya_lab.room_cli:cmd_chat"))
     else:

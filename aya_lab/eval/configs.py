@@ -474,7 +474,9 @@ class AttacksConfig(TaskConfig):
         default=DEFAULT_MEMORY_POLICY, description="the rooms' remember policy: anyone, listed:USERS or confirm"
     )
     graph: str | None = Field(
-        default=None, min_length=1, description="the graph spec file the rooms run (default aya_lab/graphs/aya.yaml)"
+        default=None,
+        min_length=1,
+        description="the graph the rooms run: a spec file or a packaged graph name (default aya)",
     )
     readers: str | None = Field(
         default=None,

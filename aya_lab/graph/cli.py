@@ -25,10 +25,8 @@ import argparse
 import importlib
 import importlib.metadata
 import json
-import re
 import sys
 import warnings
-from pathlib import Path
 from typing import Any
 
 import yaml
@@ -37,7 +35,7 @@ from aya_lab.cli_groups import group_help
 from aya_lab.errors import AyaLabError, InputError
 from aya_lab.graph.errors import SpecError, SpecWarning
 from aya_lab.graph.load import load_spec, spec_hash
-from aya_lab.graph.reader import BUILTIN_GRAPHS
+from aya_lab.graph.reader import spec_path
 from aya_lab.graph.registry import Registry, registry_from_refs
 from aya_lab.graph.schema import json_schema
 from aya_lab.graph.show import show_spec
@@ -77,22 +75,6 @@ def registry_ref(name: str) -> str:
 
 def _registry(args: argparse.Namespace) -> Registry:
     return registry_from_refs(tuple(registry_ref(name) for name in args.registry or ("aya",)))
-
-
-def spec_path(value: str) -> str:
-    """A SPEC argument as a file path: ``value`` itself when it exists, else the packaged graph it names
-    (``aya`` -> ``aya_lab/graphs/aya.yaml``, as the room names its variants). Neither: :class:`InputError`
-    naming the value and the fix."""
-    if Path(value).exists():
-        return value
-    packaged = BUILTIN_GRAPHS / f"{value}.yaml"
-    if re.fullmatch(r"\w+", value) and packaged.is_file():
-        return str(packaged)
-    names = ", ".join(sorted(p.stem for p in BUILTIN_GRAPHS.glob("*.yaml")))
-    raise InputError(
-        f"spec {value!r} is neither a file nor a packaged graph: give the path of a YAML/JSON spec, "
-        f"or one of the packaged graph names ({names})"
-    )
 
 
 def _load(args: argparse.Namespace, registry: Registry | None = None, **kwargs: Any) -> GraphSpec:

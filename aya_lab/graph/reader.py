@@ -36,7 +36,7 @@ from typing import Any
 
 import yaml
 
-from aya_lab.errors import AyaLabError
+from aya_lab.errors import AyaLabError, InputError
 from aya_lab.graph.errors import PathPart, SpecFileError, format_path
 from aya_lab.graph.literals import int_literal_problem, json_int_offset, yaml_node_problem
 from aya_lab.paths import file_kind
@@ -50,6 +50,7 @@ __all__ = [
     "MAX_SPEC_EDGES",
     "BUILTIN_GRAPHS",
     "read_spec_file",
+    "spec_path",
     "check_data_limits",
     "check_spec_size",
     "confine_base",
@@ -69,6 +70,23 @@ MAX_SPEC_EDGES = 1500
 entry point, subgraphs included. Checking a spec at both limits takes a fraction of a second."""
 BUILTIN_GRAPHS = Path(__file__).resolve().parent.parent / "graphs"
 """The packaged specs (``aya_lab/graphs``): any overlay may name one of them as its base."""
+
+
+def spec_path(value: str) -> str:
+    """A SPEC argument as a file path: ``value`` itself when it exists, else the packaged graph it names
+    (``aya`` -> ``aya_lab/graphs/aya.yaml``, as the room names its variants). Neither: :class:`InputError`
+    naming the value and the fix."""
+    if Path(value).exists():
+        return value
+    packaged = BUILTIN_GRAPHS / f"{value}.yaml"
+    if re.fullmatch(r"\w+", value) and packaged.is_file():
+        return str(packaged)
+    names = ", ".join(sorted(p.stem for p in BUILTIN_GRAPHS.glob("*.yaml")))
+    raise InputError(
+        f"spec {value!r} is neither a file nor a packaged graph: give the path of a YAML/JSON spec, "
+        f"or one of the packaged graph names ({names})"
+    )
+
 
 _NOT_PRINTABLE = re.compile("[^\t\n\r\x20-\x7e\x85\xa0-\ud7ff\ue000-\ufffd\U00010000-\U0010ffff]")
 """What YAML (PyYAML's reader) refuses as not printable: C0 controls but tab and line breaks, DEL, C1

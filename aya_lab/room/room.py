@@ -43,6 +43,7 @@ from langchain_core.runnables.graph import Graph
 from aya_lab.agents.memory import MemoryPolicy, PolicyRecord, RoomMemory, creator_policy
 from aya_lab.agents.protocols import RoomKnowledgeBase, TextModel
 from aya_lab.graph import GraphSpec, build_graph, draw, spec_hash
+from aya_lab.graph.reader import spec_path
 from aya_lab.messages import ChatMessage, Delivery, parse_aya_request
 from aya_lab.models.directions import direction_of, is_direction_key
 from aya_lab.models.loader import load_role_models
@@ -123,9 +124,9 @@ class ChatRoom:
         ``translator:SRC-TGT`` for one direction, :mod:`aya_lab.models.directions`; a role left
         out gets ``model``, and with no ``model`` its own default, as the CLI does:
         :data:`~aya_lab.settings.DEFAULT_ROLE_SPECS` unless ``AYA_LAB_MODEL``/``AYA_LAB_MODEL_<ROLE>`` say
-        otherwise; a spec named for two roles is loaded once); ``graph`` a spec
-        file (default ``aya_lab/graphs/aya.yaml``); ``kb`` a ready knowledge base, else one is opened
-        beside the room file from ``kb_dir`` (default ``data/kb``). ``memory_policy`` (``anyone``,
+        otherwise; a spec named for two roles is loaded once); ``graph`` a spec file or a packaged graph's
+        name (``"aya_sentences"``; default ``aya_lab/graphs/aya.yaml``); ``kb`` a ready knowledge base, else
+        one is opened beside the room file from ``kb_dir`` (default ``data/kb``). ``memory_policy`` (``anyone``,
         ``listed:kofi,lena`` or ``confirm``; see :mod:`aya_lab.agents.memory`) is kept in the room file;
         ``None`` keeps the stored one, and a new room gets its creator's:
         :func:`~aya_lab.agents.memory.creator_policy` (``listed:<first user>``, ``confirm`` without users).
@@ -143,7 +144,8 @@ class ChatRoom:
             raise RoomError(problem)
         new_users = checked_users(users)
         created = not path.exists() or path.stat().st_size == 0
-        spec = load_room_graph(graph or default_graph_path(), aya_registry())  # refused unless a room graph
+        source = spec_path(graph) if isinstance(graph, str) else graph or default_graph_path()  # a name: packaged
+        spec = load_room_graph(source, aya_registry())  # refused unless a room graph
         roles = cast(dict[str, TextModel], load_role_models(model, models))
         with removed_if_failed(path):  # a new room that fails to open leaves no file behind
             path.parent.mkdir(parents=True, exist_ok=True)

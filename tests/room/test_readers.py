@@ -14,6 +14,7 @@ from aya_lab.agents.guard import GuardVerdict, TranslationGuard
 from aya_lab.agents.user import UserAgent
 from aya_lab.cli import main
 from aya_lab.demo import SCRIPT, USERS, run_demo
+from aya_lab.errors import InputError
 from aya_lab.paths import project_root
 from aya_lab.room import ChatRoom, RoomError
 from aya_lab.room.delivery import route, wilson
@@ -294,3 +295,12 @@ def test_a_translation_the_record_says_is_clearly_more_faithful_goes_first():
     assert route(["fra", "eng"], "deu", records, "preference") == ("fra", "eng")
     low, high = wilson(14, 41)
     assert 0.2 < low < 14 / 41 < high < 0.5 and wilson(0, 0) == (0.0, 1.0)
+
+
+def test_a_room_opens_a_packaged_graph_by_name_and_a_wrong_name_is_one_line_creating_nothing(tmp_path):
+    models = {"translator": "fake:Hallo", "aya": "fake:ok"}
+    room = ChatRoom.open(tmp_path / "r.sqlite", models=models, graph="aya_sentences", users={"lena": "deu"})
+    assert room.spec.name == "AyaRoomSentences"
+    with pytest.raises(InputError, match=r"spec 'aya_nosuch' is neither a file nor a packaged graph: .*aya_sentences"):
+        ChatRoom.open(tmp_path / "s.sqlite", models=models, graph="aya_nosuch")
+    assert not (tmp_path / "s.sqlite").exists()
