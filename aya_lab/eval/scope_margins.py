@@ -43,6 +43,8 @@ from aya_lab.rag.sentence_encoder import ENCODER_NAME
 
 __all__ = ["SCOPE_TASK", "measure_margins"]
 
+_SETS = tuple(dict.fromkeys((*WRITTEN_SETS, *GLOSSED_SETS)))  # every set a margin is chosen on, each once
+
 
 def _questions(path: Path) -> list[dict[str, object]]:
     """The labelled questions of ``path`` (:func:`~aya_lab.rag.scope.labelled_records`), each with an ``id``; a
@@ -60,7 +62,7 @@ def measure_margins(docs: Path | None = None, folder: Path | None = None) -> lis
     index = SectionIndex.shared(read_sections(read_documents(docs or kb_dir())))
     glossary = default_glossary()
     out = []
-    for name in dict.fromkeys((*WRITTEN_SETS, *GLOSSED_SETS)):
+    for name in _SETS:
         for q in _questions((folder or rag_questions_dir()) / name):
             text = str(q["question"])
             lang = question_language(text) if name in GLOSSED_SETS else None
@@ -91,7 +93,7 @@ def _run(config: ScopeConfig) -> Report:
     docs = Path(config.docs) if config.docs else kb_dir()
     questions = measure_margins(docs)
     min_margin, glossed_margin = derive_margins(questions, KEEP_IN_SCOPE, GRID)
-    read = [rag_questions_dir() / name for name in dict.fromkeys((*WRITTEN_SETS, *GLOSSED_SETS))]
+    read = [rag_questions_dir() / name for name in _SETS]
     read += sorted(p for p in docs.iterdir() if p.is_file())
     record = ScopeMargins(
         version=1, kind="scope-margins", command=MARGINS_COMMAND, date=dt.date.today(), encoder=ENCODER_NAME,

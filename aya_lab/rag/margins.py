@@ -15,7 +15,7 @@ margin (:meth:`~aya_lab.rag.sections.SectionIndex.in_scope`). Two margins are me
 its sha256, every question's measured margins, and both margins; it is refused on load unless both margins
 are what the rule gives on its own questions (:func:`derive_margins`), so a hand-edited margin is an error.
 ``aya-lab eval run scope --write-calibration data/calibration`` measures and writes it
-(:mod:`aya_lab.eval.grounding`). :func:`scope_margins` reads it once per change of the file; a missing or bad
+(:mod:`aya_lab.eval.scope_margins`). :func:`scope_margins` reads it once per change of the file; a missing or bad
 file is one :class:`MarginsError` line naming the file, the field and the fix.
 """
 
