@@ -8,7 +8,7 @@ original design's behaviour (it kept a history but never used it). With ``drafts
 comes with K drafts and their agreement, and ``select`` says which draft is delivered
 (:mod:`aya_lab.agents.consensus`). With ``sentences=True`` a message of several sentences is drafted one sentence
 at a time (:func:`message_sentences`; a message of more than :data:`MAX_SENTENCES` whole), and each draft is its
-sentences' drafts joined with the message's own separators (measured in docs/ROOM.md: not more faithful).
+sentences' drafts joined with the message's own separators (measured in docs/ROOM.md: not shown to deliver more faithful drafts).
 """
 
 from __future__ import annotations
